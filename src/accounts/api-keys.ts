@@ -1,0 +1,193 @@
+/**
+ * API keys (spec "Authentication" 3–7, compatibility.md "API keys"): `sk_live_`/`sk_test_` +
+ * 128 lowercase hex (64 random bytes). Stored only as a SHA-256 hex digest plus a visible
+ * prefix (environment prefix + first 8 hex). One active key per application, enforced by a
+ * partial unique index; rotation revokes and issues in one database transaction, so the old
+ * key fails on the very next request in every instance (no cache).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { apiKeys, applications } from '../db/schema.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Environment } from '../connectors/registry.ts';
+import type { Services } from '../services.ts';
+
+const KEY_PATTERN = /^sk_(live|test)_[0-9a-f]{128}$/;
+/** How often `lastUsedAt` is refreshed at most, per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** A freshly generated key: the plain text (shown once), its digest and its visible prefix. */
+export interface GeneratedKey {
+  plainTextKey: string;
+  keyHash: string;
+  keyPrefix: string;
+}
+
+/** SHA-256 hex digest of a full key. */
+export function hashApiKey(plainTextKey: string): string {
+  return createHash('sha256').update(plainTextKey).digest('hex');
+}
+
+/** Generates a key for `environment` from 64 random bytes. */
+export function generateApiKey(environment: Environment): GeneratedKey {
+  const body = randomBytes(64).toString('hex');
+  const prefix = environment === 'LIVE' ? 'sk_live_' : 'sk_test_';
+  const plainTextKey = prefix + body;
+  return { plainTextKey, keyHash: hashApiKey(plainTextKey), keyPrefix: prefix + body.slice(0, 8) };
+}
+
+/** An API key row as shown to its owner (never the digest, never the full key). */
+export interface ApiKeyView {
+  id: string;
+  applicationId: string;
+  name: string;
+  keyPrefix: string;
+  environment: Environment;
+  active: boolean;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type KeyRow = typeof apiKeys.$inferSelect;
+function toView(row: KeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    applicationId: row.applicationId,
+    name: row.name,
+    keyPrefix: row.keyPrefix,
+    environment: row.environment as Environment,
+    active: row.active,
+    lastUsedAt: row.lastUsedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+/**
+ * Issues a new active key for `applicationId`. Throws 409 API_KEY_ALREADY_ACTIVE when the
+ * application already has one (live or test). Returns the view plus the plain text, once.
+ */
+export async function createApiKey(
+  services: Pick<Services, 'db' | 'clock' | 'ids'>,
+  input: { applicationId: string; name: string; environment: Environment },
+): Promise<ApiKeyView & { plainTextKey: string }> {
+  const { db, clock, ids } = services;
+  const generated = generateApiKey(input.environment);
+  const now = clock.now();
+  try {
+    const [row] = await db
+      .insert(apiKeys)
+      .values({
+        id: ids.uuid(),
+        applicationId: input.applicationId,
+        name: input.name,
+        keyPrefix: generated.keyPrefix,
+        keyHash: generated.keyHash,
+        environment: input.environment,
+        active: true,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return { ...toView(row!), plainTextKey: generated.plainTextKey };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError('API_KEY_ALREADY_ACTIVE');
+    throw error;
+  }
+}
+
+/** Revokes the active key of `applicationId`, if any, inside `db` (a transaction or not). */
+export async function revokeActiveKey(db: Db, applicationId: string, now: Date): Promise<boolean> {
+  const revoked = await db
+    .update(apiKeys)
+    .set({ active: false, revokedAt: now, updatedAt: now })
+    .where(and(eq(apiKeys.applicationId, applicationId), eq(apiKeys.active, true)))
+    .returning({ id: apiKeys.id });
+  return revoked.length > 0;
+}
+
+/**
+ * Rotation (spec 4.6): revokes the active key, if any, and issues a new one in one database
+ * transaction. The old key is rejected from the very next request: lookups never cache.
+ */
+export async function rotateApiKey(
+  services: Pick<Services, 'db' | 'clock' | 'ids'>,
+  input: { applicationId: string; name: string; environment: Environment },
+): Promise<ApiKeyView & { plainTextKey: string }> {
+  return services.db.transaction(async (tx) => {
+    await revokeActiveKey(tx as unknown as Db, input.applicationId, services.clock.now());
+    return createApiKey({ ...services, db: tx as unknown as Db }, input);
+  });
+}
+
+/** Keys of an application, newest first. */
+export async function listApiKeys(db: Db, applicationId: string): Promise<ApiKeyView[]> {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.applicationId, applicationId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map(toView);
+}
+
+/** Who an API key authenticates: its application, merchant and environment. */
+export interface ApiKeyAuth {
+  keyId: string;
+  applicationId: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  applicationName: string;
+}
+
+/**
+ * Resolves a raw `X-API-KEY` value. Returns null for anything missing, malformed, unknown,
+ * revoked, or whose application is not ACTIVE (all of which the HTTP layer answers with the
+ * same 401). Refreshes `lastUsedAt` at most once a minute, without delaying the request.
+ */
+export async function authenticateApiKey(
+  services: Pick<Services, 'db' | 'clock' | 'log'>,
+  rawKey: string | undefined,
+): Promise<ApiKeyAuth | null> {
+  if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
+  const { db, clock } = services;
+  const [row] = await db
+    .select({
+      keyId: apiKeys.id,
+      applicationId: apiKeys.applicationId,
+      environment: apiKeys.environment,
+      lastUsedAt: apiKeys.lastUsedAt,
+      merchantId: applications.merchantId,
+      currency: applications.currency,
+      applicationName: applications.name,
+      applicationStatus: applications.status,
+      deletedAt: applications.deletedAt,
+    })
+    .from(apiKeys)
+    .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
+    .where(and(eq(apiKeys.keyHash, hashApiKey(rawKey)), eq(apiKeys.active, true)))
+    .limit(1);
+  if (!row || row.applicationStatus !== 'ACTIVE' || row.deletedAt) return null;
+  const now = clock.now();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    db.update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(apiKeys.id, row.keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, threshold))))
+      .then(
+        () => {},
+        (error: unknown) => services.log.warn({ err: error, keyId: row.keyId }, 'lastUsedAt update failed'),
+      );
+  }
+  return {
+    keyId: row.keyId,
+    applicationId: row.applicationId,
+    merchantId: row.merchantId,
+    environment: row.environment as Environment,
+    currency: row.currency,
+    applicationName: row.applicationName,
+  };
+}

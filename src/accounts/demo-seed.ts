@@ -1,0 +1,54 @@
+/**
+ * Demo data for a first start: on an empty database (no account at all), a demo merchant, a
+ * demo XAF application and an active TEST key. The key's plain text is returned once, to be
+ * printed once; it is never stored, so it can never be printed again.
+ */
+import { sql } from 'drizzle-orm';
+import { accounts } from '../db/schema.ts';
+import type { Services } from '../services.ts';
+import { createApiKey } from './api-keys.ts';
+import { createApplication } from './applications.ts';
+import { createMerchant } from './merchants.ts';
+
+/** What the seed created; null when the database already had accounts. */
+export interface DemoSeed {
+  merchantEmail: string;
+  applicationId: string;
+  applicationName: string;
+  plainTextKey: string;
+}
+
+/** Seeds the demo merchant, application and TEST key when the database has no account. */
+export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids'>): Promise<DemoSeed | null> {
+  const [{ count } = { count: 0 }] = await services.db.select({ count: sql<number>`count(*)::int` }).from(accounts);
+  if (count > 0) return null;
+  const merchant = await createMerchant(services, { fullName: 'Marchand de démonstration', email: 'demo@kolo.local', country: 'CM' });
+  const application = await createApplication(services, {
+    merchantId: merchant.id,
+    name: 'Boutique démo',
+    currency: 'XAF',
+    description: "Application de démonstration créée au premier démarrage.",
+  });
+  const key = await createApiKey(services, { applicationId: application.id, name: 'Clé de test démo', environment: 'TEST' });
+  return { merchantEmail: merchant.email, applicationId: application.id, applicationName: application.name, plainTextKey: key.plainTextKey };
+}
+
+/** The banner printed once after seeding: the key and ready-to-paste curl commands. */
+export function demoBanner(seed: DemoSeed, baseUrl: string): string {
+  const key = seed.plainTextKey;
+  return [
+    '',
+    '================ Kolo : données de démonstration ================',
+    `Marchand : ${seed.merchantEmail}   Application : ${seed.applicationName} (${seed.applicationId}, XAF)`,
+    'Clé API de TEST (affichée une seule fois, conservez-la) :',
+    `  ${key}`,
+    '',
+    'Créer une session de paiement (checkout) :',
+    `  curl -s -X POST ${baseUrl}/api/v1/pay-in/checkout -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"amount":5000,"currency":"XAF","description":"Commande 42","merchantReference":"CMD-42"}'`,
+    '',
+    'Débiter un numéro (charge, réussit après quelques secondes dans le bac à sable) :',
+    `  curl -s -X POST ${baseUrl}/api/v1/pay-in/charge -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"amount":5000,"currency":"XAF","paymentMethod":"MTN_MOMO_CM","payerAccount":"237677000001","idempotencyKey":"demo-1"}'`,
+    '==================================================================',
+    '',
+  ].join('\n');
+}

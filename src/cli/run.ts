@@ -1,0 +1,165 @@
+/**
+ * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
+ * `keys rotate`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
+ * ever print a key's full value. With the embedded database these run while the server is
+ * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { openRuntime, type Runtime } from '../bootstrap.ts';
+import { createMerchant, findMerchant } from '../accounts/merchants.ts';
+import { createApplication, findApplication } from '../accounts/applications.ts';
+import { createApiKey, rotateApiKey } from '../accounts/api-keys.ts';
+import { demoBanner, seedDemo } from '../accounts/demo-seed.ts';
+import { ApiError } from '../domain/errors.ts';
+import { startServer, type RunningServer } from '../server.ts';
+
+/** Where the CLI writes. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A `serve` that keeps running: the caller stops it on a signal. */
+export type CliResult = { exitCode: number } | { server: RunningServer };
+
+const USAGE = `Usage: kolo <command> [options]
+
+Commands:
+  serve                                   start the service (default port 8080)
+  migrate                                 apply database migrations and exit
+  merchants create --name N --email E [--phone P] [--country CC]
+  apps create --merchant ID|EMAIL --name N --currency XAF [--webhook-url U] [--success-url U] [--cancel-url U]
+  keys create --app ID [--name N] [--environment TEST|LIVE]
+  keys rotate --app ID [--name N] [--environment TEST|LIVE]
+
+Options:
+  --json   print the result as JSON
+  --help   show this help
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  email: { type: 'string' },
+  phone: { type: 'string' },
+  country: { type: 'string' },
+  merchant: { type: 'string' },
+  currency: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'success-url': { type: 'string' },
+  'cancel-url': { type: 'string' },
+  app: { type: 'string' },
+  environment: { type: 'string' },
+} as const;
+
+class UsageError extends Error {}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+/** Runs the command in `argv` with configuration from `env`. */
+export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<CliResult> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return { exitCode: 2 };
+  }
+  const { values, positionals } = parsed;
+  const command = positionals.join(' ');
+  if (values.help || command === '' || command === 'help') {
+    io.out(USAGE);
+    return { exitCode: values.help || command === 'help' ? 0 : 2 };
+  }
+  const print = (human: string, json: unknown) => io.out(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
+
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    io.err(`${(error as Error).message}\n`);
+    return { exitCode: 2 };
+  }
+
+  if (command === 'serve') {
+    const runtime = await openRuntime(config);
+    const seed = config.demoSeed ? await seedDemo(runtime.services) : null;
+    const server = await startServer(runtime);
+    if (seed) io.out(demoBanner(seed, config.publicBaseUrl));
+    runtime.services.log.info({ url: server.url, database: runtime.database.kind }, 'Kolo is listening');
+    return { server };
+  }
+
+  const known = ['migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate'];
+  if (!known.includes(command)) {
+    io.err(`unknown command: ${command}\n\n${USAGE}`);
+    return { exitCode: 2 };
+  }
+  let runtime: Runtime | undefined;
+  try {
+    runtime = await openRuntime({ ...config, logLevel: 'warn' });
+    const { services } = runtime;
+    switch (command) {
+      case 'migrate':
+        print(`migrations applied (${runtime.database.kind})`, { migrated: true, database: runtime.database.kind });
+        break;
+      case 'merchants create': {
+        const merchant = await createMerchant(services, {
+          fullName: required(values.name, 'name'),
+          email: required(values.email, 'email'),
+          phone: values.phone,
+          country: values.country,
+        });
+        print(`merchant ${merchant.id} created (${merchant.email})`, merchant);
+        break;
+      }
+      case 'apps create': {
+        const merchant = await findMerchant(services.db, required(values.merchant, 'merchant'));
+        if (!merchant) throw new UsageError(`no merchant ${values.merchant}`);
+        const currency = required(values.currency, 'currency').toUpperCase();
+        if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code such as XAF');
+        const app = await createApplication(services, {
+          merchantId: merchant.id,
+          name: required(values.name, 'name'),
+          currency,
+          webhookUrl: values['webhook-url'],
+          successUrl: values['success-url'],
+          cancelUrl: values['cancel-url'],
+        });
+        print(`application ${app.id} created (${app.name}, ${app.currency})`, app);
+        break;
+      }
+      case 'keys create':
+      case 'keys rotate': {
+        const app = await findApplication(services.db, required(values.app, 'app'));
+        if (!app) throw new UsageError(`no application ${values.app}`);
+        const environment = (values.environment ?? 'TEST').toUpperCase();
+        if (environment !== 'TEST' && environment !== 'LIVE') throw new UsageError('--environment must be TEST or LIVE');
+        const input = { applicationId: app.id, name: values.name ?? `${environment} key`, environment: environment as 'TEST' | 'LIVE' };
+        const key = command === 'keys create' ? await createApiKey(services, input) : await rotateApiKey(services, input);
+        print(`${key.environment} key ${key.keyPrefix}… for application ${app.id}\n${key.plainTextKey}\n(shown once: store it now)`, key);
+        break;
+      }
+    }
+    return { exitCode: 0 };
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n`);
+      return { exitCode: 2 };
+    }
+    if (error instanceof ApiError) {
+      const detail = error.data ? ` ${JSON.stringify(error.data)}` : '';
+      io.err(`${error.code}: ${error.message}${detail}\n`);
+      return { exitCode: 1 };
+    }
+    io.err(`error: ${(error as Error).message}\n`);
+    return { exitCode: 1 };
+  } finally {
+    await runtime?.close();
+  }
+}

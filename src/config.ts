@@ -1,0 +1,81 @@
+/**
+ * The one place that reads configuration. Every variable is documented in the README's
+ * configuration table with its default; `loadConfig` parses them once with zod and throws a
+ * readable error naming each bad variable.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEMO_SEED: bool.default(true),
+  PG_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
+  CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
+  POLLER_ENABLED: bool.default(true),
+  POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
+  CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+  SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+});
+
+/** Parsed configuration. Units are in the names (`…Ms`, `…Minutes`, `…Bytes`). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicBaseUrl: string;
+  logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
+  demoSeed: boolean;
+  pgPoolMax: number;
+  bodyLimitBytes: number;
+  checkoutTtlMinutes: number;
+  idempotencyTtlHours: number;
+  pollerEnabled: boolean;
+  pollerIntervalMs: number;
+  pollerBatchSize: number;
+  connectorTimeoutMs: number;
+  sandboxDelayMs: number;
+  sandboxLateDelayMs: number;
+}
+
+/** Parses `env` (normally `process.env`). Throws an Error listing every invalid variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    demoSeed: e.DEMO_SEED,
+    pgPoolMax: e.PG_POOL_MAX,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    checkoutTtlMinutes: e.CHECKOUT_TTL_MINUTES,
+    idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    pollerEnabled: e.POLLER_ENABLED,
+    pollerIntervalMs: e.POLLER_INTERVAL_MS,
+    pollerBatchSize: e.POLLER_BATCH_SIZE,
+    connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
+    sandboxDelayMs: e.SANDBOX_DELAY_MS,
+    sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
+  };
+}

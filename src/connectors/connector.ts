@@ -1,0 +1,86 @@
+/**
+ * The connector contract: what every rail adapter (sandbox or real operator) implements.
+ * One function per flow (pay-in, pay-out, status). Results are data, never exceptions:
+ * an operator decline is a `FAILED` result, an unreachable operator is `UNREACHABLE`
+ * (ambiguous: the caller keeps the transaction PENDING). See `connectors/README.md`.
+ * Amounts are integers in the currency's base unit; MSISDNs are normalised digits.
+ */
+
+/** The rail a request goes over (a row of the `providers` table, reduced to what connectors need). */
+export interface Rail {
+  code: string;
+  operator: string;
+  country: string;
+  currency: string;
+}
+
+/** A pay-in (debit of `msisdn`) or pay-out (credit of `msisdn`) to start at the operator. */
+export interface InitiateRequest {
+  direction: 'PAY_IN' | 'PAY_OUT';
+  /** Our reference, sent as the operator's correlation/idempotency key. */
+  reference: string;
+  rail: Rail;
+  amount: number;
+  currency: string;
+  msisdn: string;
+  description: string | null;
+  /** When the initiation happens (our clock). */
+  initiatedAt: Date;
+}
+
+/** Operator answer to an initiation. */
+export type InitiateResult =
+  | { kind: 'ACCEPTED'; operatorReference: string | null }
+  | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
+  | { kind: 'UNREACHABLE'; error: string };
+
+/** What a status query needs: the transaction as we stored it. */
+export interface StatusQuery {
+  direction: 'PAY_IN' | 'PAY_OUT';
+  reference: string;
+  operatorReference: string | null;
+  rail: Rail;
+  msisdn: string;
+  amount: number;
+  initiatedAt: Date;
+}
+
+/** Operator answer to a status query. `NOT_FOUND`: the operator has no record of it. */
+export type StatusResult =
+  | { kind: 'PENDING' }
+  | { kind: 'SUCCEEDED'; operatorReference: string | null }
+  | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
+  | { kind: 'NOT_FOUND' }
+  | { kind: 'UNREACHABLE'; error: string };
+
+/**
+ * Our stable failure codes (operators.md §0), plus SESSION_EXPIRED for unpaid checkouts.
+ */
+export const FAILURE_CODES = [
+  'INSUFFICIENT_FUNDS',
+  'MERCHANT_INSUFFICIENT_FUNDS',
+  'PAYER_NOT_FOUND',
+  'PAYEE_NOT_FOUND',
+  'ACCOUNT_INACTIVE',
+  'ACCOUNT_BLOCKED',
+  'PAYEE_NOT_ALLOWED',
+  'LIMIT_EXCEEDED',
+  'REJECTED_BY_PAYER',
+  'WRONG_PIN',
+  'TIMEOUT',
+  'INVALID_REQUEST',
+  'CONFIGURATION_ERROR',
+  'PROVIDER_UNAVAILABLE',
+  'PROVIDER_ERROR',
+  'NOT_FOUND_AT_PROVIDER',
+  'SESSION_EXPIRED',
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** A rail adapter. Implementations must bound every outgoing call by a timeout. */
+export interface Connector {
+  /** Operator this connector speaks to, e.g. `MTN_MOMO`, or `SANDBOX`. */
+  readonly operator: string;
+  initiate(request: InitiateRequest): Promise<InitiateResult>;
+  getStatus(query: StatusQuery): Promise<StatusResult>;
+}

@@ -1,0 +1,230 @@
+/**
+ * Drizzle schema: the one description of Kolo's tables, shared by PGlite and PostgreSQL.
+ *
+ * Money columns are `bigint` in the currency's base unit (XAF has no minor unit), read as JS
+ * numbers: amounts are bounded by the rails' maxima, far below 2^53.
+ * Every timestamp is `timestamptz`, written from the injected clock, never from `now()`, so tests
+ * with a manual clock see the same time as the database.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const money = (name: string) => bigint(name, { mode: 'number' });
+
+/** Merchant and staff accounts (dashboard logins). `role` is MERCHANT, ADMIN or SUPPORT. */
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: uuid('id').primaryKey(),
+    fullName: text('full_name').notNull(),
+    email: text('email').notNull(),
+    phone: text('phone'),
+    country: text('country'),
+    avatarUrl: text('avatar_url'),
+    role: text('role').notNull().default('MERCHANT'),
+    status: text('status').notNull().default('ACTIVE'),
+    kycLevel: text('kyc_level').notNull().default('NONE'),
+    /** scrypt hash in PHC-like form; null for accounts created by the CLI without a password. */
+    passwordHash: text('password_hash'),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    phoneVerified: boolean('phone_verified').notNull().default(false),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('accounts_email_key').on(sql`lower(${t.email})`)],
+);
+
+/** An application: owns API keys, a webhook URL and secret, a currency and default URLs. */
+export const applications = pgTable(
+  'applications',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description'),
+    status: text('status').notNull().default('ACTIVE'),
+    currency: text('currency').notNull(),
+    themeColor: text('theme_color'),
+    logoUrl: text('logo_url'),
+    websiteUrl: text('website_url'),
+    webhookUrl: text('webhook_url'),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    uniqueIndex('applications_merchant_name_key')
+      .on(t.merchantId, sql`lower(${t.name})`)
+      .where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+/**
+ * API keys. Only the SHA-256 digest (hex) of the full key is stored; `keyPrefix` is the
+ * environment prefix plus the first 8 hex characters (compatibility.md, "API keys").
+ * The partial unique index enforces the spec's "one active key per application".
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    name: text('name').notNull(),
+    keyPrefix: text('key_prefix').notNull(),
+    keyHash: text('key_hash').notNull(),
+    environment: text('environment').notNull(),
+    active: boolean('active').notNull(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('api_keys_hash_key').on(t.keyHash),
+    uniqueIndex('api_keys_one_active_per_app').on(t.applicationId).where(sql`${t.active}`),
+  ],
+);
+
+/**
+ * Rails ("providers" in the dashboard API): one per operator and country, e.g. `MTN_MOMO_CM`.
+ * `pendingTimeoutSeconds` is the per-rail deadline after which an unresolved PENDING
+ * transaction on this rail is failed.
+ */
+export const providers = pgTable(
+  'providers',
+  {
+    id: uuid('id').primaryKey(),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    operator: text('operator').notNull(),
+    type: text('type').notNull().default('MOBILE_MONEY'),
+    country: text('country').notNull(),
+    currency: text('currency').notNull(),
+    minAmount: money('min_amount').notNull(),
+    maxAmount: money('max_amount').notNull(),
+    feePercentage: numeric('fee_percentage', { precision: 6, scale: 3 }).notNull().default('0'),
+    feeFixed: money('fee_fixed').notNull().default(0),
+    ussdHint: text('ussd_hint'),
+    pendingTimeoutSeconds: integer('pending_timeout_seconds').notNull().default(900),
+    active: boolean('active').notNull().default(true),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('providers_code_key').on(t.code)],
+);
+
+/**
+ * Transactions, pay-in and pay-out. `direction` is PAY_IN or PAY_OUT; `type` is CHECKOUT or
+ * CHARGE for pay-ins and null for pay-outs. `environment` (TEST or LIVE) is the key's: TEST
+ * transactions only ever reach the sandbox rail.
+ */
+export const transactions = pgTable(
+  'transactions',
+  {
+    id: uuid('id').primaryKey(),
+    reference: text('reference').notNull(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    direction: text('direction').notNull(),
+    type: text('type'),
+    environment: text('environment').notNull(),
+    status: text('status').notNull(),
+    amount: money('amount').notNull(),
+    currency: text('currency').notNull(),
+    description: text('description'),
+    paymentMethod: text('payment_method'),
+    payerAccount: text('payer_account'),
+    payerName: text('payer_name'),
+    payerEmail: text('payer_email'),
+    beneficiaryAccount: text('beneficiary_account'),
+    beneficiaryName: text('beneficiary_name'),
+    beneficiaryEmail: text('beneficiary_email'),
+    merchantReference: text('merchant_reference'),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    checkoutToken: text('checkout_token'),
+    expiresAt: ts('expires_at'),
+    failureCode: text('failure_code'),
+    failureReason: text('failure_reason'),
+    operatorReference: text('operator_reference'),
+    initiatedAt: ts('initiated_at'),
+    deadlineAt: ts('deadline_at'),
+    nextPollAt: ts('next_poll_at'),
+    pollAttempts: integer('poll_attempts').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('transactions_reference_key').on(t.reference),
+    uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken),
+    index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
+    index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
+  ],
+);
+
+/** Append-only history of every transaction change: creation, attempts, status changes. */
+export const transactionEvents = pgTable(
+  'transaction_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    transactionId: uuid('transaction_id')
+      .notNull()
+      .references(() => transactions.id),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    cause: text('cause').notNull(),
+    failureCode: text('failure_code'),
+    detail: jsonb('detail'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('transaction_events_tx_idx').on(t.transactionId, t.id)],
+);
+
+/**
+ * Idempotency keys, scoped to the application. The primary key, not a check-then-insert, is
+ * what makes a repeated key return the original result: the first insert wins, every other
+ * request with the same key waits for it and then reads its stored response.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    key: text('key').notNull(),
+    endpoint: text('endpoint').notNull(),
+    requestHash: text('request_hash').notNull(),
+    transactionId: uuid('transaction_id').references(() => transactions.id),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: jsonb('response_body').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.applicationId, t.key] }),
+    index('idempotency_keys_expires_idx').on(t.expiresAt),
+  ],
+);

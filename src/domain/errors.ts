@@ -1,0 +1,64 @@
+/**
+ * The closed list of error codes, each with its HTTP status and French message
+ * (spec "Errors"; messages in French whatever the caller's locale). Operating errors are thrown
+ * as `ApiError(code)`; the HTTP layer turns them into the envelope. Adding a code here is the
+ * only way to add one: the `satisfies` clause keeps the table exhaustive.
+ */
+export const ERRORS = {
+  VALIDATION_ERROR: { status: 400, message: 'La requête contient des champs invalides.' },
+  MALFORMED_JSON: { status: 400, message: "Le corps de la requête n'est pas un JSON valide." },
+  CURRENCY_MISMATCH: {
+    status: 400,
+    message: "La devise ne correspond pas à celle de l'application ou du moyen de paiement.",
+  },
+  AMOUNT_BELOW_MINIMUM: { status: 400, message: 'Le montant est inférieur au minimum autorisé pour ce moyen de paiement.' },
+  AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'Le montant est supérieur au maximum autorisé pour ce moyen de paiement.' },
+  INVALID_PARAMETER: { status: 400, message: "Un paramètre de l'URL est invalide." },
+  UNAUTHORIZED: { status: 401, message: 'Clé API invalide ou manquante.' },
+  ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette ressource." },
+  PROVIDER_NOT_FOUND: { status: 404, message: "Ce moyen de paiement n'existe pas ou n'est pas disponible." },
+  TRANSACTION_NOT_FOUND: { status: 404, message: 'Transaction introuvable.' },
+  RESOURCE_NOT_FOUND: { status: 404, message: 'Ressource introuvable.' },
+  API_KEY_ALREADY_ACTIVE: { status: 409, message: 'Cette application possède déjà une clé API active.' },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: "Cette clé d'idempotence a déjà été utilisée avec une requête différente.",
+  },
+  SESSION_EXPIRED: { status: 410, message: 'Cette session de paiement a expiré.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Le corps de la requête est trop volumineux (1 Mio au maximum).' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Le corps de la requête doit être envoyé en application/json.' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Trop de requêtes. Réessayez plus tard.' },
+  INTERNAL_SERVER_ERROR: { status: 500, message: 'Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service momentanément indisponible. Réessayez plus tard.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** One of the service's error codes. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/**
+ * An operating error with a stable code. `data` is only used by VALIDATION_ERROR
+ * (field name → French message); `message` overrides the default French text.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly data: Record<string, string> | null;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; data?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
+    super(options.message ?? ERRORS[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.data = options.data ?? null;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Shorthand for a VALIDATION_ERROR on named fields. */
+export function validationError(fields: Record<string, string>): ApiError {
+  return new ApiError('VALIDATION_ERROR', { data: fields });
+}

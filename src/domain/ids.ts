@@ -1,0 +1,31 @@
+/**
+ * Identifiers: transaction references (spec "Transaction": `PI-`/`PO-` + 12 uppercase hex, per
+ * compatibility.md), checkout session tokens (`cs_` + 32 hex), API keys and row ids.
+ * Randomness comes from `node:crypto`; the `Ids` interface lets tests seed it.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** Direction of money: pay-in (checkout, charge) or pay-out (transfer). */
+export type Direction = 'PAY_IN' | 'PAY_OUT';
+
+/** Generators of identifiers. All outputs are unguessable in the default implementation. */
+export interface Ids {
+  uuid(): string;
+  /** `PI-` or `PO-` followed by 12 uppercase hex characters (48 random bits). */
+  reference(direction: Direction): string;
+  /** `cs_` followed by 32 lowercase hex characters (128 random bits). */
+  checkoutToken(): string;
+  /** `n` random bytes as lowercase hex. */
+  hex(bytes: number): string;
+}
+
+/** The production id generator. */
+export const randomIds: Ids = {
+  uuid: () => randomUUID(),
+  reference: (direction) => `${direction === 'PAY_IN' ? 'PI' : 'PO'}-${randomBytes(6).toString('hex').toUpperCase()}`,
+  checkoutToken: () => `cs_${randomBytes(16).toString('hex')}`,
+  hex: (bytes) => randomBytes(bytes).toString('hex'),
+};
+
+/** Pattern of a well-formed transaction reference of either direction. */
+export const REFERENCE_PATTERN = /^P[IO]-[0-9A-F]{12}$/;

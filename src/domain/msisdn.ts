@@ -1,0 +1,27 @@
+/**
+ * Phone numbers (MSISDN). Accepted as country code + national number (`237677…`), with `+` or
+ * `00`, or as the national number alone, with spaces, dots, dashes or parentheses; stored as
+ * digits only, country code first (compatibility.md, "Merchant API"). Validity per country is
+ * libphonenumber-js's (Google libphonenumber metadata).
+ */
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+
+const SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
+
+/**
+ * Normalises `input` for `country` (ISO 3166 alpha-2). Returns the digits (e.g. `237677000100`),
+ * or null when the number is not a valid number of that country.
+ */
+export function normalizeMsisdn(input: string, country: string): string | null {
+  const trimmed = input.trim();
+  if (!SHAPE.test(trimmed)) return null;
+  const parsed = parsePhoneNumberFromString(trimmed, country as CountryCode);
+  if (!parsed || !parsed.isValid() || parsed.country !== country) return null;
+  return parsed.number.slice(1);
+}
+
+/** The national significant number of a normalised MSISDN of `country`, e.g. `677000100`. */
+export function nationalNumber(msisdn: string, country: string): string {
+  const parsed = parsePhoneNumberFromString(`+${msisdn}`, country as CountryCode);
+  return parsed ? String(parsed.nationalNumber) : msisdn;
+}

@@ -1,0 +1,46 @@
+/**
+ * The transaction state machine (spec "States and transitions"), as one pure function over an
+ * explicit table. PENDING is the only non-terminal state; SUCCESS, FAILED and CANCELLED are
+ * terminal and never change; REFUNDED is reserved and no event reaches it. A customer can only
+ * back out of a hosted CHECKOUT.
+ */
+
+/** Every status a transaction can have. */
+export const TRANSACTION_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** What happened to a transaction. */
+export const TRANSITION_EVENTS = ['MONEY_MOVED', 'DECLINED', 'TIMED_OUT', 'CUSTOMER_CANCELLED'] as const;
+export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
+
+/** Kind of transaction: pay-in CHECKOUT or CHARGE, or a pay-out TRANSFER. */
+export type TransactionKind = 'CHECKOUT' | 'CHARGE' | 'TRANSFER';
+
+const TABLE: Record<TransactionStatus, Partial<Record<TransitionEvent, TransactionStatus>>> = {
+  PENDING: { MONEY_MOVED: 'SUCCESS', DECLINED: 'FAILED', TIMED_OUT: 'FAILED', CUSTOMER_CANCELLED: 'CANCELLED' },
+  SUCCESS: {},
+  FAILED: {},
+  CANCELLED: {},
+  REFUNDED: {},
+};
+
+/** Result of `nextStatus`: the state to move to, or why the event does not apply. */
+export type TransitionResult =
+  | { ok: true; from: TransactionStatus; to: TransactionStatus }
+  | { ok: false; reason: 'TERMINAL' | 'NOT_ALLOWED' };
+
+/**
+ * Where `event` takes a transaction of `kind` in state `from`. Pure; never throws.
+ * `CUSTOMER_CANCELLED` applies to CHECKOUT only.
+ */
+export function nextStatus(from: TransactionStatus, event: TransitionEvent, kind: TransactionKind): TransitionResult {
+  if (isTerminal(from)) return { ok: false, reason: 'TERMINAL' };
+  if (event === 'CUSTOMER_CANCELLED' && kind !== 'CHECKOUT') return { ok: false, reason: 'NOT_ALLOWED' };
+  const to = TABLE[from][event];
+  return to ? { ok: true, from, to } : { ok: false, reason: 'NOT_ALLOWED' };
+}
+
+/** True for the states no event ever leaves. */
+export function isTerminal(status: TransactionStatus): boolean {
+  return status !== 'PENDING';
+}

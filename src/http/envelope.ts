@@ -1,0 +1,37 @@
+/**
+ * The response envelope of every JSON answer (spec "Response envelope"):
+ * `{success, code, message, data, timestamp}`, `timestamp` in server local time without zone.
+ */
+import { z } from 'zod';
+import { formatLocalTimestamp } from '../domain/clock.ts';
+import type { ErrorCode } from '../domain/errors.ts';
+
+/** A success envelope around `data` with a French `message`. */
+export function ok<T>(data: T, message: string, now: Date) {
+  return { success: true as const, code: 'SUCCESS' as const, message, data, timestamp: formatLocalTimestamp(now) };
+}
+
+/** An error envelope; `data` is null except for VALIDATION_ERROR's field map. */
+export function fail(code: ErrorCode, message: string, data: Record<string, string> | null, now: Date) {
+  return { success: false as const, code, message, data, timestamp: formatLocalTimestamp(now) };
+}
+
+/** Zod schema of a success envelope around `data`, for route response schemas and OpenAPI. */
+export function envelopeOf<T extends z.ZodType>(data: T) {
+  return z.object({
+    success: z.literal(true),
+    code: z.literal('SUCCESS'),
+    message: z.string(),
+    data,
+    timestamp: z.string().describe('ISO 8601, heure locale du serveur, sans fuseau'),
+  });
+}
+
+/** Zod schema of an error envelope, for OpenAPI. */
+export const errorEnvelope = z.object({
+  success: z.literal(false),
+  code: z.string(),
+  message: z.string(),
+  data: z.record(z.string(), z.string()).nullable(),
+  timestamp: z.string(),
+});

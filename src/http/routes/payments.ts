@@ -1,0 +1,133 @@
+/**
+ * The merchant payment API (spec 4.1 to 4.5), authenticated by `X-API-KEY`. Thin adapters:
+ * parse, call one use case, wrap in the envelope.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validationError } from '../../domain/errors.ts';
+import { createCharge } from '../../payments/create-charge.ts';
+import { createCheckout } from '../../payments/create-checkout.ts';
+import { createTransfer } from '../../payments/create-transfer.ts';
+import { getTransaction } from '../../payments/get-transaction.ts';
+import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
+import type { Services } from '../../services.ts';
+import { apiKeyHook, requireApiKey } from '../api-key-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import {
+  chargeData,
+  chargeRequest,
+  checkoutData,
+  checkoutRequest,
+  payInStatusData,
+  payOutStatusData,
+  referenceParams,
+  transferData,
+  transferRequest,
+} from '../schemas/payments.ts';
+
+const IDEMPOTENCY_HEADER_MAX = 100;
+
+/** The optional `Idempotency-Key` header (≤ 100 characters), or undefined. */
+function idempotencyHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  const key = Array.isArray(value) ? value[0] : value;
+  if (!key || key.trim().length === 0 || key.length > IDEMPOTENCY_HEADER_MAX) {
+    throw validationError({ 'Idempotency-Key': `la taille doit être comprise entre 1 et ${IDEMPOTENCY_HEADER_MAX}` });
+  }
+  return key;
+}
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const security = [{ apiKey: [] }];
+
+/** Registers the five merchant payment endpoints. */
+export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', apiKeyHook(services));
+
+  r.post(
+    '/api/v1/pay-in/checkout',
+    {
+      schema: {
+        tags: ['Pay-in'],
+        summary: 'Créer une session de paiement hébergée',
+        security,
+        body: checkoutRequest,
+        response: { 201: envelopeOf(checkoutData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const data = await createCheckout(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Session de paiement créée.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/pay-in/charge',
+    {
+      schema: {
+        tags: ['Pay-in'],
+        summary: 'Débiter directement un compte mobile money',
+        security,
+        body: chargeRequest,
+        response: { 201: envelopeOf(chargeData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const data = await createCharge(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Paiement initié.', services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/pay-in/check_status/:reference',
+    {
+      schema: {
+        tags: ['Pay-in'],
+        summary: "Statut d'un paiement",
+        security,
+        params: referenceParams,
+        response: { 200: envelopeOf(payInStatusData), ...errors },
+      },
+    },
+    async (request) => {
+      const row = await getTransaction(services, requireApiKey(request).applicationId, 'PAY_IN', request.params.reference);
+      return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
+    },
+  );
+
+  r.post(
+    '/api/v1/pay-out/transfer',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: 'Envoyer de l’argent vers un compte mobile money',
+        security,
+        body: transferRequest,
+        response: { 201: envelopeOf(transferData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const data = await createTransfer(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/pay-out/check_status/:reference',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: "Statut d'un virement",
+        security,
+        params: referenceParams,
+        response: { 200: envelopeOf(payOutStatusData), ...errors },
+      },
+    },
+    async (request) => {
+      const row = await getTransaction(services, requireApiKey(request).applicationId, 'PAY_OUT', request.params.reference);
+      return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
+    },
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * Building blocks of request schemas. Optional fields accept an explicit `null` as "absent"
+ * (compatibility.md). `fr(message)` attaches a French message to a custom rule; the error
+ * handler shows it as is.
+ */
+import { z } from 'zod';
+
+const customMessages = new Set<string>();
+
+/** A zod `error` option carrying a French message that the error handler shows verbatim. */
+export function fr(message: string) {
+  customMessages.add(message);
+  return { error: message };
+}
+
+/** True when `message` was registered through `fr`. */
+export function isCustomMessage(message: string): boolean {
+  return customMessages.has(message);
+}
+
+/** An optional string of at most `max` characters; null means absent. */
+export function optionalText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .nullish()
+    .transform((v) => v ?? undefined);
+}
+
+/** A required, non-blank string of at most `max` characters. */
+export function requiredText(max: number) {
+  return z.string().trim().min(1).max(max);
+}
+
+/** An integer amount in the currency's base unit, at least 1 (spec "Limits"). */
+export const amountSchema = z.number().int().min(1).describe('Entier, en unité de base de la devise, minimum 1');
+
+/** An ISO 4217 currency code. */
+export const currencySchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/, fr('doit être un code de devise ISO 4217 en majuscules (ex. XAF)'))
+  .describe('Code ISO 4217');
+
+/** An optional e-mail of at most 255 characters; null means absent. */
+export const optionalEmail = z
+  .string()
+  .max(255)
+  .email()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+/** An optional absolute http(s) URL of at most `max` characters; null means absent. */
+export function optionalHttpUrl(max: number) {
+  return z
+    .string()
+    .max(max)
+    .regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue'))
+    .nullish()
+    .transform((v) => v ?? undefined);
+}

@@ -1,0 +1,126 @@
+/**
+ * Request and response schemas of the merchant payment API (spec 4.1 to 4.5). The same zod
+ * schemas validate requests and generate `/openapi.json`.
+ */
+import { z } from 'zod';
+import { amountSchema, currencySchema, fr, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
+
+/** Digits with an optional leading `+` and common separators; validity per country is checked against the rail. */
+const MSISDN_SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
+const PHONE_MESSAGE = fr("doit être un numéro de téléphone (ex. 237677000001)");
+
+/** Spec 4.1 request. Unknown fields are ignored. */
+export const checkoutRequest = z.object({
+  amount: amountSchema,
+  currency: currencySchema,
+  merchantReference: optionalText(255),
+  description: optionalText(255),
+  successUrl: optionalHttpUrl(500),
+  cancelUrl: optionalHttpUrl(500),
+});
+
+/** Spec 4.2 request. */
+export const chargeRequest = z.object({
+  amount: amountSchema,
+  currency: currencySchema,
+  paymentMethod: requiredText(100).describe('Code du moyen de paiement, ex. MTN_MOMO_CM'),
+  payerAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE).describe('Numéro à débiter: 237…, +237…, 00237… ou national'),
+  merchantReference: optionalText(255),
+  description: optionalText(255),
+  payerName: optionalText(255),
+  payerEmail: optionalEmail,
+  idempotencyKey: optionalText(100),
+});
+
+/** Spec 4.4 request. */
+export const transferRequest = z.object({
+  amount: amountSchema,
+  currency: currencySchema,
+  paymentMethod: requiredText(100),
+  beneficiaryAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE),
+  beneficiaryName: requiredText(255),
+  beneficiaryEmail: optionalEmail,
+  merchantReference: optionalText(255),
+  description: optionalText(255),
+});
+
+/** Path parameter of the status endpoints; a malformed one is an INVALID_PARAMETER. */
+export const referenceParams = z.object({
+  reference: z
+    .string()
+    .max(64, fr('doit contenir au plus 64 caractères'))
+    .regex(/^[A-Za-z0-9_-]+$/, fr('doit être une référence de transaction (ex. PI-0123456789AB)')),
+});
+
+const status = z.enum(['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED']);
+
+/** Spec 4.1 response data. */
+export const checkoutData = z.object({
+  reference: z.string(),
+  status: z.literal('PENDING'),
+  amount: z.number(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  paymentUrl: z.string(),
+});
+
+/** Spec 4.2 response data. */
+export const chargeData = z.object({
+  reference: z.string(),
+  status: z.literal('PENDING'),
+  amount: z.number(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  paymentMethod: z.string().nullable(),
+  payerAccount: z.string().nullable(),
+  payerName: z.string().nullable(),
+  payerEmail: z.string().nullable(),
+});
+
+/** Spec 4.4 response data. */
+export const transferData = z.object({
+  reference: z.string(),
+  status: z.literal('PENDING'),
+  amount: z.number(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  paymentMethod: z.string().nullable(),
+  beneficiaryAccount: z.string().nullable(),
+  beneficiaryName: z.string().nullable(),
+  beneficiaryEmail: z.string().nullable(),
+});
+
+const failureFields = {
+  failureCode: z.string().nullable(),
+  failureReason: z.string().nullable(),
+};
+
+/** Spec 4.3 response data. */
+export const payInStatusData = z.object({
+  reference: z.string(),
+  type: z.enum(['CHECKOUT', 'CHARGE']),
+  status,
+  amount: z.number(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  paymentMethod: z.string().nullable(),
+  payerAccount: z.string().nullable(),
+  payerName: z.string().nullable(),
+  payerEmail: z.string().nullable(),
+  paymentUrl: z.string().nullable(),
+  ...failureFields,
+});
+
+/** Spec 4.5 response data. */
+export const payOutStatusData = z.object({
+  reference: z.string(),
+  status,
+  amount: z.number(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  paymentMethod: z.string().nullable(),
+  beneficiaryAccount: z.string().nullable(),
+  beneficiaryName: z.string().nullable(),
+  beneficiaryEmail: z.string().nullable(),
+  ...failureFields,
+});

@@ -1,0 +1,33 @@
+/**
+ * Composition root and the only module that touches `process`: runs the `kolo` command with
+ * the process's arguments and environment, and owns the signals of a running server.
+ */
+import { runCli } from './cli/run.ts';
+
+const result = await runCli(process.argv.slice(2), process.env, {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+});
+
+if ('exitCode' in result) {
+  process.exitCode = result.exitCode;
+} else {
+  const { server } = result;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,83 @@
+/**
+ * Spec 4.4: a pay-out transfer to a phone number. Same checks as a charge. The spec offers no
+ * deduplication; Kolo adds the optional `Idempotency-Key` header so a retried transfer cannot
+ * send money twice.
+ */
+import { validationError } from '../domain/errors.ts';
+import { normalizeMsisdn } from '../domain/msisdn.ts';
+import type { ApiKeyAuth } from '../accounts/api-keys.ts';
+import type { Services } from '../services.ts';
+import { createOnce, hashRequest } from './idempotency.ts';
+import { initiateTransaction } from './initiate-transaction.ts';
+import { insertTransaction } from './insert-transaction.ts';
+import { resolveRailFor } from './rails.ts';
+
+/** Validated transfer request (spec 4.4). */
+export interface TransferInput {
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  beneficiaryAccount: string;
+  beneficiaryName: string;
+  beneficiaryEmail?: string | undefined;
+  merchantReference?: string | undefined;
+  description?: string | undefined;
+}
+
+/** Creates the transfer; returns the 201 `data` of spec 4.4. */
+export async function createTransfer(services: Services, auth: ApiKeyAuth, input: TransferInput, idempotencyKey?: string) {
+  const { rail, connector } = await resolveRailFor(services, {
+    paymentMethod: input.paymentMethod,
+    currency: input.currency,
+    amount: input.amount,
+    applicationCurrency: auth.currency,
+    environment: auth.environment,
+  });
+  const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
+  if (!beneficiaryAccount) {
+    throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
+  }
+  const scope = idempotencyKey
+    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'transfer', requestHash: hashRequest('transfer', { ...input }) }
+    : null;
+  const now = services.clock.now();
+  const result = await createOnce(services, scope, async (tx) => {
+    const row = await insertTransaction(
+      tx,
+      {
+        id: services.ids.uuid(),
+        reference: services.ids.reference('PAY_OUT'),
+        applicationId: auth.applicationId,
+        direction: 'PAY_OUT',
+        type: null,
+        environment: auth.environment,
+        amount: input.amount,
+        currency: input.currency,
+        description: input.description ?? null,
+        paymentMethod: rail.code,
+        beneficiaryAccount,
+        beneficiaryName: input.beneficiaryName,
+        beneficiaryEmail: input.beneficiaryEmail ?? null,
+        merchantReference: input.merchantReference ?? null,
+        nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
+      },
+      now,
+    );
+    return {
+      row,
+      data: {
+        reference: row.reference,
+        status: 'PENDING' as const,
+        amount: row.amount,
+        currency: row.currency,
+        description: row.description,
+        paymentMethod: row.paymentMethod,
+        beneficiaryAccount: row.beneficiaryAccount,
+        beneficiaryName: row.beneficiaryName,
+        beneficiaryEmail: row.beneficiaryEmail,
+      },
+    };
+  });
+  if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
+  return result.data;
+}

@@ -1,0 +1,124 @@
+/**
+ * Idempotent creation (spec 4.2 "Idempotency rules", extended to all three create endpoints by
+ * the `Idempotency-Key` header). The unique primary key (application, key) decides who creates:
+ * the first request inserts the key row and the transaction in one database transaction;
+ * every other request with that key — sequential or concurrent — waits on the index, then reads
+ * the stored response and returns it unchanged (same reference, same `data`). A key reused with
+ * a different request is refused with 409 IDEMPOTENCY_KEY_REUSED. Keys are kept
+ * `idempotencyTtlHours` (≥ 24 h); an expired key may be used again.
+ */
+import { createHash } from 'node:crypto';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { idempotencyKeys } from '../db/schema.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Services } from '../services.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+/** Scope of an idempotent request. `requestHash` identifies the request's meaning. */
+export interface IdempotencyScope {
+  applicationId: string;
+  key: string;
+  endpoint: string;
+  requestHash: string;
+}
+
+/** SHA-256 over the endpoint and the request with keys sorted (so field order is irrelevant). */
+export function hashRequest(endpoint: string, request: Record<string, unknown>): string {
+  const canonical = JSON.stringify(
+    Object.keys(request)
+      .sort()
+      .filter((k) => request[k] !== undefined)
+      .map((k) => [k, request[k]]),
+  );
+  return createHash('sha256').update(endpoint).update('\n').update(canonical).digest('hex');
+}
+
+/** Outcome of `createOnce`: the response data, and the new row unless this was a replay. */
+export type CreateOnceResult<T> = { data: T; row: TransactionRow; replayed: false } | { data: T; row: null; replayed: true };
+
+async function readStored<T>(db: Db, scope: IdempotencyScope, now: Date): Promise<T | null> {
+  const [stored] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.applicationId, scope.applicationId),
+        eq(idempotencyKeys.key, scope.key),
+        gt(idempotencyKeys.expiresAt, now),
+      ),
+    );
+  if (!stored) return null;
+  if (stored.requestHash !== scope.requestHash) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+  return stored.responseBody as T;
+}
+
+/**
+ * Runs `insert` (which writes the transaction inside `tx` and returns it with its response
+ * data) at most once per idempotency scope. Without a scope, simply runs it in a transaction.
+ */
+export async function createOnce<T>(
+  services: Pick<Services, 'db' | 'clock' | 'config'>,
+  scope: IdempotencyScope | null,
+  insert: (tx: Db) => Promise<{ row: TransactionRow; data: T }>,
+): Promise<CreateOnceResult<T>> {
+  const { db, clock } = services;
+  if (!scope) {
+    const created = await db.transaction((tx) => insert(tx as unknown as Db));
+    return { ...created, replayed: false };
+  }
+  const now = clock.now();
+  const replay = await readStored<T>(db, scope, now);
+  if (replay !== null) return { data: replay, row: null, replayed: true };
+
+  const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);
+  const created = await db.transaction(async (txHandle) => {
+    const tx = txHandle as unknown as Db;
+    const claimed = await tx
+      .insert(idempotencyKeys)
+      .values({
+        applicationId: scope.applicationId,
+        key: scope.key,
+        endpoint: scope.endpoint,
+        requestHash: scope.requestHash,
+        responseStatus: 201,
+        responseBody: {},
+        createdAt: now,
+        expiresAt,
+      })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.applicationId, idempotencyKeys.key],
+        // Only an expired key is taken over; a live one makes this insert a no-op.
+        set: {
+          endpoint: scope.endpoint,
+          requestHash: scope.requestHash,
+          responseBody: {},
+          transactionId: null,
+          createdAt: now,
+          expiresAt,
+        },
+        setWhere: lte(idempotencyKeys.expiresAt, now),
+      })
+      .returning({ key: idempotencyKeys.key });
+    if (claimed.length === 0) return null;
+    const result = await insert(tx);
+    await tx
+      .update(idempotencyKeys)
+      .set({ transactionId: result.row.id, responseBody: result.data as object })
+      .where(and(eq(idempotencyKeys.applicationId, scope.applicationId), eq(idempotencyKeys.key, scope.key)));
+    return result;
+  });
+  if (created) return { ...created, replayed: false };
+  // Another request holds (held) this key: its transaction has committed by now.
+  const stored = await readStored<T>(db, scope, clock.now());
+  if (stored === null) throw new ApiError('INTERNAL_SERVER_ERROR');
+  return { data: stored, row: null, replayed: true };
+}
+
+/** Deletes keys that expired before `now`, at most `limit` rows; returns how many. */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: Date, limit: number): Promise<number> {
+  const result = await db.execute(
+    sql`delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= ${now.toISOString()} limit ${limit})`,
+  );
+  return (result as unknown as { affectedRows?: number; rowCount?: number }).affectedRows ?? (result as { rowCount?: number }).rowCount ?? 0;
+}

@@ -1,0 +1,12 @@
+/**
+ * The backstop poller's per-transaction schedule: 2 s after initiation, then growing by 1.6×
+ * up to one poll a minute. Pure; the jitter is applied by the caller.
+ */
+
+/** Delay before poll number `attempt` (0-based), in milliseconds: 2 s × 1.6^attempt, at most 60 s. */
+export function nextPollDelayMs(attempt: number): number {
+  return Math.min(2000 * 1.6 ** Math.max(0, attempt), 60_000);
+}
+
+/** How long a claimed transaction stays leased to one poller before another may take it. */
+export const POLL_LEASE_MS = 60_000;

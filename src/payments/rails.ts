@@ -1,0 +1,78 @@
+/**
+ * Rail lookups and the checks the spec ties to rails: PROVIDER_NOT_FOUND for an unknown or
+ * inactive provider code (or, for LIVE keys, a rail with no connector), CURRENCY_MISMATCH
+ * when the currency is not the application's or not the rail's, and the rail's amount limits.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { providers } from '../db/schema.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Connector } from '../connectors/connector.ts';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import type { Services } from '../services.ts';
+
+/** A rail row. */
+export type RailRow = typeof providers.$inferSelect;
+
+/** The active rail with this provider code, or null. */
+export async function findActiveRail(db: Db, code: string): Promise<RailRow | null> {
+  const [row] = await db
+    .select()
+    .from(providers)
+    .where(and(eq(providers.code, code), eq(providers.active, true)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Active rails of a currency, by code. */
+export async function activeRailsForCurrency(db: Db, currency: string): Promise<RailRow[]> {
+  return db
+    .select()
+    .from(providers)
+    .where(and(eq(providers.currency, currency), eq(providers.active, true)))
+    .orderBy(providers.code);
+}
+
+/** Throws AMOUNT_BELOW_MINIMUM / AMOUNT_ABOVE_MAXIMUM against `[min, max]` (base units). */
+export function checkAmountLimits(amount: number, minAmount: number, maxAmount: number): void {
+  if (amount < minAmount) {
+    throw new ApiError('AMOUNT_BELOW_MINIMUM', {
+      message: `Le montant est inférieur au minimum autorisé (${minAmount}).`,
+    });
+  }
+  if (amount > maxAmount) {
+    throw new ApiError('AMOUNT_ABOVE_MAXIMUM', {
+      message: `Le montant est supérieur au maximum autorisé (${maxAmount}).`,
+    });
+  }
+}
+
+/** Throws CURRENCY_MISMATCH unless `currency` is the application's. */
+export function checkApplicationCurrency(currency: string, applicationCurrency: string): void {
+  if (currency !== applicationCurrency) {
+    throw new ApiError('CURRENCY_MISMATCH', {
+      message: `La devise ${currency} ne correspond pas à celle de l'application (${applicationCurrency}).`,
+    });
+  }
+}
+
+/**
+ * Resolves a rail for a charge or transfer: checks, in order, the application's currency, the
+ * provider code (and a connector for LIVE keys), the rail's currency and its amount limits.
+ */
+export async function resolveRailFor(
+  services: Pick<Services, 'db' | 'connectors'>,
+  input: { paymentMethod: string; currency: string; amount: number; applicationCurrency: string; environment: Environment },
+): Promise<{ rail: RailRow; connector: Connector }> {
+  checkApplicationCurrency(input.currency, input.applicationCurrency);
+  const rail = await findActiveRail(services.db, input.paymentMethod);
+  const connector = rail ? resolveConnector(services.connectors, rail.operator, input.environment) : null;
+  if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
+  if (rail.currency !== input.currency) {
+    throw new ApiError('CURRENCY_MISMATCH', {
+      message: `La devise ${input.currency} ne correspond pas à celle du moyen de paiement ${rail.code} (${rail.currency}).`,
+    });
+  }
+  checkAmountLimits(input.amount, rail.minAmount, rail.maxAmount);
+  return { rail, connector };
+}

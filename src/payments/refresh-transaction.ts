@@ -1,0 +1,123 @@
+/**
+ * The backstop: what the poller does with one claimed PENDING transaction.
+ * - An unpaid checkout past its session end fails with SESSION_EXPIRED.
+ * - A transaction whose initiation was never recorded (crash between commit and the operator
+ *   call) is initiated again under the same reference (operators deduplicate on it).
+ * - Otherwise the rail is asked for the status: SUCCEEDED / FAILED are applied; PENDING and
+ *   UNREACHABLE leave it PENDING with the next poll scheduled; NOT_FOUND means the initiation
+ *   never landed (operators.md §7.2) and fails with NOT_FOUND_AT_PROVIDER.
+ * - Past the rail's deadline an unresolved transaction fails: TIMEOUT, or PROVIDER_UNAVAILABLE
+ *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
+ *   recorded as FAILED.
+ */
+import { and, eq } from 'drizzle-orm';
+import { transactions } from '../db/schema.ts';
+import type { Services } from '../services.ts';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import { applyTransition } from './apply-transition.ts';
+import { initiateTransaction, withTimeout } from './initiate-transaction.ts';
+import { nextPollDelayMs } from './poll-schedule.ts';
+import { findActiveRail } from './rails.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+/** What happened to a transaction on this poll. */
+export type RefreshOutcome = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'STILL_PENDING' | 'REINITIATED' | 'SKIPPED';
+
+/** Refreshes one PENDING transaction `row` (already claimed by the caller). */
+export async function refreshTransaction(services: Services, row: TransactionRow): Promise<RefreshOutcome> {
+  const now = services.clock.now();
+  if (row.type === 'CHECKOUT' && row.expiresAt && row.expiresAt <= now && !row.initiatedAt) {
+    const done = await applyTransition(services, {
+      transactionId: row.id,
+      event: 'TIMED_OUT',
+      cause: 'SESSION_EXPIRED',
+      failureCode: 'SESSION_EXPIRED',
+      failureReason: "La session de paiement a expiré avant que le client ne paie.",
+    });
+    return done ? 'EXPIRED' : 'SKIPPED';
+  }
+  if (!row.paymentMethod) {
+    // A checkout whose customer has not chosen a rail yet: nothing to ask until it expires.
+    await schedule(services, row, row.expiresAt ?? new Date(now.getTime() + 60_000));
+    return 'STILL_PENDING';
+  }
+  const rail = await findActiveRail(services.db, row.paymentMethod);
+  const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
+  if (!rail || !connector) {
+    services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a pending transaction is unavailable');
+    await schedule(services, row, new Date(now.getTime() + nextPollDelayMs(row.pollAttempts)));
+    return 'STILL_PENDING';
+  }
+  if (!row.initiatedAt) {
+    await initiateTransaction(services, row, rail, connector);
+    return 'REINITIATED';
+  }
+  const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
+  const status = await withTimeout(
+    connector.getStatus({
+      direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+      reference: row.reference,
+      operatorReference: row.operatorReference,
+      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+      msisdn,
+      amount: row.amount,
+      initiatedAt: row.initiatedAt,
+    }),
+    services.config.connectorTimeoutMs,
+  );
+  switch (status.kind) {
+    case 'SUCCEEDED': {
+      const done = await applyTransition(services, {
+        transactionId: row.id,
+        event: 'MONEY_MOVED',
+        cause: 'POLL',
+        operatorReference: status.operatorReference,
+      });
+      return done ? 'SUCCESS' : 'SKIPPED';
+    }
+    case 'FAILED':
+    case 'NOT_FOUND': {
+      const done = await applyTransition(services, {
+        transactionId: row.id,
+        event: 'DECLINED',
+        cause: 'POLL',
+        failureCode: status.kind === 'FAILED' ? status.failureCode : 'NOT_FOUND_AT_PROVIDER',
+        failureReason: status.kind === 'FAILED' ? status.failureReason : "L'opérateur n'a aucune trace de cette transaction.",
+      });
+      return done ? 'FAILED' : 'SKIPPED';
+    }
+    case 'PENDING':
+    case 'UNREACHABLE': {
+      const deadline = row.deadlineAt ?? row.expiresAt;
+      if (deadline && deadline <= now) {
+        const unreachable = status.kind === 'UNREACHABLE';
+        const done = await applyTransition(services, {
+          transactionId: row.id,
+          event: 'TIMED_OUT',
+          cause: 'DEADLINE',
+          failureCode: unreachable ? 'PROVIDER_UNAVAILABLE' : 'TIMEOUT',
+          failureReason: unreachable
+            ? "L'opérateur est resté injoignable jusqu'à l'échéance de la transaction."
+            : "Aucune réponse définitive de l'opérateur avant l'échéance de la transaction.",
+          detail: unreachable ? { error: status.error } : {},
+        });
+        return done ? 'FAILED' : 'SKIPPED';
+      }
+      if (status.kind === 'UNREACHABLE') {
+        services.log.warn({ reference: row.reference, rail: rail.code, error: status.error }, 'rail unreachable; left PENDING');
+      }
+      const jitter = 0.9 + Math.random() * 0.2;
+      let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts) * jitter);
+      if (deadline && next > deadline) next = deadline;
+      await schedule(services, row, next);
+      return 'STILL_PENDING';
+    }
+  }
+}
+
+async function schedule(services: Pick<Services, 'db'>, row: TransactionRow, at: Date): Promise<void> {
+  await services.db
+    .update(transactions)
+    .set({ nextPollAt: at })
+    .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+}

@@ -1,0 +1,43 @@
+/**
+ * The plain object of dependencies every use case takes: database, clock, ids, connectors,
+ * logger, configuration and the listeners run inside each status change's database
+ * transaction (the webhook outbox registers one). Built by `createServices`; no container.
+ */
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import type { Clock } from './domain/clock.ts';
+import type { Ids } from './domain/ids.ts';
+import type { ConnectorRegistry } from './connectors/registry.ts';
+import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
+import type { StatusChangeListener } from './payments/apply-transition.ts';
+
+/** Everything a use case may need. */
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  ids: Ids;
+  connectors: ConnectorRegistry;
+  log: Logger;
+  /** Run inside the database transaction of every status change (outbox pattern). */
+  statusListeners: StatusChangeListener[];
+}
+
+/** Builds the services; `overrides` lets tests inject a clock, ids or connectors. */
+export function createServices(
+  base: Pick<Services, 'config' | 'db' | 'clock' | 'ids' | 'log'> & Partial<Pick<Services, 'connectors' | 'statusListeners'>>,
+): Services {
+  return {
+    ...base,
+    connectors: base.connectors ?? {
+      sandbox: createSandboxConnector({
+        clock: base.clock,
+        delayMs: base.config.sandboxDelayMs,
+        lateDelayMs: base.config.sandboxLateDelayMs,
+      }),
+      live: new Map(),
+    },
+    statusListeners: base.statusListeners ?? [],
+  };
+}
