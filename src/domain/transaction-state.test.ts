@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isTerminal,
+  nextStatus,
+  TRANSACTION_STATUSES,
+  TRANSITION_EVENTS,
+  type TransactionKind,
+  type TransactionStatus,
+  type TransitionEvent,
+} from './transaction-state.ts';
+
+const KINDS: TransactionKind[] = ['CHECKOUT', 'CHARGE', 'TRANSFER'];
+
+/** The spec's table ("States and transitions"), written out independently of the implementation. */
+function expected(from: TransactionStatus, event: TransitionEvent, kind: TransactionKind) {
+  if (from !== 'PENDING') return { ok: false, reason: 'TERMINAL' };
+  switch (event) {
+    case 'MONEY_MOVED':
+      return { ok: true, from, to: 'SUCCESS' };
+    case 'DECLINED':
+    case 'TIMED_OUT':
+      return { ok: true, from, to: 'FAILED' };
+    case 'CUSTOMER_CANCELLED':
+      return kind === 'CHECKOUT' ? { ok: true, from, to: 'CANCELLED' } : { ok: false, reason: 'NOT_ALLOWED' };
+  }
+}
+
+describe('nextStatus', () => {
+  const triples = TRANSACTION_STATUSES.flatMap((s) => TRANSITION_EVENTS.flatMap((e) => KINDS.map((k) => [s, e, k] as const)));
+
+  it('covers every (status, event, kind) triple', () => {
+    expect(triples).toHaveLength(5 * 4 * 3);
+  });
+
+  it.each(triples)('%s + %s (%s) follows the table', (status, event, kind) => {
+    expect(nextStatus(status, event, kind)).toEqual(expected(status, event, kind));
+  });
+
+  it('never leaves a terminal state, whatever the event or kind', () => {
+    for (const status of ['SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const) {
+      for (const event of TRANSITION_EVENTS) {
+        for (const kind of KINDS) expect(nextStatus(status, event, kind).ok).toBe(false);
+      }
+    }
+  });
+
+  it('no event ever reaches REFUNDED or PENDING', () => {
+    for (const [status, event, kind] of triples) {
+      const result = nextStatus(status, event, kind);
+      if (result.ok) expect(['SUCCESS', 'FAILED', 'CANCELLED']).toContain(result.to);
+    }
+  });
+
+  it('only a CHECKOUT can be cancelled by the customer', () => {
+    expect(nextStatus('PENDING', 'CUSTOMER_CANCELLED', 'CHECKOUT')).toEqual({ ok: true, from: 'PENDING', to: 'CANCELLED' });
+    expect(nextStatus('PENDING', 'CUSTOMER_CANCELLED', 'CHARGE')).toEqual({ ok: false, reason: 'NOT_ALLOWED' });
+    expect(nextStatus('PENDING', 'CUSTOMER_CANCELLED', 'TRANSFER')).toEqual({ ok: false, reason: 'NOT_ALLOWED' });
+  });
+});
+
+describe('isTerminal', () => {
+  it.each(TRANSACTION_STATUSES)('%s', (status) => {
+    expect(isTerminal(status)).toBe(status !== 'PENDING');
+  });
+});
