@@ -27,6 +27,20 @@ const configSchema = z.object({
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+  // Dashboard (issue 3).
+  JWT_SECRET: z.string().min(32).optional(),
+  ACCESS_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  EMAIL_VERIFICATION_REQUIRED: bool.default(true),
+  OTP_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(10),
+  AUTH_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  AUTH_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Kolo <no-reply@kolo.local>'),
+  MAIL_DIR: z.string().optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
+  PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
 });
 
 /** Parsed configuration. Units are in the names (`…Ms`, `…Minutes`, `…Bytes`). */
@@ -48,6 +62,23 @@ export interface Config {
   connectorTimeoutMs: number;
   sandboxDelayMs: number;
   sandboxLateDelayMs: number;
+  /** HS256 secret of dashboard access tokens; undefined → generated (see dashboard/jwt-secret.ts). */
+  jwtSecret: string | undefined;
+  accessTokenTtlMinutes: number;
+  refreshTokenTtlDays: number;
+  emailVerificationRequired: boolean;
+  otpTtlMinutes: number;
+  /** Failed logins or code guesses per e-mail before a lockout of `authLockoutMinutes`. */
+  authMaxFailures: number;
+  authLockoutMinutes: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Where mails are written without SMTP; undefined → `<dataDir>/mail` (none for `memory://`). */
+  mailDir: string | undefined;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  /** log2 of scrypt's N for new password hashes (OWASP: 17); tests may lower it to 14. */
+  passwordScryptLogN: number;
 }
 
 /** Parses `env` (normally `process.env`). Throws an Error listing every invalid variable. */
@@ -77,5 +108,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
+    jwtSecret: e.JWT_SECRET,
+    accessTokenTtlMinutes: e.ACCESS_TOKEN_TTL_MINUTES,
+    refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,
+    emailVerificationRequired: e.EMAIL_VERIFICATION_REQUIRED,
+    otpTtlMinutes: e.OTP_TTL_MINUTES,
+    authMaxFailures: e.AUTH_MAX_FAILURES,
+    authLockoutMinutes: e.AUTH_LOCKOUT_MINUTES,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    mailDir: e.MAIL_DIR,
+    adminEmail: e.ADMIN_EMAIL,
+    adminPassword: e.ADMIN_PASSWORD,
+    passwordScryptLogN: e.PASSWORD_SCRYPT_LOG_N,
   };
 }
