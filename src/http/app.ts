@@ -9,7 +9,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Services } from '../services.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
-import { installErrorHandlers } from './error-handler.ts';
+import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
 import { paymentRoutes } from './routes/payments.ts';
 
@@ -27,6 +27,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     trustProxy: false,
+    frameworkErrors: frameworkErrorHandler(services.clock),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

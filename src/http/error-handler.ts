@@ -28,6 +28,27 @@ export function sendError(reply: FastifyReply, clock: Clock, code: ErrorCode, me
     .send(fail(code, message ?? ERRORS[code].message, data, clock.now()));
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors the router raises before any route or error
+ * handler runs (a path that is not valid percent-encoding, a path parameter over the router's
+ * length limit) get the envelope too, as INVALID_PARAMETER.
+ */
+export function frameworkErrorHandler(clock: Clock) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    request.log.info({ code: error.code }, 'unroutable url');
+    return sendError(reply, clock, 'INVALID_PARAMETER');
+  };
+}
+
+/** PostgreSQL codes for text the database cannot store (e.g. U+0000): the client's input, not our fault. */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+
+function databaseCode(error: unknown): string | undefined {
+  const e = error as { code?: unknown; cause?: { code?: unknown } };
+  const code = typeof e?.cause?.code === 'string' ? e.cause.code : e?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -50,6 +71,11 @@ export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.info({ err: error }, 'client error');
       return sendError(reply, clock, error.statusCode === 404 ? 'RESOURCE_NOT_FOUND' : 'VALIDATION_ERROR', undefined, null);
+    }
+    if (UNSTORABLE_TEXT_CODES.has(databaseCode(error) ?? '')) {
+      // Safety net behind the schemas' own checks: never a 500 for characters a client sent.
+      request.log.info({ err: error }, 'unstorable text in request');
+      return sendError(reply, clock, 'VALIDATION_ERROR', undefined, { body: 'contient un caractère non autorisé' });
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, clock, 'INTERNAL_SERVER_ERROR');

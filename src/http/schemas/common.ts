@@ -18,18 +18,26 @@ export function isCustomMessage(message: string): boolean {
   return customMessages.has(message);
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000, so a string carrying it would fail at insert time (a 500);
+ * every text field refuses it up front as a validation error instead.
+ */
+const NO_NUL = /^[^\u0000]*$/;
+const NO_NUL_MESSAGE = fr('ne doit pas contenir le caractère nul (U+0000)');
+
 /** An optional string of at most `max` characters; null means absent. */
 export function optionalText(max: number) {
   return z
     .string()
     .max(max)
+    .regex(NO_NUL, NO_NUL_MESSAGE)
     .nullish()
     .transform((v) => v ?? undefined);
 }
 
 /** A required, non-blank string of at most `max` characters. */
 export function requiredText(max: number) {
-  return z.string().trim().min(1).max(max);
+  return z.string().trim().min(1).max(max).regex(NO_NUL, NO_NUL_MESSAGE);
 }
 
 /** An integer amount in the currency's base unit, at least 1 (spec "Limits"). */
@@ -45,6 +53,7 @@ export const currencySchema = z
 export const optionalEmail = z
   .string()
   .max(255)
+  .regex(NO_NUL, NO_NUL_MESSAGE)
   .email()
   .nullish()
   .transform((v) => v ?? undefined);
@@ -54,6 +63,7 @@ export function optionalHttpUrl(max: number) {
   return z
     .string()
     .max(max)
+    .regex(NO_NUL, NO_NUL_MESSAGE)
     .regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue'))
     .nullish()
     .transform((v) => v ?? undefined);
