@@ -27,6 +27,14 @@ const configSchema = z.object({
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+  // Webhooks (issue 4).
+  WEBHOOK_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(24 * 30).default(24),
+  WEBHOOK_WORKER_ENABLED: bool.default(true),
+  WEBHOOK_WORKER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  WEBHOOK_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   // Dashboard (issue 3).
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
@@ -62,6 +70,17 @@ export interface Config {
   connectorTimeoutMs: number;
   sandboxDelayMs: number;
   sandboxLateDelayMs: number;
+  /** AES-256-GCM key (64 hex) for webhook secrets at rest; undefined → generated (webhooks/secret-box.ts). */
+  webhookEncryptionKey: string | undefined;
+  /** Let webhook URLs reach loopback/private/link-local hosts (local use and tests only). */
+  webhookAllowPrivateHosts: boolean;
+  /** How long a rotated-out webhook secret keeps signing. */
+  webhookSecretOverlapHours: number;
+  webhookWorkerEnabled: boolean;
+  webhookWorkerIntervalMs: number;
+  webhookWorkerBatchSize: number;
+  /** Whole-request timeout of one webhook attempt. */
+  webhookTimeoutMs: number;
   /** HS256 secret of dashboard access tokens; undefined → generated (see dashboard/jwt-secret.ts). */
   jwtSecret: string | undefined;
   accessTokenTtlMinutes: number;
@@ -108,6 +127,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
+    webhookEncryptionKey: e.WEBHOOK_ENCRYPTION_KEY,
+    webhookAllowPrivateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+    webhookSecretOverlapHours: e.WEBHOOK_SECRET_OVERLAP_HOURS,
+    webhookWorkerEnabled: e.WEBHOOK_WORKER_ENABLED,
+    webhookWorkerIntervalMs: e.WEBHOOK_WORKER_INTERVAL_MS,
+    webhookWorkerBatchSize: e.WEBHOOK_WORKER_BATCH_SIZE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     jwtSecret: e.JWT_SECRET,
     accessTokenTtlMinutes: e.ACCESS_TOKEN_TTL_MINUTES,
     refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runtime } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
+import { startWebhookWorker } from './jobs/webhook-worker.ts';
 
 /** A started server. `url` is where it listens. */
 export interface RunningServer {
@@ -20,6 +21,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const app = await buildApp(services);
   const url = await app.listen({ port: services.config.port, host: services.config.host });
   const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
+  if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   return {
     app,
     url,

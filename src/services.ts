@@ -11,6 +11,9 @@ import type { Ids } from './domain/ids.ts';
 import type { ConnectorRegistry } from './connectors/registry.ts';
 import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
 import type { StatusChangeListener } from './payments/apply-transition.ts';
+import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
+import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
+import { webhookOutboxListener } from './webhooks/webhook-events.ts';
 
 /** Everything a use case may need. */
 export interface Services {
@@ -22,11 +25,15 @@ export interface Services {
   log: Logger;
   /** Run inside the database transaction of every status change (outbox pattern). */
   statusListeners: StatusChangeListener[];
+  /** Encrypts webhook secrets at rest (key from WEBHOOK_ENCRYPTION_KEY or generated). */
+  webhookSecretBox: SecretBox;
+  /** Sends webhook attempts (SSRF-filtered HTTP); tests may inject another. */
+  webhookSender: WebhookSender;
 }
 
 /** Builds the services; `overrides` lets tests inject a clock, ids or connectors. */
 export function createServices(
-  base: Pick<Services, 'config' | 'db' | 'clock' | 'ids' | 'log'> & Partial<Pick<Services, 'connectors' | 'statusListeners'>>,
+  base: Pick<Services, 'config' | 'db' | 'clock' | 'ids' | 'log'> & Partial<Pick<Services, 'connectors' | 'statusListeners' | 'webhookSecretBox' | 'webhookSender'>>,
 ): Services {
   return {
     ...base,
@@ -38,6 +45,9 @@ export function createServices(
       }),
       live: new Map(),
     },
-    statusListeners: base.statusListeners ?? [],
+    // The webhook outbox is always on: every terminal status change writes its delivery.
+    statusListeners: [webhookOutboxListener(base), ...(base.statusListeners ?? [])],
+    webhookSecretBox: base.webhookSecretBox ?? createSecretBox(loadWebhookEncryptionKey(base.config, base.log)),
+    webhookSender: base.webhookSender ?? createHttpSender(() => base.config.webhookAllowPrivateHosts),
   };
 }

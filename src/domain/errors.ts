@@ -43,6 +43,14 @@ export const ERRORS = {
   PROVIDER_NOT_FOUND: { status: 404, message: "Ce moyen de paiement n'existe pas ou n'est pas disponible." },
   TRANSACTION_NOT_FOUND: { status: 404, message: 'Transaction introuvable.' },
   RESOURCE_NOT_FOUND: { status: 404, message: 'Ressource introuvable.' },
+  WEBHOOK_SECRET_NOT_FOUND: { status: 404, message: "Cette application n'a pas de secret de webhook." },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Livraison de webhook introuvable.' },
+  WEBHOOK_URL_NOT_CONFIGURED: { status: 409, message: "Aucune URL de webhook n'est configurée pour cette application." },
+  WEBHOOK_SECRET_ALREADY_EXISTS: {
+    status: 409,
+    message: 'Cette application possède déjà un secret de webhook. Utilisez la rotation pour en obtenir un nouveau.',
+  },
+  WEBHOOK_TEST_FAILED: { status: 502, message: "Le webhook de test n'a pas pu être livré." },
   API_KEY_ALREADY_ACTIVE: { status: 409, message: 'Cette application possède déjà une clé API active.' },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

@@ -12,6 +12,7 @@ import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
 import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
 import { paymentRoutes } from './routes/payments.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -62,6 +63,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   await app.register(async (scope) => healthRoutes(scope, services));
   await app.register(async (scope) => paymentRoutes(scope, services));
+  await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => checkoutPageRoutes(scope, services));
   return app;
 }

@@ -1,0 +1,111 @@
+/**
+ * Webhook events and the outbox (issue 4 "Events" and "Durability"). The status listener runs
+ * inside the database transaction of every status change (payments/apply-transition.ts) and,
+ * when the application has a webhook URL, writes the event (its exact body, built now so that
+ * `data.status` is the status announced) and one PENDING delivery due at once. The transaction
+ * commits both with the status change or neither: no status change without its delivery.
+ */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { applications } from '../db/schema.ts';
+import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
+import type { StatusChangeListener } from '../payments/apply-transition.ts';
+import { statusView, type TransactionRow } from '../payments/transaction-view.ts';
+import type { Services } from '../services.ts';
+
+/** Event names (compatibility.md "Webhooks"). */
+export const WEBHOOK_EVENT_NAMES = [
+  'payment.success',
+  'payment.failed',
+  'payment.cancelled',
+  'payout.success',
+  'payout.failed',
+  'webhook.test',
+] as const;
+/** One of the event names. */
+export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
+
+/** The event a terminal status announces, or null (no event for PENDING, REFUNDED, a pay-out CANCELLED). */
+export function eventNameFor(row: Pick<TransactionRow, 'direction' | 'status'>): WebhookEventName | null {
+  if (row.direction === 'PAY_IN') {
+    if (row.status === 'SUCCESS') return 'payment.success';
+    if (row.status === 'FAILED') return 'payment.failed';
+    if (row.status === 'CANCELLED') return 'payment.cancelled';
+    return null;
+  }
+  if (row.status === 'SUCCESS') return 'payout.success';
+  if (row.status === 'FAILED') return 'payout.failed';
+  return null;
+}
+
+/**
+ * The JSON body of an event, keys in the order existing receivers expect: `event`, `timestamp`
+ * (Unix seconds of the event), `applicationId`, `data`, then our unique `id` (also sent as
+ * `webhook-id`, the same on every retry so receivers can deduplicate).
+ */
+export function eventBody(input: { id: string; event: WebhookEventName; createdAt: Date; applicationId: string; data: unknown }): string {
+  return JSON.stringify({
+    event: input.event,
+    timestamp: Math.floor(input.createdAt.getTime() / 1000),
+    applicationId: input.applicationId,
+    data: input.data,
+    id: input.id,
+  });
+}
+
+/** `data` of a transaction event: the status view (spec 4.3 / 4.5) plus `merchantReference`. */
+export function transactionEventData(row: TransactionRow, publicBaseUrl: string) {
+  return { ...statusView(row, publicBaseUrl), merchantReference: row.merchantReference };
+}
+
+/** A new event id: `evt_` + 32 hex characters. */
+export function newEventId(services: Pick<Services, 'ids'>): string {
+  return `evt_${services.ids.hex(16)}`;
+}
+
+/** Writes an event and its delivery in `db` (the caller's transaction). `leaseToken` pre-claims it. */
+export async function insertEventWithDelivery(
+  db: Db,
+  services: Pick<Services, 'ids' | 'clock'>,
+  input: { applicationId: string; event: WebhookEventName; data: unknown; transactionId?: string | null; leaseUntil?: Date; leaseToken?: string },
+): Promise<{ eventId: string; deliveryId: string; payload: string }> {
+  const now = services.clock.now();
+  const eventId = newEventId(services);
+  const payload = eventBody({ id: eventId, event: input.event, createdAt: now, applicationId: input.applicationId, data: input.data });
+  await db.insert(webhookEvents).values({
+    id: eventId,
+    applicationId: input.applicationId,
+    eventName: input.event,
+    transactionId: input.transactionId ?? null,
+    payload,
+    createdAt: now,
+  });
+  const deliveryId = services.ids.uuid();
+  await db.insert(webhookDeliveries).values({
+    id: deliveryId,
+    eventId,
+    applicationId: input.applicationId,
+    status: 'PENDING',
+    nextAttemptAt: input.leaseUntil ?? now,
+    leaseToken: input.leaseToken ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { eventId, deliveryId, payload };
+}
+
+/** The outbox listener registered by `createServices` (always on). */
+export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
+  return async (tx, row) => {
+    const event = eventNameFor(row);
+    if (!event) return;
+    const [app] = await tx.select({ webhookUrl: applications.webhookUrl }).from(applications).where(eq(applications.id, row.applicationId));
+    if (!app?.webhookUrl) return;
+    await insertEventWithDelivery(tx, services, {
+      applicationId: row.applicationId,
+      event,
+      data: transactionEventData(row, services.config.publicBaseUrl),
+      transactionId: row.id,
+    });
+  };
+}

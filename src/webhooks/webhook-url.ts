@@ -1,0 +1,68 @@
+/**
+ * Configuration-time check of a webhook URL (issue 4, "SSRF"): absolute http(s), at most 500
+ * characters (compatibility.md), and, unless the operator allows private hosts
+ * (`WEBHOOK_ALLOW_PRIVATE_HOSTS=true`), a host whose every resolved address is public unicast.
+ * The same rule as the connect-time check of `request-filtering-agent` (both use ipaddr.js
+ * ranges: anything but `unicast` is refused: loopback, private, link-local, metadata
+ * 169.254.169.254, unspecified, carrier-grade NAT, unique local…). The connect-time check still
+ * runs on every attempt, because DNS answers can change after configuration.
+ */
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+import { validationError } from '../domain/errors.ts';
+
+/** Longest accepted webhook URL. */
+export const WEBHOOK_URL_MAX = 500;
+const DNS_TIMEOUT_MS = 5_000;
+
+/** True when `address` (an IP literal) is public unicast. */
+export function isPublicAddress(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() === 'unicast';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Validates and returns the trimmed URL. Throws VALIDATION_ERROR on `field` with a French
+ * message naming the fix when it is blank, too long, not http(s), unresolvable, or (unless
+ * `allowPrivateHosts`) resolves to a non-public address.
+ */
+export async function checkWebhookUrl(raw: string, options: { allowPrivateHosts: boolean; field?: string }): Promise<string> {
+  const field = options.field ?? 'webhookUrl';
+  const url = raw.trim();
+  if (url.length === 0) throw validationError({ [field]: 'ne doit pas être vide' });
+  if (url.length > WEBHOOK_URL_MAX) throw validationError({ [field]: `la taille doit être comprise entre 1 et ${WEBHOOK_URL_MAX}` });
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationError({ [field]: 'doit être une URL http(s) absolue' });
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    throw validationError({ [field]: 'doit être une URL http(s) absolue' });
+  }
+  if (parsed.username || parsed.password) throw validationError({ [field]: "ne doit pas contenir d'identifiants" });
+  if (options.allowPrivateHosts) return url;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = ipaddr.isValid(host)
+      ? [host]
+      : (
+          await Promise.race([
+            lookup(host, { all: true, verbatim: true }),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('dns timeout')), DNS_TIMEOUT_MS).unref()),
+          ])
+        ).map((a) => a.address);
+  } catch {
+    throw validationError({ [field]: "le nom d'hôte ne peut pas être résolu" });
+  }
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
+    throw validationError({
+      [field]: "doit pointer vers une adresse publique (les adresses locales, privées ou de métadonnées sont refusées)",
+    });
+  }
+  return url;
+}
