@@ -27,6 +27,10 @@ const configSchema = z.object({
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+  // Hosted checkout page (issue 5).
+  CHECKOUT_CSRF_SECRET: z.string().min(32).optional(),
+  CHECKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
+  CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(30),
   // Webhooks (issue 4).
   WEBHOOK_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
@@ -70,6 +74,12 @@ export interface Config {
   connectorTimeoutMs: number;
   sandboxDelayMs: number;
   sandboxLateDelayMs: number;
+  /** HMAC key of the checkout page's CSRF tokens; undefined → random per process (one instance only). */
+  checkoutCsrfSecret: string | undefined;
+  /** Payment attempts allowed per checkout session. */
+  checkoutMaxAttempts: number;
+  /** Payment attempts allowed per client IP per hour, all sessions together. */
+  checkoutAttemptsPerIpPerHour: number;
   /** AES-256-GCM key (64 hex) for webhook secrets at rest; undefined → generated (webhooks/secret-box.ts). */
   webhookEncryptionKey: string | undefined;
   /** Let webhook URLs reach loopback/private/link-local hosts (local use and tests only). */
@@ -127,6 +137,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
+    checkoutCsrfSecret: e.CHECKOUT_CSRF_SECRET,
+    checkoutMaxAttempts: e.CHECKOUT_MAX_ATTEMPTS,
+    checkoutAttemptsPerIpPerHour: e.CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR,
     webhookEncryptionKey: e.WEBHOOK_ENCRYPTION_KEY,
     webhookAllowPrivateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
     webhookSecretOverlapHours: e.WEBHOOK_SECRET_OVERLAP_HOURS,

@@ -1,58 +1,328 @@
 /**
- * `GET /checkout/:token`: the page behind a checkout's `paymentUrl`. This minimal version shows
- * the amount, the description and the status, in French; 404 for an unknown session, 410 once
- * the session has expired (compatibility.md: `SESSION_EXPIRED`).
+ * The hosted checkout page behind a checkout's `paymentUrl` (spec 4.1; compatibility.md
+ * "Checkout sessions"), in French, mobile first, working without JavaScript:
+ * - `GET /checkout/:token`: the form (rail and phone number), "confirm on your phone" while an
+ *   attempt is in flight, or the final screen; 404 for an unknown session, 410 once expired;
+ * - `POST /checkout/:token/pay`: starts an attempt (CSRF-checked, rate-limited per IP and per
+ *   session), then redirects to the page (post/redirect/get);
+ * - `POST /checkout/:token/cancel`: the customer backs out → CANCELLED → cancelUrl;
+ * - `GET /checkout/:token/status`: a small JSON envelope the page's script polls;
+ * - `GET /checkout/assets/*`: the page's stylesheet and script (no inline script: strict CSP).
+ * Reads of a PENDING checkout run its backstop (`refreshCheckout`: at most one operator call,
+ * only when the attempt is due), so the page follows the payment without waiting for the poller.
  */
-import type { FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
 import { eq } from 'drizzle-orm';
-import { transactions } from '../db/schema.ts';
+import { applications, providers, transactions } from '../db/schema.ts';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import { nationalNumber, normalizeMsisdn } from '../domain/msisdn.ts';
+import { operatorOfNumber } from '../domain/operator-prefixes.ts';
+import { ok } from '../http/envelope.ts';
+import { sendError } from '../http/error-handler.ts';
+import { cancelCheckout } from '../payments/cancel-checkout.ts';
+import { findLatestAttempt, findPendingAttempt, type CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
+import { activeRailsForCurrency, type RailRow } from '../payments/rails.ts';
+import { refreshCheckout } from '../payments/refresh-checkout.ts';
+import { startCheckoutAttempt } from '../payments/start-checkout-attempt.ts';
+import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
+import { CSRF_COOKIE, CSRF_FIELD, csrfToken, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
+import { checkoutPaths, countryPhrase, renderForm, renderMessage, renderResult, renderWaiting, type PageApplication } from './checkout-view.ts';
+import { formatAmount } from './format.ts';
 
-const STATUS_TEXT: Record<string, string> = {
-  PENDING: 'En attente de paiement',
-  SUCCESS: 'Paiement réussi',
-  FAILED: 'Paiement échoué',
-  CANCELLED: 'Paiement annulé',
-  REFUNDED: 'Paiement remboursé',
+const TOKEN_PATTERN = /^cs_[0-9a-f]{32}$/;
+const FORM_BODY_LIMIT_BYTES = 4096;
+
+const ASSETS: Record<string, { type: string; body: Buffer }> = {
+  'checkout.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/checkout.css', import.meta.url)) },
+  'checkout.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/checkout.js', import.meta.url)) },
 };
 
-/** Escapes text for HTML element and attribute content. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
+
+/** True when the checkout's session is over: expired by the backstop, or past `expiresAt`. */
+function isExpired(row: TransactionRow, now: Date): boolean {
+  return (
+    (row.status === 'FAILED' && row.failureCode === 'SESSION_EXPIRED') ||
+    (row.status === 'PENDING' && row.expiresAt !== null && row.expiresAt <= now)
+  );
 }
 
-/** Formats an amount in base units for display, e.g. `5 000 FCFA` for 5000 XAF. */
-export function formatAmount(amount: number, currency: string): string {
-  const digits = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 0 }).format(amount).replace(/\s/g, ' ');
-  return `${digits} ${currency === 'XAF' || currency === 'XOF' ? 'FCFA' : currency}`;
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem">${body}</body></html>`;
-}
-
-/** Registers the minimal checkout page. */
+/** Registers the checkout page, its assets and its status endpoint (in their own scope). */
 export async function checkoutPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get<{ Params: { token: string } }>('/checkout/:token', { schema: { hide: true } }, async (request, reply) => {
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    const token = request.params.token;
-    const [row] = /^cs_[0-9a-f]{32}$/.test(token)
-      ? await services.db.select().from(transactions).where(eq(transactions.checkoutToken, token)).limit(1)
-      : [];
-    if (!row) return reply.code(404).send(page('Session introuvable', '<h1>Session de paiement introuvable</h1>'));
-    const expired =
-      (row.status === 'FAILED' && row.failureCode === 'SESSION_EXPIRED') ||
-      (row.status === 'PENDING' && row.expiresAt !== null && row.expiresAt <= services.clock.now());
-    if (expired) {
-      return reply
-        .code(410)
-        .send(page('Session expirée', '<h1>Session expirée</h1><p>Cette session de paiement a expiré (SESSION_EXPIRED).</p>'));
-    }
-    const body =
-      `<h1>${escapeHtml(formatAmount(row.amount, row.currency))}</h1>` +
-      (row.description ? `<p>${escapeHtml(row.description)}</p>` : '') +
-      `<p>Référence : ${escapeHtml(row.reference)}</p>` +
-      `<p><strong>${escapeHtml(STATUS_TEXT[row.status] ?? row.status)}</strong></p>`;
-    return reply.send(page('Paiement', body));
+  const csrfSecret = services.config.checkoutCsrfSecret ?? randomBytes(32).toString('hex');
+  const isSecure = services.config.publicBaseUrl.startsWith('https:');
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
+  await app.register(fastifyHelmet, {
+    enableCSPNonces: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'https:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    // The session token is in the URL: never send it to the merchant's site or a logo host.
+    referrerPolicy: { policy: 'no-referrer' },
   });
+  await app.register(fastifyRateLimit, { global: false });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const isJson = request.url.endsWith('/status');
+    if (error.statusCode === 429) {
+      if (isJson) return sendError(reply, services.clock, 'TOO_MANY_REQUESTS');
+      return sendHtml(reply, 429, renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] }));
+    }
+    const isClientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
+    if (!isClientError) request.log.error({ err: error }, 'checkout page error');
+    if (isJson) return sendError(reply, services.clock, isClientError ? 'INVALID_PARAMETER' : 'INTERNAL_SERVER_ERROR');
+    return sendHtml(
+      reply,
+      isClientError ? 400 : 500,
+      renderMessage({
+        heading: isClientError ? 'Requête invalide' : 'Une erreur est survenue',
+        lines: [isClientError ? "La demande n'a pas pu être traitée." : 'Réessayez dans un instant.'],
+      }),
+    );
+  });
+
+  app.get<{ Params: { file: string } }>('/checkout/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
+    if (!asset) return sendError(reply, services.clock, 'RESOURCE_NOT_FOUND');
+    return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
+  });
+
+  const pageLimit = { rateLimit: { max: 120, timeWindow: 60_000 } };
+
+  app.get('/checkout/:token', { schema: { hide: true }, config: pageLimit }, async (request: TokenRequest, reply) => {
+    const row = await loadFresh(services, request.params.token);
+    if (!row) return notFound(reply);
+    return showPage(services, request, reply, row, csrfSecret, isSecure);
+  });
+
+  app.get('/checkout/:token/status', { schema: { hide: true }, config: pageLimit }, async (request: TokenRequest, reply) => {
+    reply.header('cache-control', 'no-store');
+    const row = await loadFresh(services, request.params.token);
+    if (!row) return sendError(reply, services.clock, 'RESOURCE_NOT_FOUND', 'Session de paiement introuvable.');
+    if (isExpired(row, services.clock.now())) return sendError(reply, services.clock, 'SESSION_EXPIRED');
+    const latest = await findLatestAttempt(services.db, row.id);
+    return ok(
+      { status: row.status, attemptStatus: latest?.status ?? null, attemptFailureCode: latest?.status === 'FAILED' ? latest.failureCode : null },
+      'Statut de la session de paiement.',
+      services.clock.now(),
+    );
+  });
+
+  app.post(
+    '/checkout/:token/pay',
+    {
+      schema: { hide: true },
+      config: { rateLimit: { max: services.config.checkoutAttemptsPerIpPerHour, timeWindow: 3_600_000 } },
+    },
+    async (request: TokenRequest, reply) => {
+      const row = await loadCheckout(services, request.params.token);
+      if (!row) return notFound(reply);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
+      const paths = checkoutPaths(row.checkoutToken!);
+      if (row.status !== 'PENDING' || isExpired(row, services.clock.now())) return reply.redirect(paths.page, 303);
+
+      const rails = await availableRails(services, row);
+      const railCode = typeof body.rail === 'string' ? body.rail : '';
+      const phone = typeof body.phone === 'string' ? body.phone.slice(0, 40) : '';
+      const rail = rails.find((r) => r.code === railCode);
+      const errors: { rail?: string; phone?: string } = {};
+      let msisdn: string | null = null;
+      if (!rail) {
+        errors.rail = 'Choisissez votre opérateur.';
+      } else if (row.amount < rail.minAmount || row.amount > rail.maxAmount) {
+        errors.rail = `${rail.name} accepte les paiements de ${formatAmount(rail.minAmount, rail.currency)} à ${formatAmount(rail.maxAmount, rail.currency)}. Choisissez un autre opérateur.`;
+      }
+      if (phone.trim() === '') {
+        errors.phone = 'Saisissez votre numéro de téléphone.';
+      } else if (rail) {
+        msisdn = normalizeMsisdn(phone, rail.country);
+        if (!msisdn) {
+          errors.phone = `Ce numéro n'est pas un numéro de téléphone valide ${countryPhrase(rail.country)}.`;
+        } else {
+          const operator = operatorOfNumber(nationalNumber(msisdn, rail.country), rail.country);
+          if (operator && operator !== rail.operator) {
+            const other = rails.find((r) => r.operator === operator && r.country === rail.country);
+            errors.phone = other
+              ? `Ce numéro est un numéro ${other.name}, pas ${rail.name}. Choisissez ${other.name} ou saisissez un autre numéro.`
+              : `Ce numéro n'est pas un numéro ${rail.name}.`;
+          }
+        }
+      }
+      if (errors.rail || errors.phone || !rail || !msisdn) {
+        return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
+      }
+      const connector = resolveConnector(services.connectors, rail.operator, row.environment as Environment)!;
+      const result = await startCheckoutAttempt(services, row, { rail, connector, msisdn, maxAttempts: services.config.checkoutMaxAttempts });
+      if (result.kind === 'TOO_MANY_ATTEMPTS') {
+        return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 429, {
+          values: { rail: railCode, phone },
+          notice: {
+            title: 'Nombre maximal de tentatives atteint.',
+            text: 'Cette session de paiement ne peut plus être utilisée. Retournez sur le site du marchand pour recommencer.',
+          },
+        });
+      }
+      return reply.redirect(paths.page, 303);
+    },
+  );
+
+  app.post(
+    '/checkout/:token/cancel',
+    { schema: { hide: true }, config: { rateLimit: { max: 60, timeWindow: 60_000 } } },
+    async (request: TokenRequest, reply) => {
+      const row = await loadCheckout(services, request.params.token);
+      if (!row) return notFound(reply);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
+      if (row.status === 'PENDING' && !isExpired(row, services.clock.now())) await cancelCheckout(services, row);
+      return reply.redirect(checkoutPaths(row.checkoutToken!).page, 303);
+    },
+  );
+}
+
+function sendHtml(reply: FastifyReply, status: number, html: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+}
+
+function notFound(reply: FastifyReply) {
+  return sendHtml(
+    reply,
+    404,
+    renderMessage({
+      heading: 'Session de paiement introuvable',
+      lines: ["Ce lien de paiement n'existe pas. Vérifiez l'adresse ou retournez sur le site du marchand."],
+    }),
+  );
+}
+
+function csrfRefused(reply: FastifyReply, row: TransactionRow) {
+  return sendHtml(
+    reply,
+    403,
+    renderMessage({
+      heading: 'Formulaire expiré',
+      lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
+      link: { href: checkoutPaths(row.checkoutToken!).page, text: 'Recharger la page de paiement' },
+    }),
+  );
+}
+
+/** The CHECKOUT transaction of a well-formed session token, or null. */
+async function loadCheckout(services: Services, token: string): Promise<TransactionRow | null> {
+  if (!TOKEN_PATTERN.test(token)) return null;
+  const [row] = await services.db.select().from(transactions).where(eq(transactions.checkoutToken, token)).limit(1);
+  return row && row.type === 'CHECKOUT' ? row : null;
+}
+
+/** Loads the checkout and, when PENDING, runs its backstop first (bounded: one operator call). */
+async function loadFresh(services: Services, token: string): Promise<TransactionRow | null> {
+  const row = await loadCheckout(services, token);
+  if (!row || row.status !== 'PENDING') return row;
+  try {
+    await refreshCheckout(services, row);
+  } catch (error) {
+    services.log.error({ err: error, reference: row.reference }, 'refreshing a checkout on read failed');
+    return row;
+  }
+  return loadCheckout(services, token);
+}
+
+async function loadApplication(services: Services, applicationId: string): Promise<PageApplication> {
+  const [app] = await services.db
+    .select({ name: applications.name, logoUrl: applications.logoUrl, themeColor: applications.themeColor })
+    .from(applications)
+    .where(eq(applications.id, applicationId))
+    .limit(1);
+  return app ?? { name: 'Paiement', logoUrl: null, themeColor: null };
+}
+
+/** Active rails of the checkout's currency that can serve its environment (a connector exists). */
+async function availableRails(services: Services, row: TransactionRow): Promise<RailRow[]> {
+  const rails = await activeRailsForCurrency(services.db, row.currency);
+  return rails.filter((r) => resolveConnector(services.connectors, r.operator, row.environment as Environment) !== null);
+}
+
+/** The browser's CSRF nonce: the cookie's when valid, else a new one set as a cookie now. */
+function browserNonce(request: FastifyRequest, reply: FastifyReply, isSecure: boolean): string {
+  const current = request.cookies[CSRF_COOKIE];
+  if (isCsrfNonce(current)) return current;
+  const nonce = newCsrfNonce();
+  reply.setCookie(CSRF_COOKIE, nonce, { path: '/checkout', httpOnly: true, sameSite: 'strict', secure: isSecure });
+  return nonce;
+}
+
+function styleNonce(reply: FastifyReply): string {
+  return (reply as unknown as { cspNonce: { style: string } }).cspNonce.style;
+}
+
+async function renderFormReply(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  row: TransactionRow,
+  rails: RailRow[],
+  csrfSecret: string,
+  isSecure: boolean,
+  status: number,
+  extra: {
+    values?: { rail?: string; phone?: string };
+    errors?: { rail?: string; phone?: string };
+    notice?: { title: string; text: string };
+    lastAttempt?: CheckoutAttemptRow | null;
+  },
+) {
+  const nonce = browserNonce(request, reply, isSecure);
+  const html = renderForm({
+    row,
+    app: await loadApplication(services, row.applicationId),
+    rails,
+    csrf: csrfToken(csrfSecret, row.checkoutToken!, nonce),
+    styleNonce: styleNonce(reply),
+    ...extra,
+  });
+  return sendHtml(reply, status, html);
+}
+
+async function showPage(services: Services, request: FastifyRequest, reply: FastifyReply, row: TransactionRow, csrfSecret: string, isSecure: boolean) {
+  const now = services.clock.now();
+  const app = await loadApplication(services, row.applicationId);
+  if (isExpired(row, now)) {
+    return sendHtml(reply, 410, renderResult({ row, app, styleNonce: styleNonce(reply), isExpired: true }));
+  }
+  if (row.status !== 'PENDING') {
+    return sendHtml(reply, 200, renderResult({ row, app, styleNonce: styleNonce(reply), isExpired: false }));
+  }
+  const inFlight = await findPendingAttempt(services.db, row.id);
+  if (inFlight) {
+    const nonce = browserNonce(request, reply, isSecure);
+    const [rail] = await services.db.select().from(providers).where(eq(providers.code, inFlight.railCode)).limit(1);
+    return sendHtml(
+      reply,
+      200,
+      renderWaiting({ row, app, attempt: inFlight, rail: rail ?? null, csrf: csrfToken(csrfSecret, row.checkoutToken!, nonce), styleNonce: styleNonce(reply) }),
+    );
+  }
+  const rails = await availableRails(services, row);
+  const lastAttempt = await findLatestAttempt(services.db, row.id);
+  return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 200, { lastAttempt });
 }

@@ -1,6 +1,6 @@
 /**
  * The backstop: what the poller does with one claimed PENDING transaction.
- * - An unpaid checkout past its session end fails with SESSION_EXPIRED.
+ * - A CHECKOUT is handed to `refresh-checkout.ts` (its attempts, its session end).
  * - A transaction whose initiation was never recorded (crash between commit and the operator
  *   call) is initiated again under the same reference (operators deduplicate on it).
  * - Otherwise the rail is asked for the status: SUCCEEDED / FAILED are applied; PENDING and
@@ -18,6 +18,7 @@ import { applyTransition } from './apply-transition.ts';
 import { initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { findActiveRail } from './rails.ts';
+import { refreshCheckout } from './refresh-checkout.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** What happened to a transaction on this poll. */
@@ -25,20 +26,13 @@ export type RefreshOutcome = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'STILL_PENDING' 
 
 /** Refreshes one PENDING transaction `row` (already claimed by the caller). */
 export async function refreshTransaction(services: Services, row: TransactionRow): Promise<RefreshOutcome> {
+  // Checkouts are paid through attempts (one rail and number each, retried until the session
+  // ends): their own backstop lives in refresh-checkout.ts.
+  if (row.type === 'CHECKOUT') return refreshCheckout(services, row);
   const now = services.clock.now();
-  if (row.type === 'CHECKOUT' && row.expiresAt && row.expiresAt <= now && !row.initiatedAt) {
-    const done = await applyTransition(services, {
-      transactionId: row.id,
-      event: 'TIMED_OUT',
-      cause: 'SESSION_EXPIRED',
-      failureCode: 'SESSION_EXPIRED',
-      failureReason: "La session de paiement a expiré avant que le client ne paie.",
-    });
-    return done ? 'EXPIRED' : 'SKIPPED';
-  }
   if (!row.paymentMethod) {
-    // A checkout whose customer has not chosen a rail yet: nothing to ask until it expires.
-    await schedule(services, row, row.expiresAt ?? new Date(now.getTime() + 60_000));
+    services.log.error({ reference: row.reference }, 'pending transaction without a rail');
+    await schedule(services, row, new Date(now.getTime() + 60_000));
     return 'STILL_PENDING';
   }
   const rail = await findActiveRail(services.db, row.paymentMethod);

@@ -1,0 +1,144 @@
+/**
+ * The backstop for a PENDING checkout (the CHECKOUT branch of `refresh-transaction.ts`), also
+ * run by the hosted page when it is read:
+ * 1. the attempt in flight, when due (or when the session has ended: one last question), is
+ *    asked about at its rail: success → attempt SUCCEEDED and checkout SUCCESS; decline or
+ *    NOT_FOUND → attempt FAILED, checkout stays PENDING (the customer may retry); no answer
+ *    past the rail's deadline → attempt FAILED (TIMEOUT / PROVIDER_UNAVAILABLE);
+ * 2. a checkout whose session has ended and that did not succeed fails with SESSION_EXPIRED,
+ *    and the attempt still in flight, if any, is closed as SESSION_EXPIRED;
+ * 3. otherwise the checkout's next poll is the in-flight attempt's, or the session's end.
+ * Readers "claim" an attempt by pushing its `next_poll_at` ahead (compare-and-set), so many
+ * page reads cost at most one operator call per poll interval.
+ */
+import { and, eq, lte } from 'drizzle-orm';
+import { transactions } from '../db/schema.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import type { Services } from '../services.ts';
+import { applyTransition } from './apply-transition.ts';
+import { failAttempt, findPendingAttempt, succeedAttempt, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
+import { withTimeout } from './initiate-transaction.ts';
+import { nextPollDelayMs } from './poll-schedule.ts';
+import { findActiveRail } from './rails.ts';
+import type { RefreshOutcome } from './refresh-transaction.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+/** Options: `forcePoll` asks about the in-flight attempt even when it is not due (before a cancel). */
+export interface RefreshCheckoutOptions {
+  forcePoll?: boolean;
+}
+
+/** Refreshes one CHECKOUT transaction row. Never throws for operator outcomes. */
+export async function refreshCheckout(services: Services, row: TransactionRow, options: RefreshCheckoutOptions = {}): Promise<RefreshOutcome> {
+  if (row.status !== 'PENDING') return 'SKIPPED';
+  const now = services.clock.now();
+  const isExpired = row.expiresAt !== null && row.expiresAt <= now;
+  let attempt = await findPendingAttempt(services.db, row.id);
+  if (attempt) {
+    const isDue = attempt.nextPollAt !== null && attempt.nextPollAt <= now;
+    if (isExpired || options.forcePoll || (isDue && (await claimAttempt(services, attempt, now)))) {
+      const outcome = await pollAttempt(services, row, attempt);
+      if (outcome === 'SUCCESS') return 'SUCCESS';
+      attempt = outcome === 'PENDING' ? attempt : null;
+    }
+  }
+  if (isExpired) {
+    const done = await applyTransition(services, {
+      transactionId: row.id,
+      event: 'TIMED_OUT',
+      cause: 'SESSION_EXPIRED',
+      failureCode: 'SESSION_EXPIRED',
+      failureReason: 'La session de paiement a expiré avant que le client ne paie.',
+    });
+    const inFlight = await findPendingAttempt(services.db, row.id);
+    if (done && inFlight) {
+      services.log.warn({ reference: row.reference, attempt: inFlight.attemptNumber }, 'checkout expired with an attempt in flight');
+      await failAttempt(services, inFlight, { code: 'SESSION_EXPIRED', reason: 'La session de paiement a expiré.', cause: 'SESSION_EXPIRED' });
+    }
+    return done ? 'EXPIRED' : 'SKIPPED';
+  }
+  const pending = attempt ? await findPendingAttempt(services.db, row.id) : null;
+  let next = row.expiresAt ?? new Date(now.getTime() + 60_000);
+  if (pending?.nextPollAt && pending.nextPollAt < next) next = pending.nextPollAt;
+  await services.db
+    .update(transactions)
+    .set({ nextPollAt: next })
+    .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+  return 'STILL_PENDING';
+}
+
+/** Leases a due attempt to this caller for one connector timeout; false when another caller has it. */
+async function claimAttempt(services: Pick<Services, 'db' | 'config'>, attempt: CheckoutAttemptRow, now: Date): Promise<boolean> {
+  const claimed = await services.db
+    .update(checkoutAttempts)
+    .set({ nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 1000) })
+    .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING'), lte(checkoutAttempts.nextPollAt, now)))
+    .returning({ id: checkoutAttempts.id });
+  return claimed.length === 1;
+}
+
+/** Asks the rail about `attempt` and records the answer. */
+async function pollAttempt(services: Services, row: TransactionRow, attempt: CheckoutAttemptRow): Promise<'SUCCESS' | 'FAILED' | 'PENDING'> {
+  const now = services.clock.now();
+  const rail = await findActiveRail(services.db, attempt.railCode);
+  const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
+  if (!rail || !connector) {
+    services.log.error({ reference: row.reference, rail: attempt.railCode }, 'rail of a checkout attempt is unavailable');
+    await reschedule(services, attempt, now);
+    return 'PENDING';
+  }
+  const status = await withTimeout(
+    connector.getStatus({
+      direction: 'PAY_IN',
+      reference: attempt.correlationId,
+      operatorReference: attempt.operatorReference,
+      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+      msisdn: attempt.msisdn,
+      amount: row.amount,
+      initiatedAt: attempt.initiatedAt,
+    }),
+    services.config.connectorTimeoutMs,
+  );
+  switch (status.kind) {
+    case 'SUCCEEDED': {
+      const result = await succeedAttempt(services, attempt, status.operatorReference);
+      return result === 'SUCCESS' ? 'SUCCESS' : 'FAILED';
+    }
+    case 'FAILED':
+      await failAttempt(services, attempt, { code: status.failureCode, reason: status.failureReason, cause: 'POLL' });
+      return 'FAILED';
+    case 'NOT_FOUND':
+      await failAttempt(services, attempt, {
+        code: 'NOT_FOUND_AT_PROVIDER',
+        reason: "L'opérateur n'a aucune trace de cette demande de paiement.",
+        cause: 'POLL',
+      });
+      return 'FAILED';
+    case 'PENDING':
+    case 'UNREACHABLE': {
+      if (attempt.deadlineAt <= now) {
+        const unreachable = status.kind === 'UNREACHABLE';
+        await failAttempt(services, attempt, {
+          code: unreachable ? 'PROVIDER_UNAVAILABLE' : 'TIMEOUT',
+          reason: unreachable
+            ? "L'opérateur est resté injoignable jusqu'à l'échéance de la demande."
+            : "Aucune réponse définitive de l'opérateur avant l'échéance de la demande.",
+          cause: 'DEADLINE',
+        });
+        return 'FAILED';
+      }
+      await reschedule(services, attempt, now);
+      return 'PENDING';
+    }
+  }
+}
+
+async function reschedule(services: Pick<Services, 'db'>, attempt: CheckoutAttemptRow, now: Date): Promise<void> {
+  let next = new Date(now.getTime() + nextPollDelayMs(attempt.pollCount));
+  if (next > attempt.deadlineAt) next = attempt.deadlineAt;
+  await services.db
+    .update(checkoutAttempts)
+    .set({ nextPollAt: next, pollCount: attempt.pollCount + 1, updatedAt: now })
+    .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
+}

@@ -1,0 +1,139 @@
+/**
+ * Starts a payment attempt on a PENDING checkout: the customer chose a rail and a number on
+ * the hosted page. Persist first, then call the operator (operators.md §0 rule 1): the attempt
+ * row and its event commit before the connector is asked. The operator is given the
+ * per-attempt correlation id `<reference>-<n>` (operators deduplicate on it, and a retry with
+ * another number must not be taken for a duplicate of the first attempt); the merchant keeps
+ * seeing one transaction under one reference.
+ *
+ * A decline at initiation fails the attempt only: the checkout stays PENDING.
+ */
+import { and, count, eq, gt } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { transactions } from '../db/schema.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
+import type { Connector } from '../connectors/connector.ts';
+import type { Services } from '../services.ts';
+import { failAttempt, recordAttemptEvent, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
+import { withTimeout } from './initiate-transaction.ts';
+import { nextPollDelayMs } from './poll-schedule.ts';
+import type { RailRow } from './rails.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+/** What became of the request to start an attempt. */
+export type StartAttemptResult =
+  | { kind: 'STARTED'; attempt: CheckoutAttemptRow }
+  /** The operator refused at once; the attempt is FAILED, the checkout still PENDING. */
+  | { kind: 'DECLINED'; attempt: CheckoutAttemptRow }
+  /** Another attempt of this checkout is still in flight. */
+  | { kind: 'IN_PROGRESS' }
+  /** The session's attempt budget (`maxAttempts`) is spent. */
+  | { kind: 'TOO_MANY_ATTEMPTS' }
+  /** The checkout is no longer PENDING, or its session has ended. */
+  | { kind: 'CLOSED' };
+
+/** Input of `startCheckoutAttempt`; `msisdn` is already normalised for the rail's country. */
+export interface StartAttemptInput {
+  rail: RailRow;
+  connector: Connector;
+  msisdn: string;
+  maxAttempts: number;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | null;
+  return e?.code === UNIQUE_VIOLATION || e?.cause?.code === UNIQUE_VIOLATION;
+}
+
+/** Starts an attempt of `checkout` (a CHECKOUT transaction row). Never throws for operator outcomes. */
+export async function startCheckoutAttempt(
+  services: Pick<Services, 'db' | 'clock' | 'ids' | 'config' | 'log' | 'statusListeners'>,
+  checkout: TransactionRow,
+  input: StartAttemptInput,
+): Promise<StartAttemptResult> {
+  const now = services.clock.now();
+  let created: CheckoutAttemptRow | 'TOO_MANY' | null;
+  try {
+    created = await services.db.transaction(async (txHandle) => {
+      const tx = txHandle as unknown as Db;
+      // Locks the checkout row for this transaction, so concurrent posts take turns here; the
+      // unique indexes are the guarantee, the lock only makes the loser's answer clean.
+      const [open] = await tx
+        .update(transactions)
+        .set({ updatedAt: now })
+        .where(and(eq(transactions.id, checkout.id), eq(transactions.status, 'PENDING'), gt(transactions.expiresAt, now)))
+        .returning();
+      if (!open) return null;
+      const [{ n }] = (await tx
+        .select({ n: count() })
+        .from(checkoutAttempts)
+        .where(eq(checkoutAttempts.transactionId, checkout.id))) as [{ n: number }];
+      if (n >= input.maxAttempts) return 'TOO_MANY' as const;
+      const attemptNumber = Number(n) + 1;
+      const [row] = await tx
+        .insert(checkoutAttempts)
+        .values({
+          id: services.ids.uuid(),
+          transactionId: checkout.id,
+          attemptNumber,
+          railCode: input.rail.code,
+          msisdn: input.msisdn,
+          status: 'PENDING',
+          correlationId: `${checkout.reference}-${attemptNumber}`,
+          initiatedAt: now,
+          deadlineAt: new Date(now.getTime() + input.rail.pendingTimeoutSeconds * 1000),
+          // Nobody asks the operator about an attempt before its initiation call has returned.
+          nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 1000),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await recordAttemptEvent(tx, open, 'CHECKOUT_ATTEMPT_STARTED', row!, now);
+      return row!;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { kind: 'IN_PROGRESS' };
+    throw error;
+  }
+  if (created === null) return { kind: 'CLOSED' };
+  if (created === 'TOO_MANY') return { kind: 'TOO_MANY_ATTEMPTS' };
+  const attempt = created;
+
+  const result = await withTimeout(
+    input.connector.initiate({
+      direction: 'PAY_IN',
+      reference: attempt.correlationId,
+      rail: { code: input.rail.code, operator: input.rail.operator, country: input.rail.country, currency: input.rail.currency },
+      amount: checkout.amount,
+      currency: checkout.currency,
+      msisdn: attempt.msisdn,
+      description: checkout.description,
+      initiatedAt: attempt.initiatedAt,
+    }),
+    services.config.connectorTimeoutMs,
+  );
+  if (result.kind === 'FAILED') {
+    await failAttempt(services, attempt, { code: result.failureCode, reason: result.failureReason, cause: 'INITIATION' });
+    return { kind: 'DECLINED', attempt: { ...attempt, status: 'FAILED', failureCode: result.failureCode, failureReason: result.failureReason } };
+  }
+  if (result.kind === 'UNREACHABLE') {
+    // Ambiguous: the request may have landed. Status queries decide (NOT_FOUND fails the attempt).
+    services.log.warn({ reference: checkout.reference, attempt: attempt.attemptNumber, rail: input.rail.code }, 'operator unreachable at checkout attempt');
+  }
+  const after = services.clock.now();
+  const nextPollAt = new Date(after.getTime() + nextPollDelayMs(0));
+  await services.db.transaction(async (txHandle) => {
+    const tx = txHandle as unknown as Db;
+    await tx
+      .update(checkoutAttempts)
+      .set({ operatorReference: result.kind === 'ACCEPTED' ? result.operatorReference : null, nextPollAt, updatedAt: after })
+      .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
+    await tx
+      .update(transactions)
+      .set({ nextPollAt })
+      .where(and(eq(transactions.id, checkout.id), eq(transactions.status, 'PENDING')));
+  });
+  return { kind: 'STARTED', attempt: { ...attempt, nextPollAt } };
+}
