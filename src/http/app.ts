@@ -13,6 +13,7 @@ import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts'
 import { healthRoutes } from './routes/health.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-auth.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -54,7 +55,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         version: '1.0.0',
       },
       servers: [{ url: services.config.publicBaseUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });
@@ -65,5 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => checkoutPageRoutes(scope, services));
+  await app.register(async (scope) => dashboardAuthRoutes(scope, services));
+  await app.register(async (scope) => dashboardProfileRoutes(scope, services));
   return app;
 }

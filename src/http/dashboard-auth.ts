@@ -95,3 +95,8 @@ export async function findAccessibleApplication(
   if (account.role === 'SUPPORT' && options.write) throw new ApiError('ACCESS_DENIED');
   return app;
 }
+
+/** The audit actor of a request: the authenticated account (if any) and the client IP. */
+export function auditActor(request: FastifyRequest) {
+  return { actorId: request.account?.accountId ?? null, actorRole: request.account?.role ?? null, clientIp: request.ip ?? null };
+}

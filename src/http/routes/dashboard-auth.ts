@@ -1,0 +1,239 @@
+/**
+ * Dashboard account routes (compatibility.md "Auth" and "Profile"): public sign-up, login and
+ * reset routes under /api/v1/auth, and the bearer-authenticated profile under
+ * /api/v1/merchants/me. Thin adapters over src/dashboard/auth.ts.
+ */
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { findAccountById, profileView, userView } from '../../dashboard/accounts.ts';
+import { changedFields, recordAudit } from '../../dashboard/audit.ts';
+import {
+  changePassword,
+  forgotPassword,
+  login,
+  register,
+  resendVerificationCode,
+  resetPassword,
+  verifyEmail,
+  verifyResetCode,
+} from '../../dashboard/auth.ts';
+import { closeSession, refreshSession } from '../../dashboard/tokens.ts';
+import { accounts } from '../../db/schema.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
+import { auditActor, dashboardAuthHook, requireAccount } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import {
+  changePasswordRequest,
+  emailOtpRequest,
+  emailRequest,
+  loginData,
+  loginRequest,
+  profileData,
+  profileUpdateRequest,
+  refreshRequest,
+  registerRequest,
+  resetRequest,
+  resetTokenData,
+  tokenPairData,
+  ts,
+} from '../schemas/dashboard.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 429: errorEnvelope };
+const nullData = envelopeOf(z.null());
+const tags = ['Dashboard : authentification'];
+/** OpenAPI security of bearer-authenticated routes. */
+export const bearerSecurity = [{ bearerAuth: [] }];
+
+function profile(row: Parameters<typeof profileView>[0]) {
+  const view = profileView(row);
+  return { ...view, createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
+}
+
+/** Registers /api/v1/auth/* (public). */
+export async function dashboardAuthRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => services.clock.now();
+
+  r.post(
+    '/api/v1/auth/register',
+    { schema: { tags, summary: 'Créer un compte marchand', body: registerRequest, response: { 201: nullData, ...errors } } },
+    async (request, reply) => {
+      const account = await register(services, request.body, auditActor(request));
+      const message =
+        account.status === 'ACTIVE'
+          ? 'Compte créé. Vous pouvez vous connecter.'
+          : 'Compte créé. Un code de vérification a été envoyé à votre adresse e-mail.';
+      return reply.code(201).send(ok(null, message, now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/verify-email-otp',
+    { schema: { tags, summary: "Vérifier l'adresse e-mail avec le code reçu", body: emailOtpRequest, response: { 200: nullData, ...errors } } },
+    async (request) => {
+      await verifyEmail(services, request.body.email, request.body.otp, auditActor(request));
+      return ok(null, 'Adresse e-mail vérifiée. Vous pouvez vous connecter.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/resend-verify-email-code',
+    { schema: { tags, summary: 'Renvoyer le code de vérification', body: emailRequest, response: { 200: nullData, ...errors } } },
+    async (request) => {
+      await resendVerificationCode(services, request.body.email);
+      return ok(null, 'Un nouveau code de vérification a été envoyé.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/login',
+    { schema: { tags, summary: 'Se connecter', body: loginRequest, response: { 200: envelopeOf(loginData), ...errors } } },
+    async (request) => {
+      const result = await login(services, request.body.email, request.body.password, auditActor(request));
+      return ok(result, 'Connexion réussie.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/refresh-token',
+    {
+      schema: {
+        tags,
+        summary: 'Échanger un jeton de rafraîchissement (usage unique) contre une nouvelle paire',
+        body: refreshRequest,
+        response: { 200: envelopeOf(tokenPairData), ...errors },
+      },
+    },
+    async (request) => ok(await refreshSession(services, request.body.refreshToken), 'Session prolongée.', now()),
+  );
+
+  r.post(
+    '/api/v1/auth/logout',
+    { schema: { tags, summary: 'Se déconnecter (ferme la session)', body: refreshRequest, response: { 200: nullData, ...errors } } },
+    async (request) => {
+      const session = await closeSession(services, request.body.refreshToken);
+      await recordAudit(services, { ...auditActor(request), actorId: session.accountId }, {
+        action: 'LOGOUT',
+        targetType: 'SESSION',
+        targetId: session.sessionId,
+      });
+      return ok(null, 'Déconnexion réussie.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/forgot-password',
+    { schema: { tags, summary: 'Demander un code de réinitialisation du mot de passe', body: emailRequest, response: { 200: nullData, ...errors } } },
+    async (request) => {
+      await forgotPassword(services, request.body.email);
+      return ok(null, 'Si un compte existe pour cette adresse, un code de réinitialisation a été envoyé.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/verify-reset-password-otp',
+    {
+      schema: {
+        tags,
+        summary: 'Vérifier le code de réinitialisation',
+        body: emailOtpRequest,
+        response: { 200: envelopeOf(resetTokenData), ...errors },
+      },
+    },
+    async (request) => {
+      const resetToken = await verifyResetCode(services, request.body.email, request.body.otp);
+      return ok({ resetToken }, 'Code vérifié. Choisissez un nouveau mot de passe.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/auth/reset-password',
+    { schema: { tags, summary: 'Choisir un nouveau mot de passe', body: resetRequest, response: { 200: nullData, ...errors } } },
+    async (request) => {
+      await resetPassword(services, request.body.resetToken, request.body.newPassword, auditActor(request));
+      return ok(null, 'Mot de passe réinitialisé. Vous pouvez vous connecter.', now());
+    },
+  );
+}
+
+/** Registers /api/v1/merchants/me* (bearer). */
+export async function dashboardProfileRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const now = () => services.clock.now();
+  const ptags = ['Dashboard : profil'];
+
+  r.get(
+    '/api/v1/merchants/me',
+    { schema: { tags: ptags, summary: 'Mon profil', security: bearerSecurity, response: { 200: envelopeOf(profileData), ...errors } } },
+    async (request) => {
+      const row = await findAccountById(services.db, requireAccount(request).accountId);
+      if (!row) throw new ApiError('USER_NOT_FOUND');
+      return ok(profile(row), 'Profil récupéré.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/me',
+    {
+      schema: {
+        tags: ptags,
+        summary: 'Modifier mon profil',
+        security: bearerSecurity,
+        body: profileUpdateRequest,
+        response: { 200: envelopeOf(profileData), ...errors },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      const before = await findAccountById(services.db, account.accountId);
+      if (!before) throw new ApiError('USER_NOT_FOUND');
+      const body = request.body;
+      const changes: Partial<typeof accounts.$inferInsert> = {};
+      if (body.fullName !== undefined) changes.fullName = body.fullName;
+      if (body.phone !== undefined) changes.phone = body.phone;
+      if (body.country !== undefined) changes.country = body.country;
+      if (body.avatarUrl !== undefined) changes.avatarUrl = body.avatarUrl;
+      // A changed phone number is no longer verified.
+      if (changes.phone !== undefined && changes.phone !== before.phone) changes.phoneVerified = false;
+      const [after] = await services.db
+        .update(accounts)
+        .set({ ...changes, updatedAt: now() })
+        .where(eq(accounts.id, account.accountId))
+        .returning();
+      await recordAudit(services, auditActor(request), {
+        action: 'PROFILE_UPDATED',
+        targetType: 'ACCOUNT',
+        targetId: account.accountId,
+        ...changedFields(userAndProfile(before), userAndProfile(after!)),
+      });
+      return ok(profile(after!), 'Profil mis à jour.', now());
+    },
+  );
+
+  r.put(
+    '/api/v1/merchants/me/password',
+    {
+      schema: {
+        tags: ptags,
+        summary: 'Changer mon mot de passe (ferme mes autres sessions)',
+        security: bearerSecurity,
+        body: changePasswordRequest,
+        response: { 200: nullData, ...errors },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      await changePassword(services, account.accountId, account.sessionId, request.body.currentPassword, request.body.newPassword, auditActor(request));
+      return ok(null, 'Mot de passe modifié.', now());
+    },
+  );
+}
+
+function userAndProfile(row: Parameters<typeof profileView>[0]): Record<string, unknown> {
+  const { fullName, phone, country, avatarUrl } = profileView(row);
+  return { ...userView(row), fullName, phone, country, avatarUrl };
+}

@@ -1,0 +1,156 @@
+/**
+ * Request and response schemas of the dashboard API (compatibility.md "Dashboard API"). They
+ * validate requests and generate `/openapi.json`. Timestamps are shown like the envelope's:
+ * ISO 8601 server local time, no zone.
+ */
+import { z } from 'zod';
+import { formatLocalTimestamp } from '../../domain/clock.ts';
+import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText } from './common.ts';
+
+/** Formats a date like the envelope timestamp; null stays null. */
+export function ts(date: Date): string;
+export function ts(date: Date | null): string | null;
+export function ts(date: Date | null): string | null {
+  return date ? formatLocalTimestamp(date) : null;
+}
+
+const email = z.string().trim().max(255).email(fr('doit être une adresse e-mail valide'));
+/** New passwords: 8 to 128 characters (OWASP ASVS 2.1.1/2.1.2). */
+const newPassword = z.string().min(8).max(128);
+const otp = z.string().regex(/^\d{6}$/, fr('doit être un code de 6 chiffres'));
+const phone = z.string().trim().regex(/^\+?[0-9 ]{6,20}$/, fr('doit être un numéro de téléphone valide'));
+const country = z.string().regex(/^[A-Z]{2}$/, fr('doit être un code pays ISO 3166 alpha-2 (ex. CM)'));
+
+export const registerRequest = z.object({
+  fullName: requiredText(255),
+  email,
+  phone,
+  password: newPassword,
+  country,
+});
+export const emailOtpRequest = z.object({ email, otp });
+export const emailRequest = z.object({ email });
+export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) });
+export const refreshRequest = z.object({ refreshToken: z.string().min(1).max(200) });
+export const resetRequest = z.object({ resetToken: z.string().min(1).max(200), newPassword });
+export const changePasswordRequest = z.object({ currentPassword: z.string().min(1).max(1024), newPassword });
+export const profileUpdateRequest = z.object({
+  fullName: requiredText(255).optional(),
+  phone: phone.nullish(),
+  country: country.nullish(),
+  avatarUrl: optionalHttpUrl(500),
+});
+
+export const userData = z.object({
+  accountId: z.string(),
+  email: z.string(),
+  fullName: z.string(),
+  role: z.string(),
+  status: z.string(),
+  kycLevel: z.string(),
+});
+export const loginData = z.object({ accessToken: z.string(), refreshToken: z.string(), user: userData });
+export const tokenPairData = z.object({ accessToken: z.string(), refreshToken: z.string() });
+export const resetTokenData = z.object({ resetToken: z.string() });
+export const profileData = z.object({
+  id: z.string(),
+  fullName: z.string(),
+  email: z.string(),
+  phone: z.string().nullable(),
+  country: z.string().nullable(),
+  avatarUrl: z.string().nullable(),
+  role: z.string(),
+  status: z.string(),
+  kycLevel: z.string(),
+  emailVerified: z.boolean(),
+  phoneVerified: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const themeColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, fr('doit être une couleur hexadécimale (ex. #1A2B3C)'));
+
+export const appCreateRequest = z.object({
+  name: requiredText(100),
+  description: optionalText(500),
+  logoUrl: optionalHttpUrl(500),
+  websiteUrl: optionalHttpUrl(500),
+  themeColor: themeColor.nullish().transform((v) => v ?? undefined),
+  currency: currencySchema,
+  webhookUrl: optionalHttpUrl(500),
+  successUrl: optionalHttpUrl(500),
+  cancelUrl: optionalHttpUrl(500),
+});
+/** Update: every field but currency; an explicit null clears an optional field. */
+export const appUpdateRequest = z.object({
+  name: requiredText(100).optional(),
+  description: z.string().max(500).nullable().optional(),
+  logoUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
+  websiteUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
+  themeColor: themeColor.nullable().optional(),
+  webhookUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
+  successUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
+  cancelUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
+  status: z.enum(['ACTIVE', 'INACTIVE']).optional(),
+});
+export const appData = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  status: z.string(),
+  currency: z.string(),
+  themeColor: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  websiteUrl: z.string().nullable(),
+  webhookUrl: z.string().nullable(),
+  plainTextWebhookSecret: z.string().optional().describe('Seulement dans la réponse de création'),
+  successUrl: z.string().nullable(),
+  cancelUrl: z.string().nullable(),
+  activeKeyPrefix: z.string().nullable(),
+  activeKeyEnvironment: z.enum(['LIVE', 'TEST']).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const appIdParams = z.object({ id: z.string().max(64) });
+export const appIdKeyParams = z.object({ appId: z.string().max(64) });
+
+export const apiKeyRequest = z.object({
+  name: z.string().trim().min(2).max(100),
+  environment: z.enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST')),
+});
+export const apiKeyData = z.object({
+  id: z.string(),
+  name: z.string(),
+  keyPrefix: z.string(),
+  environment: z.enum(['LIVE', 'TEST']),
+  active: z.boolean(),
+  plainTextKey: z.string().optional().describe('La clé complète, affichée une seule fois (création et rotation)'),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** Query of a paged list (compatibility.md "Pages"): `page` 0-based, `size` 1–100. */
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(0).max(100_000).default(0),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** A page object around `item` (compatibility.md "Pages"). */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    content: z.array(item),
+    totalElements: z.number(),
+    totalPages: z.number(),
+    size: z.number(),
+    number: z.number(),
+    first: z.boolean(),
+    last: z.boolean(),
+  });
+}
+
+/** Builds the page object from rows of page `page` of `size`, out of `total`. */
+export function toPage<T>(content: T[], total: number, page: number, size: number) {
+  const totalPages = Math.ceil(total / size);
+  return { content, totalElements: total, totalPages, size, number: page, first: page === 0, last: page >= totalPages - 1 };
+}
