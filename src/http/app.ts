@@ -13,7 +13,9 @@ import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts'
 import { healthRoutes } from './routes/health.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
 import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-auth.ts';
+import { dashboardAppRoutes } from './routes/dashboard-apps.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -70,8 +72,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => healthRoutes(scope, services));
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
+  await app.register(async (scope) => dashboardWebhookRoutes(scope, services));
   await app.register(async (scope) => checkoutPageRoutes(scope, services));
   await app.register(async (scope) => dashboardAuthRoutes(scope, services));
   await app.register(async (scope) => dashboardProfileRoutes(scope, services));
+  await app.register(async (scope) => dashboardAppRoutes(scope, services));
   return app;
 }

@@ -1,0 +1,220 @@
+/**
+ * Dashboard routes for applications and their API keys (compatibility.md "Applications" and
+ * "API keys"; spec 4.6). Bearer-authenticated; a MERCHANT only reaches its own applications
+ * (another merchant's id is a 404 like an unknown one), SUPPORT reads all and writes none (403),
+ * ADMIN reads and writes all.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { createApiKey, listApiKeys, revokeActiveKey, rotateApiKey, type ApiKeyView } from '../../accounts/api-keys.ts';
+import { recordAudit } from '../../dashboard/audit.ts';
+import {
+  applicationView,
+  createDashboardApplication,
+  deleteDashboardApplication,
+  listApplications,
+  updateDashboardApplication,
+  type ApplicationView,
+} from '../../dashboard/applications.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import {
+  apiKeyData,
+  apiKeyRequest,
+  appCreateRequest,
+  appData,
+  appIdKeyParams,
+  appIdParams,
+  appUpdateRequest,
+  ts,
+} from '../schemas/dashboard.ts';
+import { z } from 'zod';
+import { bearerSecurity } from './dashboard-auth.ts';
+
+/** A 204 answer has no body at all. */
+const noContent = z.undefined().describe('Aucun contenu');
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+
+function appOut(app: ApplicationView) {
+  const { merchantId: _merchantId, ...rest } = app;
+  return { ...rest, createdAt: ts(app.createdAt), updatedAt: ts(app.updatedAt) };
+}
+
+function keyOut(key: ApiKeyView & { plainTextKey?: string }) {
+  const { applicationId: _applicationId, ...rest } = key;
+  return { ...rest, lastUsedAt: ts(key.lastUsedAt), createdAt: ts(key.createdAt), updatedAt: ts(key.updatedAt) };
+}
+
+/** Registers /api/v1/merchants/apps and /api/v1/merchants/apps/{appId}/api-keys. */
+export async function dashboardAppRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const now = () => services.clock.now();
+  const tags = ['Dashboard : applications'];
+  const keyTags = ['Dashboard : clés API'];
+  const security = bearerSecurity;
+
+  r.get(
+    '/api/v1/merchants/apps',
+    { schema: { tags, summary: 'Lister mes applications (toutes pour le personnel)', security, response: { 200: envelopeOf(z.array(appData)), ...errors } } },
+    async (request) => {
+      const account = requireAccount(request);
+      const list = await listApplications(services.db, account.role === 'MERCHANT' ? account.accountId : null);
+      return ok(list.map(appOut), 'Applications récupérées.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/apps',
+    { schema: { tags, summary: 'Créer une application', security, body: appCreateRequest, response: { 201: envelopeOf(appData), ...errors } } },
+    async (request, reply) => {
+      const account = requireAccount(request);
+      // Applications belong to a merchant: staff accounts have none of their own.
+      requireRole(account, 'MERCHANT');
+      const created = await createDashboardApplication(services, account.accountId, request.body, auditActor(request));
+      return reply.code(201).send(ok(appOut(created), 'Application créée.', now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/apps/:id',
+    { schema: { tags, summary: 'Lire une application', security, params: appIdParams, response: { 200: envelopeOf(appData), ...errors } } },
+    async (request) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: false });
+      return ok(appOut(await applicationView(services.db, row)), 'Application récupérée.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/apps/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Modifier une application (tous les champs sauf la devise)',
+        security,
+        params: appIdParams,
+        body: appUpdateRequest,
+        response: { 200: envelopeOf(appData), ...errors },
+      },
+    },
+    async (request) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: true });
+      const updated = await updateDashboardApplication(services, row, request.body, auditActor(request));
+      return ok(appOut(updated), 'Application mise à jour.', now());
+    },
+  );
+
+  r.delete(
+    '/api/v1/merchants/apps/:id',
+    { schema: { tags, summary: 'Supprimer une application (204, sans corps)', security, params: appIdParams, response: { 204: noContent, ...errors } } },
+    async (request, reply) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: true });
+      await deleteDashboardApplication(services, row, auditActor(request));
+      return reply.code(204).send(undefined);
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/apps/:appId/api-keys',
+    {
+      schema: {
+        tags: keyTags,
+        summary: 'Créer la clé API (409 si une clé est déjà active)',
+        security,
+        params: appIdKeyParams,
+        body: apiKeyRequest,
+        response: { 201: envelopeOf(apiKeyData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const key = await createApiKey(services, { applicationId: row.id, ...request.body });
+      await recordAudit(services, auditActor(request), {
+        action: 'API_KEY_CREATED',
+        targetType: 'API_KEY',
+        targetId: key.id,
+        after: { applicationId: row.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix },
+      });
+      return reply.code(201).send(ok(keyOut(key), 'Clé API créée. Conservez-la : elle ne sera plus affichée.', now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/apps/:appId/api-keys',
+    {
+      schema: {
+        tags: keyTags,
+        summary: 'Lister les clés API (les plus récentes d’abord)',
+        security,
+        params: appIdKeyParams,
+        response: { 200: envelopeOf(z.array(apiKeyData)), ...errors },
+      },
+    },
+    async (request) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      return ok((await listApiKeys(services.db, row.id)).map(keyOut), 'Clés API récupérées.', now());
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/apps/:appId/api-keys/active',
+    {
+      schema: { tags: keyTags, summary: 'Lire la clé API active', security, params: appIdKeyParams, response: { 200: envelopeOf(apiKeyData), ...errors } },
+    },
+    async (request) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      const active = (await listApiKeys(services.db, row.id)).find((k) => k.active);
+      if (!active) throw new ApiError('API_KEY_NOT_FOUND');
+      return ok(keyOut(active), 'Clé API active récupérée.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/apps/:appId/api-keys/rotate',
+    {
+      schema: {
+        tags: keyTags,
+        summary: 'Remplacer la clé API (l’ancienne est refusée immédiatement)',
+        security,
+        params: appIdKeyParams,
+        body: apiKeyRequest,
+        response: { 201: envelopeOf(apiKeyData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const before = (await listApiKeys(services.db, row.id)).find((k) => k.active);
+      const key = await rotateApiKey(services, { applicationId: row.id, ...request.body });
+      await recordAudit(services, auditActor(request), {
+        action: 'API_KEY_ROTATED',
+        targetType: 'API_KEY',
+        targetId: key.id,
+        before: before ? { keyId: before.id, keyPrefix: before.keyPrefix, environment: before.environment } : null,
+        after: { applicationId: row.id, keyId: key.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix },
+      });
+      return reply.code(201).send(ok(keyOut(key), 'Nouvelle clé API émise ; l’ancienne est révoquée.', now()));
+    },
+  );
+
+  r.delete(
+    '/api/v1/merchants/apps/:appId/api-keys',
+    {
+      schema: { tags: keyTags, summary: 'Révoquer la clé API active (204)', security, params: appIdKeyParams, response: { 204: noContent, ...errors } },
+    },
+    async (request, reply) => {
+      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const active = (await listApiKeys(services.db, row.id)).find((k) => k.active);
+      if (!active || !(await revokeActiveKey(services.db, row.id, now()))) throw new ApiError('API_KEY_NOT_FOUND');
+      await recordAudit(services, auditActor(request), {
+        action: 'API_KEY_REVOKED',
+        targetType: 'API_KEY',
+        targetId: active.id,
+        before: { active: true, keyPrefix: active.keyPrefix },
+        after: { active: false },
+      });
+      return reply.code(204).send(undefined);
+    },
+  );
+}
