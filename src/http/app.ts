@@ -16,6 +16,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
 import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-auth.ts';
 import { dashboardAppRoutes } from './routes/dashboard-apps.ts';
+import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -77,5 +78,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAuthRoutes(scope, services));
   await app.register(async (scope) => dashboardProfileRoutes(scope, services));
   await app.register(async (scope) => dashboardAppRoutes(scope, services));
+  await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   return app;
 }

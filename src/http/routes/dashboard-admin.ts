@@ -1,0 +1,318 @@
+/**
+ * Administration routes (compatibility.md "Administration"), bearer-authenticated. Reads of
+ * merchants and rails: ADMIN and SUPPORT; every write, staff management and the audit log:
+ * ADMIN only (403 ACCESS_DENIED otherwise).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { profileView } from '../../dashboard/accounts.ts';
+import {
+  ACCOUNT_STATUSES,
+  KYC_LEVELS,
+  accountWithRole,
+  createProvider,
+  createStaff,
+  listProviders,
+  merchantOverview,
+  pageAccounts,
+  setAccountStatus,
+  setKycLevel,
+  toggleProvider,
+  updateProvider,
+} from '../../dashboard/admin.ts';
+import { listAudit } from '../../dashboard/audit.ts';
+import type { Services } from '../../services.ts';
+import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { currencySchema, fr, requiredText } from '../schemas/common.ts';
+import { pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
+import { bearerSecurity as security } from './dashboard-auth.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const noContent = z.undefined().describe('Aucun contenu');
+const idParams = z.object({ id: z.string().max(64) });
+
+const providerType = z.enum(['MOBILE_MONEY', 'BANK_TRANSFER', 'CARD', 'CRYPTO', 'WALLET']);
+const providerRequest = z.object({
+  code: z.string().regex(/^[A-Z][A-Z0-9_]{1,40}_[A-Z]{2}$/, fr('doit être un code en majuscules : opérateur puis pays ISO 3166 (ex. MTN_MOMO_CM)')),
+  name: requiredText(255),
+  type: providerType.default('MOBILE_MONEY'),
+  country: z.string().regex(/^[A-Z]{2}$/, fr('doit être un code pays ISO 3166 alpha-2 (ex. CM)')),
+  currency: currencySchema,
+  feePercentage: z.number().min(0).max(100).default(0),
+  feeFixed: z.number().int().min(0).default(0),
+  minAmount: z.number().int().min(1),
+  maxAmount: z.number().int().min(1),
+  active: z.boolean().default(true),
+  operator: z.string().regex(/^[A-Z][A-Z0-9_]{1,40}$/).optional(),
+  pendingTimeoutSeconds: z.number().int().min(30).max(7 * 86_400).optional(),
+});
+const providerData = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  operator: z.string(),
+  type: z.string(),
+  country: z.string(),
+  currency: z.string(),
+  feePercentage: z.number(),
+  feeFixed: z.number(),
+  minAmount: z.number(),
+  maxAmount: z.number(),
+  pendingTimeoutSeconds: z.number(),
+  active: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const auditData = z.object({
+  id: z.number(),
+  actorId: z.string().nullable(),
+  actorRole: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string().nullable(),
+  clientIp: z.string().nullable(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: z.string(),
+});
+const overviewData = z.object({
+  merchant: profileData,
+  applicationCount: z.number(),
+  transactionCount: z.number(),
+  transactionsByStatus: z.record(z.string(), z.object({ count: z.number(), volume: z.number() })),
+});
+
+function profileOut(view: ReturnType<typeof profileView>) {
+  return { ...view, createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
+}
+function providerOut<T extends { createdAt: Date; updatedAt: Date }>(p: T) {
+  return { ...p, createdAt: ts(p.createdAt), updatedAt: ts(p.updatedAt) };
+}
+
+/** Registers /api/v1/admin/*. */
+export async function dashboardAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const now = () => services.clock.now();
+  const tags = ['Administration'];
+  const staffRead = (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
+  const adminOnly = (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
+
+  r.get(
+    '/api/v1/admin/merchants',
+    {
+      schema: {
+        tags,
+        summary: 'Lister les marchands (page)',
+        security,
+        querystring: pageQuery.extend({ status: z.enum(ACCOUNT_STATUSES).optional() }),
+        response: { 200: envelopeOf(pageOf(profileData)), ...errors },
+      },
+      onRequest: staffRead,
+    },
+    async (request) => {
+      const { page, size, status } = request.query;
+      const { rows, total } = await pageAccounts(services.db, ['MERCHANT'], status, page, size);
+      return ok(toPage(rows.map(profileOut), total, page, size), 'Marchands récupérés.', now());
+    },
+  );
+
+  r.get(
+    '/api/v1/admin/merchants/:id',
+    { schema: { tags, summary: 'Lire un marchand', security, params: idParams, response: { 200: envelopeOf(profileData), ...errors } }, onRequest: staffRead },
+    async (request) => ok(profileOut(profileView(await accountWithRole(services.db, request.params.id, ['MERCHANT']))), 'Marchand récupéré.', now()),
+  );
+
+  r.get(
+    '/api/v1/admin/merchants/:id/overview',
+    {
+      schema: { tags, summary: "Vue d'ensemble d'un marchand", security, params: idParams, response: { 200: envelopeOf(overviewData), ...errors } },
+      onRequest: staffRead,
+    },
+    async (request) => {
+      const o = await merchantOverview(services.db, request.params.id);
+      return ok({ ...o, merchant: profileOut(o.merchant) }, "Vue d'ensemble récupérée.", now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/admin/merchants/:id/status',
+    {
+      schema: {
+        tags,
+        summary: "Changer le statut d'un marchand (ferme ses sessions sauf ACTIVE)",
+        security,
+        params: idParams,
+        body: z.object({ status: z.enum(ACCOUNT_STATUSES) }),
+        response: { 200: envelopeOf(profileData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const target = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
+      const after = await setAccountStatus(services, auditActor(request), target, request.body.status);
+      return ok(profileOut(profileView(after)), 'Statut du marchand mis à jour.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/admin/merchants/:id/kyc',
+    {
+      schema: {
+        tags,
+        summary: "Changer le niveau KYC d'un marchand",
+        security,
+        params: idParams,
+        body: z.object({ kycLevel: z.enum(KYC_LEVELS) }),
+        response: { 200: envelopeOf(profileData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const target = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
+      const after = await setKycLevel(services, auditActor(request), target, request.body.kycLevel);
+      return ok(profileOut(profileView(after)), 'Niveau KYC mis à jour.', now());
+    },
+  );
+
+  r.get(
+    '/api/v1/admin/staff',
+    {
+      schema: { tags, summary: 'Lister le personnel (page)', security, querystring: pageQuery, response: { 200: envelopeOf(pageOf(profileData)), ...errors } },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const { page, size } = request.query;
+      const { rows, total } = await pageAccounts(services.db, ['ADMIN', 'SUPPORT'], undefined, page, size);
+      return ok(toPage(rows.map(profileOut), total, page, size), 'Personnel récupéré.', now());
+    },
+  );
+
+  r.post(
+    '/api/v1/admin/staff',
+    {
+      schema: {
+        tags,
+        summary: 'Créer un compte ADMIN ou SUPPORT',
+        security,
+        body: z.object({
+          fullName: requiredText(255),
+          email: z.string().trim().max(255).email(),
+          password: z.string().min(12).max(128),
+          role: z.enum(['ADMIN', 'SUPPORT']),
+          phone: z.string().max(30).nullish().transform((v) => v ?? undefined),
+        }),
+        response: { 201: envelopeOf(profileData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request, reply) => {
+      const row = await createStaff(services, auditActor(request), request.body);
+      return reply.code(201).send(ok(profileOut(profileView(row)), 'Compte du personnel créé.', now()));
+    },
+  );
+
+  r.patch(
+    '/api/v1/admin/staff/:id/status',
+    {
+      schema: {
+        tags,
+        summary: "Suspendre ou réactiver un membre du personnel",
+        security,
+        params: idParams,
+        body: z.object({ status: z.enum(['ACTIVE', 'SUSPENDED']) }),
+        response: { 200: envelopeOf(profileData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const target = await accountWithRole(services.db, request.params.id, ['ADMIN', 'SUPPORT']);
+      const after = await setAccountStatus(services, auditActor(request), target, request.body.status);
+      return ok(profileOut(profileView(after)), 'Statut mis à jour.', now());
+    },
+  );
+
+  r.delete(
+    '/api/v1/admin/staff/:id',
+    {
+      schema: { tags, summary: 'Supprimer un membre du personnel (204)', security, params: idParams, response: { 204: noContent, ...errors } },
+      onRequest: adminOnly,
+    },
+    async (request, reply) => {
+      const target = await accountWithRole(services.db, request.params.id, ['ADMIN', 'SUPPORT']);
+      // Soft delete: the audit log keeps pointing at a real account.
+      await setAccountStatus(services, auditActor(request), target, 'DELETED');
+      return reply.code(204).send(undefined);
+    },
+  );
+
+  r.get(
+    '/api/v1/admin/providers',
+    { schema: { tags, summary: 'Lister les moyens de paiement', security, response: { 200: envelopeOf(z.array(providerData)), ...errors } }, onRequest: staffRead },
+    async () => ok((await listProviders(services.db)).map(providerOut), 'Moyens de paiement récupérés.', now()),
+  );
+
+  r.post(
+    '/api/v1/admin/providers',
+    {
+      schema: { tags, summary: 'Créer un moyen de paiement', security, body: providerRequest, response: { 201: envelopeOf(providerData), ...errors } },
+      onRequest: adminOnly,
+    },
+    async (request, reply) => {
+      const created = await createProvider(services, auditActor(request), request.body);
+      return reply.code(201).send(ok(providerOut(created), 'Moyen de paiement créé.', now()));
+    },
+  );
+
+  r.put(
+    '/api/v1/admin/providers/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Modifier un moyen de paiement (limites, frais, état)',
+        security,
+        params: idParams,
+        body: providerRequest.partial({ code: true }),
+        response: { 200: envelopeOf(providerData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => ok(providerOut(await updateProvider(services, auditActor(request), request.params.id, request.body)), 'Moyen de paiement mis à jour.', now()),
+  );
+
+  r.patch(
+    '/api/v1/admin/providers/:id/toggle',
+    {
+      schema: { tags, summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: envelopeOf(providerData), ...errors } },
+      onRequest: adminOnly,
+    },
+    async (request) => ok(providerOut(await toggleProvider(services, auditActor(request), request.params.id)), 'Moyen de paiement mis à jour.', now()),
+  );
+
+  r.get(
+    '/api/v1/admin/audit-log',
+    {
+      schema: {
+        tags,
+        summary: "Journal d'audit (page, du plus récent au plus ancien)",
+        security,
+        querystring: pageQuery,
+        response: { 200: envelopeOf(pageOf(auditData)), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const { page, size } = request.query;
+      const { rows, total } = await listAudit(services.db, page, size);
+      const content = rows.map((row) => ({
+        ...row,
+        before: row.before as Record<string, unknown> | null,
+        after: row.after as Record<string, unknown> | null,
+        createdAt: ts(row.createdAt),
+      }));
+      return ok(toPage(content, total, page, size), "Journal d'audit récupéré.", now());
+    },
+  );
+}

@@ -1,0 +1,160 @@
+/**
+ * The shared security suite of the dashboard API (issue 3, point 8): every protected route is
+ * run through the same checks — no token, malformed token, expired token (manual clock), a
+ * token of another merchant (404 like an unknown id), a wrong role (403), an API key instead
+ * of a JWT (401, alone or as a bearer), and a suspended account. Requests are built so that
+ * they would succeed for the right caller; each check only expects a refusal, so nothing is
+ * changed by running it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { createApplication } from '../../src/accounts/applications.ts';
+import { createAccount } from '../../src/dashboard/accounts.ts';
+import { openSession } from '../../src/dashboard/tokens.ts';
+import { startHarness, type Harness } from '../harness.ts';
+import { DASHBOARD_TEST_ENV } from './dashboard.ts';
+
+/** Who may call a route: the owning merchant of `:appId`, any logged-in account, or staff. */
+export type RouteScope = 'OWN_APP' | 'ANY_ACCOUNT' | 'STAFF_READ' | 'ADMIN';
+
+/** A protected route to check. `path` may use `{appId}` (the owner's application) and `{id}` (a uuid). */
+export interface ProtectedRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  scope: RouteScope;
+  /** True when SUPPORT must get 403 on it (write routes). */
+  write: boolean;
+  body?: unknown;
+}
+
+interface Ctx {
+  h: Harness;
+  appId: string;
+  apiKey: string;
+  tokens: Record<'owner' | 'other' | 'support' | 'admin' | 'suspended', string>;
+}
+
+let counter = 0;
+
+async function account(h: Harness, role: 'MERCHANT' | 'ADMIN' | 'SUPPORT') {
+  counter += 1;
+  const row = await createAccount(h.services, {
+    fullName: `Sécurité ${counter}`,
+    email: `security-${counter}-${Date.now()}@example.test`,
+    password: 'mot-de-passe-securite',
+    role,
+    status: 'ACTIVE',
+    emailVerified: true,
+  });
+  // Tokens come from the same code the login route uses; the login route itself is tested elsewhere.
+  const { accessToken } = await openSession(h.services, row);
+  return { row, accessToken };
+}
+
+function fill(path: string, ctx: Ctx): string {
+  return path.replace('{appId}', ctx.appId).replace('{id}', '00000000-0000-4000-8000-000000000000');
+}
+
+/** Registers a `describe` block running every check on every route. */
+export function describeDashboardSecurity(title: string, routes: ProtectedRoute[]): void {
+  describe(title, () => {
+    const ctx = {} as Ctx;
+    beforeAll(async () => {
+      ctx.h = await startHarness({ ...DASHBOARD_TEST_ENV });
+      const owner = await account(ctx.h, 'MERCHANT');
+      const other = await account(ctx.h, 'MERCHANT');
+      const support = await account(ctx.h, 'SUPPORT');
+      const admin = await account(ctx.h, 'ADMIN');
+      const suspended = await account(ctx.h, 'MERCHANT');
+      const app = await createApplication(ctx.h.services, { merchantId: owner.row.id, name: 'Sécurité', currency: 'XAF' });
+      ctx.appId = app.id;
+      ctx.apiKey = (await createApiKey(ctx.h.services, { applicationId: app.id, name: 'k', environment: 'TEST' })).plainTextKey;
+      ctx.tokens = {
+        owner: owner.accessToken,
+        other: other.accessToken,
+        support: support.accessToken,
+        admin: admin.accessToken,
+        suspended: suspended.accessToken,
+      };
+      const { accounts } = await import('../../src/db/schema.ts');
+      const { eq } = await import('drizzle-orm');
+      await ctx.h.services.db.update(accounts).set({ status: 'SUSPENDED' }).where(eq(accounts.id, suspended.row.id));
+    });
+    afterAll(async () => ctx.h.close());
+
+    const send = (route: ProtectedRoute, headers: Record<string, string>) =>
+      ctx.h.request(route.method, fill(route.path, ctx), { headers, ...(route.body === undefined ? {} : { body: route.body }) });
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    for (const route of routes) {
+      const name = `${route.method} ${route.path}`;
+      it(`${name}: refuses missing, malformed and API-key credentials with 401`, async () => {
+        for (const headers of [
+          {},
+          { authorization: 'Bearer' },
+          { authorization: 'Bearer not.a.jwt' },
+          { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+          { 'x-api-key': ctx.apiKey },
+          bearer(ctx.apiKey),
+        ]) {
+          const response = await send(route, headers);
+          expect(response.status, JSON.stringify(headers)).toBe(401);
+          expect(response.json.success).toBe(false);
+        }
+      });
+
+      it(`${name}: refuses a token signed with another secret and a suspended account`, async () => {
+        const [head, payload] = ctx.tokens.owner.split('.');
+        const forged = await send(route, bearer(`${head}.${payload}.${Buffer.from('x'.repeat(32)).toString('base64url')}`));
+        expect(forged.status).toBe(401);
+        expect(forged.json.code).toBe('INVALID_TOKEN');
+        const suspended = await send(route, bearer(ctx.tokens.suspended));
+        expect(suspended.status).toBe(403);
+        expect(suspended.json.code).toBe('ACCOUNT_NOT_ACTIVE');
+      });
+
+      it(`${name}: refuses an expired token with 401 TOKEN_EXPIRED`, async () => {
+        const { h } = ctx;
+        const fresh = await account(h, route.scope === 'OWN_APP' || route.scope === 'ANY_ACCOUNT' ? 'MERCHANT' : 'ADMIN');
+        h.clock.advance(h.config.accessTokenTtlMinutes * 60_000 + 1000);
+        try {
+          const response = await send(route, bearer(fresh.accessToken));
+          expect(response.status).toBe(401);
+          expect(response.json.code).toBe('TOKEN_EXPIRED');
+        } finally {
+          // Keep the shared tokens valid for the other checks.
+          h.clock.advance(-(h.config.accessTokenTtlMinutes * 60_000 + 1000));
+        }
+      });
+
+      if (route.scope === 'OWN_APP') {
+        it(`${name}: another merchant gets 404 APP_NOT_FOUND, exactly like an unknown id`, async () => {
+          const foreign = await send(route, bearer(ctx.tokens.other));
+          expect(foreign.status).toBe(404);
+          expect(foreign.json.code).toBe('APP_NOT_FOUND');
+          const unknown = await ctx.h.request(route.method, route.path.replace('{appId}', '00000000-0000-4000-8000-000000000000'), {
+            headers: bearer(ctx.tokens.other),
+            ...(route.body === undefined ? {} : { body: route.body }),
+          });
+          expect({ ...foreign.json, timestamp: null }).toEqual({ ...unknown.json, timestamp: null });
+        });
+      }
+
+      if (route.scope === 'STAFF_READ' || route.scope === 'ADMIN') {
+        it(`${name}: a MERCHANT gets 403 ACCESS_DENIED`, async () => {
+          const response = await send(route, bearer(ctx.tokens.owner));
+          expect(response.status).toBe(403);
+          expect(response.json.code).toBe('ACCESS_DENIED');
+        });
+      }
+
+      if (route.write || route.scope === 'ADMIN') {
+        it(`${name}: SUPPORT gets 403 ACCESS_DENIED`, async () => {
+          const response = await send(route, bearer(ctx.tokens.support));
+          expect(response.status).toBe(403);
+          expect(response.json.code).toBe('ACCESS_DENIED');
+        });
+      }
+    }
+  });
+}
