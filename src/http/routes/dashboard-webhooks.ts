@@ -1,0 +1,165 @@
+/**
+ * Webhook configuration by dashboard JWT (compatibility.md "Webhook configuration"):
+ * `/api/v1/merchants/apps/{appId}/webhook` read / set URL, secret create / rotate / delete,
+ * test event, delivery log and replay. Thin adapters over the same use cases as the API-key
+ * routes; access is `findAccessibleApplication` (a merchant's own applications; SUPPORT reads
+ * only; ADMIN all).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../services.ts';
+import { DELIVERY_STATUSES, listDeliveries, replayDelivery } from '../../webhooks/webhook-deliveries.ts';
+import { createWebhookSecret, deleteWebhookSecret, rotateWebhookSecret } from '../../webhooks/webhook-secrets.ts';
+import { getWebhookSettings, sendTestWebhook, updateWebhookUrl } from '../../webhooks/webhook-settings.ts';
+import { WEBHOOK_URL_MAX } from '../../webhooks/webhook-url.ts';
+import { dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { testWebhookData, webhookSettingsData } from './webhooks.ts';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['Dashboard – webhooks'];
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 502: errorEnvelope };
+const appParams = z.object({ appId: z.string() });
+const deliveryParams = z.object({ appId: z.string(), deliveryId: z.string() });
+
+const secretData = webhookSettingsData.extend({
+  plainTextWebhookSecret: z.string().describe('Affiché une seule fois : conservez-le.'),
+});
+const deliveryData = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventName: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  httpStatus: z.number().int().nullable(),
+  attemptCount: z.number().int(),
+  nextRetryAt: z.date().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.date().nullable(),
+  createdAt: z.date(),
+});
+const deliveriesPage = z.object({
+  content: z.array(deliveryData),
+  totalElements: z.number().int(),
+  totalPages: z.number().int(),
+  size: z.number().int(),
+  number: z.number().int(),
+  first: z.boolean(),
+  last: z.boolean(),
+});
+const deliveriesQuery = z.object({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  page: z.coerce.number().int().min(0).max(100_000).default(0),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** Registers the dashboard webhook endpoints. */
+export async function dashboardWebhookRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const base = '/api/v1/merchants/apps/:appId/webhook';
+  const appOf = async (request: { params: { appId: string } } & Parameters<typeof requireAccount>[0], write: boolean) =>
+    findAccessibleApplication(services, requireAccount(request), request.params.appId, { write });
+
+  r.get(
+    base,
+    { schema: { tags, summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
+    async (request) => ok(await getWebhookSettings(services, (await appOf(request, false)).id), 'Configuration du webhook.', services.clock.now()),
+  );
+
+  r.patch(
+    base,
+    {
+      schema: {
+        tags,
+        summary: "Définir (ou effacer avec null) l'URL du webhook",
+        security,
+        params: appParams,
+        body: z.object({ webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).nullable() }),
+        response: { 200: envelopeOf(webhookSettingsData), ...errors },
+      },
+    },
+    async (request) => {
+      const app = await appOf(request, true);
+      return ok(await updateWebhookUrl(services, app.id, request.body.webhookUrl), 'URL du webhook mise à jour.', services.clock.now());
+    },
+  );
+
+  r.post(
+    `${base}/secret`,
+    { schema: { tags, summary: 'Créer le secret de signature', security, params: appParams, response: { 201: envelopeOf(secretData), ...errors } } },
+    async (request, reply) => {
+      const app = await appOf(request, true);
+      const issued = await createWebhookSecret(services, app.id);
+      const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
+      return reply.code(201).send(ok(data, 'Secret de webhook créé. Conservez-le : il ne sera plus affiché.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    `${base}/rotate`,
+    { schema: { tags, summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: envelopeOf(secretData), ...errors } } },
+    async (request) => {
+      const app = await appOf(request, true);
+      const issued = await rotateWebhookSecret(services, app.id);
+      const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
+      return ok(data, `Nouveau secret de webhook créé. L'ancien reste valide ${services.config.webhookSecretOverlapHours} h.`, services.clock.now());
+    },
+  );
+
+  r.delete(
+    `${base}/secret`,
+    { schema: { tags, summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().describe('Pas de corps'), ...errors } } },
+    async (request, reply) => {
+      const app = await appOf(request, true);
+      await deleteWebhookSecret(services, app.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  r.post(
+    `${base}/test`,
+    {
+      schema: {
+        tags,
+        summary: 'Envoyer un événement de test',
+        security,
+        params: appParams,
+        body: z.object({ data: z.record(z.string(), z.unknown()).nullish() }),
+        response: { 200: envelopeOf(testWebhookData), ...errors },
+      },
+    },
+    async (request) => {
+      const app = await appOf(request, true);
+      const data = await sendTestWebhook(services, app.id, request.body.data ?? undefined);
+      return ok(data, data.delivered ? 'Événement de test livré.' : "Événement de test envoyé, mais le serveur n'a pas répondu 2xx.", services.clock.now());
+    },
+  );
+
+  r.get(
+    `${base}/deliveries`,
+    {
+      schema: {
+        tags,
+        summary: 'Journal des livraisons (plus récentes d’abord)',
+        security,
+        params: appParams,
+        querystring: deliveriesQuery,
+        response: { 200: envelopeOf(deliveriesPage), ...errors },
+      },
+    },
+    async (request) => {
+      const app = await appOf(request, false);
+      return ok(await listDeliveries(services, app.id, request.query), 'Livraisons du webhook.', services.clock.now());
+    },
+  );
+
+  r.post(
+    `${base}/deliveries/:deliveryId/replay`,
+    { schema: { tags, summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
+    async (request) => {
+      const app = await appOf(request, true);
+      return ok(await replayDelivery(services, app.id, request.params.deliveryId), 'Livraison reprogrammée.', services.clock.now());
+    },
+  );
+}
