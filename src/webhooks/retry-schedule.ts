@@ -25,6 +25,8 @@ export function parseRetryAfterMs(value: string | undefined, now: Date): number 
   let ms: number;
   if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
   else {
+    // An HTTP date always has a weekday and a month name; this keeps "-5" from parsing as a year.
+    if (!/[A-Za-z]/.test(trimmed)) return undefined;
     const date = Date.parse(trimmed);
     if (Number.isNaN(date)) return undefined;
     ms = date - now.getTime();
