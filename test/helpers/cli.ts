@@ -1,0 +1,163 @@
+/**
+ * Helpers to run the real `kolo` command (`node bin/kolo.js`) as a child process: one-shot
+ * commands with a time limit, and `serve` with its output collected. The database is a PGlite
+ * data directory in a temporary folder, or a fresh PostgreSQL database when
+ * `TEST_DATABASE_URL` is set (dropped by `cleanup`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'kolo.js');
+
+/** Where a CLI test keeps its data: env for the child, and a cleanup. */
+export interface CliDatabase {
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/** A fresh, empty database for the child processes. */
+export async function freshCliDatabase(): Promise<CliDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'kolo-cli-'));
+    return { env: { DATA_DIR: join(dir, 'data'), DATABASE_URL: '' }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `kolo_cli_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    cleanup: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { TEST_DATABASE_URL: _ignored, ...parent } = process.env;
+  return { ...parent, LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env };
+}
+
+/** Result of a one-shot command. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `kolo <args>`; kills it after `timeoutMs`. */
+export function runKolo(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kolo ${args.join(' ')} timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A port that was free a moment ago (bound to 0 by the OS, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A running `kolo serve`. */
+export interface ServeProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Everything written so far on stdout and stderr. */
+  output(): string;
+  /** Resolves with the output once `pattern` appears in it; rejects after `timeoutMs` or if the process exits. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves once GET /actuator/health answers 200. */
+  waitUntilHealthy(timeoutMs?: number): Promise<void>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 20 s). */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `kolo serve` on a free loopback port. */
+export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: baseUrl, POLLER_ENABLED: 'false', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let exited: number | null | undefined;
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve((exited = code))));
+
+  const until = async (check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await check()) return;
+      if (exited !== undefined) throw new Error(`kolo serve exited (${exited}) before ${what}\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}\n${output}`);
+  };
+
+  return {
+    child,
+    baseUrl,
+    output: () => output,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      await until(() => pattern.test(output), timeoutMs, String(pattern));
+      return output;
+    },
+    async waitUntilHealthy(timeoutMs = 60_000) {
+      await until(
+        () =>
+          fetch(`${baseUrl}/actuator/health`, { signal: AbortSignal.timeout(2000) }).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        timeoutMs,
+        'health',
+      );
+    },
+    async stop() {
+      if (exited !== undefined) return exited;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exit;
+      clearTimeout(killer);
+      return code;
+    },
+  };
+}
