@@ -2,7 +2,7 @@
  * Every error row of the spec's Errors table, produced where the spec says, with every limit
  * tested on both sides of its boundary; plus robustness: nothing a client sends causes a 500.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providers } from '../../src/db/schema.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
@@ -473,5 +473,22 @@ describe('nothing a client sends causes a 500', () => {
       expect(response.status, `${method} ${path} → ${response.text.slice(0, 200)}`).toBeLessThan(500);
       if (!path.startsWith('/checkout/')) expect(response.json?.timestamp, response.text.slice(0, 200)).toMatch(TIMESTAMP);
     }
+  });
+});
+
+describe('INTERNAL_SERVER_ERROR', () => {
+  it('an unexpected failure answers 500 with the envelope and no internals', async () => {
+    // Make the database fail under the request (the rails table disappears for a moment).
+    await h.services.db.execute(sql`alter table providers rename to providers_hidden`);
+    let response;
+    try {
+      response = await post(PATHS.charge, chargeBody());
+    } finally {
+      await h.services.db.execute(sql`alter table providers_hidden rename to providers`);
+    }
+    expectError(response, 500, 'INTERNAL_SERVER_ERROR');
+    expect(response.json.message).toMatch(/statut de la transaction/);
+    expect(response.text).not.toMatch(/providers|select|relation|stack|at .*\.ts/i);
+    expectSuccess(await post(PATHS.charge, chargeBody()), 201);
   });
 });
