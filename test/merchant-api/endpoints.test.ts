@@ -332,3 +332,26 @@ describe('cross-application isolation', () => {
     expectSuccess(await h.request('GET', PATHS.payInStatus(payIn.reference), { key: other.key }), 200);
   });
 });
+
+describe('health and API description', () => {
+  it('GET /actuator/health answers {"status":"UP"}', async () => {
+    const response = await h.request('GET', '/actuator/health');
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ status: 'UP' });
+  });
+
+  it('/openapi.json is OpenAPI 3.1 and describes the five endpoints with their request fields', async () => {
+    const response = await h.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.json.openapi).toMatch(/^3\.1/);
+    const paths = response.json.paths;
+    expect(paths['/api/v1/pay-in/checkout'].post).toBeDefined();
+    expect(paths['/api/v1/pay-in/charge'].post).toBeDefined();
+    expect(paths['/api/v1/pay-out/transfer'].post).toBeDefined();
+    expect(paths['/api/v1/pay-in/check_status/{reference}'].get).toBeDefined();
+    expect(paths['/api/v1/pay-out/check_status/{reference}'].get).toBeDefined();
+    const charge = paths['/api/v1/pay-in/charge'].post.requestBody.content['application/json'].schema;
+    expect([...charge.required].sort()).toEqual(['amount', 'currency', 'payerAccount', 'paymentMethod']);
+    expect(charge.properties.idempotencyKey).toBeDefined();
+  });
+});
