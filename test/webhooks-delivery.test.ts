@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { chargeTo, startReceiver, type Receiver } from './helpers/webhooks.ts';
@@ -139,6 +141,25 @@ describe('retries', () => {
     expect(delivery!.lastError).toMatch(/ECONNREFUSED/);
     const [attempt] = await attemptsOf(delivery!.id);
     expect(attempt).toMatchObject({ httpStatus: null, responseBody: null });
+  });
+  it('gives up on an attempt that gets no answer within the timeout, and retries later', async () => {
+    // A receiver that accepts the connection and never answers.
+    const hanging = http.createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const port = (hanging.address() as AddressInfo).port;
+    await h.services.db.update(applications).set({ webhookUrl: `http://127.0.0.1:${port}/` }).where(eq(applications.id, t.applicationId));
+    const configured = h.services.config.webhookTimeoutMs;
+    h.services.config.webhookTimeoutMs = 300;
+    try {
+      await chargeTo(h, t, 'SUCCESS');
+      await deliverOnce(h.services);
+    } finally {
+      h.services.config.webhookTimeoutMs = configured;
+      hanging.closeAllConnections();
+      hanging.close();
+    }
+    const [delivery] = await deliveriesOf(t.applicationId);
+    expect(delivery).toMatchObject({ status: 'PENDING', httpStatus: null, lastError: 'pas de réponse en 300 ms', attemptCount: 1 });
   });
 });
 

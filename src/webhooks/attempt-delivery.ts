@@ -59,16 +59,25 @@ export async function attemptDelivery(
     error = "URL du webhook non configurée pour l'application";
   } else {
     const timestampSeconds = Math.floor(startedAt.getTime() / 1000);
-    const secrets = await signingSecrets(services, delivery.applicationId, startedAt);
-    const headers = webhookHeaders({ eventId: event.id, eventName: event.eventName, timestampSeconds, body: event.payload, secrets });
+    let secrets: string[] | null = null;
     try {
-      const response = await services.webhookSender({ url, headers, body: event.payload, timeoutMs: services.config.webhookTimeoutMs });
-      httpStatus = response.status;
-      responseBody = response.bodyPrefix;
-      retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], startedAt);
-      if (httpStatus < 200 || httpStatus >= 300) error = `HTTP ${httpStatus}`;
+      secrets = await signingSecrets(services, delivery.applicationId, startedAt);
     } catch (cause) {
-      error = (cause instanceof Error ? cause.message : String(cause)).slice(0, ERROR_MAX);
+      // Never downgrade to an unsigned delivery: record the problem and let the schedule run.
+      services.log.error({ err: cause, deliveryId: delivery.id }, 'webhook secret cannot be decrypted (WEBHOOK_ENCRYPTION_KEY changed?)');
+      error = 'secret de webhook indéchiffrable (clé de chiffrement du serveur modifiée ?)';
+    }
+    if (secrets) {
+      try {
+        const headers = webhookHeaders({ eventId: event.id, eventName: event.eventName, timestampSeconds, body: event.payload, secrets });
+        const response = await services.webhookSender({ url, headers, body: event.payload, timeoutMs: services.config.webhookTimeoutMs });
+        httpStatus = response.status;
+        responseBody = response.bodyPrefix;
+        retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], startedAt);
+        if (httpStatus < 200 || httpStatus >= 300) error = `HTTP ${httpStatus}`;
+      } catch (cause) {
+        error = (cause instanceof Error ? cause.message : String(cause)).slice(0, ERROR_MAX);
+      }
     }
   }
   const durationMs = Math.max(0, Math.round(performance.now() - started));
