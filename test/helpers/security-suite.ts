@@ -6,7 +6,9 @@
  * they would succeed for the right caller; each check only expects a refusal, so nothing is
  * changed by running it.
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accounts } from '../../src/db/schema.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
@@ -76,8 +78,6 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
         admin: admin.accessToken,
         suspended: suspended.accessToken,
       };
-      const { accounts } = await import('../../src/db/schema.ts');
-      const { eq } = await import('drizzle-orm');
       await ctx.h.services.db.update(accounts).set({ status: 'SUSPENDED' }).where(eq(accounts.id, suspended.row.id));
     });
     afterAll(async () => ctx.h.close());
@@ -89,14 +89,15 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
     for (const route of routes) {
       const name = `${route.method} ${route.path}`;
       it(`${name}: refuses missing, malformed and API-key credentials with 401`, async () => {
-        for (const headers of [
+        const attempts: Record<string, string>[] = [
           {},
           { authorization: 'Bearer' },
           { authorization: 'Bearer not.a.jwt' },
           { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
           { 'x-api-key': ctx.apiKey },
           bearer(ctx.apiKey),
-        ]) {
+        ];
+        for (const headers of attempts) {
           const response = await send(route, headers);
           expect(response.status, JSON.stringify(headers)).toBe(401);
           expect(response.json.success).toBe(false);

@@ -97,8 +97,9 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.addHook('onRequest', dashboardAuthHook(services));
   const now = () => services.clock.now();
   const tags = ['Administration'];
-  const staffRead = (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
-  const adminOnly = (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
+  // Async on purpose: a synchronous Fastify hook would have to call `done`.
+  const staffRead = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
+  const adminOnly = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
 
   r.get(
     '/api/v1/admin/merchants',
