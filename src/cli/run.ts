@@ -1,9 +1,10 @@
 /**
  * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
- * `keys rotate`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
+ * `keys rotate`, `staff create`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
  * ever print a key's full value. With the embedded database these run while the server is
  * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
  */
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openRuntime, type Runtime } from '../bootstrap.ts';
@@ -12,6 +13,8 @@ import { createApplication, findApplication } from '../accounts/applications.ts'
 import { createApiKey, rotateApiKey } from '../accounts/api-keys.ts';
 import { demoBanner, seedDemo } from '../accounts/demo-seed.ts';
 import { ApiError } from '../domain/errors.ts';
+import { createAccount } from '../dashboard/accounts.ts';
+import { ensureConfiguredAdmin } from '../dashboard/first-admin.ts';
 import { startServer, type RunningServer } from '../server.ts';
 
 /** Where the CLI writes. */
@@ -32,6 +35,7 @@ Commands:
   apps create --merchant ID|EMAIL --name N --currency XAF [--webhook-url U] [--success-url U] [--cancel-url U]
   keys create --app ID [--name N] [--environment TEST|LIVE]
   keys rotate --app ID [--name N] [--environment TEST|LIVE]
+  staff create --name N --email E [--role ADMIN|SUPPORT]   password from KOLO_STAFF_PASSWORD, else generated and shown once
 
 Options:
   --json   print the result as JSON
@@ -52,6 +56,7 @@ const OPTIONS = {
   'cancel-url': { type: 'string' },
   app: { type: 'string' },
   environment: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -89,13 +94,15 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (command === 'serve') {
     const runtime = await openRuntime(config);
     const seed = config.demoSeed ? await seedDemo(runtime.services) : null;
+    const admin = await ensureConfiguredAdmin(runtime.services);
+    if (admin) runtime.services.log.info({ email: admin }, 'first ADMIN created from ADMIN_EMAIL');
     const server = await startServer(runtime);
     if (seed) io.out(demoBanner(seed, config.publicBaseUrl));
     runtime.services.log.info({ url: server.url, database: runtime.database.kind }, 'Kolo is listening');
     return { server };
   }
 
-  const known = ['migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate'];
+  const known = ['migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create'];
   if (!known.includes(command)) {
     io.err(`unknown command: ${command}\n\n${USAGE}`);
     return { exitCode: 2 };
@@ -143,6 +150,30 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const input = { applicationId: app.id, name: values.name ?? `${environment} key`, environment: environment as 'TEST' | 'LIVE' };
         const key = command === 'keys create' ? await createApiKey(services, input) : await rotateApiKey(services, input);
         print(`${key.environment} key ${key.keyPrefix}… for application ${app.id}\n${key.plainTextKey}\n(shown once: store it now)`, key);
+        break;
+      }
+      case 'staff create': {
+        const role = (values.role ?? 'ADMIN').toUpperCase();
+        if (role !== 'ADMIN' && role !== 'SUPPORT') throw new UsageError('--role must be ADMIN or SUPPORT');
+        const given = env.KOLO_STAFF_PASSWORD;
+        if (given !== undefined && (given.length < 12 || given.length > 128)) throw new UsageError('KOLO_STAFF_PASSWORD must be 12 to 128 characters');
+        // Never a command-line flag: arguments are visible to every user of the machine.
+        const password = given ?? randomBytes(18).toString('base64url');
+        const staff = await createAccount(services, {
+          fullName: required(values.name, 'name'),
+          email: required(values.email, 'email'),
+          password,
+          role,
+          status: 'ACTIVE',
+          emailVerified: true,
+        });
+        const shown = given === undefined ? `\npassword (shown once): ${password}` : '';
+        print(`${role} ${staff.id} created (${staff.email})${shown}`, {
+          id: staff.id,
+          email: staff.email,
+          role,
+          ...(given === undefined ? { password } : {}),
+        });
         break;
       }
     }
