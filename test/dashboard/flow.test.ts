@@ -77,3 +77,11 @@ it('sign up → verify → log in → app → key → charge → rotate → old 
   expect(active.json.data.keyPrefix).toBe(secondKey.slice(0, 16));
   expect(active.json.data.lastUsedAt).not.toBeNull();
 });
+
+it('documents the dashboard routes in OpenAPI with the bearer scheme', async () => {
+  const spec = (await h.request('GET', '/openapi.json')).json;
+  expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  expect(spec.paths['/api/v1/auth/login'].post.tags).toEqual(['Dashboard : authentification']);
+  expect(spec.paths['/api/v1/merchants/apps/{appId}/api-keys/rotate'].post.security).toEqual([{ bearerAuth: [] }]);
+  expect(spec.paths['/api/v1/admin/audit-log'].get.summary).toBeTruthy();
+});
