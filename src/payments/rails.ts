@@ -24,6 +24,15 @@ export async function findActiveRail(db: Db, code: string): Promise<RailRow | nu
   return row ?? null;
 }
 
+/**
+ * The rail with this provider code, active or not. The backstop uses it: deactivating a rail
+ * stops new transactions on it, but the ones already accepted must still be settled.
+ */
+export async function findRail(db: Db, code: string): Promise<RailRow | null> {
+  const [row] = await db.select().from(providers).where(eq(providers.code, code)).limit(1);
+  return row ?? null;
+}
+
 /** Active rails of a currency, by code. */
 export async function activeRailsForCurrency(db: Db, currency: string): Promise<RailRow[]> {
   return db

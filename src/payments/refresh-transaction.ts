@@ -17,7 +17,7 @@ import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition } from './apply-transition.ts';
 import { initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
-import { findActiveRail } from './rails.ts';
+import { findRail } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -35,11 +35,26 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     await schedule(services, row, new Date(now.getTime() + 60_000));
     return 'STILL_PENDING';
   }
-  const rail = await findActiveRail(services.db, row.paymentMethod);
+  // Active or not: a rail deactivated after this transaction was accepted must still settle it.
+  const rail = await findRail(services.db, row.paymentMethod);
   const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
   if (!rail || !connector) {
     services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a pending transaction is unavailable');
-    await schedule(services, row, new Date(now.getTime() + nextPollDelayMs(row.pollAttempts)));
+    if (row.deadlineAt && row.deadlineAt <= now) {
+      // Same rule as an unreachable operator: ambiguous until the deadline, then FAILED.
+      const done = await applyTransition(services, {
+        transactionId: row.id,
+        event: 'TIMED_OUT',
+        cause: 'DEADLINE',
+        failureCode: 'PROVIDER_UNAVAILABLE',
+        failureReason: "Le moyen de paiement est resté indisponible jusqu'à l'échéance de la transaction.",
+        detail: { error: rail ? 'no connector for this rail' : 'rail not found' },
+      });
+      return done ? 'FAILED' : 'SKIPPED';
+    }
+    let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts));
+    if (row.deadlineAt && next > row.deadlineAt) next = row.deadlineAt;
+    await schedule(services, row, next);
     return 'STILL_PENDING';
   }
   if (!row.initiatedAt) {

@@ -5,7 +5,9 @@
  * rail's deadline (900 s), every change is recorded in transaction_events, and terminal
  * states never change. Also the checkout page behind `paymentUrl`.
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providers, transactions } from '../../src/db/schema.ts';
 import { applyTransition } from '../../src/payments/apply-transition.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
@@ -133,6 +135,37 @@ describe('ambiguous outcomes and deadlines', () => {
     expect((await payIn(reference)).status).toBe('PENDING');
     await runFor(120 * SECOND, 20 * SECOND);
     expect((await payIn(reference)).status).toBe('SUCCESS');
+  });
+});
+
+describe('a rail deactivated while transactions are in flight', () => {
+  it('stops new transactions but still settles the ones already accepted', async () => {
+    const succeeding = await charge('237677000001');
+    const hanging = await transfer('237677000199');
+    await h.services.db.update(providers).set({ active: false }).where(eq(providers.code, 'MTN_MOMO_CM'));
+    try {
+      expect((await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody() })).status).toBe(404);
+      await runFor(5 * SECOND, SECOND);
+      expect((await payIn(succeeding)).status).toBe('SUCCESS');
+      // An accepted transaction is never left PENDING for ever: the rail's deadline still applies.
+      await runFor(RAIL_DEADLINE_MS, 60 * SECOND);
+      expect(await payOut(hanging)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+    } finally {
+      await h.services.db.update(providers).set({ active: true }).where(eq(providers.code, 'MTN_MOMO_CM'));
+    }
+  });
+});
+
+describe('a connector that disappears (LIVE connector removed from the configuration)', () => {
+  it('leaves the transaction PENDING until the rail deadline, then fails PROVIDER_UNAVAILABLE', async () => {
+    const reference = await charge('237677000001');
+    // Seen from the backstop, a LIVE transaction whose operator connector is not configured.
+    await h.services.db.update(transactions).set({ environment: 'LIVE' }).where(eq(transactions.reference, reference));
+    await runFor(RAIL_DEADLINE_MS - 10 * SECOND, 60 * SECOND);
+    expect((await payIn(reference)).status).toBe('PENDING');
+    await runFor(30 * SECOND, 10 * SECOND);
+    expect(await payIn(reference)).toMatchObject({ status: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' });
+    expect((await eventsOf(h, reference)).at(-1)).toMatchObject({ cause: 'DEADLINE', failureCode: 'PROVIDER_UNAVAILABLE' });
   });
 });
 
