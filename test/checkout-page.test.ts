@@ -211,7 +211,7 @@ describe('checkout page', () => {
     expect(result.html).not.toContain('http-equiv="refresh"');
   });
 
-  it('after 30 minutes: 410, FAILED SESSION_EXPIRED applied on access, even with an attempt in flight', async () => {
+  it('after 30 minutes: an attempt still in flight is awaited (up to its rail deadline), then 410 SESSION_EXPIRED', async () => {
     const c = await createCheckout(h, t);
     const b = formClient(h);
     const page = await b.get(c.path);
@@ -219,18 +219,43 @@ describe('checkout page', () => {
     h.clock.advance(20 * 60_000);
     await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000199' });
     h.clock.advance(11 * 60_000);
+    // The session is over, but the customer may still approve the request on the phone:
+    // expiring now could record FAILED for money that moves a minute later.
+    const waiting = await b.get(c.path);
+    expect(waiting.status).toBe(200);
+    expect(waiting.html).toContain('Confirmez le paiement sur votre téléphone');
+    expect(await statusOf(c.reference)).toMatchObject({ status: 'PENDING' });
+    const late = await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677123456' });
+    expect(late.status).toBe(303);
+    // Past the attempt's rail deadline (20 + 15 min), the attempt fails and the session expires.
+    h.clock.advance(5 * 60_000);
     const expired = await b.get(c.path);
     expect(expired.status).toBe(410);
     expect(expired.html).toContain('Cette session de paiement a expiré');
     expect(await statusOf(c.reference)).toMatchObject({ status: 'FAILED', failureCode: 'SESSION_EXPIRED' });
     const { attempts } = await attemptsOf(c.reference);
-    expect(attempts.map((a) => [a.status, a.failureCode])).toEqual([['FAILED', 'SESSION_EXPIRED']]);
+    expect(attempts.map((a) => [a.status, a.failureCode])).toEqual([['FAILED', 'TIMEOUT']]);
     const json = await b.get(`${c.path}/status`);
     expect(json.status).toBe(410);
     expect(JSON.parse(json.html).code).toBe('SESSION_EXPIRED');
-    const late = await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677123456' });
-    expect(late.status).toBe(303);
     expect((await b.get(c.path)).status).toBe(410);
+  });
+
+  it('cancel is refused while an attempt is in flight, and works once the customer refused it', async () => {
+    const c = await createCheckout(h, t);
+    const b = formClient(h);
+    const page = await b.get(c.path);
+    await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000100' });
+    const refused = await b.post(`${c.path}/cancel`, { _csrf: page.csrf! });
+    expect(refused.status).toBe(303);
+    expect(await statusOf(c.reference)).toMatchObject({ status: 'PENDING' });
+    const waiting = await b.get(c.path);
+    expect(waiting.html).toContain('Refusez la demande sur votre téléphone');
+    // The customer declines on the phone (…100): the attempt fails, then cancelling works.
+    h.clock.advance(5_000);
+    await b.get(c.path);
+    await b.post(`${c.path}/cancel`, { _csrf: page.csrf! });
+    expect(await statusOf(c.reference)).toMatchObject({ status: 'CANCELLED' });
   });
 
   it('the poller expires an unpaid session on its own', async () => {

@@ -54,6 +54,17 @@ function isExpired(row: TransactionRow, now: Date): boolean {
   );
 }
 
+/**
+ * True when the page must show the expired screen. A session past its end with an attempt still
+ * in flight is not over yet: the customer may still approve it on the phone, and the backstop
+ * only expires the session once that attempt has resolved (bounded by the rail's deadline).
+ */
+async function isSessionOver(services: Services, row: TransactionRow, now: Date): Promise<boolean> {
+  if (!isExpired(row, now)) return false;
+  if (row.status !== 'PENDING') return true;
+  return (await findPendingAttempt(services.db, row.id)) === null;
+}
+
 /** Registers the checkout page, its assets and its status endpoint (in their own scope). */
 export async function checkoutPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const csrfSecret = services.config.checkoutCsrfSecret ?? randomBytes(32).toString('hex');
@@ -118,7 +129,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
     reply.header('cache-control', 'no-store');
     const row = await loadFresh(services, request.params.token);
     if (!row) return sendError(reply, services.clock, 'RESOURCE_NOT_FOUND', 'Session de paiement introuvable.');
-    if (isExpired(row, services.clock.now())) return sendError(reply, services.clock, 'SESSION_EXPIRED');
+    if (await isSessionOver(services, row, services.clock.now())) return sendError(reply, services.clock, 'SESSION_EXPIRED');
     const latest = await findLatestAttempt(services.db, row.id);
     return ok(
       { status: row.status, attemptStatus: latest?.status ?? null, attemptFailureCode: latest?.status === 'FAILED' ? latest.failureCode : null },
@@ -306,7 +317,7 @@ async function renderFormReply(
 async function showPage(services: Services, request: FastifyRequest, reply: FastifyReply, row: TransactionRow, csrfSecret: string, isSecure: boolean) {
   const now = services.clock.now();
   const app = await loadApplication(services, row.applicationId);
-  if (isExpired(row, now)) {
+  if (await isSessionOver(services, row, now)) {
     return sendHtml(reply, 410, renderResult({ row, app, styleNonce: styleNonce(reply), isExpired: true }));
   }
   if (row.status !== 'PENDING') {

@@ -5,8 +5,10 @@
  *    asked about at its rail: success → attempt SUCCEEDED and checkout SUCCESS; decline or
  *    NOT_FOUND → attempt FAILED, checkout stays PENDING (the customer may retry); no answer
  *    past the rail's deadline → attempt FAILED (TIMEOUT / PROVIDER_UNAVAILABLE);
- * 2. a checkout whose session has ended and that did not succeed fails with SESSION_EXPIRED,
- *    and the attempt still in flight, if any, is closed as SESSION_EXPIRED;
+ * 2. a checkout whose session has ended fails with SESSION_EXPIRED — but only once no attempt is
+ *    in flight: while the operator may still move the customer's money, expiring would record
+ *    an ambiguous outcome as FAILED. The wait is bounded by the attempt's rail deadline, after
+ *    which the attempt fails (TIMEOUT / PROVIDER_UNAVAILABLE) and the session expires;
  * 3. otherwise the checkout's next poll is the in-flight attempt's, or the session's end.
  * Readers "claim" an attempt by pushing its `next_poll_at` ahead (compare-and-set), so many
  * page reads cost at most one operator call per poll interval.
@@ -37,13 +39,13 @@ export async function refreshCheckout(services: Services, row: TransactionRow, o
   let attempt = await findPendingAttempt(services.db, row.id);
   if (attempt) {
     const isDue = attempt.nextPollAt !== null && attempt.nextPollAt <= now;
-    if (isExpired || options.forcePoll || (isDue && (await claimAttempt(services, attempt, now)))) {
+    if (options.forcePoll || (isDue && (await claimAttempt(services, attempt, now)))) {
       const outcome = await pollAttempt(services, row, attempt);
       if (outcome === 'SUCCESS') return 'SUCCESS';
       attempt = outcome === 'PENDING' ? attempt : null;
     }
   }
-  if (isExpired) {
+  if (isExpired && !attempt) {
     const done = await applyTransition(services, {
       transactionId: row.id,
       event: 'TIMED_OUT',
@@ -51,15 +53,10 @@ export async function refreshCheckout(services: Services, row: TransactionRow, o
       failureCode: 'SESSION_EXPIRED',
       failureReason: 'La session de paiement a expiré avant que le client ne paie.',
     });
-    const inFlight = await findPendingAttempt(services.db, row.id);
-    if (done && inFlight) {
-      services.log.warn({ reference: row.reference, attempt: inFlight.attemptNumber }, 'checkout expired with an attempt in flight');
-      await failAttempt(services, inFlight, { code: 'SESSION_EXPIRED', reason: 'La session de paiement a expiré.', cause: 'SESSION_EXPIRED' });
-    }
     return done ? 'EXPIRED' : 'SKIPPED';
   }
   const pending = attempt ? await findPendingAttempt(services.db, row.id) : null;
-  let next = row.expiresAt ?? new Date(now.getTime() + 60_000);
+  let next = isExpired ? (pending?.nextPollAt ?? now) : (row.expiresAt ?? new Date(now.getTime() + 60_000));
   if (pending?.nextPollAt && pending.nextPollAt < next) next = pending.nextPollAt;
   await services.db
     .update(transactions)
