@@ -2,9 +2,11 @@
  * Spec 4.1: create a hosted checkout session. The customer picks the rail on the page, so the
  * amount is checked against the widest limits of the application currency's active rails, and
  * CURRENCY_MISMATCH is raised when the currency is not the application's or no active rail
- * carries it. The session (`cs_` + 32 hex) is valid `checkoutTtlMinutes` (30 by default).
+ * carries it; PROVIDER_NOT_FOUND when no such rail can serve the key's environment (LIVE keys
+ * without a configured connector). The session (`cs_` + 32 hex) is valid `checkoutTtlMinutes` (30 by default).
  */
 import { ApiError } from '../domain/errors.ts';
+import { resolveConnector } from '../connectors/registry.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import { findApplication } from '../accounts/applications.ts';
 import type { Services } from '../services.ts';
@@ -26,10 +28,13 @@ export interface CheckoutInput {
 /** Creates the session; returns the 201 `data` of spec 4.1. */
 export async function createCheckout(services: Services, auth: ApiKeyAuth, input: CheckoutInput, idempotencyKey?: string) {
   checkApplicationCurrency(input.currency, auth.currency);
-  const rails = await activeRailsForCurrency(services.db, input.currency);
-  if (rails.length === 0) {
+  const activeRails = await activeRailsForCurrency(services.db, input.currency);
+  if (activeRails.length === 0) {
     throw new ApiError('CURRENCY_MISMATCH', { message: `Aucun moyen de paiement actif pour la devise ${input.currency}.` });
   }
+  // A session nobody could pay is refused: LIVE keys need a rail with a configured connector.
+  const rails = activeRails.filter((r) => resolveConnector(services.connectors, r.operator, auth.environment) !== null);
+  if (rails.length === 0) throw new ApiError('PROVIDER_NOT_FOUND');
   checkAmountLimits(input.amount, Math.min(...rails.map((r) => r.minAmount)), Math.max(...rails.map((r) => r.maxAmount)));
   const application = await findApplication(services.db, auth.applicationId);
   const scope = idempotencyKey

@@ -352,6 +352,8 @@ describe('PROVIDER_NOT_FOUND (404, data null)', () => {
     expect(live.key).toMatch(/^sk_live_[0-9a-f]{128}$/);
     expectError(await post(PATHS.charge, chargeBody(), live.key), 404, 'PROVIDER_NOT_FOUND');
     expectError(await post(PATHS.transfer, transferBody(), live.key), 404, 'PROVIDER_NOT_FOUND');
+    // A checkout no rail could serve would be a session nobody can pay.
+    expectError(await post(PATHS.checkout, { amount: 5000, currency: 'XAF' }, live.key), 404, 'PROVIDER_NOT_FOUND');
   });
 });
 
