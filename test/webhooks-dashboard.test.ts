@@ -12,6 +12,7 @@ import { chargeTo, startReceiver, verifySharepaySignature, type Receiver } from 
 import { createApplication } from '../src/accounts/applications.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { webhookDeliveries } from '../src/db/schema-webhooks.ts';
+import { auditLog } from '../src/db/schema-dashboard.ts';
 import { deliverOnce } from '../src/jobs/webhook-worker.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
 
@@ -134,5 +135,28 @@ describe('dashboard webhook configuration', () => {
     expect(after).toMatchObject({ status: 'DELIVERED', attemptCount: MAX_ATTEMPTS + 1 });
     const missing = await asAccount(h, owner.accessToken, 'POST', path('/deliveries/00000000-0000-0000-0000-000000000000/replay'), { body: {} });
     expect(missing.json.code).toBe('WEBHOOK_DELIVERY_NOT_FOUND');
+  });
+});
+
+describe('dashboard webhook actions in the audit log', () => {
+  it('records URL changes, secret create / rotate / delete and replays, without the secret', async () => {
+    await asAccount(h, owner.accessToken, 'PATCH', path(), { body: { webhookUrl: receiver.url } });
+    await asAccount(h, owner.accessToken, 'DELETE', path('/secret'));
+    const created = await asAccount(h, owner.accessToken, 'POST', path('/secret'), { body: {} });
+    expect(created.status).toBe(201);
+    await asAccount(h, owner.accessToken, 'POST', path('/rotate'), { body: {} });
+    const rows = await h.services.db.select().from(auditLog).where(eq(auditLog.targetId, appId));
+    const actions = rows.map((r) => r.action);
+    expect(actions).toEqual(expect.arrayContaining(['WEBHOOK_URL_UPDATED', 'WEBHOOK_SECRET_DELETED', 'WEBHOOK_SECRET_CREATED', 'WEBHOOK_SECRET_ROTATED']));
+    for (const row of rows) {
+      expect(row).toMatchObject({ actorId: owner.accountId, actorRole: 'MERCHANT', targetType: 'APPLICATION' });
+    }
+    expect(JSON.stringify(rows)).not.toContain(created.json.data.plainTextWebhookSecret);
+    // The delivery log test above left deliveries of this application.
+    const [delivery] = await h.services.db.select().from(webhookDeliveries).limit(1);
+    expect(delivery).toBeDefined();
+    await asAccount(h, owner.accessToken, 'POST', path(`/deliveries/${delivery!.id}/replay`), { body: {} });
+    const [replay] = await h.services.db.select().from(auditLog).where(eq(auditLog.targetId, delivery!.id));
+    expect(replay).toMatchObject({ action: 'WEBHOOK_DELIVERY_REPLAYED', actorId: owner.accountId });
   });
 });

@@ -13,7 +13,8 @@ import { DELIVERY_STATUSES, listDeliveries, replayDelivery } from '../../webhook
 import { createWebhookSecret, deleteWebhookSecret, rotateWebhookSecret } from '../../webhooks/webhook-secrets.ts';
 import { getWebhookSettings, sendTestWebhook, updateWebhookUrl } from '../../webhooks/webhook-settings.ts';
 import { WEBHOOK_URL_MAX } from '../../webhooks/webhook-url.ts';
-import { dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { recordAudit } from '../../dashboard/audit.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { testWebhookData, webhookSettingsData } from './webhooks.ts';
 
@@ -81,7 +82,16 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const app = await appOf(request, true);
-      return ok(await updateWebhookUrl(services, app.id, request.body.webhookUrl), 'URL du webhook mise à jour.', services.clock.now());
+      const before = await getWebhookSettings(services, app.id);
+      const updated = await updateWebhookUrl(services, app.id, request.body.webhookUrl);
+      await recordAudit(services, auditActor(request), {
+        action: 'WEBHOOK_URL_UPDATED',
+        targetType: 'APPLICATION',
+        targetId: app.id,
+        before: { webhookUrl: before.webhookUrl },
+        after: { webhookUrl: updated.webhookUrl },
+      });
+      return ok(updated, 'URL du webhook mise à jour.', services.clock.now());
     },
   );
 
@@ -91,6 +101,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     async (request, reply) => {
       const app = await appOf(request, true);
       const issued = await createWebhookSecret(services, app.id);
+      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_CREATED', targetType: 'APPLICATION', targetId: app.id });
       const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
       return reply.code(201).send(ok(data, 'Secret de webhook créé. Conservez-le : il ne sera plus affiché.', services.clock.now()));
     },
@@ -102,6 +113,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     async (request) => {
       const app = await appOf(request, true);
       const issued = await rotateWebhookSecret(services, app.id);
+      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_ROTATED', targetType: 'APPLICATION', targetId: app.id });
       const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
       return ok(data, `Nouveau secret de webhook créé. L'ancien reste valide ${services.config.webhookSecretOverlapHours} h.`, services.clock.now());
     },
@@ -113,6 +125,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     async (request, reply) => {
       const app = await appOf(request, true);
       await deleteWebhookSecret(services, app.id);
+      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_DELETED', targetType: 'APPLICATION', targetId: app.id });
       return reply.code(204).send(null);
     },
   );
@@ -159,7 +172,14 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     { schema: { tags, summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
     async (request) => {
       const app = await appOf(request, true);
-      return ok(await replayDelivery(services, app.id, request.params.deliveryId), 'Livraison reprogrammée.', services.clock.now());
+      const replayed = await replayDelivery(services, app.id, request.params.deliveryId);
+      await recordAudit(services, auditActor(request), {
+        action: 'WEBHOOK_DELIVERY_REPLAYED',
+        targetType: 'WEBHOOK_DELIVERY',
+        targetId: replayed.id,
+        after: { applicationId: app.id, eventId: replayed.eventId },
+      });
+      return ok(replayed, 'Livraison reprogrammée.', services.clock.now());
     },
   );
 }
