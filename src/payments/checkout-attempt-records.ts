@@ -91,6 +91,8 @@ export async function failAttempt(
   const now = services.clock.now();
   return services.db.transaction(async (txHandle) => {
     const tx = txHandle as unknown as Db;
+    // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
+    await tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, attempt.transactionId)).for('update');
     const [updated] = await tx
       .update(checkoutAttempts)
       .set({ status: 'FAILED', failureCode: failure.code, failureReason: failure.reason, nextPollAt: null, completedAt: now, updatedAt: now })
@@ -131,6 +133,8 @@ export async function succeedAttempt(
   const now = services.clock.now();
   return services.db.transaction(async (txHandle) => {
     const tx = txHandle as unknown as Db;
+    // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
+    await tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, attempt.transactionId)).for('update');
     const [updated] = await tx
       .update(checkoutAttempts)
       .set({

@@ -126,14 +126,16 @@ export async function startCheckoutAttempt(
   const nextPollAt = new Date(after.getTime() + nextPollDelayMs(0));
   await services.db.transaction(async (txHandle) => {
     const tx = txHandle as unknown as Db;
-    await tx
-      .update(checkoutAttempts)
-      .set({ operatorReference: result.kind === 'ACCEPTED' ? result.operatorReference : null, nextPollAt, updatedAt: after })
-      .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
+    // Lock order: the checkout's transaction row first, then its attempt, as every writer of
+    // both does (a new attempt's insert waits on this attempt's row; the reverse order deadlocks).
     await tx
       .update(transactions)
       .set({ nextPollAt })
       .where(and(eq(transactions.id, checkout.id), eq(transactions.status, 'PENDING')));
+    await tx
+      .update(checkoutAttempts)
+      .set({ operatorReference: result.kind === 'ACCEPTED' ? result.operatorReference : null, nextPollAt, updatedAt: after })
+      .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
   });
   return { kind: 'STARTED', attempt: { ...attempt, nextPollAt } };
 }
