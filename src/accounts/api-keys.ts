@@ -6,7 +6,8 @@
  * key fails on the very next request in every instance (no cache).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { prepared } from '../db/queries/prepared.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -154,8 +155,9 @@ export async function authenticateApiKey(
 ): Promise<ApiKeyAuth | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
   const { db, clock } = services;
-  const [row] = await db
-    .select({
+  const [row] = await prepared(db, 'auth_api_key', (d) =>
+    d
+      .select({
       keyId: apiKeys.id,
       applicationId: apiKeys.applicationId,
       environment: apiKeys.environment,
@@ -166,10 +168,12 @@ export async function authenticateApiKey(
       applicationStatus: applications.status,
       deletedAt: applications.deletedAt,
     })
-    .from(apiKeys)
-    .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
-    .where(and(eq(apiKeys.keyHash, hashApiKey(rawKey)), eq(apiKeys.active, true)))
-    .limit(1);
+      .from(apiKeys)
+      .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
+      .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), eq(apiKeys.active, true)))
+      .limit(1)
+      .prepare('auth_api_key'),
+  ).execute({ keyHash: hashApiKey(rawKey) });
   if (!row || row.applicationStatus !== 'ACTIVE' || row.deletedAt) return null;
   const now = clock.now();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {

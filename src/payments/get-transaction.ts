@@ -2,7 +2,8 @@
  * Spec 4.3 / 4.5: a transaction by reference, scoped to the caller's application. Another
  * application's reference is indistinguishable from an unknown one (404 TRANSACTION_NOT_FOUND).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { prepared } from '../db/queries/prepared.ts';
 import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Direction } from '../domain/ids.ts';
@@ -16,13 +17,20 @@ export async function getTransaction(
   direction: Direction,
   reference: string,
 ): Promise<TransactionRow> {
-  const [row] = await services.db
-    .select()
-    .from(transactions)
-    .where(
-      and(eq(transactions.reference, reference), eq(transactions.applicationId, applicationId), eq(transactions.direction, direction)),
-    )
-    .limit(1);
+  const [row] = await prepared(services.db, 'transaction_by_reference', (db) =>
+    db
+      .select()
+      .from(transactions)
+      .where(
+        and(
+          eq(transactions.reference, sql.placeholder('reference')),
+          eq(transactions.applicationId, sql.placeholder('applicationId')),
+          eq(transactions.direction, sql.placeholder('direction')),
+        ),
+      )
+      .limit(1)
+      .prepare('transaction_by_reference'),
+  ).execute({ reference, applicationId, direction });
   if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
   return row;
 }

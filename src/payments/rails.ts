@@ -3,7 +3,8 @@
  * inactive provider code (or, for LIVE keys, a rail with no connector), CURRENCY_MISMATCH
  * when the currency is not the application's or not the rail's, and the rail's amount limits.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { prepared } from '../db/queries/prepared.ts';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -16,11 +17,14 @@ export type RailRow = typeof providers.$inferSelect;
 
 /** The active rail with this provider code, or null. */
 export async function findActiveRail(db: Db, code: string): Promise<RailRow | null> {
-  const [row] = await db
-    .select()
-    .from(providers)
-    .where(and(eq(providers.code, code), eq(providers.active, true)))
-    .limit(1);
+  const [row] = await prepared(db, 'active_rail_by_code', (d) =>
+    d
+      .select()
+      .from(providers)
+      .where(and(eq(providers.code, sql.placeholder('code')), eq(providers.active, true)))
+      .limit(1)
+      .prepare('active_rail_by_code'),
+  ).execute({ code });
   return row ?? null;
 }
 
