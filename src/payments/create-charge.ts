@@ -7,7 +7,7 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, hashRequest } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
@@ -25,10 +25,28 @@ export interface ChargeInput {
   idempotencyKey?: string | undefined;
 }
 
+/** The 201 `data` of spec 4.2. */
+export interface ChargeData {
+  reference: string;
+  status: 'PENDING';
+  amount: number;
+  currency: string;
+  description: string | null;
+  paymentMethod: string | null;
+  payerAccount: string | null;
+  payerName: string | null;
+  payerEmail: string | null;
+}
+
 /** Creates the charge; returns the 201 `data` of spec 4.2. */
-export async function createCharge(services: Services, auth: ApiKeyAuth, input: ChargeInput, headerKey?: string) {
+export async function createCharge(services: Services, auth: ApiKeyAuth, input: ChargeInput, headerKey?: string): Promise<ChargeData> {
   const { idempotencyKey: bodyKey, ...request } = input;
   const idempotencyKey = bodyKey ?? headerKey;
+  const scope = idempotencyKey
+    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'charge', requestHash: hashRequest('charge', request) }
+    : null;
+  const replay = await findReplay<ChargeData>(services, scope);
+  if (replay) return replay;
   const { rail, connector } = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,
@@ -38,11 +56,8 @@ export async function createCharge(services: Services, auth: ApiKeyAuth, input: 
   });
   const payerAccount = normalizeMsisdn(input.payerAccount, rail.country);
   if (!payerAccount) throw validationError({ payerAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'charge', requestHash: hashRequest('charge', request) }
-    : null;
   const now = services.clock.now();
-  const result = await createOnce(services, scope, async (tx) => {
+  const result = await createOnce<ChargeData>(services, scope, async (tx) => {
     const row = await insertTransaction(
       tx,
       {

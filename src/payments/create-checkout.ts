@@ -10,7 +10,7 @@ import { resolveConnector } from '../connectors/registry.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import { findApplication } from '../accounts/applications.ts';
 import type { Services } from '../services.ts';
-import { createOnce, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, hashRequest } from './idempotency.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { activeRailsForCurrency, checkAmountLimits, checkApplicationCurrency } from './rails.ts';
 import { checkoutUrl } from './transaction-view.ts';
@@ -25,8 +25,23 @@ export interface CheckoutInput {
   cancelUrl?: string | undefined;
 }
 
+/** The 201 `data` of spec 4.1. */
+export interface CheckoutData {
+  reference: string;
+  status: 'PENDING';
+  amount: number;
+  currency: string;
+  description: string | null;
+  paymentUrl: string;
+}
+
 /** Creates the session; returns the 201 `data` of spec 4.1. */
-export async function createCheckout(services: Services, auth: ApiKeyAuth, input: CheckoutInput, idempotencyKey?: string) {
+export async function createCheckout(services: Services, auth: ApiKeyAuth, input: CheckoutInput, idempotencyKey?: string): Promise<CheckoutData> {
+  const scope = idempotencyKey
+    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'checkout', requestHash: hashRequest('checkout', { ...input }) }
+    : null;
+  const replay = await findReplay<CheckoutData>(services, scope);
+  if (replay) return replay;
   checkApplicationCurrency(input.currency, auth.currency);
   const activeRails = await activeRailsForCurrency(services.db, input.currency);
   if (activeRails.length === 0) {
@@ -37,12 +52,9 @@ export async function createCheckout(services: Services, auth: ApiKeyAuth, input
   if (rails.length === 0) throw new ApiError('PROVIDER_NOT_FOUND');
   checkAmountLimits(input.amount, Math.min(...rails.map((r) => r.minAmount)), Math.max(...rails.map((r) => r.maxAmount)));
   const application = await findApplication(services.db, auth.applicationId);
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'checkout', requestHash: hashRequest('checkout', { ...input }) }
-    : null;
   const now = services.clock.now();
   const expiresAt = new Date(now.getTime() + services.config.checkoutTtlMinutes * 60_000);
-  const result = await createOnce(services, scope, async (tx) => {
+  const result = await createOnce<CheckoutData>(services, scope, async (tx) => {
     const token = services.ids.checkoutToken();
     const row = await insertTransaction(
       tx,

@@ -7,7 +7,7 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, hashRequest } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
@@ -24,8 +24,26 @@ export interface TransferInput {
   description?: string | undefined;
 }
 
+/** The 201 `data` of spec 4.4. */
+export interface TransferData {
+  reference: string;
+  status: 'PENDING';
+  amount: number;
+  currency: string;
+  description: string | null;
+  paymentMethod: string | null;
+  beneficiaryAccount: string | null;
+  beneficiaryName: string | null;
+  beneficiaryEmail: string | null;
+}
+
 /** Creates the transfer; returns the 201 `data` of spec 4.4. */
-export async function createTransfer(services: Services, auth: ApiKeyAuth, input: TransferInput, idempotencyKey?: string) {
+export async function createTransfer(services: Services, auth: ApiKeyAuth, input: TransferInput, idempotencyKey?: string): Promise<TransferData> {
+  const scope = idempotencyKey
+    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'transfer', requestHash: hashRequest('transfer', { ...input }) }
+    : null;
+  const replay = await findReplay<TransferData>(services, scope);
+  if (replay) return replay;
   const { rail, connector } = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,
@@ -37,11 +55,8 @@ export async function createTransfer(services: Services, auth: ApiKeyAuth, input
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   }
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'transfer', requestHash: hashRequest('transfer', { ...input }) }
-    : null;
   const now = services.clock.now();
-  const result = await createOnce(services, scope, async (tx) => {
+  const result = await createOnce<TransferData>(services, scope, async (tx) => {
     const row = await insertTransaction(
       tx,
       {

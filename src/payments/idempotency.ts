@@ -54,6 +54,15 @@ async function readStored<T>(db: Db, scope: IdempotencyScope, now: Date): Promis
 }
 
 /**
+ * The stored response of a live key of this scope, or null when the key is new (or expired).
+ * Called before a create's business checks, so a retry gets the original result even when, say,
+ * the rail was deactivated since. Throws IDEMPOTENCY_KEY_REUSED for a different request.
+ */
+export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, scope: IdempotencyScope | null): Promise<T | null> {
+  return scope ? readStored<T>(services.db, scope, services.clock.now()) : null;
+}
+
+/**
  * Runs `insert` (which writes the transaction inside `tx` and returns it with its response
  * data) at most once per idempotency scope. Without a scope, simply runs it in a transaction.
  */

@@ -5,6 +5,8 @@
  * with another body is a 409; keys are scoped to the application and kept 24 hours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { providers } from '../../src/db/schema.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeBody, checkoutBody, countTransactions, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
@@ -186,5 +188,22 @@ describe('key lifetime', () => {
     h.clock.advance(24 * 3_600_000 + 1);
     const again = expectSuccess(await post(t, PATHS.charge, chargeBody({ idempotencyKey: 'unpurged' })), 201);
     expect(again.reference).not.toBe(original.reference);
+  });
+});
+
+describe('replays do not depend on the state of the rail', () => {
+  it('a repeat after the rail was deactivated still returns the original result, not PROVIDER_NOT_FOUND', async () => {
+    const t = await h.createTenant();
+    const body = chargeBody({ paymentMethod: 'ORANGE_MONEY_CM', payerAccount: '237699000001', idempotencyKey: 'order-rail-off' });
+    const first = expectSuccess(await post(t, PATHS.charge, body), 201);
+    await h.services.db.update(providers).set({ active: false }).where(eq(providers.code, 'ORANGE_MONEY_CM'));
+    try {
+      expect(expectSuccess(await post(t, PATHS.charge, body), 201)).toEqual(first);
+      // A new key on the inactive rail is refused as usual.
+      expectError(await post(t, PATHS.charge, { ...body, idempotencyKey: 'order-rail-off-2' }), 404, 'PROVIDER_NOT_FOUND');
+    } finally {
+      await h.services.db.update(providers).set({ active: true }).where(eq(providers.code, 'ORANGE_MONEY_CM'));
+    }
+    expect(await countTransactions(h, t.applicationId)).toBe(1);
   });
 });
