@@ -24,6 +24,8 @@ const configSchema = z.object({
   POLLER_ENABLED: bool.default(true),
   POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
+  // Unset: 60 s, or CONNECTOR_TIMEOUT_MS + 5 s when that is longer (see loadConfig).
+  POLLER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
@@ -39,6 +41,7 @@ const configSchema = z.object({
   WEBHOOK_WORKER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   WEBHOOK_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   // Dashboard (issue 3).
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
@@ -54,6 +57,9 @@ const configSchema = z.object({
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
 });
+
+/** Time a claim lease must leave beyond the bounded call it covers (reads and recording). */
+const LEASE_MARGIN_MS = 1000;
 
 /** Parsed configuration. Units are in the names (`…Ms`, `…Minutes`, `…Bytes`). */
 export interface Config {
@@ -71,6 +77,11 @@ export interface Config {
   pollerEnabled: boolean;
   pollerIntervalMs: number;
   pollerBatchSize: number;
+  /**
+   * How long a poller's claim holds a transaction; a crashed instance's claims are polled again
+   * after it. Always at least `connectorTimeoutMs` + 1 s, so a live poller finishes first.
+   */
+  pollerLeaseMs: number;
   connectorTimeoutMs: number;
   sandboxDelayMs: number;
   sandboxLateDelayMs: number;
@@ -91,6 +102,11 @@ export interface Config {
   webhookWorkerBatchSize: number;
   /** Whole-request timeout of one webhook attempt. */
   webhookTimeoutMs: number;
+  /**
+   * How long a worker's claim holds a delivery; a crashed worker's claims are sent again after
+   * it. Always at least `webhookTimeoutMs` + 1 s, so a live worker records before it ends.
+   */
+  webhookLeaseMs: number;
   /** HS256 secret of dashboard access tokens; undefined → generated (see dashboard/jwt-secret.ts). */
   jwtSecret: string | undefined;
   accessTokenTtlMinutes: number;
@@ -119,6 +135,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // A lease shorter than the call it covers would let a second instance repeat a live call.
+  const leaseIssues: string[] = [];
+  if (e.POLLER_LEASE_MS !== undefined && e.POLLER_LEASE_MS < e.CONNECTOR_TIMEOUT_MS + LEASE_MARGIN_MS) {
+    leaseIssues.push(`  POLLER_LEASE_MS: must be at least CONNECTOR_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.CONNECTOR_TIMEOUT_MS + LEASE_MARGIN_MS})`);
+  }
+  if (e.WEBHOOK_LEASE_MS < e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS) {
+    leaseIssues.push(`  WEBHOOK_LEASE_MS: must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS})`);
+  }
+  if (leaseIssues.length > 0) throw new Error(`Invalid configuration:\n${leaseIssues.join('\n')}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -134,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pollerEnabled: e.POLLER_ENABLED,
     pollerIntervalMs: e.POLLER_INTERVAL_MS,
     pollerBatchSize: e.POLLER_BATCH_SIZE,
+    pollerLeaseMs: e.POLLER_LEASE_MS ?? Math.max(60_000, e.CONNECTOR_TIMEOUT_MS + 5000),
     connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
@@ -147,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhookWorkerIntervalMs: e.WEBHOOK_WORKER_INTERVAL_MS,
     webhookWorkerBatchSize: e.WEBHOOK_WORKER_BATCH_SIZE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS,
     jwtSecret: e.JWT_SECRET,
     accessTokenTtlMinutes: e.ACCESS_TOKEN_TTL_MINUTES,
     refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { chargeTo, startReceiver, type Receiver } from './helpers/webhooks.ts';
-import { claimDueDeliveries, deliverOnce, WEBHOOK_LEASE_MS } from '../src/jobs/webhook-worker.ts';
+import { claimDueDeliveries, deliverOnce } from '../src/jobs/webhook-worker.ts';
 import { webhookAttempts, webhookDeliveries } from '../src/db/schema-webhooks.ts';
 import { applications } from '../src/db/schema.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/webhooks/retry-schedule.ts';
@@ -205,7 +205,7 @@ describe('workers', () => {
     const claimed = await claimDueDeliveries(h.services, 10);
     expect(claimed).toHaveLength(1);
     expect((await deliverOnce(h.services)).claimed).toBe(0);
-    h.clock.advance(WEBHOOK_LEASE_MS - 1000);
+    h.clock.advance(h.config.webhookLeaseMs - 1000);
     expect((await deliverOnce(h.services)).claimed).toBe(0);
     h.clock.advance(2000);
     expect((await deliverOnce(h.services)).claimed).toBe(1);

@@ -1,7 +1,7 @@
 /**
  * The backstop poller (issue: "the service re-polls every PENDING transaction itself").
  * Each tick claims at most `batchSize` due PENDING rows with `FOR UPDATE SKIP LOCKED`, leases
- * them (`next_poll_at` pushed `POLL_LEASE_MS` ahead, so any number of instances share the work
+ * them (`next_poll_at` pushed `POLLER_LEASE_MS` ahead, so any number of instances share the work
  * without asking twice at once), then refreshes them with at most `concurrency` in flight.
  * It also purges expired idempotency keys. Stoppable; never overlaps itself.
  */
@@ -9,7 +9,6 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
 import type { Services } from '../services.ts';
 import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
-import { POLL_LEASE_MS } from '../payments/poll-schedule.ts';
 import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 
@@ -22,8 +21,8 @@ export interface PollTickResult {
 const CONCURRENCY = 8;
 const PURGE_BATCH = 1000;
 
-/** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller. */
-export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock'>, batchSize: number): Promise<TransactionRow[]> {
+/** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for `config.pollerLeaseMs`. */
+export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<TransactionRow[]> {
   const now = services.clock.now();
   const due = services.db
     .select({ id: transactions.id })
@@ -35,7 +34,7 @@ export async function claimDueTransactions(services: Pick<Services, 'db' | 'cloc
   return services.db
     .update(transactions)
     .set({
-      nextPollAt: new Date(now.getTime() + POLL_LEASE_MS),
+      nextPollAt: new Date(now.getTime() + services.config.pollerLeaseMs),
       pollAttempts: sql`${transactions.pollAttempts} + 1`,
     })
     .where(and(inArray(transactions.id, due), eq(transactions.status, 'PENDING')))

@@ -14,12 +14,13 @@ import type { Services } from '../services.ts';
 import { attemptDelivery, type AttemptOptions, type AttemptOutcome, type DeliveryRow } from '../webhooks/attempt-delivery.ts';
 import { startLoop, type Loop } from './status-poller.ts';
 
-/** How long a claim holds a delivery: longer than the send timeout (max 60 s) plus recording. */
-export const WEBHOOK_LEASE_MS = 120_000;
 const CONCURRENCY = 8;
 
-/** Claims due deliveries (at most `batchSize`) for this caller; each returned row carries its lease token. */
-export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock'>, batchSize: number): Promise<DeliveryRow[]> {
+/**
+ * Claims due deliveries (at most `batchSize`) for this caller, each for `config.webhookLeaseMs`
+ * (which config.ts keeps longer than the send timeout); each returned row carries its lease token.
+ */
+export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<DeliveryRow[]> {
   const now = services.clock.now();
   const leaseToken = randomUUID();
   const due = services.db
@@ -31,7 +32,7 @@ export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock'
     .for('update', { skipLocked: true });
   return services.db
     .update(webhookDeliveries)
-    .set({ nextAttemptAt: new Date(now.getTime() + WEBHOOK_LEASE_MS), leaseToken })
+    .set({ nextAttemptAt: new Date(now.getTime() + services.config.webhookLeaseMs), leaseToken })
     .where(and(inArray(webhookDeliveries.id, due), eq(webhookDeliveries.status, 'PENDING')))
     .returning();
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextPollDelayMs, POLL_LEASE_MS } from './poll-schedule.ts';
+import { loadConfig } from '../config.ts';
+import { nextPollDelayMs } from './poll-schedule.ts';
 
 describe('nextPollDelayMs', () => {
   it('starts at 2 s and grows by 1.6x', () => {
@@ -25,7 +26,7 @@ describe('nextPollDelayMs', () => {
     expect(nextPollDelayMs(-3)).toBe(2000);
   });
 
-  it('leases a claimed row for at least the longest poll delay', () => {
-    expect(POLL_LEASE_MS).toBeGreaterThanOrEqual(nextPollDelayMs(1000));
+  it('leases a claimed row, by default, for at least the longest poll delay', () => {
+    expect(loadConfig({}).pollerLeaseMs).toBeGreaterThanOrEqual(nextPollDelayMs(1000));
   });
 });

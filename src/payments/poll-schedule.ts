@@ -7,6 +7,3 @@
 export function nextPollDelayMs(attempt: number): number {
   return Math.min(2000 * 1.6 ** Math.max(0, attempt), 60_000);
 }
-
-/** How long a claimed transaction stays leased to one poller before another may take it. */
-export const POLL_LEASE_MS = 60_000;

@@ -13,7 +13,6 @@ import { attemptDelivery } from './attempt-delivery.ts';
 import { insertEventWithDelivery } from './webhook-events.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 import { currentSecretPrefix } from './webhook-secrets.ts';
-import { WEBHOOK_LEASE_MS } from '../jobs/webhook-worker.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 
 /** What both route families show (compatibility.md "Webhook configuration"). */
@@ -89,7 +88,7 @@ export async function sendTestWebhook(services: Services, applicationId: string,
     event: 'webhook.test',
     data: data ?? { message: 'Ceci est un événement de test envoyé par Kolo.' },
     leaseToken,
-    leaseUntil: new Date(services.clock.now().getTime() + WEBHOOK_LEASE_MS),
+    leaseUntil: new Date(services.clock.now().getTime() + services.config.webhookLeaseMs),
   });
   const [delivery] = await services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
   const outcome = await attemptDelivery(services, delivery!, { retry: false });
