@@ -60,8 +60,9 @@ export interface Tenant {
   keyId: string;
 }
 
-async function freshPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `kolo_test_${randomBytes(6).toString('hex')}`;
+/** Creates an empty PostgreSQL database next to `adminUrl`'s; `drop` removes it. */
+export async function freshPostgresDatabase(adminUrl: string, prefix = 'kolo_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);

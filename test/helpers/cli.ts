@@ -5,13 +5,12 @@
  * `TEST_DATABASE_URL` is set (dropped by `cleanup`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { freshPostgresDatabase } from '../harness.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'kolo.js');
@@ -29,22 +28,8 @@ export async function freshCliDatabase(): Promise<CliDatabase> {
     const dir = mkdtempSync(join(tmpdir(), 'kolo-cli-'));
     return { env: { DATA_DIR: join(dir, 'data'), DATABASE_URL: '' }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `kolo_cli_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString() },
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+  const database = await freshPostgresDatabase(adminUrl, 'kolo_cli');
+  return { env: { DATABASE_URL: database.url }, cleanup: database.drop };
 }
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
