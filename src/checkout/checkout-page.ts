@@ -11,7 +11,6 @@
  * Reads of a PENDING checkout run its backstop (`refreshCheckout`: at most one operator call,
  * only when the attempt is due), so the page follows the payment without waiting for the poller.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -26,6 +25,7 @@ import { operatorOfNumber } from '../domain/operator-prefixes.ts';
 import { ok } from '../http/envelope.ts';
 import { sendError } from '../http/error-handler.ts';
 import { cancelCheckout } from '../payments/cancel-checkout.ts';
+import { localSecretHex } from '../local-secret.ts';
 import { findLatestAttempt, findPendingAttempt, type CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import { activeRailsForCurrency, type RailRow } from '../payments/rails.ts';
 import { refreshCheckout } from '../payments/refresh-checkout.ts';
@@ -67,7 +67,8 @@ async function isSessionOver(services: Services, row: TransactionRow, now: Date)
 
 /** Registers the checkout page, its assets and its status endpoint (in their own scope). */
 export async function checkoutPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const csrfSecret = services.config.checkoutCsrfSecret ?? randomBytes(32).toString('hex');
+  // Generated into the data directory when not configured, so forms survive a restart.
+  const csrfSecret = services.config.checkoutCsrfSecret ?? localSecretHex(services.config.dataDir, 'checkout-csrf-secret', 32);
   const isSecure = services.config.publicBaseUrl.startsWith('https:');
 
   await app.register(fastifyCookie);

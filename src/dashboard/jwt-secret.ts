@@ -4,9 +4,7 @@
  * `<DATA_DIR>/jwt-secret` (mode 0600) and reused at every start; else (`memory://`) a random
  * in-process secret. Several instances behind one load balancer must share `JWT_SECRET`.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { localSecretHex } from '../local-secret.ts';
 import type { Config } from '../config.ts';
 
 const cache = new WeakMap<Config, Uint8Array>();
@@ -15,27 +13,7 @@ const cache = new WeakMap<Config, Uint8Array>();
 export function jwtSecret(config: Config): Uint8Array {
   const cached = cache.get(config);
   if (cached) return cached;
-  const secret = new TextEncoder().encode(config.jwtSecret ?? fileOrMemorySecret(config.dataDir));
+  const secret = new TextEncoder().encode(config.jwtSecret ?? localSecretHex(config.dataDir, 'jwt-secret', 32));
   cache.set(config, secret);
   return secret;
-}
-
-function fileOrMemorySecret(dataDir: string): string {
-  if (dataDir.startsWith('memory://')) return randomBytes(32).toString('hex');
-  const path = join(dataDir, 'jwt-secret');
-  try {
-    const existing = readFileSync(path, 'utf8').trim();
-    if (existing.length >= 32) return existing;
-  } catch {
-    // Not there yet: generated below.
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('hex');
-  try {
-    // `wx`: if another process wrote it first, read theirs instead of overwriting it.
-    writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch {
-    return readFileSync(path, 'utf8').trim();
-  }
 }

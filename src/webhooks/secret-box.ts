@@ -6,7 +6,8 @@
  * Ciphertext format: `v1:<base64 iv(12)>:<base64 tag(16)>:<base64 ciphertext>`.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { localSecretHex } from '../local-secret.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -48,15 +49,9 @@ export function loadWebhookEncryptionKey(config: Pick<Config, 'webhookEncryption
   if (config.webhookEncryptionKey) return Buffer.from(config.webhookEncryptionKey, 'hex');
   if (config.dataDir.startsWith('memory://')) return randomBytes(32);
   const path = join(config.dataDir, KEY_FILE);
-  if (existsSync(path)) {
-    const text = readFileSync(path, 'utf8').trim();
-    if (!/^[0-9a-f]{64}$/i.test(text)) throw new Error(`${path} must contain 64 hex characters`);
-    return Buffer.from(text, 'hex');
-  }
-  mkdirSync(config.dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  if (config.databaseUrl) {
+  const isNew = !existsSync(path);
+  const key = Buffer.from(localSecretHex(config.dataDir, KEY_FILE, 32), 'hex');
+  if (isNew && config.databaseUrl) {
     log?.warn({ path }, 'generated a webhook encryption key locally; set WEBHOOK_ENCRYPTION_KEY so every instance shares it');
   }
   return key;
