@@ -49,6 +49,7 @@ const configSchema = z.object({
   EMAIL_VERIFICATION_REQUIRED: bool.default(true),
   OTP_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(10),
   AUTH_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  AUTH_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   AUTH_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Kolo <no-reply@kolo.local>'),
@@ -115,6 +116,8 @@ export interface Config {
   otpTtlMinutes: number;
   /** Failed logins or code guesses per e-mail before a lockout of `authLockoutMinutes`. */
   authMaxFailures: number;
+  /** Failed logins from one client IP (any e-mail) before that IP is locked out. */
+  authMaxFailuresPerIp: number;
   authLockoutMinutes: number;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -180,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     emailVerificationRequired: e.EMAIL_VERIFICATION_REQUIRED,
     otpTtlMinutes: e.OTP_TTL_MINUTES,
     authMaxFailures: e.AUTH_MAX_FAILURES,
+    authMaxFailuresPerIp: e.AUTH_MAX_FAILURES_PER_IP,
     authLockoutMinutes: e.AUTH_LOCKOUT_MINUTES,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

@@ -93,21 +93,28 @@ export async function resendVerificationCode(services: Services, email: string):
 }
 
 /**
- * Logs in. Throws 429 while the e-mail is locked, 401 INVALID_CREDENTIALS for an unknown e-mail
+ * Logs in. Throws 429 while the e-mail or the client IP is locked, 401 INVALID_CREDENTIALS for an unknown e-mail
  * or a wrong password (both counted), then, only with the right password, 403
  * EMAIL_NOT_VERIFIED or ACCOUNT_NOT_ACTIVE.
  */
 export async function login(services: Services, email: string, password: string, actor: AuditActor) {
   const key = loginKey(email);
+  // Per client IP too, whatever the e-mail: one password tried against many accounts.
+  const ipKey = actor.clientIp ? `login-ip:${actor.clientIp}` : null;
   await assertNotThrottled(services, key);
+  if (ipKey) await assertNotThrottled(services, ipKey);
+  const fail = async () => {
+    await recordFailure(services, key);
+    if (ipKey) await recordFailure(services, ipKey, services.config.authMaxFailuresPerIp);
+  };
   const account = await findAccountByEmail(services.db, email);
   if (!account) {
     await burnPasswordCheck(password, services.config.passwordScryptLogN);
-    await recordFailure(services, key);
+    await fail();
     throw new ApiError('INVALID_CREDENTIALS');
   }
   if (!(await verifyPassword(password, account.passwordHash))) {
-    await recordFailure(services, key);
+    await fail();
     await recordAudit(services, { ...actor, actorId: account.id, actorRole: account.role }, {
       action: 'LOGIN_FAILED',
       targetType: 'ACCOUNT',

@@ -28,14 +28,13 @@ export async function assertNotThrottled(services: Deps, key: string): Promise<v
 
 /**
  * Counts one failure for `key` in a single upsert (atomic across instances); locks the key when
- * the count reaches the maximum. A window older than the lockout period starts over.
+ * the count reaches `max` (default `authMaxFailures`). A window older than the lockout period starts over.
  */
-export async function recordFailure(services: Deps, key: string): Promise<void> {
+export async function recordFailure(services: Deps, key: string, max: number = services.config.authMaxFailures): Promise<void> {
   const now = services.clock.now();
   const windowMs = services.config.authLockoutMinutes * 60_000;
   const windowStart = new Date(now.getTime() - windowMs);
   const lockUntil = new Date(now.getTime() + windowMs);
-  const max = services.config.authMaxFailures;
   const fresh = sql`${authThrottle.windowStartedAt} < ${windowStart.toISOString()}::timestamptz`;
   const next = sql`(case when ${fresh} then 1 else ${authThrottle.failures} + 1 end)`;
   await services.db
