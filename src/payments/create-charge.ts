@@ -7,7 +7,7 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
@@ -42,9 +42,7 @@ export interface ChargeData {
 export async function createCharge(services: Services, auth: ApiKeyAuth, input: ChargeInput, headerKey?: string): Promise<ChargeData> {
   const { idempotencyKey: bodyKey, ...request } = input;
   const idempotencyKey = bodyKey ?? headerKey;
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'charge', requestHash: hashRequest('charge', request) }
-    : null;
+  const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'charge', request);
   const replay = await findReplay<ChargeData>(services, scope);
   if (replay) return replay;
   const { rail, connector } = await resolveRailFor(services, {

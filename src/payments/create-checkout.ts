@@ -10,7 +10,7 @@ import { resolveConnector } from '../connectors/registry.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import { findApplication } from '../accounts/applications.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { activeRailsForCurrency, checkAmountLimits, checkApplicationCurrency } from './rails.ts';
 import { checkoutUrl } from './transaction-view.ts';
@@ -37,9 +37,7 @@ export interface CheckoutData {
 
 /** Creates the session; returns the 201 `data` of spec 4.1. */
 export async function createCheckout(services: Services, auth: ApiKeyAuth, input: CheckoutInput, idempotencyKey?: string): Promise<CheckoutData> {
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'checkout', requestHash: hashRequest('checkout', { ...input }) }
-    : null;
+  const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'checkout', { ...input });
   const replay = await findReplay<CheckoutData>(services, scope);
   if (replay) return replay;
   checkApplicationCurrency(input.currency, auth.currency);

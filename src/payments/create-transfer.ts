@@ -7,7 +7,7 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, hashRequest } from './idempotency.ts';
+import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
@@ -39,9 +39,7 @@ export interface TransferData {
 
 /** Creates the transfer; returns the 201 `data` of spec 4.4. */
 export async function createTransfer(services: Services, auth: ApiKeyAuth, input: TransferInput, idempotencyKey?: string): Promise<TransferData> {
-  const scope = idempotencyKey
-    ? { applicationId: auth.applicationId, key: idempotencyKey, endpoint: 'transfer', requestHash: hashRequest('transfer', { ...input }) }
-    : null;
+  const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'transfer', { ...input });
   const replay = await findReplay<TransferData>(services, scope);
   if (replay) return replay;
   const { rail, connector } = await resolveRailFor(services, {

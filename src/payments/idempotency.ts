@@ -34,6 +34,16 @@ export function hashRequest(endpoint: string, request: Record<string, unknown>):
   return createHash('sha256').update(endpoint).update('\n').update(canonical).digest('hex');
 }
 
+/** The scope of a create with `key` (null without a key): the application, the endpoint and the request's hash. */
+export function idempotencyScope(
+  applicationId: string,
+  key: string | undefined,
+  endpoint: string,
+  request: Record<string, unknown>,
+): IdempotencyScope | null {
+  return key ? { applicationId, key, endpoint, requestHash: hashRequest(endpoint, request) } : null;
+}
+
 /** Outcome of `createOnce`: the response data, and the new row unless this was a replay. */
 export type CreateOnceResult<T> = { data: T; row: TransactionRow; replayed: false } | { data: T; row: null; replayed: true };
 
