@@ -48,5 +48,7 @@ export const checkoutAttempts = pgTable(
     uniqueIndex('checkout_attempts_one_pending').on(t.transactionId).where(sql`${t.status} = 'PENDING'`),
     uniqueIndex('checkout_attempts_one_success').on(t.transactionId).where(sql`${t.status} = 'SUCCEEDED'`),
     index('checkout_attempts_tx_idx').on(t.transactionId, t.createdAt),
+    // The poller's claim of due attempts in flight (status-poller.ts): cost independent of history.
+    index('checkout_attempts_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
   ],
 );

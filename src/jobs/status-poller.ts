@@ -3,18 +3,26 @@
  * Each tick claims at most `batchSize` due PENDING rows with `FOR UPDATE SKIP LOCKED`, leases
  * them (`next_poll_at` pushed `POLLER_LEASE_MS` ahead, so any number of instances share the work
  * without asking twice at once), then refreshes them with at most `concurrency` in flight.
- * It also purges expired idempotency keys. Stoppable; never overlaps itself.
+ * It also claims, the same way, every due checkout attempt still in flight, whatever its
+ * checkout's state: a request sent to an operator is asked about until it ends, even when its
+ * checkout ended first. It also purges expired idempotency keys. Stoppable; never overlaps itself.
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
 import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
+import { refreshAttempt } from '../payments/refresh-checkout.ts';
+import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 
 /** Counts of what one tick did. */
 export interface PollTickResult {
+  /** PENDING transactions claimed. */
   claimed: number;
+  /** Checkout attempts in flight claimed. */
+  claimedAttempts: number;
   outcomes: Partial<Record<RefreshOutcome | 'ERROR', number>>;
 }
 
@@ -41,29 +49,61 @@ export async function claimDueTransactions(services: Pick<Services, 'db' | 'cloc
     .returning();
 }
 
-/** One poller tick: claim, refresh each (errors are logged and counted, never thrown), purge. */
-export async function pollOnce(services: Services): Promise<PollTickResult> {
-  const rows = await claimDueTransactions(services, services.config.pollerBatchSize);
-  const outcomes: PollTickResult['outcomes'] = {};
+/**
+ * Claims due checkout attempts still in flight (at most `batchSize`), whatever their checkout's
+ * state, and leases them for `config.pollerLeaseMs`. Locks only attempt rows, and skips locked
+ * ones: it never waits, so it cannot deadlock with writers that lock the checkout row first.
+ */
+export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<CheckoutAttemptRow[]> {
+  const now = services.clock.now();
+  const due = services.db
+    .select({ id: checkoutAttempts.id })
+    .from(checkoutAttempts)
+    .where(and(eq(checkoutAttempts.status, 'PENDING'), lte(checkoutAttempts.nextPollAt, now)))
+    .orderBy(asc(checkoutAttempts.nextPollAt))
+    .limit(batchSize)
+    .for('update', { skipLocked: true });
+  return services.db
+    .update(checkoutAttempts)
+    .set({ nextPollAt: new Date(now.getTime() + services.config.pollerLeaseMs) })
+    .where(and(inArray(checkoutAttempts.id, due), eq(checkoutAttempts.status, 'PENDING')))
+    .returning();
+}
+
+/** Runs `refresh` over `items` with at most CONCURRENCY in flight; errors are logged and counted. */
+async function refreshAll<T extends { id: string }>(
+  services: Services,
+  items: T[],
+  refresh: (item: T) => Promise<RefreshOutcome>,
+  outcomes: PollTickResult['outcomes'],
+): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < rows.length) {
-      const row = rows[next++]!;
-      // The claim incremented pollAttempts; the schedule is indexed from 0.
-      const claimed = { ...row, pollAttempts: row.pollAttempts - 1 };
+    while (next < items.length) {
+      const item = items[next++]!;
       let outcome: RefreshOutcome | 'ERROR';
       try {
-        outcome = await refreshTransaction(services, claimed);
+        outcome = await refresh(item);
       } catch (error) {
-        services.log.error({ err: error, reference: row.reference }, 'refreshing a pending transaction failed');
+        services.log.error({ err: error, id: item.id }, 'refreshing a pending transaction or attempt failed');
         outcome = 'ERROR';
       }
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+/** One poller tick: claim and refresh transactions, then attempts (errors are logged and counted, never thrown), purge. */
+export async function pollOnce(services: Services): Promise<PollTickResult> {
+  const outcomes: PollTickResult['outcomes'] = {};
+  const rows = await claimDueTransactions(services, services.config.pollerBatchSize);
+  // The claim incremented pollAttempts; the schedule is indexed from 0.
+  await refreshAll(services, rows, (row) => refreshTransaction(services, { ...row, pollAttempts: row.pollAttempts - 1 }), outcomes);
+  const attempts = await claimDueAttempts(services, services.config.pollerBatchSize);
+  await refreshAll(services, attempts, (attempt) => refreshAttempt(services, attempt), outcomes);
   await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
-  return { claimed: rows.length, outcomes };
+  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
 }
 
 /** A running loop; `stop` waits for the tick in progress to finish. */

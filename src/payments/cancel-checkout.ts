@@ -5,14 +5,15 @@
  * payment request (the customer can approve it on the phone), the checkout is NOT cancelled:
  * cancelling then could record CANCELLED for money that moves a minute later. The customer is
  * asked to refuse the request on the phone; once the attempt fails, cancelling works.
+ * The cancellation itself is serialised with attempt starts on the checkout's row
+ * (`close-checkout.ts`): an attempt that won the lock makes the cancel refuse, never the reverse.
  */
 import type { Services } from '../services.ts';
-import { applyTransition } from './apply-transition.ts';
-import { failAttempt, findPendingAttempt } from './checkout-attempt-records.ts';
+import { closeCheckout } from './close-checkout.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
-/** Cancels a PENDING checkout; returns the row as it ends up (CANCELLED, or whatever won the race). */
+/** Cancels a PENDING checkout; says what became of it (CANCELLED, or why not). */
 export async function cancelCheckout(
   services: Services,
   checkout: TransactionRow,
@@ -20,19 +21,7 @@ export async function cancelCheckout(
   if (checkout.status !== 'PENDING') return 'NOT_PENDING';
   const outcome = await refreshCheckout(services, checkout, { forcePoll: true });
   if (outcome === 'SUCCESS' || outcome === 'EXPIRED') return 'NOT_PENDING';
-  if (await findPendingAttempt(services.db, checkout.id)) return 'ATTEMPT_IN_FLIGHT';
-  const cancelled = await applyTransition(services, {
-    transactionId: checkout.id,
-    event: 'CUSTOMER_CANCELLED',
-    cause: 'CUSTOMER',
-  });
-  if (!cancelled) return 'NOT_PENDING';
-  // An attempt started between the check above and the cancellation cannot succeed any more
-  // on our side (the checkout is terminal); close it so it is not polled forever.
-  const inFlight = await findPendingAttempt(services.db, checkout.id);
-  if (inFlight) {
-    services.log.warn({ reference: checkout.reference, attempt: inFlight.attemptNumber }, 'checkout cancelled while an attempt was starting');
-    await failAttempt(services, inFlight, { code: 'CUSTOMER_CANCELLED', reason: 'Le client a annulé le paiement.', cause: 'CUSTOMER' });
-  }
-  return 'CANCELLED';
+  const result = await closeCheckout(services, checkout.id, 'CUSTOMER');
+  if ('closed' in result) return 'CANCELLED';
+  return result.refused === 'ATTEMPT_IN_FLIGHT' ? 'ATTEMPT_IN_FLIGHT' : 'NOT_PENDING';
 }

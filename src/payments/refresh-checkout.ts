@@ -18,7 +18,7 @@ import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
-import { applyTransition } from './apply-transition.ts';
+import { closeCheckout } from './close-checkout.ts';
 import { failAttempt, findPendingAttempt, succeedAttempt, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
 import { withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
@@ -46,14 +46,11 @@ export async function refreshCheckout(services: Services, row: TransactionRow, o
     }
   }
   if (isExpired && !attempt) {
-    const done = await applyTransition(services, {
-      transactionId: row.id,
-      event: 'TIMED_OUT',
-      cause: 'SESSION_EXPIRED',
-      failureCode: 'SESSION_EXPIRED',
-      failureReason: 'La session de paiement a expiré avant que le client ne paie.',
-    });
-    return done ? 'EXPIRED' : 'SKIPPED';
+    // Decided again under the checkout's row lock: an attempt that started meanwhile wins.
+    const result = await closeCheckout(services, row.id, 'EXPIRY');
+    if ('closed' in result) return 'EXPIRED';
+    if (result.refused === 'NOT_PENDING') return 'SKIPPED';
+    attempt = await findPendingAttempt(services.db, row.id);
   }
   const pending = attempt ? await findPendingAttempt(services.db, row.id) : null;
   let next = isExpired ? (pending?.nextPollAt ?? now) : (row.expiresAt ?? new Date(now.getTime() + 60_000));
@@ -63,6 +60,23 @@ export async function refreshCheckout(services: Services, row: TransactionRow, o
     .set({ nextPollAt: next })
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
   return 'STILL_PENDING';
+}
+
+/**
+ * The backstop for one attempt in flight, already leased by the caller (the poller claims every
+ * PENDING attempt when due, whatever its checkout's state, so that no request sent to an
+ * operator is ever left unasked). Polls it, then, when its checkout is still PENDING, runs the
+ * checkout's own backstop (session end, next poll). An attempt whose checkout already ended is
+ * still resolved: a success there is a late success (`succeedAttempt` → 'LATE').
+ */
+export async function refreshAttempt(services: Services, attempt: CheckoutAttemptRow): Promise<RefreshOutcome> {
+  const [row] = await services.db.select().from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
+  if (!row) throw new Error(`checkout attempt ${attempt.id} has no transaction`);
+  const outcome = await pollAttempt(services, row, attempt);
+  if (outcome === 'SUCCESS') return 'SUCCESS';
+  if (row.status !== 'PENDING') return outcome === 'PENDING' ? 'STILL_PENDING' : 'FAILED';
+  const [fresh] = await services.db.select().from(transactions).where(eq(transactions.id, row.id)).limit(1);
+  return fresh ? refreshCheckout(services, fresh) : 'SKIPPED';
 }
 
 /** Leases a due attempt to this caller for one connector timeout; false when another caller has it. */

@@ -8,12 +8,13 @@
  *
  * A decline at initiation fails the attempt only: the checkout stays PENDING.
  */
-import { and, count, eq, gt } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Connector } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
+import { lockPendingCheckout } from './close-checkout.ts';
 import { failAttempt, recordAttemptEvent, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
 import { withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
@@ -54,18 +55,16 @@ export async function startCheckoutAttempt(
   input: StartAttemptInput,
 ): Promise<StartAttemptResult> {
   const now = services.clock.now();
-  let created: CheckoutAttemptRow | 'TOO_MANY' | null;
+  let created: CheckoutAttemptRow | 'TOO_MANY' | 'IN_PROGRESS' | null;
   try {
     created = await services.db.transaction(async (txHandle) => {
       const tx = txHandle as unknown as Db;
-      // Locks the checkout row for this transaction, so concurrent posts take turns here; the
-      // unique indexes are the guarantee, the lock only makes the loser's answer clean.
-      const [open] = await tx
-        .update(transactions)
-        .set({ updatedAt: now })
-        .where(and(eq(transactions.id, checkout.id), eq(transactions.status, 'PENDING'), gt(transactions.expiresAt, now)))
-        .returning();
-      if (!open) return null;
+      // The checkout's row lock serialises this start with cancel, expiry and other starts
+      // (close-checkout.ts); status, expiry and in-flight attempts are re-checked under it.
+      const locked = await lockPendingCheckout(tx, checkout.id, now);
+      if (!locked || locked.isExpired) return null;
+      if (locked.hasAttemptInFlight) return 'IN_PROGRESS' as const;
+      const open = locked.row;
       const [{ n }] = (await tx
         .select({ n: count() })
         .from(checkoutAttempts)
@@ -99,6 +98,7 @@ export async function startCheckoutAttempt(
   }
   if (created === null) return { kind: 'CLOSED' };
   if (created === 'TOO_MANY') return { kind: 'TOO_MANY_ATTEMPTS' };
+  if (created === 'IN_PROGRESS') return { kind: 'IN_PROGRESS' };
   const attempt = created;
 
   const result = await withTimeout(

@@ -1,0 +1,1 @@
+CREATE INDEX "checkout_attempts_pending_poll_idx" ON "checkout_attempts" USING btree ("next_poll_at") WHERE "checkout_attempts"."status" = 'PENDING';
