@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { prepared } from '../db/queries/prepared.ts';
 import type { Db } from '../db/client.ts';
-import { apiKeys, applications } from '../db/schema.ts';
+import { accounts, apiKeys, applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
@@ -146,8 +146,9 @@ export interface ApiKeyAuth {
 
 /**
  * Resolves a raw `X-API-KEY` value. Returns null for anything missing, malformed, unknown,
- * revoked, or whose application is not ACTIVE (all of which the HTTP layer answers with the
- * same 401). Refreshes `lastUsedAt` at most once a minute, without delaying the request.
+ * revoked, whose application is not ACTIVE or deleted, or whose merchant account is not ACTIVE
+ * (suspended by an administrator, deleted…): the HTTP layer answers all of them with the same
+ * 401, from the very next request (no cache), and a reactivation restores the key as it was. Refreshes `lastUsedAt` at most once a minute, without delaying the request.
  */
 export async function authenticateApiKey(
   services: Pick<Services, 'db' | 'clock' | 'log'>,
@@ -155,7 +156,7 @@ export async function authenticateApiKey(
 ): Promise<ApiKeyAuth | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
   const { db, clock } = services;
-  const [row] = await prepared(db, 'auth_api_key', (d) =>
+  const [row] = await prepared(db, 'auth_api_key_v2', (d) =>
     d
       .select({
       keyId: apiKeys.id,
@@ -167,14 +168,16 @@ export async function authenticateApiKey(
       applicationName: applications.name,
       applicationStatus: applications.status,
       deletedAt: applications.deletedAt,
+      merchantStatus: accounts.status,
     })
       .from(apiKeys)
       .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
+      .innerJoin(accounts, eq(accounts.id, applications.merchantId))
       .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), eq(apiKeys.active, true)))
       .limit(1)
-      .prepare('auth_api_key'),
+      .prepare('auth_api_key_v2'),
   ).execute({ keyHash: hashApiKey(rawKey) });
-  if (!row || row.applicationStatus !== 'ACTIVE' || row.deletedAt) return null;
+  if (!row || row.applicationStatus !== 'ACTIVE' || row.deletedAt || row.merchantStatus !== 'ACTIVE') return null;
   const now = clock.now();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);

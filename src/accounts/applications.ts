@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { applications } from '../db/schema.ts';
+import { accounts, applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -70,4 +70,19 @@ export async function findApplication(db: Db, id: string): Promise<ApplicationRo
     .from(applications)
     .where(and(eq(applications.id, id), isNull(applications.deletedAt)));
   return row ?? null;
+}
+
+/**
+ * True when `applicationId` may take new payments: the application is ACTIVE and not deleted,
+ * and its merchant account is ACTIVE (the same rule as API-key authentication). Payments already
+ * under way are not affected: they settle and their webhooks are delivered whatever this says.
+ */
+export async function isAcceptingPayments(db: Db, applicationId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ applicationStatus: applications.status, deletedAt: applications.deletedAt, merchantStatus: accounts.status })
+    .from(applications)
+    .innerJoin(accounts, eq(accounts.id, applications.merchantId))
+    .where(eq(applications.id, applicationId))
+    .limit(1);
+  return row !== undefined && row.applicationStatus === 'ACTIVE' && row.deletedAt === null && row.merchantStatus === 'ACTIVE';
 }

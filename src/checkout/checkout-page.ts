@@ -19,6 +19,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { eq } from 'drizzle-orm';
 import { applications, providers, transactions } from '../db/schema.ts';
+import { isAcceptingPayments } from '../accounts/applications.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { nationalNumber, normalizeMsisdn } from '../domain/msisdn.ts';
 import { operatorOfNumber } from '../domain/operator-prefixes.ts';
@@ -152,6 +153,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
       const paths = checkoutPaths(row.checkoutToken!);
       if (row.status !== 'PENDING' || isExpired(row, services.clock.now())) return reply.redirect(paths.page, 303);
+      if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply);
 
       const rails = await availableRails(services, row);
       const railCode = typeof body.rail === 'string' ? body.rail : '';
@@ -223,6 +225,18 @@ function notFound(reply: FastifyReply) {
     renderMessage({
       heading: 'Session de paiement introuvable',
       lines: ["Ce lien de paiement n'existe pas. Vérifiez l'adresse ou retournez sur le site du marchand."],
+    }),
+  );
+}
+
+/** The merchant's account or application is suspended: no new attempt, whatever the form says. */
+function closedMerchant(reply: FastifyReply) {
+  return sendHtml(
+    reply,
+    403,
+    renderMessage({
+      heading: 'Paiement indisponible',
+      lines: ["Ce marchand n'accepte pas de paiements pour le moment. Aucun montant n'a été débité. Retournez sur le site du marchand."],
     }),
   );
 }
@@ -334,6 +348,7 @@ async function showPage(services: Services, request: FastifyRequest, reply: Fast
       renderWaiting({ row, app, attempt: inFlight, rail: rail ?? null, csrf: csrfToken(csrfSecret, row.checkoutToken!, nonce), styleNonce: styleNonce(reply) }),
     );
   }
+  if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply);
   const rails = await availableRails(services, row);
   const lastAttempt = await findLatestAttempt(services.db, row.id);
   return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 200, { lastAttempt });

@@ -162,9 +162,10 @@ describe('a connector that disappears (LIVE connector removed from the configura
     // Seen from the backstop, a LIVE transaction whose operator connector is not configured.
     await h.services.db.update(transactions).set({ environment: 'LIVE' }).where(eq(transactions.reference, reference));
     await runFor(RAIL_DEADLINE_MS - 10 * SECOND, 60 * SECOND);
-    expect((await payIn(reference)).status).toBe('PENDING');
+    // Read from the database: the TEST key no longer sees a LIVE transaction (separate worlds).
+    expect((await transactionRow(h, reference)).status).toBe('PENDING');
     await runFor(30 * SECOND, 10 * SECOND);
-    expect(await payIn(reference)).toMatchObject({ status: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' });
+    expect(await transactionRow(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' });
     expect((await eventsOf(h, reference)).at(-1)).toMatchObject({ cause: 'DEADLINE', failureCode: 'PROVIDER_UNAVAILABLE' });
   });
 });

@@ -92,7 +92,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await getTransaction(services, requireApiKey(request).applicationId, 'PAY_IN', request.params.reference);
+      const row = await getTransaction(services, requireApiKey(request), 'PAY_IN', request.params.reference);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
     },
   );
@@ -126,7 +126,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await getTransaction(services, requireApiKey(request).applicationId, 'PAY_OUT', request.params.reference);
+      const row = await getTransaction(services, requireApiKey(request), 'PAY_OUT', request.params.reference);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
     },
   );
