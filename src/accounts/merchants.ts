@@ -6,6 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
+import { isUuid } from '../domain/ids.ts';
 import type { Services } from '../services.ts';
 
 /** An account as shown to operators of the service (never the password hash). */
@@ -52,11 +53,11 @@ export async function createMerchant(
 
 /** Finds a merchant by id or email (case-insensitive); null when none. */
 export async function findMerchant(db: Db, idOrEmail: string): Promise<MerchantView | null> {
-  const isUuid = /^[0-9a-f-]{36}$/i.test(idOrEmail);
+  const byId = isUuid(idOrEmail);
   const [row] = await db
     .select()
     .from(accounts)
-    .where(isUuid ? eq(accounts.id, idOrEmail) : eq(sql`lower(${accounts.email})`, idOrEmail.toLowerCase()));
+    .where(byId ? eq(accounts.id, idOrEmail) : eq(sql`lower(${accounts.email})`, idOrEmail.toLowerCase()));
   return row ? toMerchantView(row) : null;
 }
 

@@ -6,6 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
+import { isUuid } from '../domain/ids.ts';
 import type { Services } from '../services.ts';
 import { hashPassword } from './passwords.ts';
 import type { Role } from './tokens.ts';
@@ -69,7 +70,7 @@ export async function findAccountByEmail(db: Db, email: string): Promise<Account
 
 /** The account with this id, or null (malformed ids included). */
 export async function findAccountById(db: Db, id: string): Promise<AccountRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
   return row ?? null;
 }

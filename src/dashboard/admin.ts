@@ -8,6 +8,7 @@ import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { accounts, applications, providers, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
+import { isUuid } from '../domain/ids.ts';
 import type { Services } from '../services.ts';
 import { createAccount, findAccountById, profileView, type AccountRow } from './accounts.ts';
 import { changedFields, recordAudit, type AuditActor } from './audit.ts';
@@ -183,7 +184,7 @@ export async function createProvider(services: Services, actor: AuditActor, inpu
 }
 
 async function providerById(db: Db, id: string) {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new ApiError('PROVIDER_NOT_FOUND');
+  if (!isUuid(id)) throw new ApiError('PROVIDER_NOT_FOUND');
   const [row] = await db.select().from(providers).where(eq(providers.id, id));
   if (!row) throw new ApiError('PROVIDER_NOT_FOUND');
   return row;

@@ -6,6 +6,7 @@
  */
 export const ERRORS = {
   VALIDATION_ERROR: { status: 400, message: 'La requête contient des champs invalides.' },
+  BAD_REQUEST: { status: 400, message: "La requête HTTP est mal formée et n'a pas pu être lue." },
   MALFORMED_JSON: { status: 400, message: "Le corps de la requête n'est pas un JSON valide." },
   CURRENCY_MISMATCH: {
     status: 400,
@@ -59,6 +60,8 @@ export const ERRORS = {
   SESSION_EXPIRED: { status: 410, message: 'Cette session de paiement a expiré.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Le corps de la requête est trop volumineux (1 Mio au maximum).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Le corps de la requête doit être envoyé en application/json.' },
+  REQUEST_TIMEOUT: { status: 408, message: "La requête n'a pas été reçue entièrement à temps." },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, message: 'Les en-têtes de la requête sont trop volumineux.' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Trop de requêtes. Réessayez plus tard.' },
   INTERNAL_SERVER_ERROR: { status: 500, message: 'Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service momentanément indisponible. Réessayez plus tard.' },

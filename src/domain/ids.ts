@@ -27,5 +27,13 @@ export const randomIds: Ids = {
   hex: (bytes) => randomBytes(bytes).toString('hex'),
 };
 
+/** A row id: a UUID in its canonical 8-4-4-4-12 hexadecimal form (RFC 9562 §4), any version. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when `value` is a canonical UUID (what a `uuid` column accepts without a cast error). */
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
 /** Pattern of a well-formed transaction reference of either direction. */
 export const REFERENCE_PATTERN = /^P[IO]-[0-9A-F]{12}$/;

@@ -9,7 +9,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Services } from '../services.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
-import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -33,6 +33,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     trustProxy: false,
     frameworkErrors: frameworkErrorHandler(services.clock),
+    clientErrorHandler: clientErrorHandler(services.clock, services.log),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

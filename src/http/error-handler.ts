@@ -4,6 +4,7 @@
  * MALFORMED_JSON / PAYLOAD_TOO_LARGE / UNSUPPORTED_MEDIA_TYPE; anything else into a 500 without
  * internals (the stack goes to the log, never to the client).
  */
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError, ERRORS, type ErrorCode } from '../domain/errors.ts';
@@ -40,8 +41,43 @@ export function frameworkErrorHandler(clock: Clock) {
   };
 }
 
+/** Reason phrases of the statuses a client error can get (the raw socket needs them). */
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Fastify's `clientErrorHandler` option: requests Node's HTTP parser rejects before any route
+ * runs (a NUL in a header, raw non-ASCII in the path, a bad Content-Length, an unknown method,
+ * headers over Node's 16 KiB limit) get the envelope too, written on the raw socket, then the
+ * connection is closed (the parser cannot resync): 431 REQUEST_HEADER_FIELDS_TOO_LARGE for
+ * oversized headers, 408 REQUEST_TIMEOUT for a request not received in time, else 400
+ * BAD_REQUEST. Errors of a connection already gone are not answered.
+ */
+export function clientErrorHandler(clock: Clock, log: { info(obj: object, msg: string): void }) {
+  return (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const code: ErrorCode =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_HEADER_FIELDS_TOO_LARGE' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+    const status = ERRORS[code].status;
+    const body = JSON.stringify(fail(code, ERRORS[code].message, null, clock.now()));
+    log.info({ code: error.code, status }, 'request rejected by the HTTP parser');
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  };
+}
+
 /** PostgreSQL codes for text the database cannot store (e.g. U+0000): the client's input, not our fault. */
 const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+
+/** PostgreSQL's invalid_text_representation (e.g. `'----'::uuid`). */
+const INVALID_TEXT_REPRESENTATION = '22P02';
 
 function databaseCode(error: unknown): string | undefined {
   const e = error as { code?: unknown; cause?: { code?: unknown } };
@@ -76,6 +112,12 @@ export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
       // Safety net behind the schemas' own checks: never a 500 for characters a client sent.
       request.log.info({ err: error }, 'unstorable text in request');
       return sendError(reply, clock, 'VALIDATION_ERROR', undefined, { body: 'contient un caractère non autorisé' });
+    }
+    if (databaseCode(error) === INVALID_TEXT_REPRESENTATION) {
+      // Safety net behind the strict param schemas: a value the database cannot even parse
+      // (a malformed uuid, a number out of format) came from the client.
+      request.log.info({ err: error }, 'value of the wrong form reached the database');
+      return sendError(reply, clock, 'INVALID_PARAMETER');
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, clock, 'INTERNAL_SERVER_ERROR');

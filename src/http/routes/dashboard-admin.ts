@@ -26,12 +26,11 @@ import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { currencySchema, fr, requiredText } from '../schemas/common.ts';
-import { pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
+import { idParams, pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
-const idParams = z.object({ id: z.string().max(64) });
 
 const providerType = z.enum(['MOBILE_MONEY', 'BANK_TRANSFER', 'CARD', 'CRYPTO', 'WALLET']);
 const providerRequest = z.object({

@@ -17,12 +17,14 @@ import { recordAudit } from '../../dashboard/audit.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { testWebhookData, webhookSettingsData } from './webhooks.ts';
+import { uuidParam } from '../schemas/common.ts';
+import { appIdKeyParams } from '../schemas/dashboard.ts';
 
 const security = [{ bearerAuth: [] }];
 const tags = ['Dashboard – webhooks'];
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 502: errorEnvelope };
-const appParams = z.object({ appId: z.string() });
-const deliveryParams = z.object({ appId: z.string(), deliveryId: z.string() });
+const appParams = appIdKeyParams;
+const deliveryParams = appIdKeyParams.extend({ deliveryId: uuidParam });
 
 const secretData = webhookSettingsData.extend({
   plainTextWebhookSecret: z.string().describe('Affiché une seule fois : conservez-le.'),

@@ -4,6 +4,7 @@
  * handler shows it as is.
  */
 import { z } from 'zod';
+import { UUID_PATTERN } from '../../domain/ids.ts';
 
 const customMessages = new Set<string>();
 
@@ -39,6 +40,12 @@ export function optionalText(max: number) {
 export function requiredText(max: number) {
   return z.string().trim().min(1).max(max).regex(NO_NUL, NO_NUL_MESSAGE);
 }
+
+/** A row id in a path (`{id}`, `{appId}`…): a canonical UUID, else 400 INVALID_PARAMETER. */
+export const uuidParam = z
+  .string()
+  .regex(UUID_PATTERN, fr('doit être un identifiant UUID (8-4-4-4-12 caractères hexadécimaux)'))
+  .describe('Identifiant UUID');
 
 /** An integer amount in the currency's base unit, at least 1 (spec "Limits"). */
 export const amountSchema = z.number().int().min(1).describe('Entier, en unité de base de la devise, minimum 1');

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
-import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText } from './common.ts';
+import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
 /** Formats a date like the envelope timestamp; null stays null. */
 export function ts(date: Date): string;
@@ -111,8 +111,12 @@ export const appData = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export const appIdParams = z.object({ id: z.string().max(64) });
-export const appIdKeyParams = z.object({ appId: z.string().max(64) });
+/** `{id}` of the dashboard routes. */
+export const idParams = z.object({ id: uuidParam });
+/** `{id}` of an application. */
+export const appIdParams = idParams;
+/** `{appId}` of the key and webhook routes. */
+export const appIdKeyParams = z.object({ appId: uuidParam });
 
 export const apiKeyRequest = z.object({
   name: z.string().trim().min(2).max(100),
