@@ -127,8 +127,43 @@ describe('SSRF', () => {
       expect(res.json.data.webhookUrl).toMatch(/adresse publique|résolu/);
     }
     // A public address literal is accepted (no traffic is sent at configuration time).
+    const okV6 = await strict.request('PATCH', '/api/v1/webhook', { key: t.key, body: { webhookUrl: 'https://[2606:4700::1111]/hook' } });
+    expect(okV6.status).toBe(200);
     const ok = await strict.request('PATCH', '/api/v1/webhook', { key: t.key, body: { webhookUrl: 'https://93.184.215.14/hook' } });
     expect(ok.status).toBe(200);
+  });
+
+  it('refuses IPv6 addresses that embed a private or loopback IPv4, like their IPv4 forms', async () => {
+    const t = await strict.createTenant();
+    for (const url of [
+      'http://[::7f00:1]/hook', // IPv4-compatible ::/96 → 127.0.0.1
+      'http://[::127.0.0.1]/hook',
+      'http://[::a00:1]/hook', // → 10.0.0.1
+      'http://[::a9fe:a9fe]/latest/meta-data/', // → 169.254.169.254
+      'http://[::ffff:7f00:1]/hook', // IPv4-mapped
+      'http://[::ffff:192.168.1.10]/hook',
+      'http://[64:ff9b::7f00:1]/hook', // NAT64 (RFC 6052)
+      'http://[64:ff9b::a9fe:a9fe]/hook',
+      'http://[64:ff9b:1::a00:1]/hook',
+      'http://[2002:7f00:1::1]/hook', // 6to4 of 127.0.0.1
+      'http://[2002:c0a8:10a::1]/hook', // 6to4 of 192.168.1.10
+    ]) {
+      const res = await strict.request('PATCH', '/api/v1/webhook', { key: t.key, body: { webhookUrl: url } });
+      expect(res.status, url).toBe(400);
+      expect(res.json.code).toBe('VALIDATION_ERROR');
+      expect(res.json.data.webhookUrl).toMatch(/adresse publique/);
+    }
+  });
+
+  it('refuses those IPv6 forms at connect time too (a URL stored before the rule, or set behind its back)', async () => {
+    const t = await strict.createTenant();
+    for (const host of ['[::7f00:1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]']) {
+      const url = `http://${host}:${receiver.port}/hooks/kolo`;
+      await strict.services.db.update(applications).set({ webhookUrl: url }).where(eq(applications.id, t.applicationId));
+      const test = await strict.request('POST', '/api/v1/webhook/test', { key: t.key });
+      expect(test.status, host).toBe(502);
+      expect(test.json.message, host).toMatch(/not allowed/);
+    }
   });
 
   it('refuses again at connect time, e.g. a host name that now resolves to loopback', async () => {

@@ -9,6 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { DENIED_UNICAST_CIDRS } from './webhook-url.ts';
 
 /** One outgoing webhook request. */
 export interface WebhookRequest {
@@ -40,7 +41,13 @@ export function createHttpSender(allowPrivateHosts: () => boolean): WebhookSende
     new Promise<WebhookResponse>((resolve, reject) => {
       const url = new URL(request.url);
       const isHttps = url.protocol === 'https:';
-      const filter = { allowPrivateIPAddress: allowPrivateHosts(), allowMetaIPAddress: false, keepAlive: false };
+      const isPrivateAllowed = allowPrivateHosts();
+      const filter = {
+        allowPrivateIPAddress: isPrivateAllowed,
+        allowMetaIPAddress: false,
+        denyIPAddressList: isPrivateAllowed ? [] : [...DENIED_UNICAST_CIDRS],
+        keepAlive: false,
+      };
       const agent = isHttps ? new RequestFilteringHttpsAgent(filter) : new RequestFilteringHttpAgent(filter);
       const body = Buffer.from(request.body, 'utf8');
       let settled = false;

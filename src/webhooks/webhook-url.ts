@@ -4,8 +4,12 @@
  * (`WEBHOOK_ALLOW_PRIVATE_HOSTS=true`), a host whose every resolved address is public unicast.
  * The same rule as the connect-time check of `request-filtering-agent` (both use ipaddr.js
  * ranges: anything but `unicast` is refused: loopback, private, link-local, metadata
- * 169.254.169.254, unspecified, carrier-grade NAT, unique local…). The connect-time check still
- * runs on every attempt, because DNS answers can change after configuration.
+ * 169.254.169.254, unspecified, carrier-grade NAT, unique local…, and the IPv6 forms that embed
+ * an IPv4: IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48` (RFC 6052),
+ * 6to4 `2002::/16`, Teredo), plus the one embedding range ipaddr.js calls unicast: the deprecated
+ * IPv4-compatible `::/96` (RFC 4291 §2.5.5.1, e.g. `[::7f00:1]` = 127.0.0.1), refused by
+ * `DENIED_UNICAST_CIDRS` in both checks. The connect-time check still runs on every attempt,
+ * because DNS answers can change after configuration.
  */
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
@@ -15,10 +19,20 @@ import { validationError } from '../domain/errors.ts';
 export const WEBHOOK_URL_MAX = 500;
 const DNS_TIMEOUT_MS = 5_000;
 
-/** True when `address` (an IP literal) is public unicast. */
+/**
+ * Ranges that ipaddr.js classifies as `unicast` but that must be refused all the same: IPv6
+ * addresses that embed an IPv4 address (IPv4-compatible, RFC 4291 §2.5.5.1). Shared with the
+ * connect-time filter (`http-sender.ts`, `denyIPAddressList`).
+ */
+export const DENIED_UNICAST_CIDRS: readonly string[] = ['::/96'];
+const deniedRanges = DENIED_UNICAST_CIDRS.map((cidr) => ipaddr.parseCIDR(cidr));
+
+/** True when `address` (an IP literal) is public unicast and embeds no IPv4 address. */
 export function isPublicAddress(address: string): boolean {
   try {
-    return ipaddr.process(address).range() === 'unicast';
+    const parsed = ipaddr.process(address);
+    if (parsed.range() !== 'unicast') return false;
+    return !deniedRanges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
   } catch {
     return false;
   }
