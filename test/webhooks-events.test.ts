@@ -178,7 +178,7 @@ describe('signatures', () => {
     expect(settings.json.data.webhookSecretPrefix).toBe(`${secret.slice(0, 14)}...`);
   });
 
-  it('signs with the old and the new secret during the rotation overlap, then only the new one', async () => {
+  it('signs Standard Webhooks with the old and the new secret during the rotation overlap, X-Sharepay-Signature with the new one only', async () => {
     h.clock.set(new Date());
     const [current] = await h.services.db.select().from(webhookSecrets).where(eq(webhookSecrets.applicationId, t.applicationId));
     const old = h.services.webhookSecretBox.open(current!.secretCiphertext);
@@ -189,8 +189,12 @@ describe('signatures', () => {
     expect(during.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of [old, fresh]) {
       expect(() => new Webhook(secret).verify(during.body, during.headers)).not.toThrow();
-      expect(verifySharepaySignature(secret, during.body, during.headers['x-sharepay-signature'])).toBe(true);
     }
+    // SharePay replaces the secret at rotation: exactly one v1, the current secret's, so a
+    // receiver configured with the new secret verifies from the first delivery on.
+    expect(during.headers['x-sharepay-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifySharepaySignature(fresh, during.body, during.headers['x-sharepay-signature'])).toBe(true);
+    expect(verifySharepaySignature(old, during.body, during.headers['x-sharepay-signature'])).toBe(false);
     // After the 24 h overlap, the old secret no longer signs.
     h.clock.advance(24 * 3_600_000 + 1000);
     await chargeTo(h, t, 'SUCCESS');

@@ -16,8 +16,11 @@
  *   over the raw body only>` keyed with the whole secret string, `whsec_` included, as UTF-8;
  *   and `X-Sharepay-Event: <event>`.
  *
- * During a rotation every valid secret signs: Standard Webhooks lists the signatures separated
- * by spaces, the compatibility header repeats `v1=`; the newest secret comes first.
+ * During a rotation's overlap every valid secret signs the Standard Webhooks header (several
+ * space-separated signatures are part of that standard), newest first. The compatibility header
+ * carries exactly ONE `v1`, computed with the current (newest) secret, as SharePay does: it
+ * replaces the secret at rotation, and existing receivers keep the last `v1` they parse, so a
+ * second value would make them fail for the whole overlap once configured with the new secret.
  */
 import { createHmac } from 'node:crypto';
 
@@ -66,10 +69,7 @@ export function webhookHeaders(input: SigningInput): Record<string, string> {
     headers['webhook-signature'] = input.secrets
       .map((s) => standardWebhooksSignature(s, input.eventId, input.timestampSeconds, input.body))
       .join(' ');
-    headers['x-sharepay-signature'] = [
-      `t=${input.timestampSeconds}`,
-      ...input.secrets.map((s) => `v1=${sharepaySignature(s, input.body)}`),
-    ].join(',');
+    headers['x-sharepay-signature'] = `t=${input.timestampSeconds},v1=${sharepaySignature(input.secrets[0]!, input.body)}`;
   }
   return headers;
 }

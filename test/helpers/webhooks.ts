@@ -66,15 +66,21 @@ export async function startReceiver(): Promise<Receiver> {
 /**
  * An independent, from-scratch verifier of the compatibility header
  * `X-Sharepay-Signature: t=<unix>,v1=<hex>` (compatibility.md): HMAC-SHA256 over the raw body
- * only, keyed with the whole secret string as UTF-8. True when any `v1` matches.
+ * only, keyed with the whole secret string as UTF-8. It parses the header as existing receivers
+ * do: into a map, so the LAST `v1` wins.
  */
 export function verifySharepaySignature(secret: string, rawBody: string, header: string | undefined): boolean {
   if (!header) return false;
-  const parts = header.split(',').map((p) => p.trim().split('='));
-  const t = parts.find(([k]) => k === 't')?.[1];
-  if (!t || !/^\d+$/.test(t)) return false;
+  const fields = new Map<string, string>();
+  for (const part of header.split(',')) {
+    const [key, value] = part.trim().split('=');
+    if (key && value !== undefined) fields.set(key, value);
+  }
+  const t = fields.get('t');
+  const v1 = fields.get('v1');
+  if (!t || !/^\d+$/.test(t) || !v1) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex'));
-  return parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+  return v1.length === expected.length && timingSafeEqual(Buffer.from(v1), expected);
 }
 
 const SUCCESS_MSISDN = '237677000001';
