@@ -137,9 +137,21 @@ describe('VALIDATION_ERROR', () => {
     expect(data.beneficiaryName).toBe('ne doit pas être vide');
   });
 
-  it('a malformed email is refused', async () => {
-    expectValidationError(await post(PATHS.charge, chargeBody({ payerEmail: 'not-an-email' })), ['payerEmail']);
+  it('payerEmail takes any string of at most 255 characters, as SharePay does; "" means absent', async () => {
+    const any = expectSuccess(await post(PATHS.charge, chargeBody({ payerEmail: 'pas-une-adresse' })), 201);
+    expect(any.payerEmail).toBe('pas-une-adresse');
+    const empty = expectSuccess(await post(PATHS.charge, chargeBody({ payerEmail: '' })), 201);
+    expect(empty.payerEmail).toBeNull();
+    const status = await h.request('GET', `/api/v1/pay-in/check_status/${empty.reference}`, { key: t.key });
+    expect(status.json.data.payerEmail).toBeNull();
+    expect(expectSuccess(await post(PATHS.charge, chargeBody({ payerEmail: 'x'.repeat(255) })), 201).payerEmail).toHaveLength(255);
+    expect(expectValidationError(await post(PATHS.charge, chargeBody({ payerEmail: 'x'.repeat(256) })), ['payerEmail']).payerEmail).toBe(size(255));
+    expectValidationError(await post(PATHS.charge, chargeBody({ payerEmail: 7 })), ['payerEmail']);
+  });
+
+  it('a malformed beneficiaryEmail is refused; "" means absent', async () => {
     expectValidationError(await post(PATHS.transfer, transferBody({ beneficiaryEmail: 'a@' })), ['beneficiaryEmail']);
+    expect(expectSuccess(await post(PATHS.transfer, transferBody({ beneficiaryEmail: '' })), 201).beneficiaryEmail).toBeNull();
   });
 
   describe('length limits, both sides', () => {

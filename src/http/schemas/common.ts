@@ -56,14 +56,27 @@ export const currencySchema = z
   .regex(/^[A-Z]{3}$/, fr('doit être un code de devise ISO 4217 en majuscules (ex. XAF)'))
   .describe('Code ISO 4217');
 
-/** An optional e-mail of at most 255 characters; null means absent. */
+/**
+ * A payer's e-mail as SharePay takes it (issue "Hardening" 10): any string of at most 255
+ * characters, not checked for e-mail form (existing clients send placeholders); null or the
+ * empty string `""` mean absent.
+ */
+export const lenientEmail = z
+  .string()
+  .max(255)
+  .regex(NO_NUL, NO_NUL_MESSAGE)
+  .nullish()
+  .transform((v) => (v === '' || v === null || v === undefined ? undefined : v));
+
+/** An optional e-mail of at most 255 characters; null or `""` mean absent. */
 export const optionalEmail = z
   .string()
   .max(255)
   .regex(NO_NUL, NO_NUL_MESSAGE)
   .email()
+  .or(z.literal(''))
   .nullish()
-  .transform((v) => v ?? undefined);
+  .transform((v) => (v === '' || v === null || v === undefined ? undefined : v));
 
 /** An optional absolute http(s) URL of at most `max` characters; null means absent. */
 export function optionalHttpUrl(max: number) {

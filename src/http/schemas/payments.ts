@@ -3,7 +3,7 @@
  * schemas validate requests and generate `/openapi.json`.
  */
 import { z } from 'zod';
-import { amountSchema, currencySchema, fr, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
+import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
 
 /** Digits with an optional leading `+` and common separators; validity per country is checked against the rail. */
 const MSISDN_SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
@@ -28,7 +28,7 @@ export const chargeRequest = z.object({
   merchantReference: optionalText(255),
   description: optionalText(255),
   payerName: optionalText(255),
-  payerEmail: optionalEmail,
+  payerEmail: lenientEmail,
   idempotencyKey: optionalText(100),
 });
 
