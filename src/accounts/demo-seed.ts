@@ -1,7 +1,8 @@
 /**
  * Demo data for a first start: on an empty database (no account at all), a demo merchant, a
- * demo XAF application and an active TEST key. The key's plain text is returned once, to be
- * printed once; it is never stored, so it can never be printed again.
+ * demo XAF application with a webhook secret, and an active TEST key. The key's and the secret's
+ * plain texts are returned once, to be printed once (the key is stored only as a digest, the
+ * secret only encrypted), so a newcomer's first webhooks arrive signed and can be verified.
  */
 import { sql } from 'drizzle-orm';
 import { accounts } from '../db/schema.ts';
@@ -9,6 +10,7 @@ import type { Services } from '../services.ts';
 import { createApiKey } from './api-keys.ts';
 import { createApplication } from './applications.ts';
 import { createMerchant } from './merchants.ts';
+import { createWebhookSecret } from '../webhooks/webhook-secrets.ts';
 
 /** What the seed created; null when the database already had accounts. */
 export interface DemoSeed {
@@ -16,10 +18,12 @@ export interface DemoSeed {
   applicationId: string;
   applicationName: string;
   plainTextKey: string;
+  /** The application's webhook secret (`whsec_…`), shown once. */
+  plainTextWebhookSecret: string;
 }
 
 /** Seeds the demo merchant, application and TEST key when the database has no account. */
-export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids'>): Promise<DemoSeed | null> {
+export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids' | 'webhookSecretBox' | 'config'>): Promise<DemoSeed | null> {
   const [{ count } = { count: 0 }] = await services.db.select({ count: sql<number>`count(*)::int` }).from(accounts);
   if (count > 0) return null;
   const merchant = await createMerchant(services, { fullName: 'Marchand de démonstration', email: 'demo@kolo.local', country: 'CM' });
@@ -30,7 +34,14 @@ export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids'>)
     description: "Application de démonstration créée au premier démarrage.",
   });
   const key = await createApiKey(services, { applicationId: application.id, name: 'Clé de test démo', environment: 'TEST' });
-  return { merchantEmail: merchant.email, applicationId: application.id, applicationName: application.name, plainTextKey: key.plainTextKey };
+  const secret = await createWebhookSecret(services, application.id);
+  return {
+    merchantEmail: merchant.email,
+    applicationId: application.id,
+    applicationName: application.name,
+    plainTextKey: key.plainTextKey,
+    plainTextWebhookSecret: secret.plainTextWebhookSecret,
+  };
 }
 
 /** The banner printed once after seeding: the key and ready-to-paste curl commands. */
@@ -42,6 +53,11 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     `Marchand : ${seed.merchantEmail}   Application : ${seed.applicationName} (${seed.applicationId}, XAF)`,
     'Clé API de TEST (affichée une seule fois, conservez-la) :',
     `  ${key}`,
+    '',
+    'Secret de signature des webhooks (affiché une seule fois, conservez-le) :',
+    `  ${seed.plainTextWebhookSecret}`,
+    'Recevoir les webhooks (signés avec ce secret, en-têtes webhook-signature et X-Sharepay-Signature) :',
+    `  curl -s -X PATCH ${baseUrl}/api/v1/webhook -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"webhookUrl":"https://votre-site.example/webhooks/kolo"}'`,
     '',
     'Créer une session de paiement (checkout) :',
     `  curl -s -X POST ${baseUrl}/api/v1/pay-in/checkout -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"amount":5000,"currency":"XAF","description":"Commande 42","merchantReference":"CMD-42"}'`,

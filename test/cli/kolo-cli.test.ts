@@ -1,11 +1,13 @@
 /**
  * The `kolo` command as an operator runs it (child processes, real database): `migrate`,
  * `merchants create`, `apps create`, `keys create`, `keys rotate` with `--json` (only the key
- * commands ever print a full key), and `serve`'s one-time demo seed (the key is printed on the
- * first start of an empty database, never again).
+ * commands ever print a full key), and `serve`'s one-time demo seed (the key and the demo
+ * application's webhook secret are printed on the first start of an empty database, never again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { freshCliDatabase, runKolo, startServe, type CliDatabase } from '../helpers/cli.ts';
+import { startReceiver, verifySharepaySignature } from '../helpers/webhooks.ts';
 
 const KEY = /sk_(test|live)_[0-9a-f]{128}/;
 const KEY_BODY = /[0-9a-f]{128}/;
@@ -19,12 +21,27 @@ describe('kolo', () => {
   });
   afterAll(async () => db?.cleanup());
 
-  it('seeds a demo key on an empty database, prints it once, and never again', async () => {
-    const first = await startServe(db.env);
+  it('seeds a demo key and webhook secret on an empty database, prints them once, and never again', async () => {
+    const receiver = await startReceiver();
+    const first = await startServe({ ...db.env, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
     let key: string;
+    let secret: string;
     try {
-      const output = await first.waitFor(/sk_test_[0-9a-f]{128}[\s\S]*curl[\s\S]*curl/);
+      const output = await first.waitFor(/sk_test_[0-9a-f]{128}[\s\S]*whsec_[0-9a-f]{64}[\s\S]*curl[\s\S]*curl[\s\S]*curl/);
       key = output.match(/sk_test_[0-9a-f]{128}/)![0];
+      secret = output.match(/whsec_[0-9a-f]{64}/)![0];
+      // The newcomer's first webhook arrives signed with the printed secret.
+      const set = await fetch(`${first.baseUrl}/api/v1/webhook`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ webhookUrl: receiver.url }),
+      });
+      expect(set.status).toBe(200);
+      const test = await fetch(`${first.baseUrl}/api/v1/webhook/test`, { method: 'POST', headers: { 'x-api-key': key } });
+      expect(test.status).toBe(200);
+      const delivered = receiver.received.at(-1)!;
+      expect(() => new Webhook(secret).verify(delivered.body, delivered.headers)).not.toThrow();
+      expect(verifySharepaySignature(secret, delivered.body, delivered.headers['x-sharepay-signature'])).toBe(true);
       expect(output).toContain('/api/v1/pay-in/checkout');
       expect(output).toContain('/api/v1/pay-in/charge');
       const response = await fetch(`${first.baseUrl}/api/v1/pay-in/checkout`, {
@@ -37,6 +54,7 @@ describe('kolo', () => {
       expect(body.data.paymentUrl.startsWith(`${first.baseUrl}/checkout/cs_`)).toBe(true);
     } finally {
       expect(await first.stop()).toBe(0);
+      await receiver.close();
     }
 
     const second = await startServe(db.env);
@@ -53,6 +71,8 @@ describe('kolo', () => {
     }
     expect(second.output()).not.toMatch(KEY);
     expect(second.output()).not.toContain(key.slice(8));
+    expect(second.output()).not.toMatch(/whsec_/);
+    expect(second.output()).not.toContain(secret.slice(6));
   }, 180_000);
 
   it('then, with the server stopped: migrate, merchants create, apps create, keys create, keys rotate (--json)', async () => {
