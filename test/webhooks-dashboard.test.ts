@@ -86,8 +86,10 @@ describe('dashboard webhook configuration', () => {
     expect(JSON.parse(got.body)).toMatchObject({ event: 'webhook.test', data: { hello: 'monde' } });
     for (const secret of [first, second]) {
       expect(() => new Webhook(secret).verify(got.body, got.headers)).not.toThrow();
-      expect(verifySharepaySignature(secret, got.body, got.headers['x-sharepay-signature'])).toBe(true);
     }
+    // The compatibility header carries the current secret's signature only (SharePay's rotation).
+    expect(verifySharepaySignature(second, got.body, got.headers['x-sharepay-signature'])).toBe(true);
+    expect(verifySharepaySignature(first, got.body, got.headers['x-sharepay-signature'])).toBe(false);
 
     const deleted = await asAccount(h, owner.accessToken, 'DELETE', path('/secret'));
     expect(deleted.status).toBe(204);

@@ -4,7 +4,7 @@
  * Rotation keeps the previous secret signing for `WEBHOOK_SECRET_OVERLAP_HOURS` (default 24) so
  * receivers can switch without losing a delivery; deletion stops all signing at once.
  */
-import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { webhookSecrets } from '../db/schema-webhooks.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -94,7 +94,12 @@ export async function currentSecretPrefix(db: Db, applicationId: string): Promis
   return row?.prefix ?? null;
 }
 
-/** Plain-text secrets that sign an attempt at `now`, newest first (empty = unsigned). */
+/**
+ * Plain-text secrets that sign an attempt at `now`, the current one first (empty = unsigned).
+ * "Current" is the one without an end (`expires_at` null), not the latest `created_at`: a
+ * rotation in the same clock instant as the creation must still put the new secret first, since
+ * `X-Sharepay-Signature` is computed with the first one only.
+ */
 export async function signingSecrets(
   services: Pick<Services, 'db' | 'webhookSecretBox'>,
   applicationId: string,
@@ -104,7 +109,7 @@ export async function signingSecrets(
     .select({ secretCiphertext: webhookSecrets.secretCiphertext })
     .from(webhookSecrets)
     .where(and(eq(webhookSecrets.applicationId, applicationId), isCurrentOrOverlapping(now)))
-    .orderBy(desc(webhookSecrets.createdAt))
+    .orderBy(sql`${webhookSecrets.expiresAt} desc nulls first`, desc(webhookSecrets.createdAt))
     .limit(MAX_SIGNING_SECRETS);
   return rows.map((r) => services.webhookSecretBox.open(r.secretCiphertext));
 }
