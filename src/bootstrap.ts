@@ -2,12 +2,13 @@
  * Opens what every entry point needs, in order: database → migrations → services. Used by the
  * server, the CLI and the test harness, so all three run exactly the same wiring.
  */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config.ts';
 import { migrateDatabase, openDatabase, type Database } from './db/client.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { randomIds, type Ids } from './domain/ids.ts';
 import { createServices, type Services } from './services.ts';
+import { currentRequestId } from './request-context.ts';
 
 /** An opened runtime: services plus the database handle to close. */
 export interface Runtime {
@@ -16,12 +17,42 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Creates the logger: JSON lines on stdout; secrets in headers are redacted. */
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({
+/** Object keys whose values are phone numbers: logged masked to their last 3 digits. */
+const PHONE_KEYS = ['msisdn', 'payerAccount', 'beneficiaryAccount', 'phone'];
+/** Object keys whose values are secrets: never logged. */
+const SECRET_KEYS = ['password', 'plainTextKey', 'plainTextWebhookSecret', 'secret', 'apiKey', 'accessToken', 'refreshToken', 'token', 'otp'];
+
+/** `237677000123` → `*********123`: enough to tell two numbers apart in a log, not to dial one. */
+export function maskPhone(value: unknown): string {
+  const text = String(value);
+  return text.length <= 3 ? '***' : `${'*'.repeat(text.length - 3)}${text.slice(-3)}`;
+}
+
+/**
+ * Creates the logger: JSON lines on stdout, each with the `requestId` of the request being
+ * served (request-context.ts); secrets in headers and known secret fields are redacted, phone
+ * numbers masked to their last 3 digits (issue "Operating Kolo", 2).
+ */
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+  const paths = [
+    'req.headers["x-api-key"]',
+    'req.headers.authorization',
+    'req.headers.cookie',
+    ...SECRET_KEYS.flatMap((k) => [k, `*.${k}`]),
+    ...PHONE_KEYS.flatMap((k) => [k, `*.${k}`]),
+  ];
+  const options: LoggerOptions = {
     level,
-    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.password', '*.plainTextKey'], censor: '[redacted]' },
-  });
+    mixin() {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
+    },
+    redact: {
+      paths,
+      censor: (value, path) => (PHONE_KEYS.includes(path[path.length - 1]!) ? maskPhone(value) : '[redacted]'),
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Opens the database, applies migrations and builds the services. */

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/bootstrap.ts';
@@ -83,7 +83,7 @@ export async function freshPostgresDatabase(adminUrl: string, prefix = 'kolo_tes
 let tenantCounter = 0;
 
 /** Starts a harness. `env` overrides configuration variables (e.g. SANDBOX_DELAY_MS). */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<Harness> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const pgDb = adminUrl ? await freshPostgresDatabase(adminUrl) : null;
   const config = loadConfig({
@@ -97,7 +97,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     ...env,
   });
   const clock = createManualClock(new Date('2026-11-20T10:00:00Z'));
-  const runtime = await openRuntime(config, { clock, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const runtime = await openRuntime(config, { clock, log: options.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const app = await buildApp(runtime.services);
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = address;

@@ -1,12 +1,13 @@
 /**
  * The audit log (issue 3 "Audit log"): one row per state-changing dashboard action, with the
- * actor, role, action, target, time, client IP and the before/after values of the fields that
+ * actor, role, action, target, time, client IP, request id and the before/after values of the fields that
  * changed. Secret fields are never recorded, whatever the caller passes.
  */
 import { count, desc } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { auditLog } from '../db/schema-dashboard.ts';
 import type { Services } from '../services.ts';
+import { currentRequestId } from '../request-context.ts';
 
 /** Who did it, from where. `actorId` is null for anonymous actions (sign-up, reset). */
 export interface AuditActor {
@@ -59,6 +60,7 @@ export async function recordAudit(services: Pick<Services, 'clock'> & { db: Db }
     targetType: entry.targetType,
     targetId: entry.targetId,
     clientIp: actor.clientIp,
+    requestId: currentRequestId() ?? null,
     before: clean(entry.before),
     after: clean(entry.after),
     createdAt: services.clock.now(),

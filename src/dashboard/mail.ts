@@ -50,8 +50,10 @@ export async function sendMail(services: Pick<Services, 'config' | 'log' | 'cloc
     services.log.info({ subject: mail.subject }, 'mail sent over SMTP');
     return;
   }
-  // No SMTP: the mail itself goes to the log, on purpose (it is the only way to read it).
-  services.log.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail (no SMTP configured)');
+  // No SMTP: the mail goes to MAIL_DIR. Its text carries one-time codes, which never go to the
+  // log at info level; at debug level (LOG_LEVEL=debug, local use) the log shows it too.
+  services.log.info({ subject: mail.subject, directory: mailDirectory(config) ?? null }, 'mail (no SMTP configured)');
+  services.log.debug({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail text (no SMTP configured)');
   const directory = mailDirectory(config);
   if (!directory) {
     const list = memory.get(config) ?? [];

@@ -85,6 +85,8 @@ export const auditLog = pgTable(
     targetType: text('target_type').notNull(),
     targetId: text('target_id'),
     clientIp: text('client_ip'),
+    /** `X-Request-Id` of the request that did it (request-context.ts); null outside a request. */
+    requestId: text('request_id'),
     before: jsonb('before'),
     after: jsonb('after'),
     createdAt: ts('created_at').notNull(),

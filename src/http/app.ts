@@ -8,6 +8,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Services } from '../services.ts';
+import { requestContext, requestIdFor } from '../request-context.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -33,11 +34,21 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     trustProxy: false,
     frameworkErrors: frameworkErrorHandler(services.clock),
+    // X-Request-Id: the caller's when of sane form, else generated; returned on every answer.
+    genReqId: (raw) => requestIdFor(raw.headers['x-request-id']),
+    // The logger's mixin adds `requestId` to every line of the request (request-context.ts),
+    // so the request logger needs no binding of its own (it would repeat the field).
+    childLoggerFactory: (logger, _bindings, options) => logger.child({}, options),
     clientErrorHandler: clientErrorHandler(services.clock, services.log),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandlers(app, services.clock);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
   app.addHook('preValidation', async (request) => {

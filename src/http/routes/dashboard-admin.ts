@@ -72,6 +72,7 @@ const auditData = z.object({
   targetType: z.string(),
   targetId: z.string().nullable(),
   clientIp: z.string().nullable(),
+  requestId: z.string().nullable().describe('X-Request-Id de la requête'),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
   createdAt: z.string(),
