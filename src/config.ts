@@ -15,6 +15,10 @@ const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().optional(),
+  METRICS_TOKEN: z.string().min(32).optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO_SEED: bool.default(true),
   PG_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
@@ -70,6 +74,14 @@ export interface Config {
   dataDir: string;
   publicBaseUrl: string;
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
+  /** Port of the metrics-only listener (`GET /metrics`); undefined → none. */
+  metricsPort: number | undefined;
+  /** Address of the metrics-only listener (default: HOST). */
+  metricsHost: string;
+  /** Bearer token that opens `GET /metrics` on the public port; undefined → not served there. */
+  metricsToken: string | undefined;
+  /** Longest a graceful stop may take (SIGTERM/SIGINT) before the process exits anyway. */
+  shutdownTimeoutMs: number;
   demoSeed: boolean;
   pgPoolMax: number;
   bodyLimitBytes: number;
@@ -154,6 +166,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.DATA_DIR,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST ?? e.HOST,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     demoSeed: e.DEMO_SEED,
     pgPoolMax: e.PG_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

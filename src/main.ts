@@ -18,7 +18,12 @@ if ('exitCode' in result) {
     if (stopping) return;
     stopping = true;
     server.app.log.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Bounded: whatever is still running after SHUTDOWN_TIMEOUT_MS is cut off (leases, retries
+    // and the poller make every interrupted piece of work safe to pick up again).
+    const force = setTimeout(() => {
+      server.app.log.error({ timeoutMs: server.shutdownTimeoutMs }, 'graceful stop timed out; exiting');
+      process.exit(1);
+    }, server.shutdownTimeoutMs);
     force.unref();
     server.stop().then(
       () => process.exit(0),

@@ -14,6 +14,9 @@ import type { StatusChangeListener } from './payments/apply-transition.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
 import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
 import { webhookOutboxListener } from './webhooks/webhook-events.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { instrumentRegistry } from './metrics/instrument-connector.ts';
+import { finishedTransactionsListener } from './metrics/transaction-metrics.ts';
 
 /** Everything a use case may need. */
 export interface Services {
@@ -29,24 +32,29 @@ export interface Services {
   webhookSecretBox: SecretBox;
   /** Sends webhook attempts (SSRF-filtered HTTP); tests may inject another. */
   webhookSender: WebhookSender;
+  /** Prometheus metrics of this service (metrics/metrics.ts). */
+  metrics: Metrics;
 }
 
 /** Builds the services; `overrides` lets tests inject a clock, ids or connectors. */
 export function createServices(
   base: Pick<Services, 'config' | 'db' | 'clock' | 'ids' | 'log'> & Partial<Pick<Services, 'connectors' | 'statusListeners' | 'webhookSecretBox' | 'webhookSender'>>,
 ): Services {
+  const metrics = createMetrics(base.db, base.clock);
+  const connectors = base.connectors ?? {
+    sandbox: createSandboxConnector({
+      clock: base.clock,
+      delayMs: base.config.sandboxDelayMs,
+      lateDelayMs: base.config.sandboxLateDelayMs,
+    }),
+    live: new Map(),
+  };
   return {
     ...base,
-    connectors: base.connectors ?? {
-      sandbox: createSandboxConnector({
-        clock: base.clock,
-        delayMs: base.config.sandboxDelayMs,
-        lateDelayMs: base.config.sandboxLateDelayMs,
-      }),
-      live: new Map(),
-    },
+    metrics,
+    connectors: instrumentRegistry(connectors, metrics),
     // The webhook outbox is always on: every terminal status change writes its delivery.
-    statusListeners: [webhookOutboxListener(base), ...(base.statusListeners ?? [])],
+    statusListeners: [webhookOutboxListener(base), finishedTransactionsListener(metrics), ...(base.statusListeners ?? [])],
     webhookSecretBox: base.webhookSecretBox ?? createSecretBox(loadWebhookEncryptionKey(base.config, base.log)),
     webhookSender: base.webhookSender ?? createHttpSender(() => base.config.webhookAllowPrivateHosts),
   };

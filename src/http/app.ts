@@ -12,6 +12,7 @@ import { requestContext, requestIdFor } from '../request-context.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
@@ -45,6 +46,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandlers(app, services.clock);
 
+  // Graceful stop: once closing has begun, every answer (those in flight included) closes its
+  // keep-alive connection, so the listener's close does not wait for idle clients (72 s).
+  let isClosing = false;
+  app.addHook('preClose', async () => {
+    isClosing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (isClosing) reply.header('connection', 'close');
+  });
+
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);
@@ -55,10 +66,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
+    const route = request.routeOptions.url ?? 'unknown';
+    request.log.info({ method: request.method, url: route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    const labels = { route, method: request.method, status: String(reply.statusCode) };
+    services.metrics.httpRequests.inc(labels);
+    services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   await app.register(fastifySwagger, {
@@ -83,6 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (scope) => healthRoutes(scope, services));
+  await app.register(async (scope) => metricsRoutes(scope, services));
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => dashboardWebhookRoutes(scope, services));

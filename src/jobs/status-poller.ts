@@ -70,16 +70,21 @@ export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' |
     .returning();
 }
 
-/** Runs `refresh` over `items` with at most CONCURRENCY in flight; errors are logged and counted. */
+/**
+ * Runs `refresh` over `items` with at most CONCURRENCY in flight; errors are logged and counted.
+ * Once `signal` is aborted (the instance is stopping) no further item is started; returns the
+ * items never started, for the caller to release.
+ */
 async function refreshAll<T extends { id: string }>(
   services: Services,
   items: T[],
   refresh: (item: T) => Promise<RefreshOutcome>,
   outcomes: PollTickResult['outcomes'],
-): Promise<void> {
+  signal: AbortSignal | undefined,
+): Promise<T[]> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !signal?.aborted) {
       const item = items[next++]!;
       let outcome: RefreshOutcome | 'ERROR';
       try {
@@ -92,16 +97,51 @@ async function refreshAll<T extends { id: string }>(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  return items.slice(next);
 }
 
-/** One poller tick: claim and refresh transactions, then attempts (errors are logged and counted, never thrown), purge. */
-export async function pollOnce(services: Services): Promise<PollTickResult> {
+/**
+ * Gives back claims this instance will not work on (it is stopping): due now, so another
+ * instance takes them at once instead of waiting for the lease to run out.
+ */
+async function releaseClaims(services: Pick<Services, 'db' | 'clock'>, rows: { id: string }[], attempts: { id: string }[]): Promise<void> {
+  const now = services.clock.now();
+  if (rows.length > 0) {
+    await services.db
+      .update(transactions)
+      .set({ nextPollAt: now })
+      .where(and(inArray(transactions.id, rows.map((r) => r.id)), eq(transactions.status, 'PENDING')));
+  }
+  if (attempts.length > 0) {
+    await services.db
+      .update(checkoutAttempts)
+      .set({ nextPollAt: now })
+      .where(and(inArray(checkoutAttempts.id, attempts.map((a) => a.id)), eq(checkoutAttempts.status, 'PENDING')));
+  }
+}
+
+/**
+ * One poller tick: claim and refresh transactions, then attempts (errors are logged and counted,
+ * never thrown), purge. When `signal` aborts (graceful stop), the refreshes under way finish,
+ * nothing more is started or claimed, and what was claimed but not started is released.
+ */
+export async function pollOnce(services: Services, signal?: AbortSignal): Promise<PollTickResult> {
   const outcomes: PollTickResult['outcomes'] = {};
   const rows = await claimDueTransactions(services, services.config.pollerBatchSize);
+  services.metrics.pollerClaimed.observe({ kind: 'transactions' }, rows.length);
   // The claim incremented pollAttempts; the schedule is indexed from 0.
-  await refreshAll(services, rows, (row) => refreshTransaction(services, { ...row, pollAttempts: row.pollAttempts - 1 }), outcomes);
+  const leftRows = await refreshAll(services, rows, (row) => refreshTransaction(services, { ...row, pollAttempts: row.pollAttempts - 1 }), outcomes, signal);
+  if (signal?.aborted) {
+    await releaseClaims(services, leftRows, []);
+    return { claimed: rows.length, claimedAttempts: 0, outcomes };
+  }
   const attempts = await claimDueAttempts(services, services.config.pollerBatchSize);
-  await refreshAll(services, attempts, (attempt) => refreshAttempt(services, attempt), outcomes);
+  services.metrics.pollerClaimed.observe({ kind: 'attempts' }, attempts.length);
+  const leftAttempts = await refreshAll(services, attempts, (attempt) => refreshAttempt(services, attempt), outcomes, signal);
+  if (signal?.aborted) {
+    await releaseClaims(services, [], leftAttempts);
+    return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
+  }
   await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
   return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
 }
@@ -111,13 +151,18 @@ export interface Loop {
   stop(): Promise<void>;
 }
 
-/** Runs `tick` every `intervalMs` (measured from the end of the previous tick) until stopped. */
-export function startLoop(name: string, intervalMs: number, tick: () => Promise<unknown>, log: Services['log']): Loop {
+/**
+ * Runs `tick` every `intervalMs` (measured from the end of the previous tick) until stopped.
+ * `stop` aborts the signal given to the tick in progress (which finishes its work under way and
+ * releases the rest) and resolves once that tick has returned.
+ */
+export function startLoop(name: string, intervalMs: number, tick: (signal: AbortSignal) => Promise<unknown>, log: Services['log']): Loop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
   const run = () => {
-    running = tick()
+    running = tick(stopping.signal)
       .then(
         () => {},
         (error: unknown) => log.error({ err: error, loop: name }, 'loop tick failed'),
@@ -130,6 +175,7 @@ export function startLoop(name: string, intervalMs: number, tick: () => Promise<
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       clearTimeout(timer);
       await running;
     },
@@ -138,5 +184,5 @@ export function startLoop(name: string, intervalMs: number, tick: () => Promise<
 
 /** Starts the status poller loop with the configured interval. */
 export function startStatusPoller(services: Services): Loop {
-  return startLoop('status-poller', services.config.pollerIntervalMs, () => pollOnce(services), services.log);
+  return startLoop('status-poller', services.config.pollerIntervalMs, (signal) => pollOnce(services, signal), services.log);
 }

@@ -43,13 +43,17 @@ export interface DeliverTickResult {
   outcomes: AttemptOutcome[];
 }
 
-/** One worker tick: claim a batch and attempt each (at most 8 in flight). Errors are logged, never thrown. */
-export async function deliverOnce(services: Services, options: AttemptOptions = {}): Promise<DeliverTickResult> {
+/**
+ * One worker tick: claim a batch and attempt each (at most 8 in flight). Errors are logged,
+ * never thrown. When `signal` aborts (graceful stop), the attempts under way finish and are
+ * recorded, and the deliveries claimed but not started are released (due now, lease cleared).
+ */
+export async function deliverOnce(services: Services, options: AttemptOptions = {}, signal?: AbortSignal): Promise<DeliverTickResult> {
   const rows = await claimDueDeliveries(services, services.config.webhookWorkerBatchSize);
   const outcomes: AttemptOutcome[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < rows.length) {
+    while (next < rows.length && !signal?.aborted) {
       const row = rows[next++]!;
       try {
         outcomes.push(await attemptDelivery(services, row, options));
@@ -60,10 +64,17 @@ export async function deliverOnce(services: Services, options: AttemptOptions = 
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker));
+  const left = rows.slice(next);
+  for (const row of left) {
+    await services.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: services.clock.now(), leaseToken: null })
+      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.leaseToken, row.leaseToken!)));
+  }
   return { claimed: rows.length, outcomes };
 }
 
 /** Starts the worker loop with the configured interval. */
 export function startWebhookWorker(services: Services): Loop {
-  return startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, () => deliverOnce(services), services.log);
+  return startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, (signal) => deliverOnce(services, {}, signal), services.log);
 }

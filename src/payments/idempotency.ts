@@ -13,6 +13,7 @@ import type { Db } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
+import { countCreated } from '../metrics/transaction-metrics.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** Scope of an idempotent request. `requestHash` identifies the request's meaning. */
@@ -77,6 +78,16 @@ export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, sc
  * data) at most once per idempotency scope. Without a scope, simply runs it in a transaction.
  */
 export async function createOnce<T>(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
+  scope: IdempotencyScope | null,
+  insert: (tx: Db) => Promise<{ row: TransactionRow; data: T }>,
+): Promise<CreateOnceResult<T>> {
+  const result = await insertOnce(services, scope, insert);
+  if (!result.replayed && result.row) countCreated(services.metrics, result.row);
+  return result;
+}
+
+async function insertOnce<T>(
   services: Pick<Services, 'db' | 'clock' | 'config'>,
   scope: IdempotencyScope | null,
   insert: (tx: Db) => Promise<{ row: TransactionRow; data: T }>,

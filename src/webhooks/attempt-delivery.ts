@@ -38,7 +38,7 @@ const ERROR_MAX = 500;
 
 /** Performs and records one attempt of `delivery`, which the caller has claimed with `delivery.leaseToken`. */
 export async function attemptDelivery(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'webhookSecretBox' | 'webhookSender' | 'log'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'webhookSecretBox' | 'webhookSender' | 'log' | 'metrics'>,
   delivery: DeliveryRow,
   options: AttemptOptions = {},
 ): Promise<AttemptOutcome> {
@@ -116,5 +116,8 @@ export async function attemptDelivery(
     return true;
   });
   if (!recorded) services.log.warn({ deliveryId: delivery.id }, 'webhook delivery lease lost before recording the attempt');
+  const outcome = finalStep.kind.toLowerCase();
+  services.metrics.webhookDeliveries.inc({ outcome });
+  services.metrics.webhookDuration.observe({ outcome }, durationMs / 1000);
   return { deliveryId: delivery.id, step: finalStep.kind, httpStatus, error, url, sentAt: startedAt, recorded };
 }

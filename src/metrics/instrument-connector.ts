@@ -1,0 +1,40 @@
+/**
+ * Connector call metrics: wraps a connector so that every `initiate` and `getStatus` call is
+ * counted by operator, call and outcome (the result's `kind`, or `THREW` for an exception) and
+ * timed. The wrapped connector behaves exactly as the original.
+ */
+import type { Connector } from '../connectors/connector.ts';
+import type { ConnectorRegistry } from '../connectors/registry.ts';
+import { secondsSince, type Metrics } from './metrics.ts';
+
+/** `connector`, with its calls measured in `metrics`. */
+export function instrumentConnector(connector: Connector, metrics: Metrics): Connector {
+  const measure = async <T extends { kind: string }>(call: 'initiate' | 'status', run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const labels = { operator: connector.operator, call };
+    try {
+      const result = await run();
+      metrics.connectorCalls.inc({ ...labels, outcome: result.kind });
+      return result;
+    } catch (error) {
+      metrics.connectorCalls.inc({ ...labels, outcome: 'THREW' });
+      throw error;
+    } finally {
+      metrics.connectorDuration.observe(labels, secondsSince(started));
+    }
+  };
+  return Object.assign(Object.create(connector) as Connector, {
+    operator: connector.operator,
+    initiate: (request: Parameters<Connector['initiate']>[0]) => measure('initiate', () => connector.initiate(request)),
+    getStatus: (query: Parameters<Connector['getStatus']>[0]) => measure('status', () => connector.getStatus(query)),
+  });
+}
+
+/** The registry with every connector (sandbox and live) measured. */
+export function instrumentRegistry(registry: ConnectorRegistry, metrics: Metrics): ConnectorRegistry {
+  return {
+    ...registry,
+    sandbox: instrumentConnector(registry.sandbox, metrics),
+    live: new Map([...registry.live].map(([operator, connector]) => [operator, instrumentConnector(connector, metrics)])),
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Prometheus metrics (issue "Operating Kolo", item 1) through `prom-client`, one registry per
+ * running service (tests run several in one process). Names follow Prometheus conventions:
+ * `kolo_` prefix, base units in the name (`_seconds`), `_total` for counters.
+ *
+ * - HTTP: requests by route pattern (never the raw URL: bounded cardinality, and checkout
+ *   session tokens stay out), method and status; a latency histogram.
+ * - Transactions created and finished by rail, direction, environment (and final status).
+ * - Poller: lag (age of the oldest due PENDING transaction, read at scrape time) and claimed
+ *   batch sizes; webhook queue depth (read at scrape time), delivery latency and outcomes;
+ *   connector call latency and outcomes by operator.
+ * Default process metrics (CPU, memory, event loop, GC) are added by `enableProcessMetrics`,
+ * once per serving process.
+ */
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/client.ts';
+import { transactions } from '../db/schema.ts';
+import { webhookDeliveries } from '../db/schema-webhooks.ts';
+import type { Clock } from '../domain/clock.ts';
+
+/** The service's metrics. */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  httpDuration: Histogram<'route' | 'method' | 'status'>;
+  transactionsCreated: Counter<'rail' | 'direction' | 'environment'>;
+  transactionsFinished: Counter<'rail' | 'direction' | 'environment' | 'status'>;
+  pollerClaimed: Histogram<'kind'>;
+  webhookDeliveries: Counter<'outcome'>;
+  webhookDuration: Histogram<'outcome'>;
+  connectorCalls: Counter<'operator' | 'call' | 'outcome'>;
+  connectorDuration: Histogram<'operator' | 'call'>;
+}
+
+/** Most rows a scrape-time count reads (queue depth): beyond it the gauge says "at least". */
+const COUNT_CAP = 100_000;
+
+/**
+ * Creates the metrics of one service. `db` and `clock` feed the gauges read at scrape time
+ * (poller lag, webhook queue depth); each runs one bounded, indexed query.
+ */
+export function createMetrics(db: Db, clock: Clock): Metrics {
+  const registry = new Registry();
+  const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+  const metrics: Metrics = {
+    registry,
+    httpRequests: new Counter({ name: 'kolo_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] }),
+    httpDuration: new Histogram({ name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] }),
+    transactionsCreated: new Counter({ name: 'kolo_transactions_created_total', help: 'Transactions created (idempotent replays excluded).', labelNames: ['rail', 'direction', 'environment'], registers: [registry] }),
+    transactionsFinished: new Counter({ name: 'kolo_transactions_finished_total', help: 'Transactions that reached a final status.', labelNames: ['rail', 'direction', 'environment', 'status'], registers: [registry] }),
+    pollerClaimed: new Histogram({ name: 'kolo_poller_batch_size', help: 'Rows claimed by one poller tick (transactions, checkout attempts).', labelNames: ['kind'], buckets: [0, 1, 5, 10, 25, 50, 100, 250, 500], registers: [registry] }),
+    webhookDeliveries: new Counter({ name: 'kolo_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone).', labelNames: ['outcome'], registers: [registry] }),
+    webhookDuration: new Histogram({ name: 'kolo_webhook_attempt_duration_seconds', help: 'Time of one webhook delivery attempt.', labelNames: ['outcome'], buckets: seconds, registers: [registry] }),
+    connectorCalls: new Counter({ name: 'kolo_connector_calls_total', help: 'Calls to operators by operator, call (initiate, status) and outcome.', labelNames: ['operator', 'call', 'outcome'], registers: [registry] }),
+    connectorDuration: new Histogram({ name: 'kolo_connector_call_duration_seconds', help: 'Time of one call to an operator.', labelNames: ['operator', 'call'], buckets: seconds, registers: [registry] }),
+  };
+  new Gauge({
+    name: 'kolo_poller_lag_seconds',
+    help: 'Age of the oldest PENDING transaction whose poll is due (0 when none is late).',
+    registers: [registry],
+    async collect() {
+      const now = clock.now();
+      const [row] = await db
+        .select({ oldest: sql<string | null>`min(${transactions.nextPollAt})` })
+        .from(transactions)
+        .where(and(eq(transactions.status, 'PENDING'), lte(transactions.nextPollAt, now)));
+      const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
+      this.set(oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'kolo_webhook_queue_depth',
+    help: `PENDING webhook deliveries, due now or scheduled later (counted up to ${COUNT_CAP}).`,
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const now = clock.now();
+      const [row] = await db.execute(sql`
+        select count(*) filter (where next_attempt_at <= ${now.toISOString()}::timestamptz) as due,
+               count(*) filter (where next_attempt_at > ${now.toISOString()}::timestamptz) as scheduled
+        from (select ${webhookDeliveries.nextAttemptAt} as next_attempt_at from ${webhookDeliveries}
+              where ${webhookDeliveries.status} = 'PENDING' limit ${COUNT_CAP}) pending`).then((r) => rowsOf<{ due: string; scheduled: string }>(r));
+      this.set({ state: 'due' }, Number(row?.due ?? 0));
+      this.set({ state: 'scheduled' }, Number(row?.scheduled ?? 0));
+    },
+  });
+  return metrics;
+}
+
+/** Rows of a raw `db.execute` result, whichever driver ran it (node-postgres and PGlite both answer `{ rows }`). */
+function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+}
+
+const processMetricsEnabled = new WeakSet<Registry>();
+
+/** Adds prom-client's default process metrics to `metrics` (once per registry; for serving processes). */
+export function enableProcessMetrics(metrics: Metrics): void {
+  if (processMetricsEnabled.has(metrics.registry)) return;
+  processMetricsEnabled.add(metrics.registry);
+  collectDefaultMetrics({ register: metrics.registry, prefix: 'kolo_' });
+}
+
+/** Seconds since `startedMs` (a `performance.now()` reading). */
+export function secondsSince(startedMs: number): number {
+  return (performance.now() - startedMs) / 1000;
+}
