@@ -16,6 +16,7 @@ import { ApiError } from '../domain/errors.ts';
 import { createAccount } from '../dashboard/accounts.ts';
 import { ensureConfiguredAdmin } from '../dashboard/first-admin.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import { backupDataDir, restoreDataDir } from '../db/backup.ts';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -36,6 +37,9 @@ Commands:
   keys create --app ID [--name N] [--environment TEST|LIVE]
   keys rotate --app ID [--name N] [--environment TEST|LIVE]
   staff create --name N --email E [--role ADMIN|SUPPORT]   password from KOLO_STAFF_PASSWORD, else generated and shown once
+  backup --out FILE                       embedded database only, server stopped: DATA_DIR as a .tar.gz
+  restore --from FILE                     embedded database only, server stopped: DATA_DIR from a backup
+                                          (a non-empty DATA_DIR is moved aside, never overwritten)
 
 Options:
   --json   print the result as JSON
@@ -57,6 +61,8 @@ const OPTIONS = {
   app: { type: 'string' },
   environment: { type: 'string' },
   role: { type: 'string' },
+  out: { type: 'string' },
+  from: { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -100,6 +106,31 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     if (seed) io.out(demoBanner(seed, config.publicBaseUrl));
     runtime.services.log.info({ url: server.url, database: runtime.database.kind }, 'Kolo is listening');
     return { server };
+  }
+
+  if (command === 'backup' || command === 'restore') {
+    if (config.databaseUrl) {
+      io.err(`${command} is for the embedded database; with PostgreSQL use pg_dump / pg_restore (README, "Backups")\n`);
+      return { exitCode: 2 };
+    }
+    if (config.dataDir.startsWith('memory://')) {
+      io.err(`DATA_DIR is ${config.dataDir}: there is nothing on disk to ${command}\n`);
+      return { exitCode: 2 };
+    }
+    try {
+      if (command === 'backup') {
+        const result = await backupDataDir(config.dataDir, required(values.out, 'out'));
+        print(`backup of ${config.dataDir} written to ${result.file} (${result.bytes} bytes)`, { ...result, dataDir: config.dataDir });
+      } else {
+        const result = await restoreDataDir(required(values.from, 'from'), config.dataDir, new Date());
+        const moved = result.previousMovedTo ? ` (previous data moved to ${result.previousMovedTo})` : '';
+        print(`${config.dataDir} restored from ${values.from}${moved}`, result);
+      }
+      return { exitCode: 0 };
+    } catch (error) {
+      io.err(`${error instanceof UsageError ? '' : 'error: '}${(error as Error).message}\n`);
+      return { exitCode: error instanceof UsageError ? 2 : 1 };
+    }
   }
 
   const known = ['migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create'];
