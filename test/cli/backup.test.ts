@@ -8,18 +8,22 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { runKolo, startServe } from '../helpers/cli.ts';
+import { startReceiver } from '../helpers/webhooks.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kolo-backup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = { DATA_DIR: join(dir, 'data'), DATABASE_URL: '', DEMO_SEED: 'true' };
+const env = { DATA_DIR: join(dir, 'data'), DATABASE_URL: '', DEMO_SEED: 'true', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' };
+let webhookSecret = '';
 
 async function chargeThenStop(key?: string): Promise<{ key: string; reference: string }> {
   const server = await startServe(env);
   try {
-    const output = key ? '' : await server.waitFor(/sk_test_[0-9a-f]{128}/);
+    const output = key ? '' : await server.waitFor(/sk_test_[0-9a-f]{128}[\s\S]*whsec_[0-9a-f]{64}/);
     const apiKey = key ?? output.match(/sk_test_[0-9a-f]{128}/)![0];
+    if (!key) webhookSecret = output.match(/whsec_[0-9a-f]{64}/)![0];
     await server.waitUntilHealthy();
     const created = await fetch(`${server.baseUrl}/api/v1/pay-in/charge`, {
       method: 'POST',
@@ -59,6 +63,17 @@ describe('kolo backup and restore (embedded database)', () => {
       expect(((await kept.json()) as { data: { reference: string } }).data.reference).toBe(before.reference);
       // Created after the backup: not in the restored database.
       expect((await read(after.reference)).status).toBe(404);
+      // The generated keys of the data directory came back too: the webhook secret still decrypts and signs.
+      const receiver = await startReceiver();
+      try {
+        const headers = { 'content-type': 'application/json', 'x-api-key': before.key };
+        expect((await fetch(`${server.baseUrl}/api/v1/webhook`, { method: 'PATCH', headers, body: JSON.stringify({ webhookUrl: receiver.url }) })).status).toBe(200);
+        expect((await fetch(`${server.baseUrl}/api/v1/webhook/test`, { method: 'POST', headers: { 'x-api-key': before.key } })).status).toBe(200);
+        const got = receiver.received.at(-1)!;
+        expect(() => new Webhook(webhookSecret).verify(got.body, got.headers)).not.toThrow();
+      } finally {
+        await receiver.close();
+      }
     } finally {
       expect(await server.stop()).toBe(0);
     }
