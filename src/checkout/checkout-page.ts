@@ -26,7 +26,7 @@ import { operatorOfNumber } from '../domain/operator-prefixes.ts';
 import { ok } from '../http/envelope.ts';
 import { sendError } from '../http/error-handler.ts';
 import { cancelCheckout } from '../payments/cancel-checkout.ts';
-import { localSecretHex } from '../local-secret.ts';
+import { checkoutCsrfSecret } from './csrf.ts';
 import { findLatestAttempt, findPendingAttempt, type CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import { activeRailsForCurrency, type RailRow } from '../payments/rails.ts';
 import { refreshCheckout } from '../payments/refresh-checkout.ts';
@@ -69,7 +69,7 @@ async function isSessionOver(services: Services, row: TransactionRow, now: Date)
 /** Registers the checkout page, its assets and its status endpoint (in their own scope). */
 export async function checkoutPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
   // Generated into the data directory when not configured, so forms survive a restart.
-  const csrfSecret = services.config.checkoutCsrfSecret ?? localSecretHex(services.config.dataDir, 'checkout-csrf-secret', 32);
+  const csrfSecret = checkoutCsrfSecret(services.config);
   const isSecure = services.config.publicBaseUrl.startsWith('https:');
 
   await app.register(fastifyCookie);

@@ -6,6 +6,23 @@
  * neither read the cookie nor compute the field.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { localSecretHex } from '../local-secret.ts';
+
+const secrets = new WeakMap<Config, string>();
+
+/**
+ * The HMAC key of the form tokens: `CHECKOUT_CSRF_SECRET`, else generated once into
+ * `<DATA_DIR>/checkout-csrf-secret` (random per process with `memory://`); one per configuration.
+ */
+export function checkoutCsrfSecret(config: Config): string {
+  let secret = secrets.get(config);
+  if (secret === undefined) {
+    secret = config.checkoutCsrfSecret ?? localSecretHex(config.dataDir, 'checkout-csrf-secret', 32);
+    secrets.set(config, secret);
+  }
+  return secret;
+}
 
 /** Name of the cookie holding the browser's nonce. */
 export const CSRF_COOKIE = 'kolo_checkout';

@@ -17,6 +17,7 @@ import { createAccount } from '../dashboard/accounts.ts';
 import { ensureConfiguredAdmin } from '../dashboard/first-admin.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { backupDataDir, restoreDataDir } from '../db/backup.ts';
+import { checkSharedSecrets, forgetSharedSecrets, SharedSecretMismatchError } from '../shared-secrets.ts';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -37,6 +38,8 @@ Commands:
   keys create --app ID [--name N] [--environment TEST|LIVE]
   keys rotate --app ID [--name N] [--environment TEST|LIVE]
   staff create --name N --email E [--role ADMIN|SUPPORT]   password from KOLO_STAFF_PASSWORD, else generated and shown once
+  secrets forget                          PostgreSQL: forget the recorded fingerprints of the shared secrets
+                                          (after changing JWT_SECRET, WEBHOOK_ENCRYPTION_KEY or CHECKOUT_CSRF_SECRET everywhere)
   backup --out FILE                       embedded database only, server stopped: DATA_DIR as a .tar.gz
   restore --from FILE                     embedded database only, server stopped: DATA_DIR from a backup
                                           (a non-empty DATA_DIR is moved aside, never overwritten)
@@ -99,6 +102,15 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 
   if (command === 'serve') {
     const runtime = await openRuntime(config);
+    try {
+      await checkSharedSecrets(runtime.services, runtime.database);
+    } catch (error) {
+      if (!(error instanceof SharedSecretMismatchError)) throw error;
+      runtime.services.log.fatal({ err: error }, 'refusing to start: shared secrets differ');
+      io.err(`refusing to start: ${error.message}\n`);
+      await runtime.close();
+      return { exitCode: 1 };
+    }
     const seed = config.demoSeed ? await seedDemo(runtime.services) : null;
     const admin = await ensureConfiguredAdmin(runtime.services);
     if (admin) runtime.services.log.info({ email: admin }, 'first ADMIN created from ADMIN_EMAIL');
@@ -133,7 +145,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
   }
 
-  const known = ['migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create'];
+  const known = ['secrets forget', 'migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create'];
   if (!known.includes(command)) {
     io.err(`unknown command: ${command}\n\n${USAGE}`);
     return { exitCode: 2 };
@@ -143,6 +155,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     runtime = await openRuntime({ ...config, logLevel: 'warn' });
     const { services } = runtime;
     switch (command) {
+      case 'secrets forget': {
+        const removed = await forgetSharedSecrets(services);
+        print(`${removed} recorded secret fingerprint(s) forgotten; the next instance to start records its own`, { forgotten: removed });
+        break;
+      }
       case 'migrate':
         print(`migrations applied (${runtime.database.kind})`, { migrated: true, database: runtime.database.kind });
         break;

@@ -5,7 +5,7 @@
  * an in-memory database (`memory://`) uses a random key for the life of the process.
  * Ciphertext format: `v1:<base64 iv(12)>:<base64 tag(16)>:<base64 ciphertext>`.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { localSecretHex } from '../local-secret.ts';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ import type { Config } from '../config.ts';
 
 /** Encrypts and decrypts short secrets. */
 export interface SecretBox {
+  /** `secretFingerprint` of the key: compared between instances, never the key itself. */
+  keyFingerprint: string;
   seal(plainText: string): string;
   /** Throws when the ciphertext was not produced under this key (or was altered). */
   open(cipherText: string): string;
@@ -23,6 +25,7 @@ export interface SecretBox {
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error('webhook encryption key must be 32 bytes');
   return {
+    keyFingerprint: secretFingerprint(key),
     seal(plainText) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -40,6 +43,14 @@ export function createSecretBox(key: Buffer): SecretBox {
 }
 
 const KEY_FILE = 'webhook-encryption.key';
+
+/**
+ * A fingerprint of a secret that instances can compare without revealing it: the hex
+ * HMAC-SHA256 of a fixed label, keyed with the secret (issue "Operating Kolo", item 4).
+ */
+export function secretFingerprint(secret: Buffer | Uint8Array | string): string {
+  return createHmac('sha256', secret).update('kolo shared secret fingerprint v1').digest('hex');
+}
 
 /**
  * Resolves the encryption key as described in the module comment. Throws when the key file
