@@ -18,6 +18,11 @@ const configSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().optional(),
   METRICS_TOKEN: z.string().min(32).optional(),
+  RETENTION_WEBHOOK_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  RETENTION_TRANSACTION_EVENT_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
+  RETENTION_AUDIT_DAYS: z.coerce.number().int().min(0).max(36_500).default(730),
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO_SEED: bool.default(true),
@@ -80,6 +85,12 @@ export interface Config {
   metricsHost: string;
   /** Bearer token that opens `GET /metrics` on the public port; undefined → not served there. */
   metricsToken: string | undefined;
+  /**
+   * Ages after which the retention job purges: finished webhook deliveries with their attempts
+   * and events, events of finished transactions, audit entries. 0 = keep for ever. Transactions
+   * themselves are never purged.
+   */
+  retention: { webhookDays: number; transactionEventDays: number; auditDays: number; intervalMs: number; batchSize: number };
   /** Longest a graceful stop may take (SIGTERM/SIGINT) before the process exits anyway. */
   shutdownTimeoutMs: number;
   demoSeed: boolean;
@@ -170,6 +181,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsHost: e.METRICS_HOST ?? e.HOST,
     metricsToken: e.METRICS_TOKEN,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    retention: {
+      webhookDays: e.RETENTION_WEBHOOK_DAYS,
+      transactionEventDays: e.RETENTION_TRANSACTION_EVENT_DAYS,
+      auditDays: e.RETENTION_AUDIT_DAYS,
+      intervalMs: e.RETENTION_INTERVAL_MS,
+      batchSize: e.RETENTION_BATCH_SIZE,
+    },
     demoSeed: e.DEMO_SEED,
     pgPoolMax: e.PG_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -13,6 +13,7 @@ import type { Runtime } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
+import { startRetentionJob } from './jobs/retention.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -34,6 +35,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const metricsServer = services.config.metricsPort ? await listenMetrics(services) : null;
   const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
+  // With the poller: an instance that runs background work also keeps the tables bounded.
+  if (services.config.pollerEnabled) loops.push(startRetentionJob(services));
   return {
     app,
     url,

@@ -47,7 +47,7 @@ export const webhookEvents = pgTable(
     payload: text('payload').notNull(),
     createdAt: ts('created_at').notNull(),
   },
-  (t) => [index('webhook_events_tx_idx').on(t.transactionId)],
+  (t) => [index('webhook_events_tx_idx').on(t.transactionId), index('webhook_events_created_idx').on(t.createdAt)],
 );
 
 /**
@@ -82,6 +82,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
     index('webhook_deliveries_app_created_idx').on(t.applicationId, t.createdAt),
+    index('webhook_deliveries_finished_idx').on(t.updatedAt).where(sql`${t.status} <> 'PENDING'`),
+    index('webhook_deliveries_event_idx').on(t.eventId),
   ],
 );
 
@@ -101,5 +103,9 @@ export const webhookAttempts = pgTable(
     responseBody: text('response_body'),
     error: text('error'),
   },
-  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
+  (t) => [
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id),
+    // The retention job's scan of old finished deliveries (jobs/retention.ts).
+    index('webhook_attempts_started_idx').on(t.startedAt),
+  ],
 );

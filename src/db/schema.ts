@@ -200,7 +200,7 @@ export const transactionEvents = pgTable(
     detail: jsonb('detail'),
     createdAt: ts('created_at').notNull(),
   },
-  (t) => [index('transaction_events_tx_idx').on(t.transactionId, t.id)],
+  (t) => [index('transaction_events_tx_idx').on(t.transactionId, t.id), index('transaction_events_created_idx').on(t.createdAt)],
 );
 
 /**
