@@ -66,7 +66,108 @@ const configSchema = z.object({
   ADMIN_EMAIL: z.string().email().optional(),
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
+  // Operator connectors (issue 9). A connector is on exactly when its base URL is set.
+  CALLBACK_BASE_URL: z.string().url().optional(),
+  MTN_MOMO_BASE_URL: z.string().url().optional(),
+  MTN_MOMO_TARGET_ENVIRONMENT: z.string().regex(/^[a-z]{3,40}$/, 'must be lowercase letters, e.g. mtncameroon').default('mtncameroon'),
+  MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: z.string().optional(),
+  MTN_MOMO_COLLECTION_API_USER: z.string().optional(),
+  MTN_MOMO_COLLECTION_API_KEY: z.string().optional(),
+  MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: z.string().optional(),
+  MTN_MOMO_DISBURSEMENT_API_USER: z.string().optional(),
+  MTN_MOMO_DISBURSEMENT_API_KEY: z.string().optional(),
+  ORANGE_MONEY_BASE_URL: z.string().url().optional(),
+  ORANGE_MONEY_CONSUMER_KEY: z.string().optional(),
+  ORANGE_MONEY_CONSUMER_SECRET: z.string().optional(),
+  ORANGE_MONEY_API_USERNAME: z.string().optional(),
+  ORANGE_MONEY_API_PASSWORD: z.string().optional(),
+  ORANGE_MONEY_CHANNEL_MSISDN: z.string().regex(/^6\d{8}$/, 'must be the 9-digit merchant number, e.g. 691234567').optional(),
+  ORANGE_MONEY_PIN: z.string().regex(/^\d{4,6}$/, 'must be 4 to 6 digits').optional(),
 });
+
+type ParsedEnv = z.infer<typeof configSchema>;
+
+/** Credentials of one MTN MoMo product (collection or disbursement), from the partner portal. */
+export interface MtnProductCredentials {
+  subscriptionKey: string;
+  apiUser: string;
+  apiKey: string;
+}
+
+/** MTN MoMo Open API settings (operators.md §1); secrets never leave the connector. */
+export interface MtnMomoConfig {
+  baseUrl: string;
+  targetEnvironment: string;
+  collection: MtnProductCredentials;
+  disbursement: MtnProductCredentials;
+}
+
+/** Orange Money Cameroon OM API settings (operators.md §2B); secrets never leave the connector. */
+export interface OrangeMoneyConfig {
+  baseUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+  apiUsername: string;
+  apiPassword: string;
+  channelMsisdn: string;
+  pin: string;
+}
+
+/** Every variable in `names` set, or the list of missing ones. */
+function requireAll<K extends keyof ParsedEnv>(e: ParsedEnv, names: K[], because: string, issues: string[]): boolean {
+  const missing = names.filter((n) => e[n] === undefined);
+  for (const n of missing) issues.push(`  ${String(n)}: required when ${because} is set`);
+  return missing.length === 0;
+}
+
+function connectorConfigs(e: ParsedEnv, issues: string[]): { mtnMomo: MtnMomoConfig | null; orangeMoney: OrangeMoneyConfig | null } {
+  let mtnMomo: MtnMomoConfig | null = null;
+  let orangeMoney: OrangeMoneyConfig | null = null;
+  const mtnKeys = [
+    'MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY',
+    'MTN_MOMO_COLLECTION_API_USER',
+    'MTN_MOMO_COLLECTION_API_KEY',
+    'MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY',
+    'MTN_MOMO_DISBURSEMENT_API_USER',
+    'MTN_MOMO_DISBURSEMENT_API_KEY',
+  ] as const;
+  if (e.MTN_MOMO_BASE_URL && requireAll(e, [...mtnKeys], 'MTN_MOMO_BASE_URL', issues)) {
+    mtnMomo = {
+      baseUrl: e.MTN_MOMO_BASE_URL.replace(/\/+$/, ''),
+      targetEnvironment: e.MTN_MOMO_TARGET_ENVIRONMENT,
+      collection: {
+        subscriptionKey: e.MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY!,
+        apiUser: e.MTN_MOMO_COLLECTION_API_USER!,
+        apiKey: e.MTN_MOMO_COLLECTION_API_KEY!,
+      },
+      disbursement: {
+        subscriptionKey: e.MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY!,
+        apiUser: e.MTN_MOMO_DISBURSEMENT_API_USER!,
+        apiKey: e.MTN_MOMO_DISBURSEMENT_API_KEY!,
+      },
+    };
+  }
+  const orangeKeys = [
+    'ORANGE_MONEY_CONSUMER_KEY',
+    'ORANGE_MONEY_CONSUMER_SECRET',
+    'ORANGE_MONEY_API_USERNAME',
+    'ORANGE_MONEY_API_PASSWORD',
+    'ORANGE_MONEY_CHANNEL_MSISDN',
+    'ORANGE_MONEY_PIN',
+  ] as const;
+  if (e.ORANGE_MONEY_BASE_URL && requireAll(e, [...orangeKeys], 'ORANGE_MONEY_BASE_URL', issues)) {
+    orangeMoney = {
+      baseUrl: e.ORANGE_MONEY_BASE_URL.replace(/\/+$/, ''),
+      consumerKey: e.ORANGE_MONEY_CONSUMER_KEY!,
+      consumerSecret: e.ORANGE_MONEY_CONSUMER_SECRET!,
+      apiUsername: e.ORANGE_MONEY_API_USERNAME!,
+      apiPassword: e.ORANGE_MONEY_API_PASSWORD!,
+      channelMsisdn: e.ORANGE_MONEY_CHANNEL_MSISDN!,
+      pin: e.ORANGE_MONEY_PIN!,
+    };
+  }
+  return { mtnMomo, orangeMoney };
+}
 
 /** Time a claim lease must leave beyond the bounded call it covers (reads and recording). */
 const LEASE_MARGIN_MS = 1000;
@@ -150,6 +251,12 @@ export interface Config {
   adminPassword: string | undefined;
   /** log2 of scrypt's N for new password hashes (OWASP: 17); tests may lower it to 14. */
   passwordScryptLogN: number;
+  /** Base of the operator callback URLs (`CALLBACK_BASE_URL`, default `publicBaseUrl`); public HTTPS in production. */
+  callbackBaseUrl: string;
+  /** MTN MoMo connector settings; null when not configured (MTN rails then refuse LIVE keys). */
+  mtnMomo: MtnMomoConfig | null;
+  /** Orange Money Cameroon connector settings; null when not configured. */
+  orangeMoney: OrangeMoneyConfig | null;
 }
 
 /** Parses `env` (normally `process.env`). Throws an Error listing every invalid variable. */
@@ -169,13 +276,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.WEBHOOK_LEASE_MS < e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS) {
     leaseIssues.push(`  WEBHOOK_LEASE_MS: must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS})`);
   }
+  const connectors = connectorConfigs(e, leaseIssues);
   if (leaseIssues.length > 0) throw new Error(`Invalid configuration:\n${leaseIssues.join('\n')}`);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     logLevel: e.LOG_LEVEL,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST ?? e.HOST,
@@ -225,5 +334,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminEmail: e.ADMIN_EMAIL,
     adminPassword: e.ADMIN_PASSWORD,
     passwordScryptLogN: e.PASSWORD_SCRYPT_LOG_N,
+    callbackBaseUrl: (e.CALLBACK_BASE_URL ?? publicBaseUrl).replace(/\/+$/, ''),
+    mtnMomo: connectors.mtnMomo,
+    orangeMoney: connectors.orangeMoney,
   };
 }

@@ -10,6 +10,7 @@ import type { Clock } from './domain/clock.ts';
 import type { Ids } from './domain/ids.ts';
 import type { ConnectorRegistry } from './connectors/registry.ts';
 import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
+import { createLiveConnectors } from './connectors/live-connectors.ts';
 import type { StatusChangeListener } from './payments/apply-transition.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
 import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
@@ -47,7 +48,12 @@ export function createServices(
       delayMs: base.config.sandboxDelayMs,
       lateDelayMs: base.config.sandboxLateDelayMs,
     }),
-    live: new Map(),
+    live: createLiveConnectors(base.config, {
+      fetch: (input, init) => globalThis.fetch(input, init),
+      clock: base.clock,
+      uuid: base.ids.uuid,
+      warn: (fields, message) => base.log.warn(fields, message),
+    }),
   };
   return {
     ...base,

@@ -33,6 +33,7 @@ function recordInitiations(harness: Harness): Set<string> {
   const sandbox: Connector = harness.services.connectors.sandbox;
   harness.services.connectors.sandbox = {
     operator: sandbox.operator,
+    prepare: (request) => sandbox.prepare(request),
     async initiate(request) {
       sent.add(request.reference);
       return sandbox.initiate(request);

@@ -102,6 +102,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = address;
   runtime.services.config.publicBaseUrl = baseUrl;
+  if (!env.CALLBACK_BASE_URL) runtime.services.config.callbackBaseUrl = baseUrl;
   const services = runtime.services;
 
   const request: Harness['request'] = async (method, path, options = {}) => {

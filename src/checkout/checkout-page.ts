@@ -185,7 +185,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       if (errors.rail || errors.phone || !rail || !msisdn) {
         return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
       }
-      const connector = resolveConnector(services.connectors, rail.operator, row.environment as Environment)!;
+      const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment)!;
       const result = await startCheckoutAttempt(services, row, { rail, connector, msisdn, maxAttempts: services.config.checkoutMaxAttempts });
       if (result.kind === 'TOO_MANY_ATTEMPTS') {
         return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 429, {
@@ -285,7 +285,7 @@ async function loadApplication(services: Services, applicationId: string): Promi
 /** Active rails of the checkout's currency that can serve its environment (a connector exists). */
 async function availableRails(services: Services, row: TransactionRow): Promise<RailRow[]> {
   const rails = await activeRailsForCurrency(services.db, row.currency);
-  return rails.filter((r) => resolveConnector(services.connectors, r.operator, row.environment as Environment) !== null);
+  return rails.filter((r) => resolveConnector(services.connectors, r.code, row.environment as Environment) !== null);
 }
 
 /** The browser's CSRF nonce: the cookie's when valid, else a new one set as a cookie now. */

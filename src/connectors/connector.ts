@@ -14,8 +14,8 @@ export interface Rail {
   currency: string;
 }
 
-/** A pay-in (debit of `msisdn`) or pay-out (credit of `msisdn`) to start at the operator. */
-export interface InitiateRequest {
+/** What a connector needs to prepare an initiation (see `Connector.prepare`). */
+export interface PrepareRequest {
   direction: 'PAY_IN' | 'PAY_OUT';
   /** Our reference, sent as the operator's correlation/idempotency key. */
   reference: string;
@@ -26,6 +26,24 @@ export interface InitiateRequest {
   description: string | null;
   /** When the initiation happens (our clock). */
   initiatedAt: Date;
+}
+
+/**
+ * The operator-side id an initiation will carry, obtained before anything can move money:
+ * generated locally (MTN `X-Reference-Id`, UUIDv4) or asked of the operator (Orange `payToken`,
+ * an `init` call that pushes nothing to the customer). The caller stores it before `initiate`.
+ */
+export type PrepareResult =
+  | { kind: 'PREPARED'; operatorReference: string }
+  | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
+  | { kind: 'UNREACHABLE'; error: string };
+
+/** A pay-in (debit of `msisdn`) or pay-out (credit of `msisdn`) to start at the operator. */
+export interface InitiateRequest extends PrepareRequest {
+  /** The prepared operator-side id, already stored by the caller. */
+  operatorReference: string;
+  /** Where the operator should call us back (per-transaction token in the path), or null. */
+  callbackUrl: string | null;
 }
 
 /** Operator answer to an initiation. */
@@ -81,6 +99,19 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 export interface Connector {
   /** Operator this connector speaks to, e.g. `MTN_MOMO`, or `SANDBOX`. */
   readonly operator: string;
+  /** Obtains the operator-side id of an initiation; never moves money. */
+  prepare(request: PrepareRequest): Promise<PrepareResult>;
+  /** Sends the initiation prepared under `request.operatorReference`; sent at most once per id. */
   initiate(request: InitiateRequest): Promise<InitiateResult>;
   getStatus(query: StatusQuery): Promise<StatusResult>;
+  /** Fetches a token for each product (for `kolo connectors check`); absent on the sandbox. */
+  check?(): Promise<ConnectorCheck[]>;
+}
+
+/** One line of `kolo connectors check`: a product and whether its token could be fetched. */
+export interface ConnectorCheck {
+  product: string;
+  ok: boolean;
+  /** Human-readable detail, secrets masked. */
+  detail: string;
 }

@@ -29,7 +29,10 @@ export const checkoutAttempts = pgTable(
     status: text('status').notNull(),
     /** What the operator is given as our correlation key: `<reference>-<attemptNumber>`. */
     correlationId: text('correlation_id').notNull(),
+    /** The operator's id of this attempt's initiation, stored before the call. */
     operatorReference: text('operator_reference'),
+    /** Unguessable token of this attempt's operator callback URL, stored before the call. */
+    callbackToken: text('callback_token'),
     /** The instant sent to the connector with the initiation (the sandbox keys its outcome on it). */
     initiatedAt: ts('initiated_at').notNull(),
     /** The rail's deadline: an unresolved attempt fails (TIMEOUT) past it. */
@@ -47,6 +50,7 @@ export const checkoutAttempts = pgTable(
     uniqueIndex('checkout_attempts_number_key').on(t.transactionId, t.attemptNumber),
     uniqueIndex('checkout_attempts_one_pending').on(t.transactionId).where(sql`${t.status} = 'PENDING'`),
     uniqueIndex('checkout_attempts_one_success').on(t.transactionId).where(sql`${t.status} = 'SUCCEEDED'`),
+    uniqueIndex('checkout_attempts_callback_token_key').on(t.callbackToken),
     index('checkout_attempts_tx_idx').on(t.transactionId, t.createdAt),
     // The poller's claim of due attempts in flight (status-poller.ts): cost independent of history.
     index('checkout_attempts_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),

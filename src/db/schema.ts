@@ -168,7 +168,10 @@ export const transactions = pgTable(
     expiresAt: ts('expires_at'),
     failureCode: text('failure_code'),
     failureReason: text('failure_reason'),
+    /** The operator's id of the initiation (MTN X-Reference-Id, Orange payToken), stored before the call. */
     operatorReference: text('operator_reference'),
+    /** Unguessable token of this transaction's operator callback URL, stored before the call. */
+    callbackToken: text('callback_token'),
     initiatedAt: ts('initiated_at'),
     deadlineAt: ts('deadline_at'),
     nextPollAt: ts('next_poll_at'),
@@ -180,6 +183,7 @@ export const transactions = pgTable(
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
     uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken),
+    uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
     index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
   ],

@@ -1,5 +1,5 @@
 /**
- * Connector call metrics: wraps a connector so that every `initiate` and `getStatus` call is
+ * Connector call metrics: wraps a connector so that every `prepare`, `initiate` and `getStatus` call is
  * counted by operator, call and outcome (the result's `kind`, or `THREW` for an exception) and
  * timed. The wrapped connector behaves exactly as the original.
  */
@@ -9,7 +9,7 @@ import { secondsSince, type Metrics } from './metrics.ts';
 
 /** `connector`, with its calls measured in `metrics`. */
 export function instrumentConnector(connector: Connector, metrics: Metrics): Connector {
-  const measure = async <T extends { kind: string }>(call: 'initiate' | 'status', run: () => Promise<T>): Promise<T> => {
+  const measure = async <T extends { kind: string }>(call: 'prepare' | 'initiate' | 'status', run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const labels = { operator: connector.operator, call };
     try {
@@ -25,6 +25,7 @@ export function instrumentConnector(connector: Connector, metrics: Metrics): Con
   };
   return Object.assign(Object.create(connector) as Connector, {
     operator: connector.operator,
+    prepare: (request: Parameters<Connector['prepare']>[0]) => measure('prepare', () => connector.prepare(request)),
     initiate: (request: Parameters<Connector['initiate']>[0]) => measure('initiate', () => connector.initiate(request)),
     getStatus: (query: Parameters<Connector['getStatus']>[0]) => measure('status', () => connector.getStatus(query)),
   });

@@ -46,7 +46,7 @@ export async function createCheckout(services: Services, auth: ApiKeyAuth, input
     throw new ApiError('CURRENCY_MISMATCH', { message: `Aucun moyen de paiement actif pour la devise ${input.currency}.` });
   }
   // A session nobody could pay is refused: LIVE keys need a rail with a configured connector.
-  const rails = activeRails.filter((r) => resolveConnector(services.connectors, r.operator, auth.environment) !== null);
+  const rails = activeRails.filter((r) => resolveConnector(services.connectors, r.code, auth.environment) !== null);
   if (rails.length === 0) throw new ApiError('PROVIDER_NOT_FOUND');
   checkAmountLimits(input.amount, Math.min(...rails.map((r) => r.minAmount)), Math.max(...rails.map((r) => r.maxAmount)));
   const application = await findApplication(services.db, auth.applicationId);

@@ -1,22 +1,46 @@
 /**
  * Starts a committed PENDING transaction at its rail (operators.md §0 rule 1: persist first,
- * then call the operator). The connector's answer decides what follows:
- * ACCEPTED → poll from now on, until the rail's deadline; FAILED → the transaction fails with
- * the operator's failure code; UNREACHABLE → ambiguous, so it stays PENDING and the poller asks
- * again (the operator deduplicates on our reference, so a repeated initiation is safe).
+ * then call the operator), in three steps:
+ * 1. the connector prepares the operator-side id (MTN `X-Reference-Id`, Orange `payToken`;
+ *    nothing that can move money);
+ * 2. that id and a fresh callback token are stored, with `initiatedAt` and the rail's deadline,
+ *    before anything else: from then on a crash or timeout is resolved by a status query with
+ *    the same id, and the initiation is never sent again under another id;
+ * 3. the initiation is sent. ACCEPTED → poll from now on, until the rail's deadline; FAILED →
+ *    the transaction fails with the operator's failure code; UNREACHABLE → ambiguous, so it
+ *    stays PENDING and the poller's status query decides.
+ * When step 1 cannot reach the operator nothing was sent: the poller prepares again later.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
-import type { Connector } from '../connectors/connector.ts';
+import type { Connector, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 
+/** Bytes of randomness in a callback token (hex in the URL path). */
+const CALLBACK_TOKEN_BYTES = 24;
+
+/** A fresh, unguessable callback token (the operators sign nothing: the path is the secret). */
+export function newCallbackToken(services: Pick<Services, 'ids'>): string {
+  return services.ids.hex(CALLBACK_TOKEN_BYTES);
+}
+
+/** The URL an operator calls back for `token`: `<CALLBACK_BASE_URL>/api/v1/callbacks/<operator>/<token>`. */
+export function callbackUrlFor(services: Pick<Services, 'config'>, operator: string, token: string): string {
+  return `${services.config.callbackBaseUrl}/api/v1/callbacks/${operatorSlug(operator)}/${token}`;
+}
+
+/** `MTN_MOMO` → `mtn-momo`: the operator's segment in callback URLs. */
+export function operatorSlug(operator: string): string {
+  return operator.toLowerCase().replace(/_/g, '-');
+}
+
 /** Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. */
 export async function initiateTransaction(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
   row: TransactionRow,
   rail: RailRow,
   connector: Connector,
@@ -24,37 +48,75 @@ export async function initiateTransaction(
   const msisdn = row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount;
   if (!msisdn) throw new Error(`transaction ${row.reference} has no account to initiate`);
   const initiatedAt = services.clock.now();
+  const request: PrepareRequest = {
+    direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+    reference: row.reference,
+    rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+    amount: row.amount,
+    currency: row.currency,
+    msisdn,
+    description: row.description,
+    initiatedAt,
+  };
+  const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);
+  const prepared = await withTimeout(connector.prepare(request), services.config.connectorTimeoutMs);
+  if (prepared.kind === 'FAILED') {
+    await decline(services, row, prepared.failureCode, prepared.failureReason);
+    return;
+  }
+  if (prepared.kind === 'UNREACHABLE') {
+    const now = services.clock.now();
+    await services.db.transaction(async (tx) => {
+      await tx
+        .update(transactions)
+        .set({ deadlineAt, nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)), updatedAt: now })
+        .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)));
+      await tx.insert(transactionEvents).values({
+        transactionId: row.id,
+        fromStatus: 'PENDING',
+        toStatus: 'PENDING',
+        cause: 'INITIATION_UNREACHABLE',
+        detail: { rail: rail.code, step: 'prepare', error: prepared.error },
+        createdAt: now,
+      });
+    });
+    services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable before initiation; nothing sent, will retry');
+    return;
+  }
+  const callbackToken = newCallbackToken(services);
+  // Persist before the call. Nobody asks the operator about it before the call has returned.
+  const [stored] = await services.db
+    .update(transactions)
+    .set({
+      operatorReference: prepared.operatorReference,
+      callbackToken,
+      initiatedAt,
+      deadlineAt,
+      nextPollAt: new Date(initiatedAt.getTime() + services.config.connectorTimeoutMs + 1000),
+      updatedAt: initiatedAt,
+    })
+    .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
+    .returning({ id: transactions.id });
+  if (!stored) return; // another caller initiated it, or it ended meanwhile
   const result = await withTimeout(
     connector.initiate({
-      direction: row.direction as 'PAY_IN' | 'PAY_OUT',
-      reference: row.reference,
-      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-      amount: row.amount,
-      currency: row.currency,
-      msisdn,
-      description: row.description,
-      initiatedAt,
+      ...request,
+      operatorReference: prepared.operatorReference,
+      callbackUrl: callbackUrlFor(services, rail.operator, callbackToken),
     }),
     services.config.connectorTimeoutMs,
   );
   const now = services.clock.now();
   if (result.kind === 'FAILED') {
-    await applyTransition(services, {
-      transactionId: row.id,
-      event: 'DECLINED',
-      cause: 'INITIATION',
-      failureCode: result.failureCode,
-      failureReason: result.failureReason,
-    });
+    await decline(services, row, result.failureCode, result.failureReason);
     return;
   }
   await services.db.transaction(async (tx) => {
     await tx
       .update(transactions)
       .set({
-        initiatedAt,
-        deadlineAt: new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000),
-        operatorReference: result.kind === 'ACCEPTED' ? result.operatorReference : null,
+        // The prepared id stays: it is what status queries ask about.
+        operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
         nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
         updatedAt: now,
       })
@@ -71,6 +133,15 @@ export async function initiateTransaction(
   if (result.kind === 'UNREACHABLE') {
     services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable at initiation; left PENDING');
   }
+}
+
+async function decline(
+  services: Pick<Services, 'db' | 'clock' | 'statusListeners'>,
+  row: TransactionRow,
+  failureCode: Parameters<typeof applyTransition>[1]['failureCode'],
+  failureReason: string,
+): Promise<void> {
+  await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'INITIATION', failureCode, failureReason });
 }
 
 /** Resolves with `promise`, or with UNREACHABLE when it takes longer than `timeoutMs` or rejects. */

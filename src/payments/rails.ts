@@ -79,7 +79,7 @@ export async function resolveRailFor(
 ): Promise<{ rail: RailRow; connector: Connector }> {
   checkApplicationCurrency(input.currency, input.applicationCurrency);
   const rail = await findActiveRail(services.db, input.paymentMethod);
-  const connector = rail ? resolveConnector(services.connectors, rail.operator, input.environment) : null;
+  const connector = rail ? resolveConnector(services.connectors, rail.code, input.environment) : null;
   if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
   if (rail.currency !== input.currency) {
     throw new ApiError('CURRENCY_MISMATCH', {

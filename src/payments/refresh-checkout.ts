@@ -93,7 +93,7 @@ async function claimAttempt(services: Pick<Services, 'db' | 'config'>, attempt: 
 async function pollAttempt(services: Services, row: TransactionRow, attempt: CheckoutAttemptRow): Promise<'SUCCESS' | 'FAILED' | 'PENDING'> {
   const now = services.clock.now();
   const rail = await findActiveRail(services.db, attempt.railCode);
-  const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
+  const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
   if (!rail || !connector) {
     services.log.error({ reference: row.reference, rail: attempt.railCode }, 'rail of a checkout attempt is unavailable');
     await reschedule(services, attempt, now);

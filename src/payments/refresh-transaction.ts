@@ -37,7 +37,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
   }
   // Active or not: a rail deactivated after this transaction was accepted must still settle it.
   const rail = await findRail(services.db, row.paymentMethod);
-  const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
+  const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
   if (!rail || !connector) {
     services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a pending transaction is unavailable');
     if (row.deadlineAt && row.deadlineAt <= now) {
@@ -58,6 +58,17 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     return 'STILL_PENDING';
   }
   if (!row.initiatedAt) {
+    // Never sent (crash before the call, or the operator unreachable while preparing it).
+    if (row.deadlineAt && row.deadlineAt <= now) {
+      const done = await applyTransition(services, {
+        transactionId: row.id,
+        event: 'TIMED_OUT',
+        cause: 'DEADLINE',
+        failureCode: 'PROVIDER_UNAVAILABLE',
+        failureReason: "L'opérateur est resté injoignable jusqu'à l'échéance de la transaction.",
+      });
+      return done ? 'FAILED' : 'SKIPPED';
+    }
     await initiateTransaction(services, row, rail, connector);
     return 'REINITIATED';
   }

@@ -16,7 +16,7 @@ import type { Connector } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { lockPendingCheckout } from './close-checkout.ts';
 import { failAttempt, recordAttemptEvent, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
-import { withTimeout } from './initiate-transaction.ts';
+import { callbackUrlFor, newCallbackToken, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -81,10 +81,11 @@ export async function startCheckoutAttempt(
           msisdn: input.msisdn,
           status: 'PENDING',
           correlationId: `${checkout.reference}-${attemptNumber}`,
+          callbackToken: newCallbackToken(services),
           initiatedAt: now,
           deadlineAt: new Date(now.getTime() + input.rail.pendingTimeoutSeconds * 1000),
-          // Nobody asks the operator about an attempt before its initiation call has returned.
-          nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 1000),
+          // Nobody asks the operator about an attempt before its prepare and initiation calls have returned.
+          nextPollAt: new Date(now.getTime() + 2 * services.config.connectorTimeoutMs + 1000),
           createdAt: now,
           updatedAt: now,
         })
@@ -101,16 +102,43 @@ export async function startCheckoutAttempt(
   if (created === 'IN_PROGRESS') return { kind: 'IN_PROGRESS' };
   const attempt = created;
 
+  const request = {
+    direction: 'PAY_IN' as const,
+    reference: attempt.correlationId,
+    rail: { code: input.rail.code, operator: input.rail.operator, country: input.rail.country, currency: input.rail.currency },
+    amount: checkout.amount,
+    currency: checkout.currency,
+    msisdn: attempt.msisdn,
+    description: checkout.description,
+    initiatedAt: attempt.initiatedAt,
+  };
+  const prepared = await withTimeout(input.connector.prepare(request), services.config.connectorTimeoutMs);
+  if (prepared.kind !== 'PREPARED') {
+    // Nothing that could move money was sent: the attempt fails and the customer may retry.
+    const failure =
+      prepared.kind === 'FAILED'
+        ? { code: prepared.failureCode, reason: prepared.failureReason }
+        : { code: 'PROVIDER_UNAVAILABLE', reason: "L'opérateur est injoignable, la demande n'a pas été envoyée." };
+    await failAttempt(services, attempt, { ...failure, cause: 'INITIATION' });
+    return { kind: 'DECLINED', attempt: { ...attempt, status: 'FAILED', failureCode: failure.code, failureReason: failure.reason } };
+  }
+  // Persist the operator's id before the call, so a status query can always resolve the attempt.
+  const storedAt = services.clock.now();
+  const [stored] = await services.db
+    .update(checkoutAttempts)
+    .set({
+      operatorReference: prepared.operatorReference,
+      nextPollAt: new Date(storedAt.getTime() + services.config.connectorTimeoutMs + 1000),
+      updatedAt: storedAt,
+    })
+    .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')))
+    .returning({ id: checkoutAttempts.id });
+  if (!stored) return { kind: 'CLOSED' };
   const result = await withTimeout(
     input.connector.initiate({
-      direction: 'PAY_IN',
-      reference: attempt.correlationId,
-      rail: { code: input.rail.code, operator: input.rail.operator, country: input.rail.country, currency: input.rail.currency },
-      amount: checkout.amount,
-      currency: checkout.currency,
-      msisdn: attempt.msisdn,
-      description: checkout.description,
-      initiatedAt: attempt.initiatedAt,
+      ...request,
+      operatorReference: prepared.operatorReference,
+      callbackUrl: callbackUrlFor(services, input.rail.operator, attempt.callbackToken!),
     }),
     services.config.connectorTimeoutMs,
   );
@@ -134,7 +162,11 @@ export async function startCheckoutAttempt(
       .where(and(eq(transactions.id, checkout.id), eq(transactions.status, 'PENDING')));
     await tx
       .update(checkoutAttempts)
-      .set({ operatorReference: result.kind === 'ACCEPTED' ? result.operatorReference : null, nextPollAt, updatedAt: after })
+      .set({
+        operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
+        nextPollAt,
+        updatedAt: after,
+      })
       .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
   });
   return { kind: 'STARTED', attempt: { ...attempt, nextPollAt } };

@@ -33,6 +33,8 @@ const initiate = (connector: ReturnType<typeof setup>['connector'], msisdn: stri
     msisdn,
     description: null,
     initiatedAt: new Date('2026-11-20T10:00:00Z'),
+    operatorReference: 'SBX-PI-0123456789AB',
+    callbackUrl: null,
   });
 
 const DECLINES: [string, string, string][] = [

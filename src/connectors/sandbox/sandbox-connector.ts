@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../domain/clock.ts';
 import { nationalNumber } from '../../domain/msisdn.ts';
-import type { Connector, FailureCode, InitiateResult, StatusQuery, StatusResult } from '../connector.ts';
+import type { Connector, FailureCode, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
 
 /** A magic number's behaviour. */
 export type SandboxBehaviour =
@@ -48,6 +48,9 @@ export interface SandboxOptions {
 export function createSandboxConnector(options: SandboxOptions): Connector {
   return {
     operator: 'SANDBOX',
+    async prepare(request): Promise<PrepareResult> {
+      return { kind: 'PREPARED', operatorReference: `SBX-${request.reference}` };
+    },
     async initiate(request): Promise<InitiateResult> {
       if (sandboxBehaviour(request.msisdn, request.rail.country).kind === 'UNREACHABLE') {
         return { kind: 'UNREACHABLE', error: 'sandbox: operator unreachable (magic number …197)' };

@@ -1,0 +1,139 @@
+/**
+ * MTN MoMo Open API connector: the plumbing (operators.md §1.3, §1.11). One bearer token per
+ * product (collection, disbursement), each fetched with that product's own API user, API key
+ * and subscription key, cached until 60 s before `expires_in`, refreshed once on a 401. Every
+ * call has a timeout. The wire format lives in `mtn-transformers.ts`.
+ */
+import type { Clock } from '../../domain/clock.ts';
+import type { MtnMomoConfig } from '../../config.ts';
+import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import {
+  mtnAccountHolderCall,
+  mtnAccountHolderResult,
+  mtnInitiateCall,
+  mtnInitiateResult,
+  mtnStatusCall,
+  mtnStatusResult,
+  type MtnCall,
+  type MtnProduct,
+} from './mtn-transformers.ts';
+
+/** Dependencies of the MTN connector. `uuid` must return UUIDv4 (MTN refuses anything else). */
+export interface MtnMomoOptions {
+  config: MtnMomoConfig;
+  fetch: FetchFn;
+  clock: Clock;
+  uuid: () => string;
+  /** Per-call timeout, milliseconds. */
+  timeoutMs: number;
+  /** Optional warning sink (never given secrets). */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
+}
+
+/** Safety margin before a token's expiry (operators.md §1.11: at least 60 s). */
+export const MTN_TOKEN_MARGIN_MS = 60_000;
+
+type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+
+/** Creates the MTN MoMo connector from its configuration. */
+export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
+  const { config, timeoutMs } = options;
+  const credentials = (product: MtnProduct) => config[product];
+
+  const tokens = createTokenCache<TokenError>(
+    () => options.clock.now().getTime(),
+    MTN_TOKEN_MARGIN_MS,
+    async (product) => {
+      const c = credentials(product as MtnProduct);
+      // No body: MTN lists "a body on an API that takes none, e.g. /token" as a 400 cause.
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: 'POST',
+          url: `${config.baseUrl}/${product}/token/`,
+          headers: { Authorization: basicAuth(c.apiUser, c.apiKey), 'Ocp-Apim-Subscription-Key': c.subscriptionKey },
+        },
+        timeoutMs,
+      );
+      if (answer.kind === 'UNREACHABLE') return answer;
+      const token = stringField(answer.json, 'access_token');
+      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
+      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
+      const detail = `MTN ${product} token: HTTP ${answer.status}${stringField(answer.json, 'error') ? ` ${stringField(answer.json, 'error')}` : ''}`;
+      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
+    },
+  );
+
+  /** Sends `call` with the product's bearer token; on a 401, refreshes the token once and resends. */
+  async function send(call: MtnCall): Promise<OperatorResponse | TokenError> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = await tokens.get(call.product, attempt > 0);
+      if (!('token' in token)) return token;
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: call.method,
+          url: `${config.baseUrl}${call.path}`,
+          headers: { ...call.headers, Authorization: `Bearer ${token.token}`, 'Ocp-Apim-Subscription-Key': credentials(call.product).subscriptionKey },
+          body: call.body,
+        },
+        timeoutMs,
+      );
+      if (answer.kind === 'UNREACHABLE') return answer;
+      // A 401 means the request was not processed: resending it with a fresh token is safe.
+      if (answer.status === 401 && attempt === 0) continue;
+      return answer;
+    }
+    throw new Error('unreachable: the loop returns on its second pass');
+  }
+
+  return {
+    operator: 'MTN_MOMO',
+
+    async prepare(): Promise<PrepareResult> {
+      // X-Reference-Id is ours: generated (UUIDv4) and stored before MTN hears of it.
+      return { kind: 'PREPARED', operatorReference: options.uuid() };
+    },
+
+    async initiate(request): Promise<InitiateResult> {
+      if (request.direction === 'PAY_OUT') {
+        const check = await send(mtnAccountHolderCall(request.msisdn, config.targetEnvironment));
+        if (check.kind === 'RESPONSE') {
+          const holder = mtnAccountHolderResult(check.status, check.json);
+          if (holder.kind === 'FAILED') return holder;
+          if (holder.kind === 'UNKNOWN') options.warn?.({ reference: request.reference, error: holder.error }, 'MTN account-holder check inconclusive; sending the transfer');
+        } else if (check.kind === 'TOKEN_REFUSED') {
+          return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: check.error };
+        }
+        // Unreachable check: the transfer itself will tell (MTN refuses an unknown payee).
+      }
+      const answer = await send(mtnInitiateCall(request, config.targetEnvironment));
+      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+      return mtnInitiateResult(answer.status, answer.json, request.direction, request.operatorReference);
+    },
+
+    async getStatus(query): Promise<StatusResult> {
+      // No id stored means prepare never completed: nothing was ever sent to MTN.
+      if (!query.operatorReference) return { kind: 'NOT_FOUND' };
+      const answer = await send(mtnStatusCall(query.direction, query.operatorReference, config.targetEnvironment));
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
+      return mtnStatusResult(answer.status, answer.json, query.direction, query.operatorReference);
+    },
+
+    async check(): Promise<ConnectorCheck[]> {
+      const lines: ConnectorCheck[] = [];
+      for (const product of ['collection', 'disbursement'] as const) {
+        const token = await tokens.get(product, true);
+        const who = `API user ${maskSecret(credentials(product).apiUser)}, subscription key ${maskSecret(credentials(product).subscriptionKey)}`;
+        lines.push(
+          'token' in token
+            ? { product: `MTN_MOMO ${product}`, ok: true, detail: `token obtained (${who}, ${config.targetEnvironment})` }
+            : { product: `MTN_MOMO ${product}`, ok: false, detail: `${token.error} (${who})` },
+        );
+      }
+      return lines;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The one way connectors speak HTTP: the injected `fetch`, a whole-request timeout
+ * (`AbortSignal.timeout`), the body read as text and parsed as JSON when it is JSON. A timeout,
+ * a reset or a refused connection is `UNREACHABLE` (ambiguous), never an exception.
+ * Error strings name the method, path and status only: never a header, so never a secret.
+ */
+
+/** The `fetch` connectors use (global `fetch` in production; tests may wrap it). */
+export type FetchFn = (input: string, init: RequestInit) => Promise<Response>;
+
+/** An HTTP answer: status, raw text and parsed JSON (undefined when not JSON). */
+export interface OperatorResponse {
+  kind: 'RESPONSE';
+  status: number;
+  text: string;
+  json: unknown;
+}
+
+/** No answer: timeout, reset, DNS or connection failure. */
+export interface OperatorUnreachable {
+  kind: 'UNREACHABLE';
+  error: string;
+}
+
+/** Request description for `callOperator`. */
+export interface OperatorRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  /** Raw body (already encoded), or undefined for none. */
+  body?: string;
+}
+
+/** Sends `request` with a timeout of `timeoutMs`; never throws. */
+export async function callOperator(fetchFn: FetchFn, request: OperatorRequest, timeoutMs: number): Promise<OperatorResponse | OperatorUnreachable> {
+  const label = `${request.method} ${new URL(request.url).pathname}`;
+  try {
+    const response = await fetchFn(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { kind: 'RESPONSE', status: response.status, text, json };
+  } catch (error) {
+    const e = error as { name?: string; message?: string; cause?: { code?: string } };
+    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timeout after ${timeoutMs} ms` : (e.cause?.code ?? e.message ?? 'network error');
+    return { kind: 'UNREACHABLE', error: `${label}: ${why}` };
+  }
+}
+
+/** `"abcdef123456"` → `"abc…456"`: enough to recognise a credential in `connectors check`, not to use it. */
+export function maskSecret(secret: string): string {
+  return secret.length <= 8 ? '***' : `${secret.slice(0, 3)}…${secret.slice(-3)}`;
+}
+
+/** `Basic base64(user:password)` (RFC 7617). */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** A string field of a JSON object, or undefined. */
+export function stringField(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = (value as Record<string, unknown>)[field];
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/**
+ * A cached bearer token per key (product), refreshed `marginMs` before its expiry, with one
+ * fetch in flight per key (concurrent callers share it). Times come from `now()` (the injected clock).
+ */
+export interface TokenCache<E> {
+  /** A valid token, or the fetch error. `force` drops the cached one first (after a 401). */
+  get(key: string, force?: boolean): Promise<{ token: string } | E>;
+}
+
+/** Creates a token cache over `fetchToken` (which returns the token and its lifetime in seconds). */
+export function createTokenCache<E>(
+  now: () => number,
+  marginMs: number,
+  fetchToken: (key: string) => Promise<{ token: string; expiresInSeconds: number } | E>,
+): TokenCache<E> {
+  const cached = new Map<string, { token: string; expiresAtMs: number }>();
+  const inFlight = new Map<string, Promise<{ token: string } | E>>();
+  return {
+    async get(key, force = false) {
+      if (force) cached.delete(key);
+      const hit = cached.get(key);
+      if (hit && hit.expiresAtMs - marginMs > now()) return { token: hit.token };
+      const running = inFlight.get(key);
+      if (running) return running;
+      const fetching = (async () => {
+        try {
+          const result = await fetchToken(key);
+          if (typeof result === 'object' && result !== null && 'token' in result && 'expiresInSeconds' in result) {
+            const r = result as { token: string; expiresInSeconds: number };
+            cached.set(key, { token: r.token, expiresAtMs: now() + r.expiresInSeconds * 1000 });
+            return { token: r.token };
+          }
+          return result as E;
+        } finally {
+          inFlight.delete(key);
+        }
+      })();
+      inFlight.set(key, fetching);
+      return fetching;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Orange Money Cameroon connector (OM API, operators.md §2B/§2C): the plumbing. An OAuth
+ * client-credentials token (`POST /token`, Basic consumer key:secret) cached until 60 s before
+ * `expires_in` and refreshed once on a 401; every API call also carries
+ * `X-AUTH-TOKEN: base64(api username:password)`; the channel MSISDN and PIN go in `pay` bodies.
+ * Pay-in is `mp/init` (in `prepare`: it only yields a `payToken`) then `mp/pay` (the USSD push,
+ * sent at most once per payToken: after an ambiguous answer the status query decides).
+ */
+import type { Clock } from '../../domain/clock.ts';
+import type { OrangeMoneyConfig } from '../../config.ts';
+import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import { orangeInitCall, orangeInitResult, orangePayCall, orangePayResult, orangeStatusCall, orangeStatusResult, type OrangeCall } from './orange-transformers.ts';
+
+/** Dependencies of the Orange connector. */
+export interface OrangeMoneyOptions {
+  config: OrangeMoneyConfig;
+  fetch: FetchFn;
+  clock: Clock;
+  /** Per-call timeout, milliseconds. */
+  timeoutMs: number;
+  warn?: (fields: Record<string, unknown>, message: string) => void;
+}
+
+/** Safety margin before the token's expiry. */
+export const ORANGE_TOKEN_MARGIN_MS = 60_000;
+
+type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+
+/** Creates the Orange Money Cameroon connector. */
+export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connector {
+  const { config, timeoutMs } = options;
+  const xAuthToken = Buffer.from(`${config.apiUsername}:${config.apiPassword}`, 'utf8').toString('base64');
+
+  const tokens = createTokenCache<TokenError>(
+    () => options.clock.now().getTime(),
+    ORANGE_TOKEN_MARGIN_MS,
+    async () => {
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: 'POST',
+          url: `${config.baseUrl}/token`,
+          headers: { Authorization: basicAuth(config.consumerKey, config.consumerSecret), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        },
+        timeoutMs,
+      );
+      if (answer.kind === 'UNREACHABLE') return answer;
+      const token = stringField(answer.json, 'access_token');
+      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
+      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
+      const detail = `Orange Money token: HTTP ${answer.status}${stringField(answer.json, 'error') ? ` ${stringField(answer.json, 'error')}` : ''}`;
+      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
+    },
+  );
+
+  /** Sends `call` with the bearer and X-AUTH-TOKEN; on a 401, refreshes the token once and resends. */
+  async function send(call: OrangeCall): Promise<OperatorResponse | TokenError> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = await tokens.get('om', attempt > 0);
+      if (!('token' in token)) return token;
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: call.method,
+          url: `${config.baseUrl}${call.path}`,
+          headers: { ...call.headers, Authorization: `Bearer ${token.token}`, 'X-AUTH-TOKEN': xAuthToken },
+          body: call.body,
+        },
+        timeoutMs,
+      );
+      if (answer.kind === 'UNREACHABLE') return answer;
+      // A 401 is the gateway refusing the token: the request never reached Orange Money.
+      if (answer.status === 401 && attempt === 0) continue;
+      return answer;
+    }
+    throw new Error('unreachable: the loop returns on its second pass');
+  }
+
+  return {
+    operator: 'ORANGE_MONEY',
+
+    async prepare(request): Promise<PrepareResult> {
+      const answer = await send(orangeInitCall(request.direction));
+      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+      return orangeInitResult(answer.status, answer.json);
+    },
+
+    async initiate(request): Promise<InitiateResult> {
+      const answer = await send(orangePayCall(request, config));
+      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+      return orangePayResult(answer.status, answer.json, request.direction, request.operatorReference);
+    },
+
+    async getStatus(query): Promise<StatusResult> {
+      if (!query.operatorReference) return { kind: 'NOT_FOUND' };
+      const answer = await send(orangeStatusCall(query.direction, query.operatorReference));
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
+      return orangeStatusResult(answer.status, answer.json, query.direction, query.operatorReference);
+    },
+
+    async check(): Promise<ConnectorCheck[]> {
+      const token = await tokens.get('om', true);
+      const who = `consumer key ${maskSecret(config.consumerKey)}, channel ${maskSecret(config.channelMsisdn)}`;
+      return [
+        'token' in token
+          ? { product: 'ORANGE_MONEY om-api', ok: true, detail: `token obtained (${who})` }
+          : { product: 'ORANGE_MONEY om-api', ok: false, detail: `${token.error} (${who})` },
+      ];
+    },
+  };
+}

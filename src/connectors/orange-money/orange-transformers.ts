@@ -1,0 +1,190 @@
+/**
+ * Orange Money Cameroon "OM API" transformers (operators.md §2B, §2C): pure functions between
+ * our types and the wire format of `omcoreapis/1.0.2` — USSD-push merchant payment (`mp/…`,
+ * pay-in) and cash-in (`cashin/…`, pay-out). No I/O here; `orange-money-connector.ts` sends.
+ */
+import type { FailureCode, InitiateRequest, InitiateResult, StatusResult } from '../connector.ts';
+import { stringField } from '../operator-http.ts';
+
+/** Path prefix of the OM API. */
+export const ORANGE_API_PREFIX = '/omcoreapis/1.0.2';
+
+/** `mp` (merchant payment, pay-in) or `cashin` (pay-out). */
+export type OrangeFlow = 'mp' | 'cashin';
+
+/** The flow that serves a direction. */
+export function orangeFlowOf(direction: 'PAY_IN' | 'PAY_OUT'): OrangeFlow {
+  return direction === 'PAY_IN' ? 'mp' : 'cashin';
+}
+
+/** Every transaction status Orange Cameroon documents (§2B), including its `SUCCESSFULL` spelling. */
+export const ORANGE_STATUSES = ['INITIATED', 'PENDING', 'SUCCESSFULL', 'SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
+/** An Orange transaction status. */
+export type OrangeStatus = (typeof ORANGE_STATUSES)[number];
+
+/** What a status means before looking at the message (`FAILED` needs the message table). */
+export const ORANGE_STATUS_TABLE: Record<OrangeStatus, 'SUCCEEDED' | 'PENDING' | 'FAILED_BY_MESSAGE' | { failureCode: FailureCode }> = {
+  INITIATED: 'PENDING',
+  PENDING: 'PENDING',
+  SUCCESSFULL: 'SUCCEEDED',
+  SUCCESS: 'SUCCEEDED',
+  FAILED: 'FAILED_BY_MESSAGE',
+  EXPIRED: { failureCode: 'TIMEOUT' },
+  CANCELLED: { failureCode: 'REJECTED_BY_PAYER' },
+};
+
+/**
+ * Message → failureCode (§2C), matched on the message without accents, case-insensitively, or on
+ * Orange's numeric status (`60019`). First match wins; no match is PROVIDER_ERROR, text kept.
+ */
+export const ORANGE_MESSAGE_TABLE: { name: string; matches: (message: string, code: string | undefined) => boolean; payIn: FailureCode; payOut: FailureCode }[] = [
+  {
+    name: 'insufficient balance (60019)',
+    matches: (m, c) => c === '60019' || /solde .*insuffisant/.test(m),
+    payIn: 'INSUFFICIENT_FUNDS',
+    // Cash-in debits our channel account: its balance is ours.
+    payOut: 'MERCHANT_INSUFFICIENT_FUNDS',
+  },
+  { name: 'unknown beneficiary', matches: (m) => m.includes('beneficiaire introuvable'), payIn: 'PAYER_NOT_FOUND', payOut: 'PAYEE_NOT_FOUND' },
+  { name: 'blocked user', matches: (m) => m.includes('utilisateur bloque'), payIn: 'ACCOUNT_BLOCKED', payOut: 'ACCOUNT_BLOCKED' },
+  {
+    name: 'above the maximum amount',
+    matches: (m) => m.includes('montant superieur au montant maximum'),
+    payIn: 'LIMIT_EXCEEDED',
+    payOut: 'LIMIT_EXCEEDED',
+  },
+];
+
+/** Lowercase, accents removed: `"Bénéficiaire"` → `"beneficiaire"`. */
+export function foldMessage(message: string): string {
+  return message
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
+}
+
+/** The failure a FAILED transaction's message (and numeric status) means for `direction`. */
+export function orangeFailure(message: string, code: string | undefined, direction: 'PAY_IN' | 'PAY_OUT'): { failureCode: FailureCode; failureReason: string } {
+  const folded = foldMessage(message);
+  const row = ORANGE_MESSAGE_TABLE.find((r) => r.matches(folded, code));
+  const failureReason = `Orange Money${code ? ` ${code}` : ''}: ${message || 'FAILED'}`;
+  if (!row) return { failureCode: 'PROVIDER_ERROR', failureReason };
+  return { failureCode: direction === 'PAY_IN' ? row.payIn : row.payOut, failureReason };
+}
+
+/** Orange wants the 9-digit national number (`6XXXXXXXX`), without `237`. */
+export function orangeMsisdn(msisdn: string): string {
+  return msisdn.startsWith('237') && msisdn.length === 12 ? msisdn.slice(3) : msisdn;
+}
+
+/** An OM API call, minus the `Authorization` and `X-AUTH-TOKEN` headers the plumbing adds. */
+export interface OrangeCall {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** `POST …/mp/init` or `POST …/cashin/init`: obtains a `payToken` (no body; nothing is pushed yet). */
+export function orangeInitCall(direction: 'PAY_IN' | 'PAY_OUT'): OrangeCall {
+  return { method: 'POST', path: `${ORANGE_API_PREFIX}/${orangeFlowOf(direction)}/init`, headers: {} };
+}
+
+/** The channel (merchant) account that pays-out or receives, from configuration; secret PIN included. */
+export interface OrangeChannel {
+  channelMsisdn: string;
+  pin: string;
+}
+
+/**
+ * `POST …/mp/pay` (USSD push to the payer) or `POST …/cashin/pay` (credit of the payee), §2B:
+ * `amount` is a string of whole francs, `orderId` our reference, `notifUrl` our callback URL.
+ */
+export function orangePayCall(request: InitiateRequest, channel: OrangeChannel): OrangeCall {
+  const body = {
+    notifUrl: request.callbackUrl ?? '',
+    channelUserMsisdn: channel.channelMsisdn,
+    amount: String(request.amount),
+    subscriberMsisdn: orangeMsisdn(request.msisdn),
+    pin: channel.pin,
+    orderId: request.reference,
+    description: (request.description ?? request.reference).slice(0, 125),
+    payToken: request.operatorReference,
+  };
+  return {
+    method: 'POST',
+    path: `${ORANGE_API_PREFIX}/${orangeFlowOf(request.direction)}/pay`,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+}
+
+/** `GET …/mp/paymentstatus/{payToken}` or `GET …/cashin/paymentstatus/{payToken}`. */
+export function orangeStatusCall(direction: 'PAY_IN' | 'PAY_OUT', payToken: string): OrangeCall {
+  return { method: 'GET', path: `${ORANGE_API_PREFIX}/${orangeFlowOf(direction)}/paymentstatus/${encodeURIComponent(payToken)}`, headers: {} };
+}
+
+function errorText(status: number, json: unknown): string {
+  const fault = (json as { fault?: unknown } | undefined)?.fault;
+  const message = stringField(fault, 'message') ?? stringField(json, 'message');
+  const description = stringField(fault, 'description');
+  return `Orange Money HTTP ${status}${message ? `: ${message}` : ''}${description ? ` (${description})` : ''}`;
+}
+
+/** The `payToken` of an `init` answer, or the failure. 5xx / unexpected → UNREACHABLE (retry later). */
+export function orangeInitResult(
+  status: number,
+  json: unknown,
+): { kind: 'PREPARED'; operatorReference: string } | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } | { kind: 'UNREACHABLE'; error: string } {
+  const payToken = stringField((json as { data?: unknown } | undefined)?.data, 'payToken');
+  if (status >= 200 && status < 300 && payToken) return { kind: 'PREPARED', operatorReference: payToken };
+  if (status === 401 || status === 403) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };
+  if (status >= 400 && status < 500) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
+  return { kind: 'UNREACHABLE', error: errorText(status, json) };
+}
+
+/** A transaction object (`data`) of a pay or status answer, read through the tables above. */
+export function orangeTransactionOutcome(
+  data: unknown,
+  direction: 'PAY_IN' | 'PAY_OUT',
+): { kind: 'SUCCEEDED'; txnid: string | null } | { kind: 'PENDING'; unknownStatus?: string } | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
+  const status = stringField(data, 'status') ?? '';
+  if (!(ORANGE_STATUSES as readonly string[]).includes(status)) return { kind: 'PENDING', unknownStatus: status };
+  const meaning = ORANGE_STATUS_TABLE[status as OrangeStatus];
+  if (meaning === 'SUCCEEDED') return { kind: 'SUCCEEDED', txnid: stringField(data, 'txnid') ?? null };
+  if (meaning === 'PENDING') return { kind: 'PENDING' };
+  if (meaning === 'FAILED_BY_MESSAGE') {
+    const message = stringField(data, 'confirmtxnmessage') ?? stringField(data, 'inittxnmessage') ?? '';
+    const code = stringField(data, 'confirmtxnstatus') ?? stringField(data, 'inittxnstatus');
+    return { kind: 'FAILED', ...orangeFailure(message, code === '200' ? undefined : code, direction) };
+  }
+  return { kind: 'FAILED', failureCode: meaning.failureCode, failureReason: `Orange Money ${status}` };
+}
+
+/**
+ * Orange's answer to `pay` (§2B, §2C): a transaction PENDING (prompt sent) is ACCEPTED, one
+ * FAILED at once is its failure; 401/403 or a gateway `fault` is CONFIGURATION_ERROR; 400 our
+ * payload; 5xx or anything unreadable is ambiguous (UNREACHABLE: query the payToken before any retry).
+ */
+export function orangePayResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string): InitiateResult {
+  if (status === 401 || status === 403) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };
+  if (status === 400) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
+  const data = (json as { data?: unknown } | undefined)?.data;
+  if (status >= 200 && status < 300 && data) {
+    const outcome = orangeTransactionOutcome(data, direction);
+    if (outcome.kind === 'FAILED') return outcome;
+    return { kind: 'ACCEPTED', operatorReference: payToken };
+  }
+  return { kind: 'UNREACHABLE', error: errorText(status, json) };
+}
+
+/** Orange's answer to a status query: the transaction's outcome; 404 → NOT_FOUND; other → UNREACHABLE. */
+export function orangeStatusResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string): StatusResult {
+  if (status === 404) return { kind: 'NOT_FOUND' };
+  const data = (json as { data?: unknown } | undefined)?.data;
+  if (status !== 200 || !data) return { kind: 'UNREACHABLE', error: errorText(status, json) };
+  const outcome = orangeTransactionOutcome(data, direction);
+  if (outcome.kind === 'SUCCEEDED') return { kind: 'SUCCEEDED', operatorReference: payToken };
+  if (outcome.kind === 'PENDING') return { kind: 'PENDING' };
+  return outcome;
+}

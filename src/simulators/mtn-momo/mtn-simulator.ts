@@ -1,0 +1,407 @@
+/**
+ * A standalone MTN MoMo Open API simulator (`kolo simulate mtn --port N`), faithful to the
+ * published contract as operators.md §1 describes it: per-product tokens (`POST /{product}/token/`,
+ * Basic API user:key + subscription key), `requesttopay` and `transfer` with `X-Reference-Id`
+ * (UUIDv4, 409 `RESOURCE_ALREADY_EXIST` on reuse), status GETs, `accountholder/msisdn/{n}/active`,
+ * callbacks (PUT by default, body = the status GET's) to `X-Callback-Url`, and MTN's sandbox
+ * numbers (§1.10). Test and staging tooling only: production code never imports it.
+ *
+ * Scenarios by number: MTN's `46733123450`…`46733123464` as MTN documents them, and, so that
+ * numbers valid in a real market rehearse the same cases, any other number ending in 450…464
+ * behaves like the MTN number with the same last three digits (e.g. `237677000457`). Every
+ * other number succeeds after `decisionDelayMs`.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import {
+  answerFault,
+  createCallbackSender,
+  faultHits,
+  headersOf,
+  listen,
+  parseBasic,
+  readBody,
+  sendJson,
+  type SimCallback,
+  type SimCallbackOptions,
+  type SimFault,
+  type SimRequest,
+} from '../sim-http.ts';
+
+/** Credentials of one product in the simulator. */
+export interface MtnSimProduct {
+  apiUser: string;
+  apiKey: string;
+  subscriptionKey: string;
+}
+
+/** Simulator settings (all mutable at run time through `simulator.options`). */
+export interface MtnSimulatorOptions {
+  host: string;
+  port: number;
+  collection: MtnSimProduct;
+  disbursement: MtnSimProduct;
+  /** Accepted `X-Target-Environment` values; `sandbox` demands EUR (§1.1). */
+  targetEnvironments: string[];
+  /** `providerCallbackHost` of the API user: callback hosts must equal it; null accepts any. */
+  providerCallbackHost: string | null;
+  /** Time from creation to the payer's decision. */
+  decisionDelayMs: number;
+  /** How long `…454` (PayerDelayed / PayeeDelayed) stays PENDING before succeeding (MTN observed ~25 s). */
+  delayedMs: number;
+  tokenTtlSeconds: number;
+  /** Callback method: MTN's API description says PUT, its newer page POST. */
+  callbackMethod: 'PUT' | 'POST';
+  callbacks: SimCallbackOptions;
+  /** `reason` as a plain string (current platform) or `{code, message}` (original swagger). */
+  reasonShape: 'string' | 'object';
+}
+
+/** Default credentials, documented in the README, for rehearsals. */
+export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
+  host: '127.0.0.1',
+  port: 0,
+  collection: { apiUser: '0b1f5a8e-3c2d-4e6f-9a7b-8c9d0e1f2a3b', apiKey: 'sim-collection-api-key-0000000000', subscriptionKey: 'sim-collection-subscription-key' },
+  disbursement: { apiUser: '6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f', apiKey: 'sim-disbursement-api-key-00000000', subscriptionKey: 'sim-disbursement-subscription-key' },
+  targetEnvironments: ['sandbox', 'mtncameroon'],
+  providerCallbackHost: null,
+  decisionDelayMs: 2000,
+  delayedMs: 25_000,
+  tokenTtlSeconds: 3600,
+  callbackMethod: 'PUT',
+  callbacks: { delayMs: 0, duplicate: false, drop: false },
+  reasonShape: 'string',
+};
+
+/** Market currency per target environment (§1.1); `sandbox` is EUR only. */
+const ENVIRONMENT_CURRENCY: Record<string, string> = {
+  sandbox: 'EUR',
+  mtncameroon: 'XAF',
+  mtnivorycoast: 'XOF',
+  mtnbenin: 'XOF',
+  mtncongo: 'XAF',
+  mtnuganda: 'UGX',
+  mtnghana: 'GHS',
+  mtnzambia: 'ZMW',
+  mtnrwanda: 'RWF',
+};
+
+type Product = 'collection' | 'disbursement';
+
+/** What a scenario does: succeed (after a delay), fail with a reason, or stay pending. */
+type Scenario = { kind: 'SUCCEED'; afterMs?: 'delayed' } | { kind: 'FAIL'; reason: string } | { kind: 'PENDING_FOREVER' };
+
+const fail = (reason: string): Scenario => ({ kind: 'FAIL', reason });
+
+/** RequestToPay (payer) column of MTN's Sandbox Use Cases, with each number's reason (§1.10). */
+export const MTN_REQUEST_TO_PAY_SCENARIOS: Record<string, Scenario> = {
+  '46733123450': fail('INTERNAL_PROCESSING_ERROR'),
+  '46733123451': fail('APPROVAL_REJECTED'),
+  '46733123452': fail('EXPIRED'),
+  '46733123453': { kind: 'PENDING_FOREVER' },
+  '46733123454': { kind: 'SUCCEED', afterMs: 'delayed' },
+  '46733123455': fail('PAYER_NOT_FOUND'),
+  '46733123456': fail('PAYEE_NOT_ALLOWED_TO_RECEIVE'),
+  '46733123457': fail('NOT_ALLOWED'),
+  '46733123458': fail('NOT_ALLOWED_TARGET_ENVIRONMENT'),
+  '46733123459': fail('INVALID_CALLBACK_URL_HOST'),
+  '46733123460': fail('INVALID_CURRENCY'),
+  '46733123461': fail('INTERNAL_PROCESSING_ERROR'),
+  '46733123462': fail('SERVICE_UNAVAILABLE'),
+  '46733123463': fail('COULD_NOT_PERFORM_TRANSACTION'),
+  '46733123464': fail('TRANSFERTYPE_UNKNOWN'),
+};
+
+/** Transfer (payee) column: shifted from 455 on, as MTN publishes it (§1.10). */
+export const MTN_TRANSFER_SCENARIOS: Record<string, Scenario> = {
+  '46733123450': fail('INTERNAL_PROCESSING_ERROR'),
+  '46733123451': fail('APPROVAL_REJECTED'),
+  '46733123452': fail('EXPIRED'),
+  '46733123453': { kind: 'PENDING_FOREVER' },
+  '46733123454': { kind: 'SUCCEED', afterMs: 'delayed' },
+  '46733123455': fail('NOT_ENOUGH_FUNDS'),
+  '46733123456': fail('PAYER_LIMIT_REACHED'),
+  '46733123457': fail('PAYEE_NOT_FOUND'),
+  '46733123458': fail('NOT_ALLOWED'),
+  '46733123459': fail('NOT_ALLOWED_TARGET_ENVIRONMENT'),
+  '46733123460': fail('INVALID_CALLBACK_URL_HOST'),
+  '46733123461': fail('INVALID_CURRENCY'),
+  '46733123462': fail('INTERNAL_PROCESSING_ERROR'),
+  '46733123463': fail('SERVICE_UNAVAILABLE'),
+  '46733123464': fail('TRANSFERTYPE_UNKNOWN'),
+};
+
+/** Account-holder `active` column (§1.10): HTTP status and body per number; others `{result:true}`. */
+export const MTN_ACCOUNT_HOLDER_SCENARIOS: Record<string, { status: number; body: unknown }> = {
+  '46733123450': { status: 404, body: { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' } },
+  '46733123451': { status: 200, body: { result: false } },
+  '46733123452': { status: 500, body: { code: 'NOT_ALLOWED', message: 'Authorization failed. Insufficient permissions.' } },
+  '46733123453': { status: 500, body: { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'Access to target environment is forbidden.' } },
+  '46733123454': { status: 500, body: { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' } },
+  '46733123455': { status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable.' } },
+};
+
+/** The MTN sandbox number a party id rehearses: itself, or `4673312345x`/`…46x` by its last three digits. */
+export function mtnScenarioNumber(partyId: string): string {
+  if (/^467331234[56]\d$/.test(partyId)) return partyId;
+  const last3 = partyId.slice(-3);
+  const n = Number(last3);
+  return /^\d{3}$/.test(last3) && n >= 450 && n <= 464 ? `46733123${last3}` : partyId;
+}
+
+/** A request-to-pay or transfer as the simulator stores it. */
+export interface MtnSimResource {
+  product: Product;
+  referenceId: string;
+  body: Record<string, unknown>;
+  status: 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+  reason: string | null;
+  financialTransactionId: string | null;
+  callbackUrl: string | null;
+}
+
+/** A running simulator with its in-process controls. */
+export interface MtnSimulator {
+  url: string;
+  port: number;
+  options: MtnSimulatorOptions;
+  /** Every request received, in order. */
+  requests: SimRequest[];
+  callbacks: SimCallback[];
+  resources: Map<string, MtnSimResource>;
+  /** The fault switch (also `POST /_simulator/fault`). */
+  fault: SimFault | null;
+  /** Expires every issued token now (also `POST /_simulator/expire-tokens`). */
+  expireTokens(): void;
+  close(): Promise<void>;
+}
+
+const APIM_BAD_SUBSCRIPTION = {
+  statusCode: 401,
+  message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+};
+const APIM_BAD_TOKEN = { statusCode: 401, message: 'Access denied due to invalid or expired access token.' };
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** Characters MTN refuses in messages and notes (an apostrophe, among others, gives 400). */
+const FORBIDDEN_NOTE_CHARS = /['"<>&\\]/;
+
+/** Starts the simulator. `overrides` are merged over `MTN_SIM_DEFAULTS`. */
+export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> = {}): Promise<MtnSimulator> {
+  const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides };
+  const tokens = new Map<string, { product: Product; expiresAtMs: number }>();
+  const resources = new Map<string, MtnSimResource>();
+  const requests: SimRequest[] = [];
+  const callbacks: SimCallback[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const state: { fault: SimFault | null } = { fault: null };
+  const sender = createCallbackSender(() => options.callbacks, callbacks);
+
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const statusBody = (r: MtnSimResource) => {
+    const party = r.product === 'collection' ? { payer: r.body.payer } : { payee: r.body.payee };
+    return {
+      ...(r.financialTransactionId ? { financialTransactionId: r.financialTransactionId } : {}),
+      externalId: r.body.externalId,
+      amount: r.body.amount,
+      currency: r.body.currency,
+      ...party,
+      payerMessage: r.body.payerMessage,
+      payeeNote: r.body.payeeNote,
+      status: r.status,
+      ...(r.status === 'FAILED' && r.reason
+        ? { reason: options.reasonShape === 'string' ? r.reason : { code: r.reason, message: r.reason.replace(/_/g, ' ').toLowerCase() } }
+        : {}),
+    };
+  };
+
+  const settle = (r: MtnSimResource, status: 'SUCCESSFUL' | 'FAILED', reason: string | null) => {
+    if (r.status !== 'PENDING') return;
+    r.status = status;
+    r.reason = reason;
+    if (status === 'SUCCESSFUL') r.financialTransactionId = String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000));
+    if (r.callbackUrl) sender.send(r.callbackUrl, options.callbackMethod, JSON.stringify(statusBody(r)));
+  };
+
+  const schedule = (r: MtnSimResource, scenario: Scenario) => {
+    if (scenario.kind === 'PENDING_FOREVER') return;
+    if (scenario.kind === 'FAIL') {
+      later(options.decisionDelayMs, () => settle(r, 'FAILED', scenario.reason));
+      return;
+    }
+    later(scenario.afterMs === 'delayed' ? options.delayedMs : options.decisionDelayMs, () => settle(r, 'SUCCESSFUL', null));
+  };
+
+  /** Subscription key, bearer token and target environment of a business call; null when accepted. */
+  const checkAuth = (h: Record<string, string>, product: Product): { status: number; body: unknown } | null => {
+    if (h['ocp-apim-subscription-key'] !== options[product].subscriptionKey) return { status: 401, body: APIM_BAD_SUBSCRIPTION };
+    const m = /^Bearer (.+)$/.exec(h.authorization ?? '');
+    const token = m ? tokens.get(m[1]!) : undefined;
+    if (!token || token.product !== product || token.expiresAtMs <= Date.now()) return { status: 401, body: APIM_BAD_TOKEN };
+    if (!options.targetEnvironments.includes(h['x-target-environment'] ?? '')) {
+      return { status: 500, body: { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'Access to target environment is forbidden.' } };
+    }
+    return null;
+  };
+
+  const handleToken = (req: SimRequest, res: http.ServerResponse, product: Product) => {
+    const fault = faultHits(state, 'token');
+    if (fault) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
+    if (req.headers['ocp-apim-subscription-key'] !== options[product].subscriptionKey) return sendJson(res, 401, APIM_BAD_SUBSCRIPTION);
+    if (req.body !== '') return sendJson(res, 400);
+    const basic = parseBasic(req.headers.authorization);
+    if (!basic || basic.user !== options[product].apiUser || basic.password !== options[product].apiKey) {
+      return sendJson(res, 401, { error: 'login_failed' });
+    }
+    const token = `sim.${randomBytes(24).toString('base64url')}`;
+    tokens.set(token, { product, expiresAtMs: Date.now() + options.tokenTtlSeconds * 1000 });
+    return sendJson(res, 200, { access_token: token, token_type: 'access_token', expires_in: options.tokenTtlSeconds });
+  };
+
+  const handleCreate = (req: SimRequest, res: http.ServerResponse, product: Product) => {
+    const h = req.headers;
+    const denied = checkAuth(h, product);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const referenceId = h['x-reference-id'] ?? '';
+    if (!UUID_V4.test(referenceId)) return sendJson(res, 400);
+    const callbackUrl = h['x-callback-url'];
+    if (callbackUrl !== undefined) {
+      let host: string;
+      try {
+        host = new URL(callbackUrl).hostname;
+      } catch {
+        return sendJson(res, 400);
+      }
+      if (options.providerCallbackHost !== null && host !== options.providerCallbackHost) {
+        return sendJson(res, 500, { code: 'INVALID_CALLBACK_URL_HOST', message: 'Callback URL with different host than configured for API user.' });
+      }
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(req.body) as Record<string, unknown>;
+    } catch {
+      return sendJson(res, 400);
+    }
+    const partyField = product === 'collection' ? 'payer' : 'payee';
+    const party = body[partyField] as { partyIdType?: unknown; partyId?: unknown } | undefined;
+    const amount = body.amount;
+    const notes = [body.payerMessage, body.payeeNote];
+    const isValid =
+      typeof amount === 'string' &&
+      /^\d+(\.\d{1,2})?$/.test(amount) &&
+      Number(amount) > 0 &&
+      typeof body.currency === 'string' &&
+      typeof party?.partyId === 'string' &&
+      ['MSISDN', 'EMAIL', 'PARTY_CODE'].includes(String(party.partyIdType)) &&
+      (party.partyIdType !== 'MSISDN' || /^\d{6,15}$/.test(party.partyId)) &&
+      notes.every((n) => n === undefined || (typeof n === 'string' && n.length <= 160 && !FORBIDDEN_NOTE_CHARS.test(n)));
+    if (!isValid) return sendJson(res, 400);
+    if (body.currency !== ENVIRONMENT_CURRENCY[h['x-target-environment']!]) {
+      return sendJson(res, 500, { code: 'INVALID_CURRENCY', message: 'Currency not supported.' });
+    }
+    const key = `${product}:${referenceId}`;
+    if (resources.has(key)) {
+      return sendJson(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
+    }
+    const fault = faultHits(state, 'initiate');
+    if (fault && !fault.landed) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
+    const resource: MtnSimResource = {
+      product,
+      referenceId,
+      body,
+      status: 'PENDING',
+      reason: null,
+      financialTransactionId: null,
+      callbackUrl: callbackUrl ?? null,
+    };
+    resources.set(key, resource);
+    const table = product === 'collection' ? MTN_REQUEST_TO_PAY_SCENARIOS : MTN_TRANSFER_SCENARIOS;
+    schedule(resource, table[mtnScenarioNumber(party!.partyId as string)] ?? { kind: 'SUCCEED' });
+    if (fault) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
+    return sendJson(res, 202);
+  };
+
+  const handleStatus = (req: SimRequest, res: http.ServerResponse, product: Product, referenceId: string) => {
+    const denied = checkAuth(req.headers, product);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const fault = faultHits(state, 'status');
+    if (fault) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
+    const r = resources.get(`${product}:${referenceId}`);
+    if (!r) return sendJson(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    return sendJson(res, 200, statusBody(r));
+  };
+
+  const handleAccountHolder = (req: SimRequest, res: http.ServerResponse, product: Product, msisdn: string) => {
+    const denied = checkAuth(req.headers, product);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const canned = MTN_ACCOUNT_HOLDER_SCENARIOS[mtnScenarioNumber(msisdn)];
+    return canned ? sendJson(res, canned.status, canned.body) : sendJson(res, 200, { result: true });
+  };
+
+  const handleControl = (req: SimRequest, res: http.ServerResponse, action: string) => {
+    if (action === 'fault') {
+      const parsed = req.body === '' ? null : (JSON.parse(req.body) as SimFault | null);
+      state.fault = parsed && parsed.mode ? { on: 'all', landed: true, ...parsed } : null;
+      return sendJson(res, 200, { fault: state.fault });
+    }
+    if (action === 'expire-tokens') {
+      for (const t of tokens.values()) t.expiresAtMs = 0;
+      return sendJson(res, 200, { expired: tokens.size });
+    }
+    if (action === 'transactions') return sendJson(res, 200, [...resources.values()].map((r) => ({ product: r.product, referenceId: r.referenceId, ...statusBody(r) })));
+    return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
+  };
+
+  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
+    const body = await readBody(incoming);
+    const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
+    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
+    requests.push(req);
+    let m: RegExpExecArray | null;
+    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens)$/.exec(path))) return handleControl(req, res, m[1]!);
+    if (req.method === 'GET' && path === '/_simulator/transactions') return handleControl(req, res, 'transactions');
+    if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) return handleToken(req, res, m[1] as Product);
+    if (req.method === 'POST' && path === '/collection/v1_0/requesttopay') return handleCreate(req, res, 'collection');
+    if (req.method === 'POST' && path === '/disbursement/v1_0/transfer') return handleCreate(req, res, 'disbursement');
+    if (req.method === 'GET' && (m = /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path))) return handleStatus(req, res, 'collection', decodeURIComponent(m[1]!));
+    if (req.method === 'GET' && (m = /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(path))) return handleStatus(req, res, 'disbursement', decodeURIComponent(m[1]!));
+    if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path))) {
+      return handleAccountHolder(req, res, m[1] as Product, decodeURIComponent(m[2]!));
+    }
+    return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
+  };
+
+  const server = await listen(handler, options.host, options.port, () => {
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+    sender.stop();
+  });
+  const simulator: MtnSimulator = {
+    url: server.url,
+    port: server.port,
+    options,
+    requests,
+    callbacks,
+    resources,
+    get fault() {
+      return state.fault;
+    },
+    set fault(value) {
+      state.fault = value;
+    },
+    expireTokens() {
+      for (const t of tokens.values()) t.expiresAtMs = 0;
+    },
+    close: server.close,
+  };
+  return simulator;
+}
+
+/** A fresh UUIDv4, for tests and examples that talk to the simulator directly. */
+export const newReferenceId = (): string => randomUUID();

@@ -1,0 +1,183 @@
+/**
+ * What the operator simulators share: a bounded request-body reader, JSON answers, a request log,
+ * a fault switch (time out, or answer 500, on demand) and callback delivery with the operator's
+ * method and body, optionally delayed, duplicated or dropped. Simulators are test and staging
+ * tooling: only `cli/` and tests import them, never production code.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the simulator received (headers lower-cased, as Node gives them). */
+export interface SimRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The fault switch. `mode`: `timeout` never answers (the caller's timeout fires), `error500`
+ * answers 500. `on`: which calls it hits. `landed`: whether the operator processed the request
+ * before failing to answer (the ambiguous case) or not at all. `remaining`: how many calls it
+ * hits before switching itself off (undefined: until cleared).
+ */
+export interface SimFault {
+  mode: 'timeout' | 'error500';
+  on: 'initiate' | 'status' | 'token' | 'all';
+  landed: boolean;
+  remaining?: number;
+}
+
+/** How callbacks are delivered. */
+export interface SimCallbackOptions {
+  delayMs: number;
+  duplicate: boolean;
+  drop: boolean;
+}
+
+/** One callback the simulator sent (or tried to). */
+export interface SimCallback {
+  url: string;
+  method: string;
+  body: string;
+  status: number | null;
+}
+
+/** Largest request body a simulator reads (the operators' payloads are small). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Reads the whole body (at most 64 KiB) as UTF-8. */
+export function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Sends `body` as JSON (or an empty body when undefined) with `status`. */
+export function sendJson(res: http.ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status, { 'content-length': '0' });
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** True (and consumes one hit) when the fault applies to a call of kind `on`. */
+export function faultHits(state: { fault: SimFault | null }, on: SimFault['on']): SimFault | null {
+  const fault = state.fault;
+  if (!fault || (fault.on !== 'all' && fault.on !== on)) return null;
+  if (fault.remaining !== undefined) {
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) state.fault = null;
+  }
+  return fault;
+}
+
+/** Applies a fault to `res`: 500 with `body500`, or no answer at all (the socket is left open). */
+export function answerFault(res: http.ServerResponse, fault: SimFault, body500: unknown): void {
+  if (fault.mode === 'error500') sendJson(res, 500, body500);
+  // timeout: say nothing; the caller gives up, and `close()` destroys the socket.
+}
+
+/** Delivers callbacks in the background, tracking timers so `stop()` can cancel them. */
+export function createCallbackSender(options: () => SimCallbackOptions, sent: SimCallback[]) {
+  const timers = new Set<NodeJS.Timeout>();
+  const deliver = async (url: string, method: string, body: string) => {
+    const record: SimCallback = { url, method, body, status: null };
+    sent.push(record);
+    try {
+      // MTN: "the callback times out after 2 s".
+      const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2000) });
+      record.status = response.status;
+      await response.arrayBuffer();
+    } catch {
+      record.status = null;
+    }
+  };
+  return {
+    /** Schedules the callback(s) for `url` per the current options. */
+    send(url: string, method: string, body: string) {
+      const o = options();
+      if (o.drop) return;
+      const times = o.duplicate ? 2 : 1;
+      for (let i = 0; i < times; i++) {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          void deliver(url, method, body);
+        }, o.delayMs + i * 10);
+        timers.add(timer);
+      }
+    },
+    stop() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}
+
+/** A listening simulator server. */
+export interface SimServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens `handler` on `host:port` (port 0: any free port). */
+export async function listen(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+  host: string,
+  port: number,
+  onClose: () => void,
+): Promise<SimServer> {
+  const server = http.createServer((req, res) => {
+    handler(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: 'simulator error' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        onClose();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Lower-cased single-value headers. */
+export function headersOf(req: http.IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+  return headers;
+}
+
+/** The `user:password` of a Basic `Authorization` header, or null. */
+export function parseBasic(header: string | undefined): { user: string; password: string } | null {
+  const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header ?? '');
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  return i < 0 ? null : { user: decoded.slice(0, i), password: decoded.slice(i + 1) };
+}

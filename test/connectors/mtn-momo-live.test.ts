@@ -1,0 +1,184 @@
+/**
+ * LIVE keys against the MTN MoMo simulator, end to end (real Kolo over HTTP, real database,
+ * the simulator on a loopback port): charge → push → callback → SUCCESS → payment.success
+ * webhook; every decline family; the payer who never approves; a 500 or a timeout at
+ * initiation (PENDING, then resolved by the status query); a lost callback (the poller
+ * resolves it); a duplicated callback (one transition, one webhook); an expired token (one
+ * refresh); transfers (success, payee not found, our float short); configuration errors.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { transactions } from '../../src/db/schema.ts';
+import { pollOnce } from '../../src/jobs/status-poller.ts';
+import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
+import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
+import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
+import type { Harness, Tenant } from '../harness.ts';
+import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { chargeBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
+import { deliveryCount, eventTrail, mtnEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
+
+let sim: MtnSimulator;
+let receiver: Receiver;
+let h: Harness;
+let t: Tenant;
+
+beforeAll(async () => {
+  sim = await startMtnSimulator({ decisionDelayMs: 30, delayedMs: 60_000 });
+  receiver = await startReceiver();
+  ({ h, t } = await startLiveHarness(mtnEnv(sim), receiver.url));
+});
+afterAll(async () => {
+  await h?.close();
+  await sim?.close();
+  await receiver?.close();
+});
+beforeEach(() => {
+  sim.fault = null;
+  sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
+  sim.options.callbackMethod = 'PUT';
+});
+
+const charge = async (payerAccount: string) =>
+  expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ payerAccount }) }), 201).reference as string;
+const transfer = async (beneficiaryAccount: string) =>
+  expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ beneficiaryAccount }) }), 201).reference as string;
+const payIn = async (reference: string) => expectSuccess(await h.request('GET', PATHS.payInStatus(reference), { key: t.key }), 200);
+const payOut = async (reference: string) => expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200);
+
+/** Advances the manual clock past the next poll and runs one poller tick. */
+async function pollAfter(ms: number) {
+  h.clock.advance(ms);
+  return pollOnce(h.services);
+}
+
+describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
+  it('charge → USSD push → callback → SUCCESS → payment.success webhook', async () => {
+    const reference = await charge('237677000001');
+    const row = await rowOf(h, reference);
+    expect(row.operatorReference).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(row.callbackToken).toMatch(/^[0-9a-f]{48}$/);
+
+    const push = sim.requests.find((r) => r.path === '/collection/v1_0/requesttopay' && r.headers['x-reference-id'] === row.operatorReference)!;
+    expect(push.headers['x-callback-url']).toBe(`${h.baseUrl}/api/v1/callbacks/mtn-momo/${row.callbackToken}`);
+    expect(JSON.parse(push.body)).toMatchObject({ amount: '5000', currency: 'XAF', externalId: reference, payer: { partyIdType: 'MSISDN', partyId: '237677000001' } });
+
+    // No poller runs here: only the callback can have triggered the status query.
+    const done = await settled(h, reference);
+    expect(done.status).toBe('SUCCESS');
+    expect(sim.callbacks.filter((c) => c.url.endsWith(row.callbackToken!))).toEqual([
+      expect.objectContaining({ method: 'PUT', status: 200 }),
+    ]);
+    expect(await eventTrail(h, reference)).toEqual([
+      [null, 'PENDING', 'CREATED'],
+      ['PENDING', 'PENDING', 'INITIATED'],
+      ['PENDING', 'SUCCESS', 'POLL'],
+    ]);
+    expect((await payIn(reference)).status).toBe('SUCCESS');
+
+    receiver.received.length = 0;
+    await deliverOnce(h.services);
+    const hook = receiver.received.find((r) => JSON.parse(r.body).data.reference === reference)!;
+    expect(JSON.parse(hook.body).event).toBe('payment.success');
+  });
+
+  it('accepts the callback as POST too', async () => {
+    sim.options.callbackMethod = 'POST';
+    const reference = await charge('237677000002');
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    const row = await rowOf(h, reference);
+    expect(sim.callbacks.find((c) => c.url.endsWith(row.callbackToken!))).toMatchObject({ method: 'POST', status: 200 });
+  });
+
+  const DECLINES: [string, string, string][] = [
+    ['451', 'REJECTED_BY_PAYER', 'MTN APPROVAL_REJECTED'],
+    ['455', 'PAYER_NOT_FOUND', 'MTN PAYER_NOT_FOUND'],
+    ['456', 'PAYEE_NOT_ALLOWED', 'MTN PAYEE_NOT_ALLOWED_TO_RECEIVE'],
+    ['457', 'CONFIGURATION_ERROR', 'MTN NOT_ALLOWED'],
+    ['460', 'CONFIGURATION_ERROR', 'MTN INVALID_CURRENCY'],
+    ['461', 'PROVIDER_ERROR', 'MTN INTERNAL_PROCESSING_ERROR'],
+    ['462', 'PROVIDER_UNAVAILABLE', 'MTN SERVICE_UNAVAILABLE'],
+    // An unknown reason keeps MTN's text, under PROVIDER_ERROR.
+    ['464', 'PROVIDER_ERROR', 'MTN TRANSFERTYPE_UNKNOWN'],
+  ];
+  it.each(DECLINES)('a payer number ending in %s fails with %s and MTN reason kept', async (suffix, failureCode, failureReason) => {
+    const reference = await charge(`237677000${suffix}`);
+    const row = await settled(h, reference);
+    expect(row).toMatchObject({ status: 'FAILED', failureCode, failureReason });
+    const data = await payIn(reference);
+    expect(data).toMatchObject({ status: 'FAILED', failureCode, failureReason });
+    expect(await webhookTypes(h, reference)).toEqual(['payment.failed']);
+  });
+
+  it('a payer who never approves: MTN expires the request (EXPIRED, COULD_NOT_PERFORM_TRANSACTION) → FAILED TIMEOUT', async () => {
+    for (const suffix of ['452', '463']) {
+      const reference = await charge(`237677000${suffix}`);
+      expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+    }
+  });
+
+  it('ONGOING (…453) stays PENDING at each poll, then fails TIMEOUT at the rail deadline, never before', async () => {
+    const reference = await charge('237677000453');
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    await pollAfter(800_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    await pollAfter(100_000);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+  });
+
+  it('a 500 at initiation after MTN created the request: PENDING, then the status query finds SUCCESS', async () => {
+    sim.options.callbacks.drop = true;
+    sim.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
+    const reference = await charge('237677000003');
+    expect((await payIn(reference)).status).toBe('PENDING');
+    expect((await eventTrail(h, reference)).at(-1)).toEqual(['PENDING', 'PENDING', 'INITIATION_UNREACHABLE']);
+    await waitUntil('MTN to decide', () => [...sim.resources.values()].some((r) => r.body.externalId === reference && r.status !== 'PENDING'));
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
+    // One initiation only, under one X-Reference-Id.
+    const pushes = sim.requests.filter((r) => r.path === '/collection/v1_0/requesttopay' && JSON.parse(r.body).externalId === reference);
+    expect(pushes).toHaveLength(1);
+  });
+
+  it('a timeout at initiation that MTN processed: PENDING, then SUCCESS by the status query', async () => {
+    sim.options.callbacks.drop = true;
+    sim.fault = { mode: 'timeout', on: 'initiate', landed: true, remaining: 1 };
+    const reference = await charge('237677000004');
+    expect((await payIn(reference)).status).toBe('PENDING');
+    await waitUntil('MTN to decide', () => [...sim.resources.values()].some((r) => r.body.externalId === reference && r.status !== 'PENDING'));
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
+  });
+
+  it('a 500 at initiation that never landed: the status query gets 404 → FAILED NOT_FOUND_AT_PROVIDER', async () => {
+    sim.fault = { mode: 'error500', on: 'initiate', landed: false, remaining: 1 };
+    const reference = await charge('237677000005');
+    expect((await payIn(reference)).status).toBe('PENDING');
+    await pollAfter(10_000);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_FOUND_AT_PROVIDER' });
+  });
+
+  it('a lost callback: the poller resolves it', async () => {
+    sim.options.callbacks.drop = true;
+    const reference = await charge('237677000006');
+    await waitUntil('MTN to decide', () => [...sim.resources.values()].some((r) => r.body.externalId === reference && r.status !== 'PENDING'));
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
+    expect(await webhookTypes(h, reference)).toEqual(['payment.success']);
+  });
+
+  it('a duplicated callback: one transition, one webhook', async () => {
+    sim.options.callbacks.duplicate = true;
+    const reference = await charge('237677000007');
+    const row = await rowOf(h, reference);
+    await waitUntil('both callbacks answered', () => sim.callbacks.filter((c) => c.url.endsWith(row.callbackToken!) && c.status === 200).length === 2);
+    await settled(h, reference);
+    await callbacksIdle(h.services);
+    const trail = await eventTrail(h, reference);
+    expect(trail.filter(([, to]) => to === 'SUCCESS')).toHaveLength(1);
+    expect(await webhookTypes(h, reference)).toEqual(['payment.success']);
+    expect(await deliveryCount(h, reference)).toBe(1);
+  });
+});
