@@ -182,3 +182,129 @@ describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
     expect(await deliveryCount(h, reference)).toBe(1);
   });
 });
+
+describe('MTN MoMo pay-out (transfer) with a LIVE key', () => {
+  it('checks the payee is active, sends the transfer with the disbursement credentials, SUCCESS → payout webhook', async () => {
+    const reference = await transfer('237677000011');
+    const row = await rowOf(h, reference);
+    const check = sim.requests.find((r) => r.path === '/disbursement/v1_0/accountholder/msisdn/237677000011/active')!;
+    expect(check.headers['ocp-apim-subscription-key']).toBe(sim.options.disbursement.subscriptionKey);
+    const sent = sim.requests.find((r) => r.path === '/disbursement/v1_0/transfer' && r.headers['x-reference-id'] === row.operatorReference)!;
+    expect(sent.headers['ocp-apim-subscription-key']).toBe(sim.options.disbursement.subscriptionKey);
+    expect(JSON.parse(sent.body)).toMatchObject({ amount: '5000', currency: 'XAF', externalId: reference, payee: { partyIdType: 'MSISDN', partyId: '237677000011' } });
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect((await payOut(reference)).status).toBe('SUCCESS');
+    expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
+  });
+
+  it('payee not found: at the account-holder check (404, nothing sent) or on the transfer (PAYEE_NOT_FOUND)', async () => {
+    const unknown = await transfer('237677000450');
+    expect(await rowOf(h, unknown)).toMatchObject({ status: 'FAILED', failureCode: 'PAYEE_NOT_FOUND' });
+    expect(sim.requests.filter((r) => r.path === '/disbursement/v1_0/transfer' && JSON.parse(r.body).externalId === unknown)).toHaveLength(0);
+
+    const refused = await transfer('237677000457');
+    expect(await settled(h, refused)).toMatchObject({ status: 'FAILED', failureCode: 'PAYEE_NOT_FOUND', failureReason: 'MTN PAYEE_NOT_FOUND' });
+    expect((await payOut(refused)).failureCode).toBe('PAYEE_NOT_FOUND');
+  });
+
+  it('an inactive payee (result false) fails ACCOUNT_INACTIVE; our float short (NOT_ENOUGH_FUNDS) is MERCHANT_INSUFFICIENT_FUNDS', async () => {
+    expect(await rowOf(h, await transfer('237677000451'))).toMatchObject({ status: 'FAILED', failureCode: 'ACCOUNT_INACTIVE' });
+    // …455: the account-holder check answers 503 (inconclusive), the transfer goes and fails.
+    expect(await settled(h, await transfer('237677000455'))).toMatchObject({ status: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS' });
+    expect(await settled(h, await transfer('237677000456'))).toMatchObject({ status: 'FAILED', failureCode: 'LIMIT_EXCEEDED' });
+  });
+});
+
+describe('MTN tokens, callbacks and configuration', () => {
+  const tokenCalls = (product: string) => sim.requests.filter((r) => r.path === `/${product}/token/`).length;
+
+  it('reuses the token per product, and after MTN expires it refreshes exactly once', async () => {
+    await settled(h, await charge('237677000021'));
+    const before = tokenCalls('collection');
+    await settled(h, await charge('237677000022'));
+    expect(tokenCalls('collection')).toBe(before);
+
+    sim.options.callbacks.drop = true;
+    const reference = await charge('237677000023');
+    await waitUntil('MTN to decide', () => [...sim.resources.values()].some((r) => r.body.externalId === reference && r.status !== 'PENDING'));
+    sim.expireTokens();
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
+    expect(tokenCalls('collection')).toBe(before + 1);
+  });
+
+  it('refreshes the token before expires_in minus the safety margin, by our clock', async () => {
+    await settled(h, await charge('237677000024'));
+    const before = tokenCalls('collection');
+    h.clock.advance(3600_000 - 59_000);
+    await settled(h, await charge('237677000025'));
+    expect(tokenCalls('collection')).toBe(before + 1);
+  });
+
+  it('unknown, malformed, wrong-operator and replayed callback tokens answer 200 and change nothing', async () => {
+    const reference = await charge('237677000026');
+    const row = await settled(h, reference);
+    const before = await eventTrail(h, reference);
+    for (const [method, path] of [
+      ['PUT', `/api/v1/callbacks/mtn-momo/${'0'.repeat(48)}`],
+      ['POST', '/api/v1/callbacks/mtn-momo/not-a-token'],
+      ['POST', `/api/v1/callbacks/orange-money/${row.callbackToken}`],
+      ['PUT', `/api/v1/callbacks/mtn-momo/${row.callbackToken}`],
+      ['POST', `/api/v1/callbacks/mtn-momo/${row.callbackToken}`],
+    ] as const) {
+      const res = await h.request(method, path, { raw: '{"status":"FAILED","reason":"APPROVAL_REJECTED"}', headers: { 'content-type': 'application/json' } });
+      expect(res.status, path).toBe(200);
+    }
+    await callbacksIdle(h.services);
+    expect(await eventTrail(h, reference)).toEqual(before);
+    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
+  });
+
+  it('a callback body claiming failure never sets the status: only MTN status query does', async () => {
+    sim.options.callbacks.drop = true;
+    sim.options.decisionDelayMs = 60_000;
+    try {
+      const reference = await charge('237677000027');
+      const row = await rowOf(h, reference);
+      const res = await h.request('PUT', `/api/v1/callbacks/mtn-momo/${row.callbackToken}`, {
+        raw: JSON.stringify({ status: 'FAILED', reason: 'APPROVAL_REJECTED', externalId: reference }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(200);
+      await callbacksIdle(h.services);
+      expect((await rowOf(h, reference)).status).toBe('PENDING');
+    } finally {
+      sim.options.decisionDelayMs = 30;
+    }
+  });
+
+  it('LIVE keys get PROVIDER_NOT_FOUND on rails without a configured connector (Orange CM, MTN CI)', async () => {
+    expectError(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: 'ORANGE_MONEY_CM', payerAccount: '237699000001' }) }), 404, 'PROVIDER_NOT_FOUND');
+    const ci = await h.createTenant({ environment: 'LIVE', currency: 'XOF' });
+    expectError(
+      await h.request('POST', PATHS.charge, { key: ci.key, body: chargeBody({ currency: 'XOF', paymentMethod: 'MTN_MOMO_CI', payerAccount: '2250501234567' }) }),
+      404,
+      'PROVIDER_NOT_FOUND',
+    );
+  });
+});
+
+describe('MTN with wrong credentials', () => {
+  it('fails the charge CONFIGURATION_ERROR at once, and no secret appears in the reason', async () => {
+    const bad = await startLiveHarness(mtnEnv(sim, { MTN_MOMO_COLLECTION_API_KEY: 'wrong-secret-api-key-123456' }), receiver.url);
+    try {
+      const created = await bad.h.request('POST', PATHS.charge, { key: bad.t.key, body: chargeBody({ payerAccount: '237677000031' }) });
+      const reference = expectSuccess(created, 201).reference as string;
+      const row = await rowOf(bad.h, reference);
+      expect(row).toMatchObject({ status: 'FAILED', failureCode: 'CONFIGURATION_ERROR' });
+      expect(row.failureReason).toContain('HTTP 401');
+      for (const secret of [sim.options.collection.apiKey, sim.options.collection.subscriptionKey, 'wrong-secret-api-key-123456']) {
+        expect(row.failureReason).not.toContain(secret);
+      }
+      const [stored] = await bad.h.services.db.select().from(transactions).where(eq(transactions.reference, reference));
+      expect(JSON.stringify(stored)).not.toContain('wrong-secret-api-key-123456');
+    } finally {
+      await bad.h.close();
+    }
+  });
+});
