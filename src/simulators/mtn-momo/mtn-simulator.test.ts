@@ -1,0 +1,201 @@
+/**
+ * The MTN simulator speaks MTN's published contract (operators.md §1): exact paths, token auth
+ * per product with MTN's refusals, synchronous validation, 409 on a reused X-Reference-Id, the
+ * sandbox numbers of §1.10, callbacks with the status body, and the fault switch.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MTN_SIM_DEFAULTS, newReferenceId, startMtnSimulator, type MtnSimulator } from './mtn-simulator.ts';
+
+let sim: MtnSimulator;
+let callbackServer: http.Server;
+let callbackUrl: string;
+const received: { method: string; url: string; body: string }[] = [];
+
+beforeAll(async () => {
+  sim = await startMtnSimulator({ decisionDelayMs: 0, delayedMs: 50 });
+  callbackServer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, body });
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
+  callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/cb`;
+});
+afterAll(async () => {
+  await sim.close();
+  callbackServer.closeAllConnections();
+  await new Promise<void>((r) => callbackServer.close(() => r()));
+});
+
+const basic = (user: string, key: string) => `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
+const col = MTN_SIM_DEFAULTS.collection;
+const dis = MTN_SIM_DEFAULTS.disbursement;
+
+async function token(product: 'collection' | 'disbursement' = 'collection') {
+  const c = product === 'collection' ? col : dis;
+  const res = await fetch(`${sim.url}/${product}/token/`, { method: 'POST', headers: { authorization: basic(c.apiUser, c.apiKey), 'ocp-apim-subscription-key': c.subscriptionKey } });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function requestToPay(partyId: string, options: { ref?: string; currency?: string; env?: string; headers?: Record<string, string>; note?: string } = {}) {
+  const ref = options.ref ?? newReferenceId();
+  const res = await fetch(`${sim.url}/collection/v1_0/requesttopay`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await token()}`,
+      'ocp-apim-subscription-key': col.subscriptionKey,
+      'x-reference-id': ref,
+      'x-target-environment': options.env ?? 'sandbox',
+      'x-callback-url': `${callbackUrl}/${ref}`,
+      'content-type': 'application/json',
+      ...options.headers,
+    },
+    body: JSON.stringify({
+      amount: '100',
+      currency: options.currency ?? 'EUR',
+      externalId: 'ext-1',
+      payer: { partyIdType: 'MSISDN', partyId },
+      payerMessage: options.note ?? 'hello',
+      payeeNote: 'note',
+    }),
+  });
+  return { ref, res };
+}
+
+async function status(ref: string) {
+  const res = await fetch(`${sim.url}/collection/v1_0/requesttopay/${ref}`, {
+    headers: { authorization: `Bearer ${await token()}`, 'ocp-apim-subscription-key': col.subscriptionKey, 'x-target-environment': 'sandbox' },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const until = async (check: () => Promise<boolean>) => {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+describe('auth', () => {
+  it('issues a token per product with Basic API user:key and that product subscription key, no body', async () => {
+    const res = await fetch(`${sim.url}/collection/token/`, { method: 'POST', headers: { authorization: basic(col.apiUser, col.apiKey), 'ocp-apim-subscription-key': col.subscriptionKey } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ token_type: 'access_token', expires_in: 3600 });
+  });
+
+  it('refuses a bad subscription key, bad credentials, a body on /token, and another product’s token', async () => {
+    const badKey = await fetch(`${sim.url}/collection/token/`, { method: 'POST', headers: { authorization: basic(col.apiUser, col.apiKey), 'ocp-apim-subscription-key': 'nope' } });
+    expect(badKey.status).toBe(401);
+    expect(((await badKey.json()) as { message: string }).message).toMatch(/invalid subscription key/);
+    const badLogin = await fetch(`${sim.url}/collection/token/`, { method: 'POST', headers: { authorization: basic(col.apiUser, 'wrong'), 'ocp-apim-subscription-key': col.subscriptionKey } });
+    expect(badLogin.status).toBe(401);
+    expect(await badLogin.json()).toEqual({ error: 'login_failed' });
+    const withBody = await fetch(`${sim.url}/collection/token/`, { method: 'POST', body: '{}', headers: { authorization: basic(col.apiUser, col.apiKey), 'ocp-apim-subscription-key': col.subscriptionKey } });
+    expect(withBody.status).toBe(400);
+    const cross = await fetch(`${sim.url}/collection/v1_0/requesttopay/${newReferenceId()}`, {
+      headers: { authorization: `Bearer ${await token('disbursement')}`, 'ocp-apim-subscription-key': col.subscriptionKey, 'x-target-environment': 'sandbox' },
+    });
+    expect(cross.status).toBe(401);
+  });
+
+  it('refuses an expired token', async () => {
+    const t = await token();
+    sim.expireTokens();
+    const res = await fetch(`${sim.url}/collection/v1_0/requesttopay/${newReferenceId()}`, {
+      headers: { authorization: `Bearer ${t}`, 'ocp-apim-subscription-key': col.subscriptionKey, 'x-target-environment': 'sandbox' },
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('requesttopay', () => {
+  it('202, then SUCCESSFUL with a financialTransactionId, and a PUT callback carrying the status body', async () => {
+    const { ref, res } = await requestToPay('46733123499');
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('');
+    await until(async () => received.some((r) => r.url.endsWith(ref)));
+    const got = received.find((r) => r.url.endsWith(ref))!;
+    expect(got.method).toBe('PUT');
+    const s = await status(ref);
+    expect(s.status).toBe(200);
+    expect(s.body).toMatchObject({ status: 'SUCCESSFUL', externalId: 'ext-1', amount: '100', currency: 'EUR' });
+    expect(s.body.financialTransactionId).toMatch(/^\d+$/);
+    expect(JSON.parse(got.body)).toEqual(s.body);
+  });
+
+  it('synchronous checks: X-Reference-Id UUIDv4, EUR in sandbox, notes without apostrophes, callback host, 409 on reuse', async () => {
+    expect((await requestToPay('46733123499', { ref: 'not-a-uuid' })).res.status).toBe(400);
+    const eur = await requestToPay('46733123499', { currency: 'XAF' });
+    expect(eur.res.status).toBe(500);
+    expect(await eur.res.json()).toEqual({ code: 'INVALID_CURRENCY', message: 'Currency not supported.' });
+    expect((await requestToPay('46733123499', { note: "l'achat" })).res.status).toBe(400);
+    const first = await requestToPay('46733123499');
+    const again = await requestToPay('46733123499', { ref: first.ref });
+    expect(again.res.status).toBe(409);
+    expect(await again.res.json()).toEqual({ code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
+    sim.options.providerCallbackHost = 'cb.example.com';
+    try {
+      const host = await requestToPay('46733123499');
+      expect(host.res.status).toBe(500);
+      expect(((await host.res.json()) as { code: string }).code).toBe('INVALID_CALLBACK_URL_HOST');
+    } finally {
+      sim.options.providerCallbackHost = null;
+    }
+    expect((await status(newReferenceId())).status).toBe(404);
+  });
+
+  it.each([
+    ['46733123450', 'INTERNAL_PROCESSING_ERROR'],
+    ['46733123451', 'APPROVAL_REJECTED'],
+    ['46733123452', 'EXPIRED'],
+    ['46733123455', 'PAYER_NOT_FOUND'],
+    ['46733123463', 'COULD_NOT_PERFORM_TRANSACTION'],
+  ])('sandbox number %s → FAILED %s', async (msisdn, reason) => {
+    const { ref } = await requestToPay(msisdn);
+    await until(async () => (await status(ref)).body.status !== 'PENDING');
+    expect((await status(ref)).body).toMatchObject({ status: 'FAILED', reason });
+  });
+
+  it('46733123453 stays PENDING; 46733123454 is PENDING, then SUCCESSFUL after the delay', async () => {
+    const ongoing = await requestToPay('46733123453');
+    const delayed = await requestToPay('46733123454');
+    expect((await status(delayed.ref)).body.status).toBe('PENDING');
+    await until(async () => (await status(delayed.ref)).body.status === 'SUCCESSFUL');
+    expect((await status(delayed.ref)).body.status).toBe('SUCCESSFUL');
+    expect((await status(ongoing.ref)).body.status).toBe('PENDING');
+  });
+
+  it('fault switch: 500 on demand, then back to normal', async () => {
+    const control = await fetch(`${sim.url}/_simulator/fault`, { method: 'POST', body: JSON.stringify({ mode: 'error500', on: 'initiate', landed: false, remaining: 1 }) });
+    expect(control.status).toBe(200);
+    expect((await requestToPay('46733123499')).res.status).toBe(500);
+    expect((await requestToPay('46733123499')).res.status).toBe(202);
+  });
+});
+
+describe('transfer and account holder', () => {
+  it('the transfer column is shifted: 46733123455 is NOT_ENOUGH_FUNDS, 46733123457 PAYEE_NOT_FOUND', async () => {
+    const auth = { authorization: `Bearer ${await token('disbursement')}`, 'ocp-apim-subscription-key': dis.subscriptionKey, 'x-target-environment': 'sandbox' };
+    const refs: Record<string, string> = {};
+    for (const msisdn of ['46733123455', '46733123457']) {
+      const ref = newReferenceId();
+      refs[msisdn] = ref;
+      const res = await fetch(`${sim.url}/disbursement/v1_0/transfer`, {
+        method: 'POST',
+        headers: { ...auth, 'x-reference-id': ref, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '5', currency: 'EUR', externalId: 'p', payee: { partyIdType: 'MSISDN', partyId: msisdn } }),
+      });
+      expect(res.status).toBe(202);
+    }
+    const read = async (ref: string) => (await (await fetch(`${sim.url}/disbursement/v1_0/transfer/${ref}`, { headers: auth })).json()) as Record<string, unknown>;
+    await until(async () => (await read(refs['46733123457']!)).status === 'FAILED');
+    expect(await read(refs['46733123455']!)).toMatchObject({ status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS' });
+    expect(await read(refs['46733123457']!)).toMatchObject({ status: 'FAILED', reason: 'PAYEE_NOT_FOUND', payee: { partyId: '46733123457' } });
+    const active = async (msisdn: string) => fetch(`${sim.url}/disbursement/v1_0/accountholder/msisdn/${msisdn}/active`, { headers: auth });
+    expect(await (await active('46733123499')).json()).toEqual({ result: true });
+    expect((await active('46733123450')).status).toBe(404);
+    expect(await (await active('46733123451')).json()).toEqual({ result: false });
+  });
+});
