@@ -17,13 +17,14 @@ export interface SimRequest {
 
 /**
  * The fault switch. `mode`: `timeout` never answers (the caller's timeout fires), `error500`
- * answers 500. `on`: which calls it hits. `landed`: whether the operator processed the request
+ * answers 500. `on`: which calls it hits (`prepare`: Orange's `init`; `initiate`: the call that
+ * moves money, MTN `requesttopay`/`transfer`, Orange `pay`). `landed`: whether the operator processed the request
  * before failing to answer (the ambiguous case) or not at all. `remaining`: how many calls it
  * hits before switching itself off (undefined: until cleared).
  */
 export interface SimFault {
   mode: 'timeout' | 'error500';
-  on: 'initiate' | 'status' | 'token' | 'all';
+  on: 'prepare' | 'initiate' | 'status' | 'token' | 'all';
   landed: boolean;
   remaining?: number;
 }
@@ -75,6 +76,27 @@ export function sendJson(res: http.ServerResponse, status: number, body?: unknow
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
+}
+
+/**
+ * Reads a fault-switch body (`POST /_simulator/fault`): `{}` or `null` clears it; otherwise
+ * `{mode, on?, landed?, remaining?}` (defaults: every call, landed). Returns 'INVALID' on bad input.
+ */
+export function parseFault(body: string): SimFault | null | 'INVALID' {
+  let value: unknown;
+  try {
+    value = body === '' ? null : JSON.parse(body);
+  } catch {
+    return 'INVALID';
+  }
+  if (value === null || (typeof value === 'object' && Object.keys(value as object).length === 0)) return null;
+  const v = value as Partial<Record<keyof SimFault, unknown>>;
+  const on = v.on ?? 'all';
+  const landed = v.landed ?? true;
+  if (v.mode !== 'timeout' && v.mode !== 'error500') return 'INVALID';
+  if (!['prepare', 'initiate', 'status', 'token', 'all'].includes(String(on)) || typeof landed !== 'boolean') return 'INVALID';
+  if (v.remaining !== undefined && !(Number.isInteger(v.remaining) && (v.remaining as number) > 0)) return 'INVALID';
+  return { mode: v.mode, on: on as SimFault['on'], landed, ...(v.remaining !== undefined ? { remaining: v.remaining as number } : {}) };
 }
 
 /** True (and consumes one hit) when the fault applies to a call of kind `on`. */

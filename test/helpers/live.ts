@@ -8,6 +8,7 @@ import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
 import { MTN_SIM_DEFAULTS, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
+import { ORANGE_SIM_DEFAULTS } from '../../src/simulators/orange-money/orange-simulator.ts';
 
 /** The environment variables that point the MTN connector at `sim` with its default credentials. */
 export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string, string> = {}): Record<string, string> {
@@ -89,4 +90,19 @@ export async function deliveryCount(h: Harness, reference: string): Promise<numb
     .innerJoin(webhookEvents, and(eq(webhookEvents.id, webhookDeliveries.eventId)))
     .where(eq(webhookEvents.transactionId, row.id));
   return rows.length;
+}
+
+/** The environment variables that point the Orange connector at `sim` with its default credentials. */
+export function orangeEnv(sim: { url: string }, overrides: Record<string, string> = {}): Record<string, string> {
+  const d = ORANGE_SIM_DEFAULTS;
+  return {
+    ORANGE_MONEY_BASE_URL: sim.url,
+    ORANGE_MONEY_CONSUMER_KEY: d.consumerKey,
+    ORANGE_MONEY_CONSUMER_SECRET: d.consumerSecret,
+    ORANGE_MONEY_API_USERNAME: d.apiUsername,
+    ORANGE_MONEY_API_PASSWORD: d.apiPassword,
+    ORANGE_MONEY_CHANNEL_MSISDN: d.channelMsisdn,
+    ORANGE_MONEY_PIN: d.pin,
+    ...overrides,
+  };
 }

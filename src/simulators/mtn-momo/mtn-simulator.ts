@@ -19,6 +19,7 @@ import {
   faultHits,
   headersOf,
   listen,
+  parseFault,
   parseBasic,
   readBody,
   sendJson,
@@ -346,8 +347,9 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
 
   const handleControl = (req: SimRequest, res: http.ServerResponse, action: string) => {
     if (action === 'fault') {
-      const parsed = req.body === '' ? null : (JSON.parse(req.body) as SimFault | null);
-      state.fault = parsed && parsed.mode ? { on: 'all', landed: true, ...parsed } : null;
+      const parsed = parseFault(req.body);
+      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
+      state.fault = parsed;
       return sendJson(res, 200, { fault: state.fault });
     }
     if (action === 'expire-tokens') {

@@ -1,0 +1,296 @@
+/**
+ * A standalone Orange Money Cameroon "OM API" simulator (`kolo simulate orange --port N`),
+ * following operators.md §2B: `POST /token` (Basic consumer key:secret, form
+ * `grant_type=client_credentials`), every API call with `Authorization: Bearer` and
+ * `X-AUTH-TOKEN: base64(username:password)` (WSO2 `fault` bodies when refused), `mp/init` →
+ * `payToken`, `mp/pay` (USSD push; PENDING or FAILED at once), `mp/paymentstatus/{payToken}`,
+ * the same three for `cashin`, and a POST to `notifUrl` when a transaction completes.
+ * Test and staging tooling only: production code never imports it.
+ *
+ * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
+ * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and the README):
+ * 601 insufficient balance (60019, at once) · 602 unknown beneficiary (at once) · 603 blocked
+ * user (at once) · 604 above the maximum amount (at once) · 605 the customer cancels ·
+ * 606 the customer never answers (EXPIRED) · 607 stays PENDING · 608 insufficient balance at
+ * confirmation · any other number: SUCCESSFULL after `decisionDelayMs`.
+ * The notification body is not published by Orange: the simulator sends the transaction object.
+ */
+import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import {
+  answerFault,
+  createCallbackSender,
+  faultHits,
+  headersOf,
+  listen,
+  parseFault,
+  parseBasic,
+  readBody,
+  sendJson,
+  type SimCallback,
+  type SimCallbackOptions,
+  type SimFault,
+  type SimRequest,
+} from '../sim-http.ts';
+
+/** Simulator settings (mutable at run time through `simulator.options`). */
+export interface OrangeSimulatorOptions {
+  host: string;
+  port: number;
+  consumerKey: string;
+  consumerSecret: string;
+  apiUsername: string;
+  apiPassword: string;
+  channelMsisdn: string;
+  pin: string;
+  decisionDelayMs: number;
+  /** A payToken never paid becomes EXPIRED after this (Orange: at least 7 minutes). */
+  payTokenTtlMs: number;
+  tokenTtlSeconds: number;
+  callbacks: SimCallbackOptions;
+}
+
+/** Default credentials, documented in the README, for rehearsals. */
+export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
+  host: '127.0.0.1',
+  port: 0,
+  consumerKey: 'sim-orange-consumer-key',
+  consumerSecret: 'sim-orange-consumer-secret',
+  apiUsername: 'SIMCHANNELUSER',
+  apiPassword: 'sim-channel-password',
+  channelMsisdn: '691000000',
+  pin: '2222',
+  decisionDelayMs: 2000,
+  payTokenTtlMs: 7 * 60_000,
+  tokenTtlSeconds: 3600,
+  callbacks: { delayMs: 0, duplicate: false, drop: false },
+};
+
+/** What a trigger does: fail at `pay`, settle later to a status, or stay pending. */
+type Trigger =
+  | { kind: 'FAIL_AT_ONCE'; code: string; message: string }
+  | { kind: 'SETTLE'; status: 'CANCELLED' | 'EXPIRED' | 'FAILED'; code: string; message: string }
+  | { kind: 'PENDING_FOREVER' };
+
+/** Simulator-defined triggers by the last three digits of the subscriber number. */
+export const ORANGE_TRIGGERS: Record<string, Trigger> = {
+  '601': { kind: 'FAIL_AT_ONCE', code: '60019', message: 'Le solde du compte du payeur est insuffisant' },
+  '602': { kind: 'FAIL_AT_ONCE', code: '60012', message: 'Beneficiaire introuvable' },
+  '603': { kind: 'FAIL_AT_ONCE', code: '60013', message: 'Utilisateur bloque' },
+  '604': { kind: 'FAIL_AT_ONCE', code: '60014', message: 'Vous avez saisi un montant superieur au montant maximum autorise' },
+  '605': { kind: 'SETTLE', status: 'CANCELLED', code: '60021', message: 'Transaction annulee par le client' },
+  '606': { kind: 'SETTLE', status: 'EXPIRED', code: '60022', message: 'Transaction expiree' },
+  '607': { kind: 'PENDING_FOREVER' },
+  '608': { kind: 'SETTLE', status: 'FAILED', code: '60019', message: 'Le solde du compte du payeur est insuffisant' },
+};
+
+type Flow = 'mp' | 'cashin';
+
+/** A payment as the simulator stores it (the `data` object of Orange's answers). */
+export interface OrangeSimTransaction {
+  flow: Flow;
+  payToken: string;
+  createdAtMs: number;
+  data: Record<string, unknown>;
+}
+
+/** A running simulator with its in-process controls. */
+export interface OrangeSimulator {
+  url: string;
+  port: number;
+  options: OrangeSimulatorOptions;
+  requests: SimRequest[];
+  callbacks: SimCallback[];
+  transactions: Map<string, OrangeSimTransaction>;
+  fault: SimFault | null;
+  expireTokens(): void;
+  close(): Promise<void>;
+}
+
+const FAULT_INVALID_CREDENTIALS = {
+  fault: { code: 900901, message: 'Invalid Credentials', description: 'Invalid Credentials. Make sure you have given the correct access token' },
+};
+const PREFIX = '/omcoreapis/1.0.2';
+
+/** Starts the simulator. `overrides` are merged over `ORANGE_SIM_DEFAULTS`. */
+export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOptions> = {}): Promise<OrangeSimulator> {
+  const options: OrangeSimulatorOptions = { ...ORANGE_SIM_DEFAULTS, ...overrides };
+  const tokens = new Map<string, number>();
+  const transactions = new Map<string, OrangeSimTransaction>();
+  const requests: SimRequest[] = [];
+  const callbacks: SimCallback[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const state: { fault: SimFault | null } = { fault: null };
+  const sender = createCallbackSender(() => options.callbacks, callbacks);
+  const xAuthToken = () => Buffer.from(`${options.apiUsername}:${options.apiPassword}`).toString('base64');
+
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const notify = (tx: OrangeSimTransaction) => {
+    const url = tx.data.notifUrl;
+    if (typeof url === 'string' && url !== '') sender.send(url, 'POST', JSON.stringify(tx.data));
+  };
+
+  const settle = (tx: OrangeSimTransaction, status: string, code: string, message: string) => {
+    if (tx.data.status !== 'PENDING') return;
+    Object.assign(tx.data, { status, confirmtxnstatus: code, confirmtxnmessage: message });
+    if (status === 'SUCCESSFULL') tx.data.txnid = `${tx.flow === 'mp' ? 'MP' : 'CI'}${randomBytes(8).toString('hex').toUpperCase()}`;
+    notify(tx);
+  };
+
+  const checkApiAuth = (h: Record<string, string>): { status: number; body: unknown } | null => {
+    const m = /^Bearer (.+)$/.exec(h.authorization ?? '');
+    const expiresAt = m ? tokens.get(m[1]!) : undefined;
+    if (expiresAt === undefined || expiresAt <= Date.now()) return { status: 401, body: FAULT_INVALID_CREDENTIALS };
+    if (h['x-auth-token'] !== xAuthToken()) return { status: 403, body: { message: 'X-AUTH-TOKEN invalide', data: null } };
+    return null;
+  };
+
+  const handleToken = (req: SimRequest, res: http.ServerResponse) => {
+    const fault = faultHits(state, 'token');
+    if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
+    const basic = parseBasic(req.headers.authorization);
+    if (!basic || basic.user !== options.consumerKey || basic.password !== options.consumerSecret) {
+      return sendJson(res, 401, { error_description: 'Client Authentication failed.', error: 'invalid_client' });
+    }
+    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded') || new URLSearchParams(req.body).get('grant_type') !== 'client_credentials') {
+      return sendJson(res, 400, { error_description: 'Unsupported grant_type value', error: 'unsupported_grant_type' });
+    }
+    const token = randomBytes(16).toString('hex');
+    tokens.set(token, Date.now() + options.tokenTtlSeconds * 1000);
+    return sendJson(res, 200, { access_token: token, scope: 'am_application_scope default', token_type: 'Bearer', expires_in: options.tokenTtlSeconds });
+  };
+
+  const handleInit = (req: SimRequest, res: http.ServerResponse, flow: Flow) => {
+    const denied = checkApiAuth(req.headers);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const fault = faultHits(state, 'prepare');
+    if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
+    const payToken = `${flow === 'mp' ? 'MP' : 'CI'}${new Date().toISOString().slice(2, 10).replace(/-/g, '')}${randomBytes(10).toString('hex').toUpperCase()}`;
+    transactions.set(payToken, { flow, payToken, createdAtMs: Date.now(), data: { payToken, status: 'INITIATED' } });
+    const what = flow === 'mp' ? 'Payment request' : 'Cashin request';
+    return sendJson(res, 200, { message: `${what} successfully initiated`, data: { payToken } });
+  };
+
+  const handlePay = (req: SimRequest, res: http.ServerResponse, flow: Flow) => {
+    const denied = checkApiAuth(req.headers);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(req.body) as Record<string, unknown>;
+    } catch {
+      return sendJson(res, 400, { message: 'Corps de requete invalide', data: null });
+    }
+    const fields = ['notifUrl', 'channelUserMsisdn', 'amount', 'subscriberMsisdn', 'pin', 'orderId', 'description', 'payToken'];
+    const missing = fields.filter((f) => typeof body[f] !== 'string');
+    if (missing.length > 0) return sendJson(res, 400, { message: `Champs manquants ou invalides : ${missing.join(', ')}`, data: null });
+    const subscriber = body.subscriberMsisdn as string;
+    if (!/^6\d{8}$/.test(subscriber) || !/^[1-9]\d*$/.test(body.amount as string) || (body.orderId as string).length > 30) {
+      return sendJson(res, 400, { message: 'subscriberMsisdn, amount ou orderId invalide', data: null });
+    }
+    if (body.channelUserMsisdn !== options.channelMsisdn || body.pin !== options.pin) {
+      return sendJson(res, 403, { message: 'channelUserMsisdn ou pin invalide', data: null });
+    }
+    const tx = transactions.get(body.payToken as string);
+    if (!tx || tx.flow !== flow) return sendJson(res, 400, { message: 'payToken invalide', data: null });
+    if (tx.data.status !== 'INITIATED') return sendJson(res, 400, { message: 'payToken deja utilise', data: null });
+    const fault = faultHits(state, 'initiate');
+    if (fault && !fault.landed) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
+    const trigger = ORANGE_TRIGGERS[subscriber.slice(-3)];
+    const now = new Date().toISOString();
+    tx.data = {
+      id: transactions.size,
+      createtime: now,
+      subscriberMsisdn: subscriber,
+      amount: Number(body.amount),
+      payToken: tx.payToken,
+      txnid: null,
+      txnmode: body.orderId,
+      inittxnmessage: 'Paiement en attente de confirmation par le client',
+      inittxnstatus: '200',
+      confirmtxnstatus: null,
+      confirmtxnmessage: null,
+      status: 'PENDING',
+      notifUrl: body.notifUrl,
+      description: body.description,
+      channelUserMsisdn: body.channelUserMsisdn,
+    };
+    if (trigger?.kind === 'FAIL_AT_ONCE') {
+      Object.assign(tx.data, { status: 'FAILED', inittxnstatus: trigger.code, inittxnmessage: trigger.message });
+    } else if (trigger?.kind === 'SETTLE') {
+      later(options.decisionDelayMs, () => settle(tx, trigger.status, trigger.code, trigger.message));
+    } else if (!trigger) {
+      later(options.decisionDelayMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
+    }
+    if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
+    const message = tx.data.status === 'FAILED' ? String(tx.data.inittxnmessage) : 'Paiement en attente de confirmation';
+    return sendJson(res, 200, { message, data: tx.data });
+  };
+
+  const handleStatus = (req: SimRequest, res: http.ServerResponse, flow: Flow, payToken: string) => {
+    const denied = checkApiAuth(req.headers);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const fault = faultHits(state, 'status');
+    if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
+    const tx = transactions.get(payToken);
+    if (!tx || tx.flow !== flow) return sendJson(res, 404, { message: 'Transaction introuvable', data: null });
+    if (tx.data.status === 'INITIATED' && Date.now() - tx.createdAtMs >= options.payTokenTtlMs) tx.data.status = 'EXPIRED';
+    return sendJson(res, 200, { message: 'Transaction retrieved successfully', data: tx.data });
+  };
+
+  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
+    const body = await readBody(incoming);
+    const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
+    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
+    requests.push(req);
+    let m: RegExpExecArray | null;
+    if (req.method === 'POST' && path === '/_simulator/fault') {
+      const parsed = parseFault(req.body);
+      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
+      state.fault = parsed;
+      return sendJson(res, 200, { fault: state.fault });
+    }
+    if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
+      for (const k of tokens.keys()) tokens.set(k, 0);
+      return sendJson(res, 200, { expired: tokens.size });
+    }
+    if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...transactions.values()].map((t) => t.data));
+    if (req.method === 'POST' && path === '/token') return handleToken(req, res);
+    if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/init$`).exec(path))) return handleInit(req, res, m[1] as Flow);
+    if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/pay$`).exec(path))) return handlePay(req, res, m[1] as Flow);
+    if (req.method === 'GET' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/paymentstatus/([^/]+)$`).exec(path))) {
+      return handleStatus(req, res, m[1] as Flow, decodeURIComponent(m[2]!));
+    }
+    return sendJson(res, 404, { fault: { code: 404, type: 'Status report', message: 'Not Found', description: 'The requested resource is not available.' } });
+  };
+
+  const server = await listen(handler, options.host, options.port, () => {
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+    sender.stop();
+  });
+  return {
+    url: server.url,
+    port: server.port,
+    options,
+    requests,
+    callbacks,
+    transactions,
+    get fault() {
+      return state.fault;
+    },
+    set fault(value) {
+      state.fault = value;
+    },
+    expireTokens() {
+      for (const k of tokens.keys()) tokens.set(k, 0);
+    },
+    close: server.close,
+  };
+}
