@@ -12,23 +12,26 @@ const result = await runCli(process.argv.slice(2), process.env, {
 if ('exitCode' in result) {
   process.exitCode = result.exitCode;
 } else {
-  const { server } = result;
+  const running = 'server' in result ? result.server : result.service;
+  const log = 'server' in result ? result.server.app.log : null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.app.log.info({ signal }, 'stopping');
-    // Bounded: whatever is still running after SHUTDOWN_TIMEOUT_MS is cut off (leases, retries
+    log?.info({ signal }, 'stopping');
+    // Bounded: whatever is still running after the shutdown timeout is cut off (leases, retries
     // and the poller make every interrupted piece of work safe to pick up again).
+    const timeoutMs = 'server' in result ? result.server.shutdownTimeoutMs : 15_000;
     const force = setTimeout(() => {
-      server.app.log.error({ timeoutMs: server.shutdownTimeoutMs }, 'graceful stop timed out; exiting');
+      log?.error({ timeoutMs }, 'graceful stop timed out; exiting');
       process.exit(1);
-    }, server.shutdownTimeoutMs);
+    }, timeoutMs);
     force.unref();
-    server.stop().then(
+    running.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        server.app.log.error({ err: error }, 'error while stopping');
+        if (log) log.error({ err: error }, 'error while stopping');
+        else process.stderr.write(`error while stopping: ${String(error)}\n`);
         process.exit(1);
       },
     );

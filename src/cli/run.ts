@@ -1,10 +1,10 @@
 /**
  * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
- * `keys rotate`, `staff create`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
+ * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
  * ever print a key's full value. With the embedded database these run while the server is
  * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openRuntime, type Runtime } from '../bootstrap.ts';
@@ -18,6 +18,10 @@ import { ensureConfiguredAdmin } from '../dashboard/first-admin.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { backupDataDir, restoreDataDir } from '../db/backup.ts';
 import { checkSharedSecrets, forgetSharedSecrets, SharedSecretMismatchError } from '../shared-secrets.ts';
+import { systemClock } from '../domain/clock.ts';
+import { callbackBaseUrlWarning, createLiveConnectors } from '../connectors/live-connectors.ts';
+import { startMtnSimulator } from '../simulators/mtn-momo/mtn-simulator.ts';
+import { startOrangeSimulator } from '../simulators/orange-money/orange-simulator.ts';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -25,8 +29,13 @@ export interface CliIo {
   err(text: string): void;
 }
 
-/** A `serve` that keeps running: the caller stops it on a signal. */
-export type CliResult = { exitCode: number } | { server: RunningServer };
+/** A long-running command other than `serve` (a simulator): the caller stops it on a signal. */
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+/** A `serve` or `simulate` that keeps running: the caller stops it on a signal. */
+export type CliResult = { exitCode: number } | { server: RunningServer } | { service: RunningService };
 
 const USAGE = `Usage: kolo <command> [options]
 
@@ -43,6 +52,9 @@ Commands:
   backup --out FILE                       embedded database only, server stopped: DATA_DIR as a .tar.gz
   restore --from FILE                     embedded database only, server stopped: DATA_DIR from a backup
                                           (a non-empty DATA_DIR is moved aside, never overwritten)
+  connectors check                        fetch a token from each configured operator (secrets masked)
+  simulate mtn|orange [--port N] [--host H] [--decision-delay-ms N]
+                                          run an operator simulator (tests and rehearsals only)
 
 Options:
   --json   print the result as JSON
@@ -66,6 +78,9 @@ const OPTIONS = {
   role: { type: 'string' },
   out: { type: 'string' },
   from: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'decision-delay-ms': { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -92,12 +107,53 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const print = (human: string, json: unknown) => io.out(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
 
+  if (command === 'simulate mtn' || command === 'simulate orange') {
+    // Needs no configuration nor database: a simulator is the operator's side.
+    const port = Number(values.port ?? '0');
+    const delay = values['decision-delay-ms'] === undefined ? undefined : Number(values['decision-delay-ms']);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      io.err('--port must be an integer from 0 to 65535\n');
+      return { exitCode: 2 };
+    }
+    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= 3_600_000)) {
+      io.err('--decision-delay-ms must be an integer from 0 to 3600000\n');
+      return { exitCode: 2 };
+    }
+    const overrides = { port, host: values.host ?? '127.0.0.1', ...(delay !== undefined ? { decisionDelayMs: delay } : {}) };
+    try {
+      const sim = command === 'simulate mtn' ? await startMtnSimulator(overrides) : await startOrangeSimulator(overrides);
+      const which = command === 'simulate mtn' ? 'MTN MoMo Open API' : 'Orange Money Cameroon OM API';
+      print(`${which} simulator listening on ${sim.url} (README: "Rehearsing with the simulators")`, { simulator: command.split(' ')[1], url: sim.url });
+      return { service: { stop: () => sim.close() } };
+    } catch (error) {
+      io.err(`error: ${(error as Error).message}\n`);
+      return { exitCode: 1 };
+    }
+  }
+
   let config;
   try {
     config = loadConfig(env);
   } catch (error) {
     io.err(`${(error as Error).message}\n`);
     return { exitCode: 2 };
+  }
+
+  if (command === 'connectors check') {
+    const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
+    if (live.size === 0) {
+      print('no operator connector configured (set MTN_MOMO_BASE_URL or ORANGE_MONEY_BASE_URL and their credentials)', { connectors: [] });
+      return { exitCode: 1 };
+    }
+    const results = [];
+    for (const [rail, connector] of live) {
+      for (const line of (await connector.check?.()) ?? []) results.push({ rail, ...line });
+    }
+    const warning = callbackBaseUrlWarning(config);
+    const human = results.map((r) => `${r.ok ? 'OK  ' : 'FAIL'} ${r.rail} ${r.product}: ${r.detail}`);
+    if (warning) human.push(`WARN ${warning}`);
+    print(human.join('\n'), { connectors: results, callbackBaseUrl: config.callbackBaseUrl, warning });
+    return { exitCode: results.every((r) => r.ok) ? 0 : 1 };
   }
 
   if (command === 'serve') {
@@ -114,6 +170,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const seed = config.demoSeed ? await seedDemo(runtime.services) : null;
     const admin = await ensureConfiguredAdmin(runtime.services);
     if (admin) runtime.services.log.info({ email: admin }, 'first ADMIN created from ADMIN_EMAIL');
+    const callbackWarning = callbackBaseUrlWarning(config);
+    if (callbackWarning) runtime.services.log.warn({ callbackBaseUrl: config.callbackBaseUrl }, callbackWarning);
     const server = await startServer(runtime);
     if (seed) io.out(demoBanner(seed, config.publicBaseUrl));
     runtime.services.log.info({ url: server.url, database: runtime.database.kind }, 'Kolo is listening');

@@ -26,3 +26,20 @@ export function createLiveConnectors(config: Config, deps: LiveConnectorDeps): M
   if (config.orangeMoney) live.set('ORANGE_MONEY_CM', createOrangeMoneyConnector({ ...common, config: config.orangeMoney }));
   return live;
 }
+
+/** Hosts that an operator on the Internet cannot call back. */
+const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[?::1\]?$|\[?f[cd][0-9a-f]{2}:|.*\.local$|.*\.internal$)/i;
+
+/**
+ * Why the callback base URL will not work in production, or null: operators call back only public
+ * HTTPS URLs (MTN: "production is HTTPS only with an approved CA chain"). Only checked when a
+ * LIVE connector is configured; without callbacks the poller still settles every transaction.
+ */
+export function callbackBaseUrlWarning(config: Pick<Config, 'callbackBaseUrl' | 'mtnMomo' | 'orangeMoney'>): string | null {
+  if (!config.mtnMomo && !config.orangeMoney) return null;
+  const url = new URL(config.callbackBaseUrl);
+  if (url.protocol !== 'https:' || PRIVATE_HOST.test(url.hostname)) {
+    return `CALLBACK_BASE_URL (${config.callbackBaseUrl}) is not a public HTTPS URL: operators cannot call back, transactions will settle by polling only`;
+  }
+  return null;
+}
