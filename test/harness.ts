@@ -82,7 +82,7 @@ export async function freshPostgresDatabase(adminUrl: string, prefix = 'kolo_tes
 
 let tenantCounter = 0;
 
-/** Starts a harness. `env` overrides configuration variables (e.g. SANDBOX_DELAY_MS). */
+/** Starts a harness. `env` overrides configuration variables (e.g. SANDBOX_DELAY_MS); `options.log` replaces the silent logger. */
 export async function startHarness(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<Harness> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const pgDb = adminUrl ? await freshPostgresDatabase(adminUrl) : null;

@@ -112,7 +112,7 @@ export async function initiateTransaction(
     return;
   }
   await services.db.transaction(async (tx) => {
-    await tx
+    const [updated] = await tx
       .update(transactions)
       .set({
         // The prepared id stays: it is what status queries ask about.
@@ -120,7 +120,10 @@ export async function initiateTransaction(
         nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
         updatedAt: now,
       })
-      .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+      .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')))
+      .returning({ id: transactions.id });
+    // A callback may already have settled it (the operator can be faster than our bookkeeping).
+    if (!updated) return;
     await tx.insert(transactionEvents).values({
       transactionId: row.id,
       fromStatus: 'PENDING',

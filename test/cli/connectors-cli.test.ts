@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../../src/cli/run.ts';
 import { MTN_SIM_DEFAULTS, startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
 import { startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
-import { freePort } from '../helpers/cli.ts';
+import { freePort, startServe } from '../helpers/cli.ts';
 import { mtnEnv, orangeEnv } from '../helpers/live.ts';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
@@ -108,5 +108,18 @@ describe('kolo connectors check', () => {
     const half = await run(['connectors', 'check'], { MTN_MOMO_BASE_URL: mtn.url });
     expect(half.result).toEqual({ exitCode: 2 });
     expect(half.err).toContain('MTN_MOMO_COLLECTION_API_KEY: required when MTN_MOMO_BASE_URL is set');
+  });
+
+  it('kolo serve warns at start-up when the callback base URL is not public HTTPS, naming no credential', async () => {
+    const serve = await startServe({ DATA_DIR: 'memory://', DEMO_SEED: 'false', LOG_LEVEL: 'info', ...mtnEnv(mtn) });
+    try {
+      const output = await serve.waitFor(/Kolo is listening/);
+      expect(output).toMatch(/CALLBACK_BASE_URL \(http:\/\/127\.0\.0\.1:\d+\) is not a public HTTPS URL/);
+      for (const [name, value] of Object.entries(mtnEnv(mtn))) {
+        if (/KEY|API_USER/.test(name)) expect(output, name).not.toContain(value);
+      }
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
   });
 });

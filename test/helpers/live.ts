@@ -4,6 +4,7 @@
  * the merchant-visible records (events, webhook deliveries) the assertions read.
  */
 import { and, asc, eq } from 'drizzle-orm';
+import type { Logger } from 'pino';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
@@ -27,8 +28,8 @@ export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string,
 }
 
 /** Starts a harness with `env`, plus a LIVE tenant whose webhooks go to `webhookUrl`. */
-export async function startLiveHarness(env: Record<string, string>, webhookUrl: string): Promise<{ h: Harness; t: Tenant }> {
-  const h = await startHarness({ CONNECTOR_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ...env });
+export async function startLiveHarness(env: Record<string, string>, webhookUrl: string, log?: Logger): Promise<{ h: Harness; t: Tenant }> {
+  const h = await startHarness({ CONNECTOR_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ...env }, log ? { log } : {});
   const t = await h.createTenant({ environment: 'LIVE' });
   const set = await h.request('PATCH', '/api/v1/webhook', { key: t.key, body: { webhookUrl } });
   if (set.status !== 200) throw new Error(`webhook URL not set: ${set.text}`);
