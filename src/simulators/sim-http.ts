@@ -203,3 +203,45 @@ export function parseBasic(header: string | undefined): { user: string; password
   const i = decoded.indexOf(':');
   return i < 0 ? null : { user: decoded.slice(0, i), password: decoded.slice(i + 1) };
 }
+
+/** A settable option: its JSON type and bounds, for `POST /_simulator/settings`. */
+export type SettingRule = 'ms' | 'boolean' | 'host' | readonly string[];
+
+/**
+ * Applies `body` (JSON) to `target` for the keys `rules` allows (`callbacks.*` nested one level);
+ * returns the list of problems (nothing is applied when there is one).
+ */
+export function applySettings(target: Record<string, unknown>, body: string, rules: Record<string, SettingRule>): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(body === '' ? '{}' : body);
+  } catch {
+    return ['body must be JSON'];
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['body must be a JSON object'];
+  const flat: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'callbacks' && typeof v === 'object' && v !== null) for (const [k2, v2] of Object.entries(v)) flat.push([`callbacks.${k2}`, v2]);
+    else flat.push([k, v]);
+  }
+  const problems: string[] = [];
+  for (const [k, v] of flat) {
+    const rule = rules[k];
+    const ok =
+      rule === 'ms'
+        ? Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 3_600_000
+        : rule === 'boolean'
+          ? typeof v === 'boolean'
+          : rule === 'host'
+            ? v === null || (typeof v === 'string' && /^[a-z0-9.-]{1,253}$/i.test(v))
+            : Array.isArray(rule) && rule.includes(v as string);
+    if (!rule) problems.push(`unknown setting ${k}`);
+    else if (!ok) problems.push(`bad value for ${k}`);
+  }
+  if (problems.length > 0) return problems;
+  for (const [k, v] of flat) {
+    if (k.startsWith('callbacks.')) (target.callbacks as Record<string, unknown>)[k.slice(10)] = v;
+    else target[k] = v;
+  }
+  return [];
+}

@@ -199,3 +199,57 @@ describe('transfer and account holder', () => {
     expect(await (await active('46733123451')).json()).toEqual({ result: false });
   });
 });
+
+describe('sandbox provisioning and settings', () => {
+  it('§1.2: creates an API user and its key; the key gets a token; callbacks must go to its providerCallbackHost', async () => {
+    const id = newReferenceId();
+    const create = await fetch(`${sim.url}/v1_0/apiuser`, {
+      method: 'POST',
+      headers: { 'x-reference-id': id, 'ocp-apim-subscription-key': col.subscriptionKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ providerCallbackHost: 'webhook.example.com' }),
+    });
+    expect(create.status).toBe(201);
+    const again = await fetch(`${sim.url}/v1_0/apiuser`, {
+      method: 'POST',
+      headers: { 'x-reference-id': id, 'ocp-apim-subscription-key': col.subscriptionKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ providerCallbackHost: 'webhook.example.com' }),
+    });
+    expect(again.status).toBe(409);
+    const read = await fetch(`${sim.url}/v1_0/apiuser/${id}`, { headers: { 'ocp-apim-subscription-key': col.subscriptionKey } });
+    expect(await read.json()).toEqual({ providerCallbackHost: 'webhook.example.com', targetEnvironment: 'sandbox' });
+    const key = await fetch(`${sim.url}/v1_0/apiuser/${id}/apikey`, { method: 'POST', headers: { 'ocp-apim-subscription-key': col.subscriptionKey } });
+    expect(key.status).toBe(201);
+    const { apiKey } = (await key.json()) as { apiKey: string };
+    expect(apiKey).toMatch(/^[0-9a-f]{32}$/);
+    expect((await fetch(`${sim.url}/v1_0/apiuser/${newReferenceId()}/apikey`, { method: 'POST', headers: { 'ocp-apim-subscription-key': col.subscriptionKey } })).status).toBe(404);
+    const tokenRes = await fetch(`${sim.url}/collection/token/`, { method: 'POST', headers: { authorization: basic(id, apiKey), 'ocp-apim-subscription-key': col.subscriptionKey } });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const wrongHost = await fetch(`${sim.url}/collection/v1_0/requesttopay`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${access_token}`,
+        'ocp-apim-subscription-key': col.subscriptionKey,
+        'x-reference-id': newReferenceId(),
+        'x-target-environment': 'sandbox',
+        'x-callback-url': 'https://elsewhere.example.com/cb',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ amount: '1', currency: 'EUR', externalId: 'x', payer: { partyIdType: 'MSISDN', partyId: '46733123499' } }),
+    });
+    expect(wrongHost.status).toBe(500);
+    expect(((await wrongHost.json()) as { code: string }).code).toBe('INVALID_CALLBACK_URL_HOST');
+  });
+
+  it('settings: callbacks dropped on demand, bad settings refused', async () => {
+    expect((await fetch(`${sim.url}/_simulator/settings`, { method: 'POST', body: JSON.stringify({ callbacks: { drop: 'yes' } }) })).status).toBe(400);
+    const set = await fetch(`${sim.url}/_simulator/settings`, { method: 'POST', body: JSON.stringify({ callbacks: { drop: true }, callbackMethod: 'POST' }) });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toMatchObject({ callbackMethod: 'POST', callbacks: { drop: true } });
+    const before = received.length;
+    const { ref } = await requestToPay('46733123498');
+    await until(async () => (await status(ref)).body.status === 'SUCCESSFUL');
+    expect(received.length).toBe(before);
+    sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
+    sim.options.callbackMethod = 'PUT';
+  });
+});

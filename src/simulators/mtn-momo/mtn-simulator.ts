@@ -1,6 +1,7 @@
 /**
  * A standalone MTN MoMo Open API simulator (`kolo simulate mtn --port N`), faithful to the
- * published contract as operators.md §1 describes it: per-product tokens (`POST /{product}/token/`,
+ * published contract as operators.md §1 describes it: sandbox API-user provisioning
+ * (`/v1_0/apiuser`, §1.2), per-product tokens (`POST /{product}/token/`,
  * Basic API user:key + subscription key), `requesttopay` and `transfer` with `X-Reference-Id`
  * (UUIDv4, 409 `RESOURCE_ALREADY_EXIST` on reuse), status GETs, `accountholder/msisdn/{n}/active`,
  * callbacks (PUT by default, body = the status GET's) to `X-Callback-Url`, and MTN's sandbox
@@ -15,6 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
+  applySettings,
   createCallbackSender,
   faultHits,
   headersOf,
@@ -189,7 +191,9 @@ const FORBIDDEN_NOTE_CHARS = /['"<>&\\]/;
 /** Starts the simulator. `overrides` are merged over `MTN_SIM_DEFAULTS`. */
 export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> = {}): Promise<MtnSimulator> {
   const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides };
-  const tokens = new Map<string, { product: Product; expiresAtMs: number }>();
+  const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
+  /** Sandbox API users provisioned through `/v1_0/apiuser` (§1.2), by id. */
+  const apiUsers = new Map<string, { product: Product; providerCallbackHost: string; apiKey: string | null }>();
   const resources = new Map<string, MtnSimResource>();
   const requests: SimRequest[] = [];
   const callbacks: SimCallback[] = [];
@@ -257,11 +261,13 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (req.headers['ocp-apim-subscription-key'] !== options[product].subscriptionKey) return sendJson(res, 401, APIM_BAD_SUBSCRIPTION);
     if (req.body !== '') return sendJson(res, 400);
     const basic = parseBasic(req.headers.authorization);
-    if (!basic || basic.user !== options[product].apiUser || basic.password !== options[product].apiKey) {
-      return sendJson(res, 401, { error: 'login_failed' });
-    }
+    const provisioned = basic ? apiUsers.get(basic.user) : undefined;
+    const isConfigured = basic?.user === options[product].apiUser && basic.password === options[product].apiKey;
+    const isProvisioned = provisioned?.product === product && provisioned.apiKey !== null && provisioned.apiKey === basic?.password;
+    if (!isConfigured && !isProvisioned) return sendJson(res, 401, { error: 'login_failed' });
     const token = `sim.${randomBytes(24).toString('base64url')}`;
-    tokens.set(token, { product, expiresAtMs: Date.now() + options.tokenTtlSeconds * 1000 });
+    // A provisioned user's callbacks must go to its providerCallbackHost; the configured user's to options'.
+    tokens.set(token, { product, expiresAtMs: Date.now() + options.tokenTtlSeconds * 1000, callbackHost: isProvisioned ? provisioned!.providerCallbackHost : undefined });
     return sendJson(res, 200, { access_token: token, token_type: 'access_token', expires_in: options.tokenTtlSeconds });
   };
 
@@ -279,7 +285,9 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
       } catch {
         return sendJson(res, 400);
       }
-      if (options.providerCallbackHost !== null && host !== options.providerCallbackHost) {
+      const bearer = /^Bearer (.+)$/.exec(h.authorization ?? '')?.[1];
+      const expectedHost = (bearer ? tokens.get(bearer)?.callbackHost : undefined) ?? options.providerCallbackHost;
+      if (expectedHost !== null && host !== expectedHost) {
         return sendJson(res, 500, { code: 'INVALID_CALLBACK_URL_HOST', message: 'Callback URL with different host than configured for API user.' });
       }
     }
@@ -345,7 +353,49 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     return canned ? sendJson(res, canned.status, canned.body) : sendJson(res, 200, { result: true });
   };
 
+  /** §1.2 sandbox provisioning: the subscription key says which product the user is for. */
+  const productOfKey = (key: string | undefined): Product | null =>
+    key === options.collection.subscriptionKey ? 'collection' : key === options.disbursement.subscriptionKey ? 'disbursement' : null;
+
+  const handleApiUser = (req: SimRequest, res: http.ServerResponse, userId: string | null, action: 'create' | 'read' | 'apikey') => {
+    const product = productOfKey(req.headers['ocp-apim-subscription-key']);
+    if (!product) return sendJson(res, 401, APIM_BAD_SUBSCRIPTION);
+    if (action === 'create') {
+      const id = req.headers['x-reference-id'] ?? '';
+      let host: unknown;
+      try {
+        host = (JSON.parse(req.body) as { providerCallbackHost?: unknown }).providerCallbackHost;
+      } catch {
+        return sendJson(res, 400);
+      }
+      if (!UUID_V4.test(id) || typeof host !== 'string' || host === '') return sendJson(res, 400);
+      if (apiUsers.has(id)) return sendJson(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
+      apiUsers.set(id, { product, providerCallbackHost: host, apiKey: null });
+      return sendJson(res, 201);
+    }
+    const user = apiUsers.get(userId!);
+    if (!user) return sendJson(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    if (action === 'read') return sendJson(res, 200, { providerCallbackHost: user.providerCallbackHost, targetEnvironment: 'sandbox' });
+    user.apiKey = randomBytes(16).toString('hex');
+    return sendJson(res, 201, { apiKey: user.apiKey });
+  };
+
   const handleControl = (req: SimRequest, res: http.ServerResponse, action: string) => {
+    if (action === 'settings') {
+      const problems = applySettings(options as unknown as Record<string, unknown>, req.body, {
+        decisionDelayMs: 'ms',
+        delayedMs: 'ms',
+        callbackMethod: ['PUT', 'POST'],
+        reasonShape: ['string', 'object'],
+        providerCallbackHost: 'host',
+        'callbacks.delayMs': 'ms',
+        'callbacks.duplicate': 'boolean',
+        'callbacks.drop': 'boolean',
+      });
+      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
+      const { collection: _c, disbursement: _d, ...visible } = options;
+      return sendJson(res, 200, visible);
+    }
     if (action === 'fault') {
       const parsed = parseFault(req.body);
       if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
@@ -366,7 +416,10 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
     let m: RegExpExecArray | null;
-    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens)$/.exec(path))) return handleControl(req, res, m[1]!);
+    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings)$/.exec(path))) return handleControl(req, res, m[1]!);
+    if (req.method === 'POST' && path === '/v1_0/apiuser') return handleApiUser(req, res, null, 'create');
+    if (req.method === 'GET' && (m = /^\/v1_0\/apiuser\/([^/]+)$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'read');
+    if (req.method === 'POST' && (m = /^\/v1_0\/apiuser\/([^/]+)\/apikey$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'apikey');
     if (req.method === 'GET' && path === '/_simulator/transactions') return handleControl(req, res, 'transactions');
     if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) return handleToken(req, res, m[1] as Product);
     if (req.method === 'POST' && path === '/collection/v1_0/requesttopay') return handleCreate(req, res, 'collection');

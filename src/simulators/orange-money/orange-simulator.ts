@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
+  applySettings,
   createCallbackSender,
   faultHits,
   headersOf,
@@ -255,6 +256,17 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
       if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
       state.fault = parsed;
       return sendJson(res, 200, { fault: state.fault });
+    }
+    if (req.method === 'POST' && path === '/_simulator/settings') {
+      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
+        decisionDelayMs: 'ms',
+        payTokenTtlMs: 'ms',
+        'callbacks.delayMs': 'ms',
+        'callbacks.duplicate': 'boolean',
+        'callbacks.drop': 'boolean',
+      });
+      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
+      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, payTokenTtlMs: options.payTokenTtlMs, callbacks: options.callbacks });
     }
     if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
       for (const k of tokens.keys()) tokens.set(k, 0);
