@@ -12,7 +12,7 @@ import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { operatorSlug } from './initiate-transaction.ts';
 import { findRail } from './rails.ts';
-import { refreshCheckout } from './refresh-checkout.ts';
+import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
@@ -37,8 +37,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   const rail = await findRail(services.db, attempt.railCode);
   if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
   if (attempt.status !== 'PENDING') return 'ALREADY_SETTLED';
-  const [checkout] = await services.db.select().from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
-  if (!checkout || checkout.status !== 'PENDING') return 'ALREADY_SETTLED';
-  await refreshCheckout(services, checkout, { forcePoll: true });
+  // Whatever its checkout's state: a request that reached the operator is always resolved.
+  await refreshAttempt(services, attempt);
   return 'QUERIED';
 }
