@@ -16,6 +16,8 @@ import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-m
 import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { chargeBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
+import { createCheckout, formClient } from '../helpers/checkout.ts';
+import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
 import { deliveryCount, eventTrail, mtnEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
 
 let sim: MtnSimulator;
@@ -308,3 +310,30 @@ describe('MTN with wrong credentials', () => {
     }
   });
 });
+
+describe('hosted checkout attempts on MTN with a LIVE key', () => {
+  it('each attempt has its own X-Reference-Id and callback token; an attempt whose initiation timed out is resolved by the poller', async () => {
+    sim.options.callbacks.drop = true;
+    const c = await createCheckout(h, t, { merchantReference: 'LIVE-ATTEMPTS' });
+    const b = formClient(h);
+    let page = await b.get(c.path);
+    expect((await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000451' })).status).toBe(303);
+    const checkoutId = (await rowOf(h, c.reference)).id;
+    await waitUntil('MTN to decide the first attempt', () => [...sim.resources.values()].some((r) => r.body.externalId === `${c.reference}-1` && r.status !== 'PENDING'));
+    await pollAfter(10_000);
+    sim.fault = { mode: 'timeout', on: 'initiate', landed: true, remaining: 1 };
+    page = await b.get(c.path);
+    expect((await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000041' })).status).toBe(303);
+    const [first, second] = await listAttempts(h.services.db, checkoutId);
+    expect(first).toMatchObject({ status: 'FAILED', failureCode: 'REJECTED_BY_PAYER' });
+    expect(second).toMatchObject({ status: 'PENDING' });
+    expect(second!.operatorReference).not.toBe(first!.operatorReference);
+    expect(second!.callbackToken).not.toBe(first!.callbackToken);
+    await waitUntil('MTN to decide', () => sim.resources.get(`collection:${second!.operatorReference}`)?.status === 'SUCCESSFUL');
+    await pollAfter(10_000);
+    expect((await listAttempts(h.services.db, checkoutId))[1]).toMatchObject({ status: 'SUCCEEDED' });
+    expect(await rowOf(h, c.reference)).toMatchObject({ status: 'SUCCESS', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000041' });
+    expect(sim.requests.filter((r) => r.headers['x-reference-id'] === second!.operatorReference && r.method === 'POST')).toHaveLength(1);
+  });
+});
+
