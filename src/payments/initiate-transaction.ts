@@ -13,7 +13,7 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
-import type { Connector, PrepareRequest } from '../connectors/connector.ts';
+import type { Connector, FailureCode, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
@@ -141,7 +141,7 @@ export async function initiateTransaction(
 async function decline(
   services: Pick<Services, 'db' | 'clock' | 'statusListeners'>,
   row: TransactionRow,
-  failureCode: Parameters<typeof applyTransition>[1]['failureCode'],
+  failureCode: FailureCode,
   failureReason: string,
 ): Promise<void> {
   await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'INITIATION', failureCode, failureReason });

@@ -196,8 +196,8 @@ function errorText(status: number, json: unknown): string {
  * 429 is ambiguous (UNREACHABLE: the status query decides).
  */
 export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', referenceId: string): InitiateResult {
-  if (status === 202 || (status >= 200 && status < 300)) return { kind: 'ACCEPTED', operatorReference: referenceId };
-  if (status === 409) return { kind: 'ACCEPTED', operatorReference: referenceId };
+  // 409 is only ever RESOURCE_ALREADY_EXIST: our X-Reference-Id was already created (a repeat).
+  if ((status >= 200 && status < 300) || status === 409) return { kind: 'ACCEPTED', operatorReference: referenceId };
   if (status === 400) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
   if (status === 401 || status === 403 || status === 404) {
     return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };

@@ -49,6 +49,21 @@ const DECLINES: [string, string, string][] = [
 ];
 
 describe('sandbox connector', () => {
+  it('prepares a deterministic operator reference, never leaving the process', async () => {
+    const { connector } = setup();
+    const prepared = await connector.prepare({
+      direction: 'PAY_IN',
+      reference: 'PI-0123456789AB',
+      rail,
+      amount: 5000,
+      currency: 'XAF',
+      msisdn: '237677000197',
+      description: null,
+      initiatedAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    expect(prepared).toEqual({ kind: 'PREPARED', operatorReference: 'SBX-PI-0123456789AB' });
+  });
+
   it('documents exactly the magic suffixes of the README', () => {
     expect(Object.keys(SANDBOX_SUFFIXES).sort()).toEqual([...DECLINES.map(([s]) => s), '197', '198', '199'].sort());
   });

@@ -4,7 +4,7 @@
  * token (an operator retrying on errors must not be taught which tokens exist); the fresh status
  * query the callback triggers runs after the answer (payments/handle-operator-callback.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
 import { ok } from '../envelope.ts';
@@ -28,8 +28,8 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
     await Promise.allSettled([...inFlight]);
   });
 
-  const handler = async (request: { params: unknown }, reply: { code(n: number): { send(body: unknown): unknown } }) => {
-    const { operator, token } = request.params as { operator: string; token: string };
+  const handler = async (request: FastifyRequest<{ Params: { operator: string; token: string } }>, reply: FastifyReply) => {
+    const { operator, token } = request.params;
     const work = handleOperatorCallback(services, operator.slice(0, 64), token.slice(0, 256)).then(
       (outcome) => services.log.info({ operator, outcome }, 'operator callback'),
       (error: unknown) => services.log.error({ err: error, operator }, 'operator callback: status query failed'),
