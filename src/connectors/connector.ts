@@ -57,6 +57,11 @@ export interface StatusQuery {
   direction: 'PAY_IN' | 'PAY_OUT';
   reference: string;
   operatorReference: string | null;
+  /**
+   * ACCEPTED when the operator acknowledged the initiation; UNKNOWN when its outcome was
+   * ambiguous or never recorded. Only then does "no record of it" mean it never landed.
+   */
+  initiation: 'ACCEPTED' | 'UNKNOWN';
   rail: Rail;
   msisdn: string;
   amount: number;

@@ -33,6 +33,8 @@ export const checkoutAttempts = pgTable(
     operatorReference: text('operator_reference'),
     /** Unguessable token of this attempt's operator callback URL, stored before the call. */
     callbackToken: text('callback_token'),
+    /** How the initiation call ended: ACCEPTED or UNKNOWN; null before it returned. */
+    initiationOutcome: text('initiation_outcome'),
     /** The instant sent to the connector with the initiation (the sandbox keys its outcome on it). */
     initiatedAt: ts('initiated_at').notNull(),
     /** The rail's deadline: an unresolved attempt fails (TIMEOUT) past it. */

@@ -172,6 +172,8 @@ export const transactions = pgTable(
     operatorReference: text('operator_reference'),
     /** Unguessable token of this transaction's operator callback URL, stored before the call. */
     callbackToken: text('callback_token'),
+    /** How the initiation call ended: ACCEPTED (acknowledged) or UNKNOWN (timeout, reset, 5xx); null before it returned. */
+    initiationOutcome: text('initiation_outcome'),
     initiatedAt: ts('initiated_at'),
     deadlineAt: ts('deadline_at'),
     nextPollAt: ts('next_poll_at'),

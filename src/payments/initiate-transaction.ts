@@ -117,6 +117,7 @@ export async function initiateTransaction(
       .set({
         // The prepared id stays: it is what status queries ask about.
         operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
+        initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
         nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
         updatedAt: now,
       })

@@ -108,6 +108,7 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
       msisdn: attempt.msisdn,
       amount: row.amount,
       initiatedAt: attempt.initiatedAt,
+      initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
     }),
     services.config.connectorTimeoutMs,
   );

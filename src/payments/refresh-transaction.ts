@@ -82,6 +82,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
       msisdn,
       amount: row.amount,
       initiatedAt: row.initiatedAt,
+      initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
     }),
     services.config.connectorTimeoutMs,
   );

@@ -164,6 +164,7 @@ export async function startCheckoutAttempt(
       .update(checkoutAttempts)
       .set({
         operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
+        initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
         nextPollAt,
         updatedAt: after,
       })

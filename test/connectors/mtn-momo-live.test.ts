@@ -157,8 +157,21 @@ describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
     sim.fault = { mode: 'error500', on: 'initiate', landed: false, remaining: 1 };
     const reference = await charge('237677000005');
     expect((await payIn(reference)).status).toBe('PENDING');
+    expect((await rowOf(h, reference)).initiationOutcome).toBe('UNKNOWN');
     await pollAfter(10_000);
     expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_FOUND_AT_PROVIDER' });
+  });
+
+  it('a 404 on a request MTN had acknowledged is not "never landed": PENDING, then TIMEOUT at the rail deadline', async () => {
+    sim.options.callbacks.drop = true;
+    const reference = await charge('237677000008');
+    const row = await rowOf(h, reference);
+    expect(row.initiationOutcome).toBe('ACCEPTED');
+    sim.resources.delete(`collection:${row.operatorReference}`);
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    await pollAfter(900_000);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
   });
 
   it('a lost callback: the poller resolves it', async () => {

@@ -119,7 +119,7 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
       if (!query.operatorReference) return { kind: 'NOT_FOUND' };
       const answer = await send(mtnStatusCall(query.direction, query.operatorReference, config.targetEnvironment));
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-      return mtnStatusResult(answer.status, answer.json, query.direction, query.operatorReference);
+      return mtnStatusResult(answer.status, answer.json, query.direction, query.operatorReference, query.initiation);
     },
 
     async check(): Promise<ConnectorCheck[]> {

@@ -161,8 +161,10 @@ describe('reading MTN answers', () => {
     }
   });
 
-  it('404 RESOURCE_NOT_FOUND → NOT_FOUND (the initiation never landed); other errors → UNREACHABLE', () => {
-    expect(mtnStatusResult(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' }, 'PAY_IN', REF)).toEqual({ kind: 'NOT_FOUND' });
+  it('404 RESOURCE_NOT_FOUND → NOT_FOUND when the initiation outcome was unknown, PENDING when MTN acknowledged it; other errors → UNREACHABLE', () => {
+    const notFound = { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' };
+    expect(mtnStatusResult(404, notFound, 'PAY_IN', REF, 'UNKNOWN')).toEqual({ kind: 'NOT_FOUND' });
+    expect(mtnStatusResult(404, notFound, 'PAY_IN', REF, 'ACCEPTED')).toEqual({ kind: 'PENDING' });
     expect(mtnStatusResult(500, { code: 'INTERNAL_PROCESSING_ERROR' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
     expect(mtnStatusResult(401, undefined, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
   });

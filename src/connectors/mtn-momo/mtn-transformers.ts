@@ -216,10 +216,18 @@ export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY
 /**
  * MTN's answer to a status query (§1.5, §1.11): `SUCCESSFUL` → SUCCEEDED; `FAILED` → the mapped
  * reason (ONGOING / *_DELAYED stay PENDING); `PENDING`, `CREATED` or anything else → PENDING;
- * `404` → NOT_FOUND (the initiation never landed); any other answer → UNREACHABLE.
+ * `404` → NOT_FOUND (the initiation never landed) when its outcome was unknown, but PENDING when
+ * MTN had acknowledged it (202/409: MTN holds it; the rail's deadline bounds the wait);
+ * any other answer → UNREACHABLE.
  */
-export function mtnStatusResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', referenceId: string): StatusResult {
-  if (status === 404) return { kind: 'NOT_FOUND' };
+export function mtnStatusResult(
+  status: number,
+  json: unknown,
+  direction: 'PAY_IN' | 'PAY_OUT',
+  referenceId: string,
+  initiation: 'ACCEPTED' | 'UNKNOWN' = 'UNKNOWN',
+): StatusResult {
+  if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
   if (status !== 200) return { kind: 'UNREACHABLE', error: errorText(status, json) };
   const state = stringField(json, 'status');
   if (state === 'SUCCESSFUL') return { kind: 'SUCCEEDED', operatorReference: referenceId };

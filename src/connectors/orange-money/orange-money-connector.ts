@@ -99,7 +99,7 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
       if (!query.operatorReference) return { kind: 'NOT_FOUND' };
       const answer = await send(orangeStatusCall(query.direction, query.operatorReference));
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-      return orangeStatusResult(answer.status, answer.json, query.direction, query.operatorReference);
+      return orangeStatusResult(answer.status, answer.json, query.direction, query.operatorReference, query.initiation);
     },
 
     async check(): Promise<ConnectorCheck[]> {

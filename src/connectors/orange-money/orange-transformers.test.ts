@@ -125,7 +125,8 @@ describe('reading Orange answers', () => {
     expect(orangeStatusResult(200, { data: transaction({ status: 'PENDING' }) }, 'PAY_IN', TOKEN)).toEqual({ kind: 'PENDING' });
     expect(orangeStatusResult(200, { data: transaction({ status: 'EXPIRED' }) }, 'PAY_IN', TOKEN)).toMatchObject({ failureCode: 'TIMEOUT' });
     expect(orangeStatusResult(200, { data: transaction({ status: 'CANCELLED' }) }, 'PAY_IN', TOKEN)).toMatchObject({ failureCode: 'REJECTED_BY_PAYER' });
-    expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_IN', TOKEN)).toEqual({ kind: 'NOT_FOUND' });
+    expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_IN', TOKEN, 'UNKNOWN')).toEqual({ kind: 'NOT_FOUND' });
+    expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_IN', TOKEN, 'ACCEPTED')).toEqual({ kind: 'PENDING' });
     expect(orangeStatusResult(502, undefined, 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
   });
 

@@ -178,9 +178,18 @@ export function orangePayResult(status: number, json: unknown, direction: 'PAY_I
   return { kind: 'UNREACHABLE', error: errorText(status, json) };
 }
 
-/** Orange's answer to a status query: the transaction's outcome; 404 → NOT_FOUND; other → UNREACHABLE. */
-export function orangeStatusResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string): StatusResult {
-  if (status === 404) return { kind: 'NOT_FOUND' };
+/**
+ * Orange's answer to a status query: the transaction's outcome; 404 → NOT_FOUND when the `pay`
+ * outcome was unknown, PENDING when Orange had acknowledged it; other → UNREACHABLE.
+ */
+export function orangeStatusResult(
+  status: number,
+  json: unknown,
+  direction: 'PAY_IN' | 'PAY_OUT',
+  payToken: string,
+  initiation: 'ACCEPTED' | 'UNKNOWN' = 'UNKNOWN',
+): StatusResult {
+  if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
   const data = (json as { data?: unknown } | undefined)?.data;
   if (status !== 200 || !data) return { kind: 'UNREACHABLE', error: errorText(status, json) };
   const outcome = orangeTransactionOutcome(data, direction);

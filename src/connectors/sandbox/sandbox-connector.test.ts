@@ -19,6 +19,7 @@ function setup() {
     msisdn,
     amount: 5000,
     initiatedAt: start,
+    initiation: 'ACCEPTED',
   });
   return { clock, connector, query };
 }
