@@ -39,7 +39,7 @@ export async function startLiveHarness(env: Record<string, string>, webhookUrl: 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Re-evaluates `check` every 20 ms, at most `tries` times, until it returns true; throws otherwise. */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, tries = 250): Promise<void> {
+export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, tries = 750): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await check()) return;
     await sleep(20);
