@@ -52,7 +52,7 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
     pollerClaimed: new Histogram({ name: 'kolo_poller_batch_size', help: 'Rows claimed by one poller tick (transactions, checkout attempts).', labelNames: ['kind'], buckets: [0, 1, 5, 10, 25, 50, 100, 250, 500], registers: [registry] }),
     webhookDeliveries: new Counter({ name: 'kolo_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone).', labelNames: ['outcome'], registers: [registry] }),
     webhookDuration: new Histogram({ name: 'kolo_webhook_attempt_duration_seconds', help: 'Time of one webhook delivery attempt.', labelNames: ['outcome'], buckets: seconds, registers: [registry] }),
-    connectorCalls: new Counter({ name: 'kolo_connector_calls_total', help: 'Calls to operators by operator, call (initiate, status) and outcome.', labelNames: ['operator', 'call', 'outcome'], registers: [registry] }),
+    connectorCalls: new Counter({ name: 'kolo_connector_calls_total', help: 'Calls to operators by operator, call (prepare, initiate, status) and outcome.', labelNames: ['operator', 'call', 'outcome'], registers: [registry] }),
     connectorDuration: new Histogram({ name: 'kolo_connector_call_duration_seconds', help: 'Time of one call to an operator.', labelNames: ['operator', 'call'], buckets: seconds, registers: [registry] }),
   };
   new Gauge({
