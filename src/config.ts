@@ -38,6 +38,8 @@ const configSchema = z.object({
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+  // Ledger (issue 11): what a TEST application's available balance starts at, base units.
+  SANDBOX_OPENING_BALANCE: z.coerce.number().int().min(0).max(1_000_000_000_000).default(1_000_000),
   // Hosted checkout page (issue 5).
   CHECKOUT_CSRF_SECRET: z.string().min(32).optional(),
   CHECKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
@@ -210,6 +212,8 @@ export interface Config {
   connectorTimeoutMs: number;
   sandboxDelayMs: number;
   sandboxLateDelayMs: number;
+  /** Opening available balance of a TEST application (per currency), base units; 0 for none. */
+  sandboxOpeningBalance: number;
   /** HMAC key of the checkout page's CSRF tokens; undefined → random per process (one instance only). */
   checkoutCsrfSecret: string | undefined;
   /** Payment attempts allowed per checkout session. */
@@ -309,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     connectorTimeoutMs: e.CONNECTOR_TIMEOUT_MS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
+    sandboxOpeningBalance: e.SANDBOX_OPENING_BALANCE,
     checkoutCsrfSecret: e.CHECKOUT_CSRF_SECRET,
     checkoutMaxAttempts: e.CHECKOUT_MAX_ATTEMPTS,
     checkoutAttemptsPerIpPerHour: e.CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR,

@@ -125,6 +125,11 @@ export const providers = pgTable(
     maxAmount: money('max_amount').notNull(),
     feePercentage: numeric('fee_percentage', { precision: 6, scale: 3 }).notNull().default('0'),
     feeFixed: money('fee_fixed').notNull().default(0),
+    /** Pay-out fee: percentage (multiples of 0.01, i.e. whole basis points) and fixed part. `fee_*` above is the pay-in fee. */
+    payOutFeePercentage: numeric('pay_out_fee_percentage', { precision: 6, scale: 3 }).notNull().default('0'),
+    payOutFeeFixed: money('pay_out_fee_fixed').notNull().default(0),
+    /** Seconds a pay-in's net amount stays pending before it becomes available (0: at once). */
+    settlementDelaySeconds: integer('settlement_delay_seconds').notNull().default(0),
     ussdHint: text('ussd_hint'),
     pendingTimeoutSeconds: integer('pending_timeout_seconds').notNull().default(900),
     active: boolean('active').notNull().default(true),
@@ -181,6 +186,18 @@ export const transactions = pgTable(
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     completedAt: ts('completed_at'),
+    /** Kolo's fee, base units: fixed at acceptance for a pay-out, at SUCCESS for a pay-in. */
+    feeAmount: money('fee_amount'),
+    /** Pay-out: amount + fee reserved from the merchant's available balance at acceptance (null: unfunded, before the ledger). */
+    reservedAmount: money('reserved_amount'),
+    /** Pay-out: where the reservation came from, MERCHANT (balance) or SUSPENSE (refund of a late success). */
+    fundingSource: text('funding_source'),
+    /** Pay-in: Σ of its successful refunds. */
+    refundedAmount: money('refunded_amount').notNull().default(0),
+    /** Refund pay-out: the pay-in it refunds. */
+    refundOf: uuid('refund_of'),
+    /** Pay-in: true once an operator reported money moved after Kolo had closed it (LATE_SUCCESS). */
+    isLateSuccess: boolean('is_late_success').notNull().default(false),
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
@@ -188,6 +205,7 @@ export const transactions = pgTable(
     uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
     index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
+    index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
   ],
 );
 
@@ -233,4 +251,23 @@ export const idempotencyKeys = pgTable(
     primaryKey({ columns: [t.applicationId, t.key] }),
     index('idempotency_keys_expires_idx').on(t.expiresAt),
   ],
+);
+
+/**
+ * A merchant's own fee on a rail and direction (PAY_IN or PAY_OUT), replacing the rail's.
+ * Percentage in multiples of 0.01 (whole basis points), fixed part in base units.
+ */
+export const merchantFeeOverrides = pgTable(
+  'merchant_fee_overrides',
+  {
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => accounts.id),
+    providerCode: text('provider_code').notNull(),
+    direction: text('direction').notNull(),
+    feePercentage: numeric('fee_percentage', { precision: 6, scale: 3 }).notNull(),
+    feeFixed: money('fee_fixed').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.providerCode, t.direction] })],
 );

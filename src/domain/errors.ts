@@ -14,6 +14,12 @@ export const ERRORS = {
   },
   AMOUNT_BELOW_MINIMUM: { status: 400, message: 'Le montant est inférieur au minimum autorisé pour ce moyen de paiement.' },
   AMOUNT_ABOVE_MAXIMUM: { status: 400, message: 'Le montant est supérieur au maximum autorisé pour ce moyen de paiement.' },
+  INSUFFICIENT_BALANCE: {
+    status: 400,
+    message: 'Solde disponible insuffisant pour cette opération (montant et frais compris).',
+  },
+  REFUND_NOT_ALLOWED: { status: 400, message: "Ce paiement ne peut pas être remboursé : seul un paiement réussi peut l'être." },
+  REFUND_AMOUNT_EXCEEDED: { status: 400, message: 'Le montant demandé dépasse ce qui reste à rembourser sur ce paiement.' },
   INVALID_PARAMETER: { status: 400, message: "Un paramètre de l'URL est invalide." },
   UNAUTHORIZED: { status: 401, message: 'Clé API invalide ou manquante.' },
   TOKEN_EXPIRED: { status: 401, message: 'Votre session a expiré. Reconnectez-vous.' },

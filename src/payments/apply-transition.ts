@@ -2,8 +2,9 @@
  * The only way a transaction's status changes. In one database transaction: read the row, ask
  * the pure state machine (`domain/transaction-state.ts`), compare-and-set the status in SQL
  * (`where status = 'PENDING'`, so a concurrent writer can never move a terminal state), append
- * a transaction event, and run the status listeners (the webhook outbox) so that no status
- * change ever commits without its side records.
+ * a transaction event, post the ledger entry the change causes (transaction-postings.ts: a
+ * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
+ * (the webhook outbox) so that no status change ever commits without its side records.
  */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -12,6 +13,8 @@ import { nextStatus, type TransactionKind, type TransactionStatus, type Transiti
 import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
+import { computeFee, railTermsFor } from './fees.ts';
+import { postStatusChange } from './transaction-postings.ts';
 
 /** Called inside the status change's database transaction with the updated row. */
 export type StatusChangeListener = (tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>;
@@ -38,7 +41,7 @@ export function kindOf(row: Pick<TransactionRow, 'direction' | 'type'>): Transac
  * terminal, not allowed for this kind, or another writer won the race).
  */
 export async function applyTransition(
-  services: Pick<Services, 'db' | 'clock' | 'statusListeners'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   input: TransitionInput,
 ): Promise<TransactionRow | null> {
   return services.db.transaction(async (txHandle) => {
@@ -49,6 +52,14 @@ export async function applyTransition(
     if (!result.ok) return null;
     const now = services.clock.now();
     const isFailed = result.to === 'FAILED';
+    // A pay-in's fee is fixed when the money moves, on the rail that moved it.
+    let feeAmount = current.feeAmount;
+    let settlementDelaySeconds = 0;
+    if (result.to === 'SUCCESS' && current.direction === 'PAY_IN' && current.paymentMethod) {
+      const terms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId);
+      feeAmount = computeFee(current.amount, terms.rule, 'PAY_IN');
+      settlementDelaySeconds = terms.settlementDelaySeconds;
+    }
     const [updated] = await tx
       .update(transactions)
       .set({
@@ -56,6 +67,7 @@ export async function applyTransition(
         failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
         failureReason: isFailed ? (input.failureReason ?? null) : null,
         operatorReference: input.operatorReference ?? current.operatorReference,
+        feeAmount,
         nextPollAt: null,
         completedAt: now,
         updatedAt: now,
@@ -72,6 +84,7 @@ export async function applyTransition(
       detail: input.detail ?? (isFailed ? { failureReason: updated.failureReason } : null),
       createdAt: now,
     });
+    await postStatusChange(tx, services, updated, { settlementDelaySeconds });
     for (const listener of services.statusListeners) await listener(tx, updated, result.from);
     return updated;
   });

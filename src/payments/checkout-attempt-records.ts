@@ -126,7 +126,7 @@ export async function failAttempt(
  * null when the attempt was no longer PENDING.
  */
 export async function succeedAttempt(
-  services: Pick<Services, 'db' | 'clock' | 'statusListeners' | 'log'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners' | 'log'>,
   attempt: CheckoutAttemptRow,
   operatorReference: string | null,
 ): Promise<'SUCCESS' | 'LATE' | null> {

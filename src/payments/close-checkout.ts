@@ -57,7 +57,7 @@ export type CloseRefusal = 'NOT_PENDING' | 'ATTEMPT_IN_FLIGHT' | 'EXPIRED' | 'NO
  * Returns the CANCELLED / FAILED row, or the reason nothing changed.
  */
 export async function closeCheckout(
-  services: Pick<Services, 'db' | 'clock' | 'statusListeners'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   transactionId: string,
   reason: 'CUSTOMER' | 'EXPIRY',
 ): Promise<{ closed: TransactionRow } | { refused: CloseRefusal }> {

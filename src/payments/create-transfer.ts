@@ -1,7 +1,9 @@
 /**
  * Spec 4.4: a pay-out transfer to a phone number. Same checks as a charge. The spec offers no
  * deduplication; Kolo adds the optional `Idempotency-Key` header so a retried transfer cannot
- * send money twice.
+ * send money twice. Funded (issue 11): amount + fee is reserved from the merchant's available
+ * balance in the creating database transaction, before anything is sent to the operator;
+ * without enough, 400 INSUFFICIENT_BALANCE and nothing is written or sent.
  */
 import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
@@ -11,6 +13,8 @@ import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
+import { computeFee, railTermsFor } from './fees.ts';
+import { reservePayOut } from './transaction-postings.ts';
 
 /** Validated transfer request (spec 4.4). */
 export interface TransferInput {
@@ -53,6 +57,8 @@ export async function createTransfer(services: Services, auth: ApiKeyAuth, input
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   }
+  const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', auth.applicationId);
+  const feeAmount = computeFee(input.amount, terms.rule, 'PAY_OUT');
   const now = services.clock.now();
   const result = await createOnce<TransferData>(services, scope, async (tx) => {
     const row = await insertTransaction(
@@ -73,9 +79,13 @@ export async function createTransfer(services: Services, auth: ApiKeyAuth, input
         beneficiaryEmail: input.beneficiaryEmail ?? null,
         merchantReference: input.merchantReference ?? null,
         nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
+        feeAmount,
+        reservedAmount: input.amount + feeAmount,
+        fundingSource: 'MERCHANT',
       },
       now,
     );
+    await reservePayOut(tx, services, row);
     return {
       row,
       data: {

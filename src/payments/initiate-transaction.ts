@@ -140,7 +140,7 @@ export async function initiateTransaction(
 }
 
 async function decline(
-  services: Pick<Services, 'db' | 'clock' | 'statusListeners'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   row: TransactionRow,
   failureCode: FailureCode,
   failureReason: string,

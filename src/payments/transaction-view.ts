@@ -20,7 +20,18 @@ function failure(row: TransactionRow) {
     : { failureCode: null, failureReason: null };
 }
 
-/** Pay-in status `data` (spec 4.3). */
+/**
+ * Money fields added by issue 11: `feeAmount` (null until known: a pay-in's fee is fixed at
+ * SUCCESS) and `netAmount` — for a pay-in what the merchant is credited (amount − fee), for a
+ * pay-out what the merchant's balance is debited (amount + fee).
+ */
+function money(row: TransactionRow) {
+  const fee = row.feeAmount;
+  if (fee === null) return { feeAmount: null, netAmount: null };
+  return { feeAmount: fee, netAmount: row.direction === 'PAY_IN' ? row.amount - fee : row.amount + fee };
+}
+
+/** Pay-in status `data` (spec 4.3) with the money fields and `refundedAmount`. */
 export function payInStatusView(row: TransactionRow, publicBaseUrl: string) {
   return {
     reference: row.reference,
@@ -36,10 +47,12 @@ export function payInStatusView(row: TransactionRow, publicBaseUrl: string) {
     paymentUrl:
       row.type === 'CHECKOUT' && row.status === 'PENDING' && row.checkoutToken ? checkoutUrl(publicBaseUrl, row.checkoutToken) : null,
     ...failure(row),
+    ...money(row),
+    refundedAmount: row.refundedAmount,
   };
 }
 
-/** Pay-out status `data` (spec 4.5: pay-in's shape with beneficiary fields, without `type`). */
+/** Pay-out status `data` (spec 4.5: pay-in's shape with beneficiary fields, without `type`), with the money fields. */
 export function payOutStatusView(row: TransactionRow) {
   return {
     reference: row.reference,
@@ -52,6 +65,7 @@ export function payOutStatusView(row: TransactionRow) {
     beneficiaryName: row.beneficiaryName,
     beneficiaryEmail: row.beneficiaryEmail,
     ...failure(row),
+    ...money(row),
   };
 }
 

@@ -42,6 +42,9 @@ export const FIELDS = {
     'paymentUrl',
     'failureCode',
     'failureReason',
+    'feeAmount',
+    'netAmount',
+    'refundedAmount',
   ].sort(),
   payOutStatus: [
     'reference',
@@ -55,6 +58,8 @@ export const FIELDS = {
     'beneficiaryEmail',
     'failureCode',
     'failureReason',
+    'feeAmount',
+    'netAmount',
   ].sort(),
 };
 

@@ -148,7 +148,9 @@ describe('4.3 / 4.5 status', () => {
       payerEmail: null,
       paymentUrl: created.paymentUrl,
       failureCode: null,
-      failureReason: null,
+      failureReason: null,      feeAmount: null,
+      netAmount: null,
+      refundedAmount: 0,
     });
   });
 
@@ -169,7 +171,9 @@ describe('4.3 / 4.5 status', () => {
       payerEmail: null,
       paymentUrl: null,
       failureCode: null,
-      failureReason: null,
+      failureReason: null,      feeAmount: null,
+      netAmount: null,
+      refundedAmount: 0,
     });
   });
 
@@ -189,7 +193,9 @@ describe('4.3 / 4.5 status', () => {
       beneficiaryName: 'Awa Ngono',
       beneficiaryEmail: null,
       failureCode: null,
-      failureReason: null,
+      failureReason: null,      // The rail's pay-out fee is 0 by default: the reservation is the amount.
+      feeAmount: 0,
+      netAmount: 5000,
     });
   });
 

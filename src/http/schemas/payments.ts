@@ -95,7 +95,15 @@ const failureFields = {
   failureReason: z.string().nullable(),
 };
 
-/** Spec 4.3 response data. */
+const moneyFields = {
+  feeAmount: z.number().nullable().describe('Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès)'),
+  netAmount: z
+    .number()
+    .nullable()
+    .describe('Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais).'),
+};
+
+/** Spec 4.3 response data, with the money fields of issue 11. */
 export const payInStatusData = z.object({
   reference: z.string(),
   type: z.enum(['CHECKOUT', 'CHARGE']),
@@ -109,6 +117,8 @@ export const payInStatusData = z.object({
   payerEmail: z.string().nullable(),
   paymentUrl: z.string().nullable(),
   ...failureFields,
+  ...moneyFields,
+  refundedAmount: z.number().describe('Somme des remboursements réussis (unités de base)'),
 });
 
 /** Spec 4.5 response data. */
@@ -123,4 +133,5 @@ export const payOutStatusData = z.object({
   beneficiaryName: z.string().nullable(),
   beneficiaryEmail: z.string().nullable(),
   ...failureFields,
+  ...moneyFields,
 });

@@ -1,0 +1,43 @@
+/**
+ * Reading balances: the kept, normal-side balances of an application's accounts. One query.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { ledgerAccounts } from '../db/schema-ledger.ts';
+
+/** Balances of one currency of an application in an environment, base units. */
+export interface HolderBalance {
+  currency: string;
+  available: number;
+  pending: number;
+  reserved: number;
+}
+
+/** The application's balances in `environment`, one per currency that has accounts, sorted by currency. */
+export async function holderBalances(db: Db, applicationId: string, environment: string): Promise<HolderBalance[]> {
+  const rows = await db
+    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, balance: ledgerAccounts.balance })
+    .from(ledgerAccounts)
+    .where(
+      and(
+        eq(ledgerAccounts.applicationId, applicationId),
+        eq(ledgerAccounts.environment, environment),
+        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED']),
+      ),
+    );
+  const byCurrency = new Map<string, HolderBalance>();
+  for (const row of rows) {
+    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0 };
+    if (row.kind === 'AVAILABLE') b.available = row.balance;
+    else if (row.kind === 'PENDING') b.pending = row.balance;
+    else b.reserved = row.balance;
+    byCurrency.set(row.currency, b);
+  }
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** The kept balance of the account named `key`, or 0 when it does not exist yet. */
+export async function accountBalance(db: Db, key: string): Promise<number> {
+  const [row] = await db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
+  return row?.balance ?? 0;
+}

@@ -1,0 +1,118 @@
+/**
+ * Posting one balanced journal entry inside the caller's database transaction, in two round
+ * trips whatever the number of lines:
+ * 1. one upsert of every touched account (created on first use) that adds the entry's
+ *    normal-side delta to its balance and bumps its version. Rows are locked in key order, so
+ *    two concurrent postings can never deadlock on each other's accounts. The update is
+ *    conditional: a non-negative account whose balance would go below zero is not updated and
+ *    not returned (nor is one this very debit would create), and the posting throws
+ *    `InsufficientFundsError` (the caller's transaction then rolls back; nothing written
+ *    survives). The table's CHECK backs this up.
+ * 2. one INSERT of the entry and all its lines (a data-modifying CTE).
+ * Money rules (TigerBeetle style): integers in base units, two or more lines, Σ = 0, one
+ * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { accountDelta, type AccountSpec } from './accounts.ts';
+
+/** One line of a posting: a signed amount (debit > 0, credit < 0, never 0) on an account. */
+export interface PostingLine {
+  account: AccountSpec;
+  amount: number;
+}
+
+/** A journal entry to post. `transactionId` + `kind` is unique: a second identical posting throws. */
+export interface Posting {
+  kind: string;
+  transactionId: string | null;
+  currency: string;
+  description?: string | null;
+  lines: PostingLine[];
+  createdAt: Date;
+}
+
+/** Thrown when a posting would take a non-negative account (e.g. available balance) below zero. */
+export class InsufficientFundsError extends Error {
+  readonly accountKeys: string[];
+  constructor(accountKeys: string[]) {
+    super(`insufficient funds on ${accountKeys.join(', ')}`);
+    this.name = 'InsufficientFundsError';
+    this.accountKeys = accountKeys;
+  }
+}
+
+/** Maximum lines of one entry: every posting rule of Kolo needs at most four. */
+const LINES_MAX = 16;
+
+/** Checks the entry's invariants; throws an Error (a bug in the caller) when one is broken. */
+export function assertBalanced(posting: Posting): void {
+  const { lines } = posting;
+  if (lines.length < 2 || lines.length > LINES_MAX) throw new Error(`ledger: an entry has 2..${LINES_MAX} lines, got ${lines.length}`);
+  let sum = 0n;
+  for (const line of lines) {
+    if (!Number.isSafeInteger(line.amount) || line.amount === 0) throw new Error(`ledger: line amount must be a non-zero integer, got ${line.amount}`);
+    if (line.account.currency !== posting.currency) throw new Error(`ledger: line in ${line.account.currency} on a ${posting.currency} entry`);
+    sum += BigInt(line.amount);
+  }
+  if (sum !== 0n) throw new Error(`ledger: entry ${posting.kind} does not balance (Σ = ${sum})`);
+}
+
+/** Posts `posting` in `tx`; returns the entry id. Throws InsufficientFundsError (see the file comment). */
+export async function postEntry(tx: Db, posting: Posting): Promise<number> {
+  assertBalanced(posting);
+  // One delta per account, in key order (the lock order).
+  const byKey = new Map<string, { spec: AccountSpec; delta: bigint }>();
+  for (const line of posting.lines) {
+    const current = byKey.get(line.account.key);
+    const delta = accountDelta(line.account, line.amount);
+    byKey.set(line.account.key, { spec: line.account, delta: (current?.delta ?? 0n) + delta });
+  }
+  const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
+  const createdAt = posting.createdAt.toISOString();
+  const rows = sql.join(
+    accounts.map(
+      ({ spec, delta }) =>
+        // A new account starts at its delta, except a non-negative one debited: 0 (then refused below).
+        sql`(${spec.key}, ${spec.kind}, ${spec.currency}, ${spec.normalSide}, ${spec.isNonNegative}, ${spec.applicationId ?? null}::uuid, ${spec.environment ?? null}, ${(spec.isNonNegative && delta < 0n ? 0n : delta).toString()}::bigint, ${delta.toString()}::bigint, 1, ${createdAt}::timestamptz)`,
+    ),
+    sql`, `,
+  );
+  const result = await tx.execute(sql`
+    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, last_delta, version, created_at)
+    values ${rows}
+    on conflict (key) do update
+      set balance = ledger_accounts.balance + excluded.last_delta, last_delta = excluded.last_delta, version = ledger_accounts.version + 1
+      where not ledger_accounts.is_non_negative or ledger_accounts.balance + excluded.last_delta >= 0
+    returning id, key, (xmax = 0) as inserted`);
+  const updated = rowsOf(result) as { id: number | string; key: string; inserted: boolean }[];
+  const done = new Set(updated.map((r) => r.key));
+  // Refused: an existing account that would go below zero (not returned), or one created by this
+  // very debit (it had nothing to give).
+  const refused = accounts.filter(
+    ({ spec, delta }) => !done.has(spec.key) || (spec.isNonNegative && delta < 0n && updated.some((r) => r.key === spec.key && r.inserted)),
+  );
+  if (refused.length > 0) throw new InsufficientFundsError(refused.map((a) => a.spec.key));
+  const idByKey = new Map(updated.map((r) => [r.key, Number(r.id)]));
+  const lines = sql.join(
+    posting.lines.map((line) => sql`(${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
+    sql`, `,
+  );
+  const inserted = await tx.execute(sql`
+    with entry as (
+      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
+      values (${posting.kind}, ${posting.transactionId}::uuid, ${posting.currency}, ${posting.description ?? null}, ${createdAt}::timestamptz)
+      returning id
+    )
+    insert into ledger_lines (entry_id, account_id, amount)
+    select entry.id, v.account_id, v.amount from entry, (values ${lines}) as v(account_id, amount)
+    returning entry_id`);
+  const [first] = rowsOf(inserted) as { entry_id: number | string }[];
+  return Number(first!.entry_id);
+}
+
+/** The rows of a raw `execute` result, whichever driver (node-postgres or PGlite) produced it. */
+export function rowsOf(result: unknown): Record<string, unknown>[] {
+  return (result as { rows: Record<string, unknown>[] }).rows;
+}
+

@@ -1,0 +1,80 @@
+/**
+ * The ledger's invariant check (`kolo ledger verify`, and every concurrency and crash test):
+ * 1. Σ of all lines = 0, and every entry balances;
+ * 2. every account's kept balance = Σ of its lines on its normal side;
+ * 3. no non-negative account is below zero.
+ * Each check is one aggregate query; at most `limit` discrepancies of each kind are reported.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { rowsOf } from './post-entry.ts';
+
+/** One broken invariant, described for a human. */
+export interface Discrepancy {
+  check: 'TOTAL' | 'ENTRY' | 'BALANCE' | 'NEGATIVE';
+  detail: string;
+}
+
+/** Outcome of `verifyLedger`: ok when no discrepancy was found. */
+export interface LedgerReport {
+  ok: boolean;
+  accounts: number;
+  entries: number;
+  lines: number;
+  discrepancies: Discrepancy[];
+}
+
+/** Verifies the invariants over the whole ledger; never throws for a discrepancy. */
+export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
+  const discrepancies: Discrepancy[] = [];
+  const [totals] = rowsOf(
+    await db.execute(sql`
+      select (select count(*) from ledger_accounts) as accounts,
+             (select count(*) from ledger_entries) as entries,
+             count(*) as lines, coalesce(sum(amount), 0)::text as total
+      from ledger_lines`),
+  ) as { accounts: string | number; entries: string | number; lines: string | number; total: string }[];
+  if (BigInt(totals!.total) !== 0n) discrepancies.push({ check: 'TOTAL', detail: `Σ of all lines = ${totals!.total}, not 0` });
+
+  const entries = rowsOf(
+    await db.execute(sql`
+      select e.id, e.kind, coalesce(sum(l.amount), 0)::text as total, count(l.id) as lines
+      from ledger_entries e left join ledger_lines l on l.entry_id = e.id
+      group by e.id, e.kind
+      having coalesce(sum(l.amount), 0) <> 0 or count(l.id) < 2
+      order by e.id limit ${limit}`),
+  ) as { id: string | number; kind: string; total: string; lines: string | number }[];
+  for (const e of entries) {
+    discrepancies.push({ check: 'ENTRY', detail: `entry ${e.id} (${e.kind}): Σ = ${e.total} over ${e.lines} line(s)` });
+  }
+
+  const balances = rowsOf(
+    await db.execute(sql`
+      select a.id, a.key, a.balance::text as balance, s.total::text as lines_total
+      from ledger_accounts a
+      cross join lateral (
+        select coalesce(sum(l.amount), 0) * (case a.normal_side when 'DEBIT' then 1 else -1 end) as total
+        from ledger_lines l where l.account_id = a.id
+      ) s
+      where a.balance <> s.total
+      order by a.id limit ${limit}`),
+  ) as { id: string | number; key: string; balance: string; lines_total: string }[];
+  for (const b of balances) {
+    discrepancies.push({ check: 'BALANCE', detail: `account ${b.key}: balance ${b.balance} ≠ Σ of its lines ${b.lines_total}` });
+  }
+
+  const negatives = rowsOf(
+    await db.execute(sql`
+      select key, balance::text as balance from ledger_accounts
+      where is_non_negative and balance < 0 order by id limit ${limit}`),
+  ) as { key: string; balance: string }[];
+  for (const n of negatives) discrepancies.push({ check: 'NEGATIVE', detail: `account ${n.key}: balance ${n.balance} < 0` });
+
+  return {
+    ok: discrepancies.length === 0,
+    accounts: Number(totals!.accounts),
+    entries: Number(totals!.entries),
+    lines: Number(totals!.lines),
+    discrepancies,
+  };
+}

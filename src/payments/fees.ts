@@ -1,0 +1,82 @@
+/**
+ * Kolo's fees (issue 11 "Fees and balances"): per rail and direction, a percentage in whole
+ * basis points plus a fixed amount, from the rails table (`fee_percentage`/`fee_fixed` for
+ * pay-ins, `pay_out_fee_*` for pay-outs), replaced by a merchant's own override when one exists.
+ * Rounding: the percentage part is rounded half-up to the base unit (XAF 0.5 → 1), then the
+ * fixed part is added. A pay-in's fee never exceeds its amount (the merchant is never owed a
+ * negative net); a pay-out's fee is charged on top of its amount.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { applications, merchantFeeOverrides, providers } from '../db/schema.ts';
+
+/** A fee rule: basis points (1 bp = 0.01 %) and a fixed amount in base units. */
+export interface FeeRule {
+  basisPoints: number;
+  fixed: number;
+}
+
+/** Direction of a fee: a pay-in credits the merchant, a pay-out debits them. */
+export type FeeDirection = 'PAY_IN' | 'PAY_OUT';
+
+/** Basis points of a stored percentage (`1.5` → 150); percentages are kept in whole basis points. */
+export function basisPointsOf(percentage: string | number): number {
+  return Math.round(Number(percentage) * 100);
+}
+
+/**
+ * The fee on `amount` (base units): round-half-up(amount × bp / 10 000) + fixed, capped at
+ * `amount` for a pay-in. Integers only (BigInt for the product), never a float.
+ */
+export function computeFee(amount: number, rule: FeeRule, direction: FeeDirection): number {
+  const scaled = BigInt(amount) * BigInt(rule.basisPoints);
+  const percentPart = Number((scaled + 5000n) / 10000n);
+  const fee = percentPart + rule.fixed;
+  return direction === 'PAY_IN' ? Math.min(fee, amount) : fee;
+}
+
+/** What a rail's rules say for one transaction: the fee rule and, for pay-ins, the settlement delay. */
+export interface RailTerms {
+  rule: FeeRule;
+  settlementDelaySeconds: number;
+}
+
+/**
+ * The terms of `railCode` in `direction` for the merchant owning `applicationId`: the merchant's
+ * fee override when one exists, else the rail's fee. One query. A rail that no longer exists
+ * charges nothing and settles at once.
+ */
+export async function railTermsFor(db: Db, railCode: string, direction: FeeDirection, applicationId: string): Promise<RailTerms> {
+  const [row] = await db
+    .select({
+      payIn: providers.feePercentage,
+      payInFixed: providers.feeFixed,
+      payOut: providers.payOutFeePercentage,
+      payOutFixed: providers.payOutFeeFixed,
+      settlementDelaySeconds: providers.settlementDelaySeconds,
+      overridePct: merchantFeeOverrides.feePercentage,
+      overrideFixed: merchantFeeOverrides.feeFixed,
+    })
+    .from(providers)
+    .leftJoin(applications, eq(applications.id, applicationId))
+    .leftJoin(
+      merchantFeeOverrides,
+      and(
+        eq(merchantFeeOverrides.providerCode, providers.code),
+        eq(merchantFeeOverrides.direction, direction),
+        eq(merchantFeeOverrides.merchantId, applications.merchantId),
+      ),
+    )
+    .where(eq(providers.code, railCode))
+    .limit(1);
+  if (!row) return { rule: { basisPoints: 0, fixed: 0 }, settlementDelaySeconds: 0 };
+  const settlementDelaySeconds = direction === 'PAY_IN' ? row.settlementDelaySeconds : 0;
+  if (row.overridePct !== null && row.overrideFixed !== null) {
+    return { rule: { basisPoints: basisPointsOf(row.overridePct), fixed: row.overrideFixed }, settlementDelaySeconds };
+  }
+  const rule =
+    direction === 'PAY_IN'
+      ? { basisPoints: basisPointsOf(row.payIn), fixed: row.payInFixed }
+      : { basisPoints: basisPointsOf(row.payOut), fixed: row.payOutFixed };
+  return { rule, settlementDelaySeconds };
+}

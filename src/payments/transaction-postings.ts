@@ -1,0 +1,260 @@
+/**
+ * The posting rules: which balanced entry each money event of a transaction writes, always
+ * inside the database transaction of the change that causes it (creation or status change).
+ * A = amount, F = fee, R = A + F (a pay-out's reservation). Debits +, credits −.
+ *
+ * | event                         | debit                      | credit                                      |
+ * |-------------------------------|----------------------------|---------------------------------------------|
+ * | pay-in SUCCESS                | OPERATOR_FLOAT(rail) A     | merchant AVAILABLE (or PENDING) A−F, FEE_REVENUE F |
+ * | settlement release            | merchant PENDING A−F       | merchant AVAILABLE A−F                       |
+ * | pay-out accepted              | merchant AVAILABLE R       | merchant RESERVED R                          |
+ * | pay-out SUCCESS               | merchant RESERVED R        | OPERATOR_FLOAT(rail) A, FEE_REVENUE F        |
+ * | pay-out FAILED                | merchant RESERVED R        | merchant AVAILABLE R                         |
+ * | late success                  | OPERATOR_FLOAT(rail) A     | SUSPENSE A                                   |
+ * | late success kept             | SUSPENSE A                 | merchant AVAILABLE A−F, FEE_REVENUE F        |
+ * | sandbox opening / top-up      | SANDBOX_FUNDING X          | merchant AVAILABLE X (TEST only)             |
+ * A refund of a late success is a pay-out funded from SUSPENSE (holding SUSPENSE_RESERVED)
+ * instead of the merchant's AVAILABLE (holding RESERVED); it carries no fee.
+ * FAILED/CANCELLED pay-ins move no money and post nothing.
+ */
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { pendingSettlements } from '../db/schema-ledger.ts';
+import { merchantAccount, operatorFloatAccount, platformAccount, type AccountSpec } from '../ledger/accounts.ts';
+import { createAccountIfMissing } from '../ledger/open-account.ts';
+import { InsufficientFundsError, postEntry, type PostingLine } from '../ledger/post-entry.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Services } from '../services.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+type LedgerServices = Pick<Services, 'db' | 'clock' | 'config'>;
+
+/** Merchant accounts already known to exist, per database (so the sandbox opening check costs nothing after the first). */
+const knownAccounts = new WeakMap<object, Set<string>>();
+
+/**
+ * Gives a TEST application its sandbox opening balance (`SANDBOX_OPENING_BALANCE`) the first
+ * time any of its accounts in `currency` is used, inside `tx`. LIVE balances only come from
+ * pay-ins. Costs one round trip per account per process, none afterwards.
+ */
+export async function ensureSandboxOpening(
+  tx: Db,
+  services: LedgerServices,
+  applicationId: string,
+  environment: string,
+  currency: string,
+): Promise<void> {
+  if (environment !== 'TEST' || services.config.sandboxOpeningBalance <= 0) return;
+  const available = merchantAccount(applicationId, environment, currency, 'AVAILABLE');
+  let known = knownAccounts.get(services.db);
+  if (!known) knownAccounts.set(services.db, (known = new Set()));
+  if (known.has(available.key)) return;
+  const now = services.clock.now();
+  if (await createAccountIfMissing(tx, available, now)) {
+    await postEntry(tx, {
+      kind: 'SANDBOX_OPENING',
+      transactionId: null,
+      currency,
+      description: 'Solde de test initial',
+      createdAt: now,
+      lines: [
+        { account: platformAccount('SANDBOX_FUNDING', environment, currency), amount: services.config.sandboxOpeningBalance },
+        { account: available, amount: -services.config.sandboxOpeningBalance },
+      ],
+    });
+  } else {
+    // Only an account committed by someone else is remembered: ours may still roll back.
+    known.add(available.key);
+  }
+}
+
+/** Tops up a TEST application's available balance by `amount` (`kolo ledger fund`). Throws for LIVE. */
+export async function fundSandbox(services: LedgerServices, applicationId: string, environment: string, currency: string, amount: number): Promise<void> {
+  if (environment !== 'TEST') throw new Error('only TEST balances can be funded: LIVE balances come only from pay-ins');
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('the amount must be a positive integer (base units)');
+  await services.db.transaction(async (txHandle) => {
+    const tx = txHandle as unknown as Db;
+    await ensureSandboxOpening(tx, services, applicationId, environment, currency);
+    await postEntry(tx, {
+      kind: 'SANDBOX_FUNDING',
+      transactionId: null,
+      currency,
+      description: 'Approvisionnement du solde de test',
+      createdAt: services.clock.now(),
+      lines: [
+        { account: platformAccount('SANDBOX_FUNDING', environment, currency), amount },
+        { account: merchantAccount(applicationId, environment, currency, 'AVAILABLE'), amount: -amount },
+      ],
+    });
+  });
+}
+
+function lines(...candidates: PostingLine[]): PostingLine[] {
+  return candidates.filter((l) => l.amount !== 0);
+}
+
+/** Where a pay-out's reservation comes from and where it is held while in flight. */
+function fundingOf(row: TransactionRow): { source: AccountSpec; holding: AccountSpec } {
+  if (row.fundingSource === 'SUSPENSE') {
+    return {
+      source: platformAccount('SUSPENSE', row.environment, row.currency),
+      holding: platformAccount('SUSPENSE_RESERVED', row.environment, row.currency),
+    };
+  }
+  return {
+    source: merchantAccount(row.applicationId, row.environment, row.currency, 'AVAILABLE'),
+    holding: merchantAccount(row.applicationId, row.environment, row.currency, 'RESERVED'),
+  };
+}
+
+/**
+ * Reserves a new pay-out's `reservedAmount` (A + F) from its funding source, in the creating
+ * transaction. Throws 400 INSUFFICIENT_BALANCE when the available balance does not cover it:
+ * the conditional update refuses, so no race can overdraw.
+ */
+export async function reservePayOut(tx: Db, services: LedgerServices, row: TransactionRow): Promise<void> {
+  const reserved = row.reservedAmount;
+  if (reserved === null || reserved <= 0) throw new Error(`pay-out ${row.reference} has no reservation`);
+  if (row.fundingSource !== 'SUSPENSE') await ensureSandboxOpening(tx, services, row.applicationId, row.environment, row.currency);
+  const { source, holding } = fundingOf(row);
+  try {
+    await postEntry(tx, {
+      kind: 'PAYOUT_RESERVE',
+      transactionId: row.id,
+      currency: row.currency,
+      createdAt: services.clock.now(),
+      lines: [
+        { account: source, amount: reserved },
+        { account: holding, amount: -reserved },
+      ],
+    });
+  } catch (error) {
+    if (error instanceof InsufficientFundsError) {
+      throw new ApiError('INSUFFICIENT_BALANCE', {
+        message: `Solde disponible insuffisant : ce virement demande ${reserved} ${row.currency} (montant et frais compris).`,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Options of `postStatusChange`: a pay-in rail's settlement delay (0: available at once). */
+export interface StatusChangePostingOptions {
+  settlementDelaySeconds: number;
+}
+
+/**
+ * Posts the entry of a status change that moved money (see the table above), in the status
+ * change's database transaction. Pay-ins: SUCCESS credits the merchant. Funded pay-outs:
+ * SUCCESS consumes the reservation, FAILED releases it. Anything else posts nothing. An unfunded
+ * pay-out (created before the ledger existed) posts nothing.
+ */
+export async function postStatusChange(tx: Db, services: LedgerServices, row: TransactionRow, options: StatusChangePostingOptions): Promise<void> {
+  const now = services.clock.now();
+  const fee = row.feeAmount ?? 0;
+  if (row.direction === 'PAY_IN') {
+    if (row.status !== 'SUCCESS') return;
+    await creditPayIn(tx, services, row, 'PAYIN_SUCCESS', operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), options);
+    return;
+  }
+  if (row.reservedAmount === null) return;
+  const { source, holding } = fundingOf(row);
+  if (row.status === 'SUCCESS') {
+    await postEntry(tx, {
+      kind: 'PAYOUT_SUCCESS',
+      transactionId: row.id,
+      currency: row.currency,
+      createdAt: now,
+      lines: lines(
+        { account: holding, amount: row.reservedAmount },
+        { account: operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), amount: -row.amount },
+        { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
+      ),
+    });
+  } else if (row.status === 'FAILED' || row.status === 'CANCELLED') {
+    await postEntry(tx, {
+      kind: 'PAYOUT_RELEASE',
+      transactionId: row.id,
+      currency: row.currency,
+      createdAt: now,
+      lines: [
+        { account: holding, amount: row.reservedAmount },
+        { account: source, amount: -row.reservedAmount },
+      ],
+    });
+  }
+}
+
+/**
+ * Credits a pay-in's A − F to the merchant (AVAILABLE, or PENDING with a release scheduled when
+ * the rail holds funds) and F to fee revenue, debiting `from` (the rail's float, or SUSPENSE for
+ * a late success the merchant keeps). `kind` names the entry (one per transaction and kind).
+ */
+export async function creditPayIn(
+  tx: Db,
+  services: LedgerServices,
+  row: TransactionRow,
+  kind: string,
+  from: AccountSpec,
+  options: StatusChangePostingOptions,
+): Promise<void> {
+  const now = services.clock.now();
+  const fee = row.feeAmount ?? 0;
+  const net = row.amount - fee;
+  const isHeld = options.settlementDelaySeconds > 0 && net > 0;
+  await ensureSandboxOpening(tx, services, row.applicationId, row.environment, row.currency);
+  await postEntry(tx, {
+    kind,
+    transactionId: row.id,
+    currency: row.currency,
+    createdAt: now,
+    lines: lines(
+      { account: from, amount: row.amount },
+      { account: merchantAccount(row.applicationId, row.environment, row.currency, isHeld ? 'PENDING' : 'AVAILABLE'), amount: -net },
+      { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
+    ),
+  });
+  if (isHeld) {
+    await tx.insert(pendingSettlements).values({
+      transactionId: row.id,
+      applicationId: row.applicationId,
+      environment: row.environment,
+      currency: row.currency,
+      amount: net,
+      releaseAt: new Date(now.getTime() + options.settlementDelaySeconds * 1000),
+    });
+  }
+}
+
+/**
+ * Moves due pending settlements (at most `limit`) to the merchants' available balances, each
+ * exactly once (`FOR UPDATE SKIP LOCKED`, then `released_at`), in one database transaction.
+ * Returns how many were released. Run by the background jobs.
+ */
+export async function releaseDueSettlements(services: LedgerServices, limit: number): Promise<number> {
+  const now = services.clock.now();
+  return services.db.transaction(async (txHandle) => {
+    const tx = txHandle as unknown as Db;
+    const due = await tx
+      .select()
+      .from(pendingSettlements)
+      .where(and(isNull(pendingSettlements.releasedAt), lte(pendingSettlements.releaseAt, now)))
+      .orderBy(asc(pendingSettlements.releaseAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    for (const s of due) {
+      await postEntry(tx, {
+        kind: 'SETTLEMENT_RELEASE',
+        transactionId: s.transactionId,
+        currency: s.currency,
+        createdAt: now,
+        lines: [
+          { account: merchantAccount(s.applicationId, s.environment, s.currency, 'PENDING'), amount: s.amount },
+          { account: merchantAccount(s.applicationId, s.environment, s.currency, 'AVAILABLE'), amount: -s.amount },
+        ],
+      });
+      await tx.update(pendingSettlements).set({ releasedAt: now }).where(eq(pendingSettlements.transactionId, s.transactionId));
+    }
+    return due.length;
+  });
+}
