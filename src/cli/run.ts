@@ -1,6 +1,7 @@
 /**
  * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
- * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
+ * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange`, `ledger verify` (exit 1 on a
+ * broken invariant), `ledger fund`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
  * ever print a key's full value. With the embedded database these run while the server is
  * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
  */
@@ -22,6 +23,8 @@ import { systemClock } from '../domain/clock.ts';
 import { callbackBaseUrlWarning, createLiveConnectors } from '../connectors/live-connectors.ts';
 import { startMtnSimulator } from '../simulators/mtn-momo/mtn-simulator.ts';
 import { startOrangeSimulator } from '../simulators/orange-money/orange-simulator.ts';
+import { verifyLedger } from '../ledger/verify-ledger.ts';
+import { fundSandbox } from '../payments/transaction-postings.ts';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -55,6 +58,8 @@ Commands:
   connectors check                        fetch a token from each configured operator (secrets masked)
   simulate mtn|orange [--port N] [--host H] [--decision-delay-ms N]
                                           run an operator simulator (tests and rehearsals only)
+  ledger verify                           check Σ lines = 0 and every balance = Σ of its lines (exit 1 and the first discrepancies otherwise)
+  ledger fund --app ID --amount N         top up an application's TEST available balance (base units, application currency)
 
 Options:
   --json   print the result as JSON
@@ -81,6 +86,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'decision-delay-ms': { type: 'string' },
+  amount: { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -203,7 +209,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
   }
 
-  const known = ['secrets forget', 'migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create'];
+  const known = ['secrets forget', 'migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create', 'ledger verify', 'ledger fund'];
   if (!known.includes(command)) {
     io.err(`unknown command: ${command}\n\n${USAGE}`);
     return { exitCode: 2 };
@@ -256,6 +262,34 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const input = { applicationId: app.id, name: values.name ?? `${environment} key`, environment: environment as 'TEST' | 'LIVE' };
         const key = command === 'keys create' ? await createApiKey(services, input) : await rotateApiKey(services, input);
         print(`${key.environment} key ${key.keyPrefix}… for application ${app.id}\n${key.plainTextKey}\n(shown once: store it now)`, key);
+        break;
+      }
+      case 'ledger verify': {
+        const report = await verifyLedger(services.db);
+        const summary = `${report.accounts} accounts, ${report.entries} entries, ${report.lines} lines`;
+        if (report.ok) {
+          print(`ledger OK: ${summary}`, report);
+        } else {
+          print(`ledger BROKEN: ${summary}\n${report.discrepancies.map((d) => `  ${d.check}: ${d.detail}`).join('\n')}`, report);
+          return { exitCode: 1 };
+        }
+        break;
+      }
+      case 'ledger fund': {
+        const app = await findApplication(services.db, required(values.app, 'app'));
+        if (!app) throw new UsageError(`no application ${values.app}`);
+        const amountText = required(values.amount, 'amount');
+        const amount = Number(amountText);
+        if (!/^[0-9]+$/.test(amountText) || !Number.isSafeInteger(amount) || amount <= 0) {
+          throw new UsageError('--amount must be a positive integer in the currency base unit');
+        }
+        await fundSandbox(services, app.id, 'TEST', app.currency, amount);
+        print(`TEST balance of application ${app.id} funded with ${amount} ${app.currency}`, {
+          applicationId: app.id,
+          environment: 'TEST',
+          currency: app.currency,
+          amount,
+        });
         break;
       }
       case 'staff create': {

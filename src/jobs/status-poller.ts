@@ -5,7 +5,8 @@
  * without asking twice at once), then refreshes them with at most `concurrency` in flight.
  * It also claims, the same way, every due checkout attempt still in flight, whatever its
  * checkout's state: a request sent to an operator is asked about until it ends, even when its
- * checkout ended first. It also purges expired idempotency keys. Stoppable; never overlaps itself.
+ * checkout ended first. It also purges expired idempotency keys and releases due pending
+ * settlements (issue 11). Stoppable; never overlaps itself.
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
@@ -15,6 +16,7 @@ import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
 import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
 import { refreshAttempt } from '../payments/refresh-checkout.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
+import { releaseDueSettlements } from '../payments/transaction-postings.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 
 /** Counts of what one tick did. */
@@ -28,6 +30,7 @@ export interface PollTickResult {
 
 const CONCURRENCY = 8;
 const PURGE_BATCH = 1000;
+const SETTLEMENT_BATCH = 200;
 
 /** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for `config.pollerLeaseMs`. */
 export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<TransactionRow[]> {
@@ -143,6 +146,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
     return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
   }
   await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
+  await releaseDueSettlements(services, SETTLEMENT_BATCH);
   return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
 }
 

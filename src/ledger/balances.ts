@@ -1,7 +1,7 @@
 /**
  * Reading balances: the kept, normal-side balances of an application's accounts. One query.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { ledgerAccounts } from '../db/schema-ledger.ts';
 
@@ -40,4 +40,30 @@ export async function holderBalances(db: Db, applicationId: string, environment:
 export async function accountBalance(db: Db, key: string): Promise<number> {
   const [row] = await db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
   return row?.balance ?? 0;
+}
+
+/** Σ of the balances of several holders in `environment`, per currency (one grouped query), sorted by currency. */
+export async function sumHolderBalances(db: Db, applicationIds: string[], environment: string): Promise<HolderBalance[]> {
+  if (applicationIds.length === 0) return [];
+  const rows = await db
+    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, total: sql<string>`sum(${ledgerAccounts.balance})::text` })
+    .from(ledgerAccounts)
+    .where(
+      and(
+        inArray(ledgerAccounts.applicationId, applicationIds),
+        eq(ledgerAccounts.environment, environment),
+        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED']),
+      ),
+    )
+    .groupBy(ledgerAccounts.kind, ledgerAccounts.currency);
+  const byCurrency = new Map<string, HolderBalance>();
+  for (const row of rows) {
+    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0 };
+    const total = Number(row.total);
+    if (row.kind === 'AVAILABLE') b.available = total;
+    else if (row.kind === 'PENDING') b.pending = total;
+    else b.reserved = total;
+    byCurrency.set(row.currency, b);
+  }
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }

@@ -1,0 +1,76 @@
+/**
+ * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
+ * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
+ * ledger. Bearer-authenticated; a merchant sees only their own applications (staff have none).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { merchantBalances, merchantDashboard, type DashboardTransaction } from '../../payments/merchant-balances.ts';
+import type { Services } from '../../services.ts';
+import { dashboardAuthHook, requireAccount } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ts } from '../schemas/dashboard.ts';
+import { balanceLine, balanceQuery, dashboardSummaryData } from '../schemas/money.ts';
+import { bearerSecurity } from './dashboard-auth.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+
+function transactionOut(t: DashboardTransaction) {
+  return { ...t, createdAt: ts(t.createdAt), updatedAt: ts(t.updatedAt) };
+}
+
+/** Registers the balance and dashboard summary routes. */
+export async function dashboardMoneyRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const tags = ['Dashboard : soldes'];
+
+  r.get(
+    '/api/v1/merchants/balance',
+    {
+      schema: {
+        tags,
+        summary: 'Mes soldes par devise (issus du grand livre)',
+        security: bearerSecurity,
+        querystring: balanceQuery,
+        response: { 200: envelopeOf(z.array(balanceLine)), ...errors },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      const lines = await merchantBalances(services, account.accountId, { environment: request.query.environment, applicationId: request.query.appId });
+      return ok(lines, 'Soldes récupérés.', services.clock.now());
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/dashboard',
+    {
+      schema: {
+        tags,
+        summary: 'Tableau de bord : soldes, volume et transactions du jour',
+        security: bearerSecurity,
+        querystring: balanceQuery,
+        response: { 200: envelopeOf(dashboardSummaryData), ...errors },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      const summary = await merchantDashboard(services, account.accountId, {
+        environment: request.query.environment,
+        applicationId: request.query.appId,
+        currency: request.query.currency,
+      });
+      return ok(
+        {
+          ...summary,
+          todayTransactions: summary.todayTransactions.map(transactionOut),
+          lastFiveTransactions: summary.lastFiveTransactions.map(transactionOut),
+        },
+        'Tableau de bord récupéré.',
+        services.clock.now(),
+      );
+    },
+  );
+}

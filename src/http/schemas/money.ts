@@ -1,0 +1,79 @@
+/**
+ * Schemas of the money routes (issue 11): balances, dashboard summary, refunds. They validate
+ * requests and generate `/openapi.json`.
+ */
+import { z } from 'zod';
+import { amountSchema, fr, optionalText, requiredText } from './common.ts';
+
+/** Query of the balance and dashboard routes. */
+export const balanceQuery = z.object({
+  environment: z.enum(['LIVE', 'TEST']).default('LIVE').describe('LIVE (par défaut) ou TEST (soldes du bac à sable)'),
+  appId: z.string().uuid(fr('doit être un identifiant (UUID)')).optional().describe('Une seule de mes applications'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, fr('doit être un code ISO 4217'))
+    .optional()
+    .describe('Devise du tableau de bord (par défaut : celle de ma plus ancienne application)'),
+});
+
+/** One balance line (base units). */
+export const balanceLine = z.object({
+  availableAmount: z.number().describe('Disponible pour des virements et retraits'),
+  pendingAmount: z.number().describe('Encaissé, pas encore réglé par le moyen de paiement'),
+  reservedAmount: z.number().describe('Réservé pour des virements en cours'),
+  currency: z.string(),
+});
+
+/** A transaction as the dashboard lists it. */
+export const dashboardTransaction = z.object({
+  id: z.string(),
+  reference: z.string(),
+  merchantReference: z.string().nullable(),
+  type: z.string(),
+  amount: z.number(),
+  feeAmount: z.number().nullable(),
+  netAmount: z.number().nullable(),
+  currency: z.string(),
+  status: z.string(),
+  description: z.string().nullable(),
+  provider: z.string().nullable(),
+  payerAccount: z.string().nullable(),
+  payerName: z.string().nullable(),
+  payerEmail: z.string().nullable(),
+  appName: z.string(),
+  isLateSuccess: z.boolean().describe("Succès signalé par l'opérateur après la clôture de la transaction"),
+  refundedAmount: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** `GET /api/v1/merchants/dashboard` data. */
+export const dashboardSummaryData = z.object({
+  availableBalance: z.number(),
+  pendingBalance: z.number(),
+  currency: z.string().nullable(),
+  dailyVolume: z.number().describe('Paiements réussis du jour (UTC), unités de base'),
+  todayTransactionCount: z.number(),
+  todayTransactions: z.array(dashboardTransaction),
+  lastFiveTransactions: z.array(dashboardTransaction),
+});
+
+/** `POST /api/v1/pay-in/refund` body. */
+export const refundRequest = z.object({
+  reference: requiredText(64).describe('Référence du paiement à rembourser (PI-…)'),
+  amount: amountSchema.optional().describe('Montant à rembourser (unités de base) ; par défaut tout ce qui reste'),
+  reason: optionalText(255),
+});
+
+/** Body of the dashboard refund route. */
+export const dashboardRefundRequest = refundRequest.omit({ reference: true });
+
+/** A refund as answered when it is created. */
+export const refundData = z.object({
+  reference: z.string().describe('Référence du virement de remboursement (PO-…)'),
+  paymentReference: z.string(),
+  status: z.enum(['PENDING', 'SUCCESS', 'FAILED']),
+  amount: z.number(),
+  currency: z.string(),
+  reason: z.string().nullable(),
+});

@@ -1,0 +1,163 @@
+/**
+ * What a merchant sees of their money (compatibility.md "Transactions, balances, providers"):
+ * `GET /api/v1/merchants/balance` and the balance figures of `GET /api/v1/merchants/dashboard`,
+ * read from the ledger (never recomputed from transactions). LIVE by default; `environment=TEST`
+ * shows the sandbox balances (a TEST application that never moved money shows its opening
+ * balance).
+ */
+import { and, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { applications, transactions } from '../db/schema.ts';
+import { sumHolderBalances } from '../ledger/balances.ts';
+import type { Services } from '../services.ts';
+import { ensureSandboxOpening } from './transaction-postings.ts';
+
+/** One line of `GET /api/v1/merchants/balance` (base units). */
+export interface BalanceLine {
+  availableAmount: number;
+  pendingAmount: number;
+  reservedAmount: number;
+  currency: string;
+}
+
+/** Options: the environment (default LIVE) and an optional single application of the merchant. */
+export interface BalanceQuery {
+  environment: 'LIVE' | 'TEST';
+  applicationId?: string | undefined;
+}
+
+async function merchantApplications(db: Db, merchantId: string, applicationId?: string) {
+  return db
+    .select({ id: applications.id, name: applications.name, currency: applications.currency, createdAt: applications.createdAt })
+    .from(applications)
+    .where(
+      and(
+        eq(applications.merchantId, merchantId),
+        isNull(applications.deletedAt),
+        applicationId ? eq(applications.id, applicationId) : undefined,
+      ),
+    )
+    .orderBy(applications.createdAt);
+}
+
+/** The merchant's balances per currency, Σ over their applications (or the one asked for). */
+export async function merchantBalances(services: Services, merchantId: string, query: BalanceQuery): Promise<BalanceLine[]> {
+  const apps = await merchantApplications(services.db, merchantId, query.applicationId);
+  if (query.environment === 'TEST') {
+    await services.db.transaction(async (tx) => {
+      for (const app of apps) await ensureSandboxOpening(tx as unknown as Db, services, app.id, 'TEST', app.currency);
+    });
+  }
+  const sums = await sumHolderBalances(
+    services.db,
+    apps.map((a) => a.id),
+    query.environment,
+  );
+  const currencies = new Set([...apps.map((a) => a.currency), ...sums.map((s) => s.currency)]);
+  return [...currencies].sort().map((currency) => {
+    const s = sums.find((x) => x.currency === currency);
+    return { availableAmount: s?.available ?? 0, pendingAmount: s?.pending ?? 0, reservedAmount: s?.reserved ?? 0, currency };
+  });
+}
+
+/** A transaction as the dashboard lists it (compatibility.md "Transactions"). */
+export interface DashboardTransaction {
+  id: string;
+  reference: string;
+  merchantReference: string | null;
+  type: string;
+  amount: number;
+  feeAmount: number | null;
+  netAmount: number | null;
+  currency: string;
+  status: string;
+  description: string | null;
+  provider: string | null;
+  payerAccount: string | null;
+  payerName: string | null;
+  payerEmail: string | null;
+  appName: string;
+  isLateSuccess: boolean;
+  refundedAmount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `GET /api/v1/merchants/dashboard` data, before serialisation. */
+export interface DashboardSummary {
+  availableBalance: number;
+  pendingBalance: number;
+  currency: string | null;
+  dailyVolume: number;
+  todayTransactionCount: number;
+  todayTransactions: DashboardTransaction[];
+  lastFiveTransactions: DashboardTransaction[];
+}
+
+/** Bound of `todayTransactions` (the full list is paged elsewhere). */
+const TODAY_LIST_MAX = 50;
+
+/**
+ * The dashboard summary of a merchant in one currency (`currency`, else their oldest
+ * application's): balances from the ledger; today's (UTC) count and SUCCESS pay-in volume.
+ */
+export async function merchantDashboard(
+  services: Services,
+  merchantId: string,
+  query: BalanceQuery & { currency?: string | undefined },
+): Promise<DashboardSummary> {
+  const apps = await merchantApplications(services.db, merchantId, query.applicationId);
+  const currency = query.currency ?? apps[0]?.currency ?? null;
+  const balances = await merchantBalances(services, merchantId, query);
+  const balance = balances.find((b) => b.currency === currency);
+  const inCurrency = apps.filter((a) => a.currency === currency);
+  const ids = inCurrency.map((a) => a.id);
+  const names = new Map(apps.map((a) => [a.id, a.name]));
+  const empty = { availableBalance: balance?.availableAmount ?? 0, pendingBalance: balance?.pendingAmount ?? 0, currency };
+  if (ids.length === 0) return { ...empty, dailyVolume: 0, todayTransactionCount: 0, todayTransactions: [], lastFiveTransactions: [] };
+  const now = services.clock.now();
+  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const scope = and(inArray(transactions.applicationId, ids), eq(transactions.environment, query.environment));
+  const [stats] = await services.db
+    .select({
+      count: sql<string>`count(*)::text`,
+      volume: sql<string>`coalesce(sum(${transactions.amount}) filter (where ${transactions.direction} = 'PAY_IN' and ${transactions.status} in ('SUCCESS', 'REFUNDED')), 0)::text`,
+    })
+    .from(transactions)
+    .where(and(scope, gte(transactions.createdAt, dayStart)));
+  const today = await services.db
+    .select()
+    .from(transactions)
+    .where(and(scope, gte(transactions.createdAt, dayStart)))
+    .orderBy(desc(transactions.createdAt))
+    .limit(TODAY_LIST_MAX);
+  const lastFive = await services.db.select().from(transactions).where(scope).orderBy(desc(transactions.createdAt)).limit(5);
+  const view = (row: typeof transactions.$inferSelect): DashboardTransaction => ({
+    id: row.id,
+    reference: row.reference,
+    merchantReference: row.merchantReference,
+    type: row.direction === 'PAY_OUT' ? (row.refundOf ? 'REFUND' : 'PAYOUT') : (row.type ?? 'CHARGE'),
+    amount: row.amount,
+    feeAmount: row.feeAmount,
+    netAmount: row.feeAmount === null ? null : row.direction === 'PAY_IN' ? row.amount - row.feeAmount : row.amount + row.feeAmount,
+    currency: row.currency,
+    status: row.status,
+    description: row.description,
+    provider: row.paymentMethod,
+    payerAccount: row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount,
+    payerName: row.direction === 'PAY_IN' ? row.payerName : row.beneficiaryName,
+    payerEmail: row.direction === 'PAY_IN' ? row.payerEmail : row.beneficiaryEmail,
+    appName: names.get(row.applicationId) ?? '',
+    isLateSuccess: row.isLateSuccess,
+    refundedAmount: row.refundedAmount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  });
+  return {
+    ...empty,
+    dailyVolume: Number(stats?.volume ?? 0),
+    todayTransactionCount: Number(stats?.count ?? 0),
+    todayTransactions: today.map(view),
+    lastFiveTransactions: lastFive.map(view),
+  };
+}
