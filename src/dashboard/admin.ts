@@ -115,6 +115,9 @@ export function providerView(row: typeof providers.$inferSelect) {
     currency: row.currency,
     feePercentage: Number(row.feePercentage),
     feeFixed: row.feeFixed,
+    payOutFeePercentage: Number(row.payOutFeePercentage),
+    payOutFeeFixed: row.payOutFeeFixed,
+    settlementDelaySeconds: row.settlementDelaySeconds,
     minAmount: row.minAmount,
     maxAmount: row.maxAmount,
     pendingTimeoutSeconds: row.pendingTimeoutSeconds,
@@ -129,7 +132,10 @@ export async function listProviders(db: Db) {
   return (await db.select().from(providers).orderBy(asc(providers.code))).map(providerView);
 }
 
-/** Fields of a rail; limits and fees in the currency's base unit, fee percentage 0–100. */
+/**
+ * Fields of a rail; limits and fees in the currency's base unit, fee percentages 0–100 in whole
+ * basis points (`feePercentage`/`feeFixed`: pay-ins; `payOutFee…`: pay-outs).
+ */
 export interface ProviderInput {
   code: string;
   name: string;
@@ -138,6 +144,9 @@ export interface ProviderInput {
   currency: string;
   feePercentage: number;
   feeFixed: number;
+  payOutFeePercentage?: number | undefined;
+  payOutFeeFixed?: number | undefined;
+  settlementDelaySeconds?: number | undefined;
   minAmount: number;
   maxAmount: number;
   active: boolean;
@@ -170,6 +179,9 @@ export async function createProvider(services: Services, actor: AuditActor, inpu
       currency: input.currency,
       feePercentage: String(input.feePercentage),
       feeFixed: input.feeFixed,
+      payOutFeePercentage: String(input.payOutFeePercentage ?? 0),
+      payOutFeeFixed: input.payOutFeeFixed ?? 0,
+      settlementDelaySeconds: input.settlementDelaySeconds ?? 0,
       minAmount: input.minAmount,
       maxAmount: input.maxAmount,
       pendingTimeoutSeconds: input.pendingTimeoutSeconds ?? 900,
@@ -206,6 +218,9 @@ export async function updateProvider(services: Services, actor: AuditActor, id: 
       currency: input.currency,
       feePercentage: String(input.feePercentage),
       feeFixed: input.feeFixed,
+      ...(input.payOutFeePercentage !== undefined ? { payOutFeePercentage: String(input.payOutFeePercentage) } : {}),
+      ...(input.payOutFeeFixed !== undefined ? { payOutFeeFixed: input.payOutFeeFixed } : {}),
+      ...(input.settlementDelaySeconds !== undefined ? { settlementDelaySeconds: input.settlementDelaySeconds } : {}),
       minAmount: input.minAmount,
       maxAmount: input.maxAmount,
       active: input.active,

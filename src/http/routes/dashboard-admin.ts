@@ -28,10 +28,17 @@ import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { currencySchema, fr, requiredText } from '../schemas/common.ts';
 import { idParams, pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
+import { deleteFeeOverride, listFeeOverrides, setFeeOverride, type FeeOverrideView } from '../../dashboard/fee-overrides.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
 
+/** A fee percentage 0–100 in whole basis points (at most two decimals: 1.25 % = 125 bp). */
+const feePercentage = z
+  .number()
+  .min(0)
+  .max(100)
+  .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-9, fr('doit avoir au plus deux décimales (points de base entiers)'));
 const providerType = z.enum(['MOBILE_MONEY', 'BANK_TRANSFER', 'CARD', 'CRYPTO', 'WALLET']);
 const providerRequest = z.object({
   code: z.string().regex(/^[A-Z][A-Z0-9_]{1,40}_[A-Z]{2}$/, fr('doit être un code en majuscules : opérateur puis pays ISO 3166 (ex. MTN_MOMO_CM)')),
@@ -39,8 +46,17 @@ const providerRequest = z.object({
   type: providerType.default('MOBILE_MONEY'),
   country: z.string().regex(/^[A-Z]{2}$/, fr('doit être un code pays ISO 3166 alpha-2 (ex. CM)')),
   currency: currencySchema,
-  feePercentage: z.number().min(0).max(100).default(0),
-  feeFixed: z.number().int().min(0).default(0),
+  feePercentage: feePercentage.default(0).describe('Frais des paiements (pay-in), en %'),
+  feeFixed: z.number().int().min(0).default(0).describe('Partie fixe des frais des paiements, unités de base'),
+  payOutFeePercentage: feePercentage.optional().describe('Frais des virements (pay-out), en % ; 0 par défaut'),
+  payOutFeeFixed: z.number().int().min(0).optional().describe('Partie fixe des frais des virements, unités de base'),
+  settlementDelaySeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional()
+    .describe("Délai avant qu'un paiement encaissé devienne disponible (0 : immédiat)"),
   minAmount: z.number().int().min(1),
   maxAmount: z.number().int().min(1),
   active: z.boolean().default(true),
@@ -57,6 +73,9 @@ const providerData = z.object({
   currency: z.string(),
   feePercentage: z.number(),
   feeFixed: z.number(),
+  payOutFeePercentage: z.number(),
+  payOutFeeFixed: z.number(),
+  settlementDelaySeconds: z.number(),
   minAmount: z.number(),
   maxAmount: z.number(),
   pendingTimeoutSeconds: z.number(),
@@ -245,6 +264,70 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
       const target = await accountWithRole(services.db, request.params.id, ['ADMIN', 'SUPPORT']);
       // Soft delete: the audit log keeps pointing at a real account.
       await setAccountStatus(services, auditActor(request), target, 'DELETED');
+      return reply.code(204).send(undefined);
+    },
+  );
+
+  const feeOverrideData = z.object({
+    providerCode: z.string(),
+    direction: z.enum(['PAY_IN', 'PAY_OUT']),
+    feePercentage: z.number(),
+    feeFixed: z.number(),
+    updatedAt: z.string(),
+  });
+  const feeOverrideOut = (o: FeeOverrideView) => ({ ...o, updatedAt: ts(o.updatedAt) });
+
+  r.get(
+    '/api/v1/admin/merchants/:id/fees',
+    {
+      schema: { tags, summary: "Frais propres d'un marchand", security, params: idParams, response: { 200: envelopeOf(z.array(feeOverrideData)), ...errors } },
+      onRequest: staffRead,
+    },
+    async (request) => {
+      const merchant = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
+      return ok((await listFeeOverrides(services.db, merchant.id)).map(feeOverrideOut), 'Frais récupérés.', now());
+    },
+  );
+
+  r.put(
+    '/api/v1/admin/merchants/:id/fees',
+    {
+      schema: {
+        tags,
+        summary: "Fixer les frais propres d'un marchand sur un moyen de paiement et un sens",
+        security,
+        params: idParams,
+        body: z.object({
+          providerCode: requiredText(64),
+          direction: z.enum(['PAY_IN', 'PAY_OUT']),
+          feePercentage,
+          feeFixed: z.number().int().min(0),
+        }),
+        response: { 200: envelopeOf(feeOverrideData), ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request) => {
+      const merchant = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
+      return ok(feeOverrideOut(await setFeeOverride(services, auditActor(request), merchant.id, request.body)), 'Frais enregistrés.', now());
+    },
+  );
+
+  r.delete(
+    '/api/v1/admin/merchants/:id/fees/:providerCode/:direction',
+    {
+      schema: {
+        tags,
+        summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
+        security,
+        params: z.object({ id: z.string().max(64), providerCode: z.string().max(64), direction: z.enum(['PAY_IN', 'PAY_OUT']) }),
+        response: { 204: noContent, ...errors },
+      },
+      onRequest: adminOnly,
+    },
+    async (request, reply) => {
+      const merchant = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
+      await deleteFeeOverride(services, auditActor(request), merchant.id, request.params.providerCode, request.params.direction);
       return reply.code(204).send(undefined);
     },
   );

@@ -1,0 +1,108 @@
+/**
+ * Money through the dashboard API (issue 11 items 3 and 4): ADMIN edits fees per rail and
+ * direction through the providers routes and per merchant; `GET /api/v1/merchants/balance` and
+ * the dashboard's balance figures come from the ledger.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness, type Tenant } from '../harness.ts';
+import { createApplication } from '../../src/accounts/applications.ts';
+import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
+import { chargeTo, settle } from '../helpers/webhooks.ts';
+import { expectLedgerBalanced } from '../helpers/ledger.ts';
+
+let h: Harness;
+let admin: DashboardAccount;
+let merchant: DashboardAccount;
+
+beforeAll(async () => {
+  h = await startHarness({ ...DASHBOARD_TEST_ENV });
+  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  merchant = await createDashboardAccount(h);
+});
+afterAll(async () => h?.close());
+afterEach(async () => expectLedgerBalanced(h.services.db));
+
+const as = (who: DashboardAccount, method: string, path: string, body?: unknown) => asAccount(h, who.accessToken, method, path, { body });
+
+/** An application of the dashboard merchant with an active key. */
+async function merchantApp(name: string, environment: 'TEST' | 'LIVE' = 'TEST'): Promise<Tenant> {
+  const app = await createApplication(h.services, { merchantId: merchant.accountId, name, currency: 'XAF' });
+  const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment });
+  return { merchantId: merchant.accountId, applicationId: app.id, key: key.plainTextKey, keyId: key.id };
+}
+
+describe('fees edited by ADMIN', () => {
+  it('per rail and direction through the providers routes, in whole basis points', async () => {
+    const list = await as(admin, 'GET', '/api/v1/admin/providers');
+    const mtn = list.json.data.find((p: { code: string }) => p.code === 'MTN_MOMO_CM');
+    expect(mtn).toMatchObject({ feePercentage: 1.5, feeFixed: 0, payOutFeePercentage: 0, payOutFeeFixed: 0, settlementDelaySeconds: 0 });
+    const { id, createdAt: _c, updatedAt: _u, ...fields } = mtn;
+    const tooFine = await as(admin, 'PUT', `/api/v1/admin/providers/${id}`, { ...fields, payOutFeePercentage: 1.255 });
+    expectError(tooFine, 400, 'VALIDATION_ERROR');
+    expect(tooFine.json.data.payOutFeePercentage).toMatch(/deux décimales/);
+    const updated = await as(admin, 'PUT', `/api/v1/admin/providers/${id}`, { ...fields, feePercentage: 2, payOutFeePercentage: 1.25, payOutFeeFixed: 50 });
+    expect(updated.json.data).toMatchObject({ feePercentage: 2, payOutFeePercentage: 1.25, payOutFeeFixed: 50 });
+    expect((await as(merchant, 'PUT', `/api/v1/admin/providers/${id}`, { ...fields, feePercentage: 0 })).status).toBe(403);
+
+    const t = await merchantApp('Frais');
+    const transfer = expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: 10_000 }) }), 201);
+    // 1.25 % of 10 000 = 125, + 50
+    expect(expectSuccess(await h.request('GET', PATHS.payOutStatus(transfer.reference), { key: t.key }), 200)).toMatchObject({ feeAmount: 175, netAmount: 10_175 });
+    const charge = await chargeTo(h, t, 'SUCCESS');
+    expect(expectSuccess(await h.request('GET', PATHS.payInStatus(charge), { key: t.key }), 200)).toMatchObject({ feeAmount: 100, netAmount: 4900 });
+
+    // A merchant override replaces the rail's fee for that merchant only.
+    const set = await as(admin, 'PUT', `/api/v1/admin/merchants/${merchant.accountId}/fees`, {
+      providerCode: 'MTN_MOMO_CM',
+      direction: 'PAY_IN',
+      feePercentage: 0.75,
+      feeFixed: 0,
+    });
+    expect(set.status).toBe(200);
+    expect((await as(admin, 'GET', `/api/v1/admin/merchants/${merchant.accountId}/fees`)).json.data).toMatchObject([
+      { providerCode: 'MTN_MOMO_CM', direction: 'PAY_IN', feePercentage: 0.75, feeFixed: 0 },
+    ]);
+    const cheaper = await chargeTo(h, t, 'SUCCESS');
+    expect(expectSuccess(await h.request('GET', PATHS.payInStatus(cheaper), { key: t.key }), 200)).toMatchObject({ feeAmount: 38, netAmount: 4962 });
+    expect((await as(admin, 'DELETE', `/api/v1/admin/merchants/${merchant.accountId}/fees/MTN_MOMO_CM/PAY_IN`)).status).toBe(204);
+    expect((await as(admin, 'DELETE', `/api/v1/admin/merchants/${merchant.accountId}/fees/MTN_MOMO_CM/PAY_IN`)).status).toBe(404);
+    await as(admin, 'PUT', `/api/v1/admin/providers/${id}`, { ...fields });
+  });
+});
+
+describe('balances from the ledger', () => {
+  it('GET /api/v1/merchants/balance and the dashboard figures follow pay-ins and pay-outs', async () => {
+    const fresh = await createDashboardAccount(h);
+    const empty = await asAccount(h, fresh.accessToken, 'GET', '/api/v1/merchants/balance');
+    expect(expectSuccess(empty, 200)).toEqual([]);
+
+    const live = await as(merchant, 'GET', '/api/v1/merchants/balance');
+    const liveXaf = expectSuccess(live, 200).find((b: { currency: string }) => b.currency === 'XAF');
+    expect(liveXaf).toEqual({ availableAmount: 0, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' });
+
+    const t = await merchantApp('Soldes');
+    const one = (await as(merchant, 'GET', `/api/v1/merchants/balance?environment=TEST&appId=${t.applicationId}`)).json.data;
+    expect(one).toEqual([{ availableAmount: 1_000_000, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' }]);
+    await chargeTo(h, t, 'SUCCESS'); // +4 925
+    expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: 2000 }) }), 201);
+    const after = (await as(merchant, 'GET', `/api/v1/merchants/balance?environment=TEST&appId=${t.applicationId}`)).json.data;
+    expect(after).toEqual([{ availableAmount: 1_000_000 + 4925 - 2000, pendingAmount: 0, reservedAmount: 2000, currency: 'XAF' }]);
+
+    const dashboard = expectSuccess(await as(merchant, 'GET', `/api/v1/merchants/dashboard?environment=TEST&appId=${t.applicationId}`), 200);
+    expect(dashboard).toMatchObject({
+      availableBalance: 1_000_000 + 4925 - 2000,
+      pendingBalance: 0,
+      currency: 'XAF',
+      dailyVolume: 5000,
+      todayTransactionCount: 2,
+    });
+    expect(dashboard.lastFiveTransactions[0]).toMatchObject({ type: 'PAYOUT', amount: 2000, feeAmount: 0, netAmount: 2000, appName: 'Soldes' });
+    expect(dashboard.lastFiveTransactions[1]).toMatchObject({ type: 'CHARGE', amount: 5000, feeAmount: 75, netAmount: 4925 });
+    await settle(h);
+
+    expectError(await as(merchant, 'GET', '/api/v1/merchants/balance?environment=PROD'), 400, 'INVALID_PARAMETER');
+    expect((await h.request('GET', '/api/v1/merchants/balance', { key: t.key })).status).toBe(401);
+  });
+});
