@@ -13,6 +13,12 @@ const KINDS: TransactionKind[] = ['CHECKOUT', 'CHARGE', 'TRANSFER'];
 
 /** The spec's table ("States and transitions"), written out independently of the implementation. */
 function expected(from: TransactionStatus, event: TransitionEvent, kind: TransactionKind) {
+  // Issue 11: the only transition out of SUCCESS, for pay-ins.
+  if (event === 'FULLY_REFUNDED') {
+    if (kind === 'TRANSFER') return { ok: false, reason: 'NOT_ALLOWED' };
+    if (from === 'SUCCESS') return { ok: true, from, to: 'REFUNDED' };
+    return { ok: false, reason: from === 'PENDING' ? 'NOT_ALLOWED' : 'TERMINAL' };
+  }
   if (from !== 'PENDING') return { ok: false, reason: 'TERMINAL' };
   switch (event) {
     case 'MONEY_MOVED':
@@ -29,25 +35,29 @@ describe('nextStatus', () => {
   const triples = TRANSACTION_STATUSES.flatMap((s) => TRANSITION_EVENTS.flatMap((e) => KINDS.map((k) => [s, e, k] as const)));
 
   it('covers every (status, event, kind) triple', () => {
-    expect(triples).toHaveLength(5 * 4 * 3);
+    expect(triples).toHaveLength(5 * 5 * 3);
   });
 
   it.each(triples)('%s + %s (%s) follows the table', (status, event, kind) => {
     expect(nextStatus(status, event, kind)).toEqual(expected(status, event, kind));
   });
 
-  it('never leaves a terminal state, whatever the event or kind', () => {
+  it('never leaves a terminal state, whatever the event or kind, except SUCCESS by a full refund', () => {
     for (const status of ['SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const) {
       for (const event of TRANSITION_EVENTS) {
-        for (const kind of KINDS) expect(nextStatus(status, event, kind).ok).toBe(false);
+        for (const kind of KINDS) {
+          const isRefund = status === 'SUCCESS' && event === 'FULLY_REFUNDED' && kind !== 'TRANSFER';
+          expect(nextStatus(status, event, kind).ok).toBe(isRefund);
+        }
       }
     }
   });
 
-  it('no event ever reaches REFUNDED or PENDING', () => {
+  it('only a full refund reaches REFUNDED, and no event reaches PENDING', () => {
     for (const [status, event, kind] of triples) {
       const result = nextStatus(status, event, kind);
-      if (result.ok) expect(['SUCCESS', 'FAILED', 'CANCELLED']).toContain(result.to);
+      if (result.ok && result.to === 'REFUNDED') expect([status, event]).toEqual(['SUCCESS', 'FULLY_REFUNDED']);
+      if (result.ok) expect(result.to).not.toBe('PENDING');
     }
   });
 

@@ -1,8 +1,9 @@
 /**
  * The transaction state machine (spec "States and transitions"), as one pure function over an
- * explicit table. PENDING is the only non-terminal state; SUCCESS, FAILED and CANCELLED are
- * terminal and never change; REFUNDED is reserved and no event reaches it. A customer can only
- * back out of a hosted CHECKOUT.
+ * explicit table. PENDING is the only state an operator's answer can move; FAILED, CANCELLED
+ * and REFUNDED never change. SUCCESS has exactly one way out (issue 11): FULLY_REFUNDED, when
+ * refunds reach a pay-in's whole amount, moves it to REFUNDED. A customer can only back out of
+ * a hosted CHECKOUT.
  */
 
 /** Every status a transaction can have. */
@@ -10,7 +11,7 @@ export const TRANSACTION_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** What happened to a transaction. */
-export const TRANSITION_EVENTS = ['MONEY_MOVED', 'DECLINED', 'TIMED_OUT', 'CUSTOMER_CANCELLED'] as const;
+export const TRANSITION_EVENTS = ['MONEY_MOVED', 'DECLINED', 'TIMED_OUT', 'CUSTOMER_CANCELLED', 'FULLY_REFUNDED'] as const;
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
 
 /** Kind of transaction: pay-in CHECKOUT or CHARGE, or a pay-out TRANSFER. */
@@ -18,7 +19,7 @@ export type TransactionKind = 'CHECKOUT' | 'CHARGE' | 'TRANSFER';
 
 const TABLE: Record<TransactionStatus, Partial<Record<TransitionEvent, TransactionStatus>>> = {
   PENDING: { MONEY_MOVED: 'SUCCESS', DECLINED: 'FAILED', TIMED_OUT: 'FAILED', CUSTOMER_CANCELLED: 'CANCELLED' },
-  SUCCESS: {},
+  SUCCESS: { FULLY_REFUNDED: 'REFUNDED' },
   FAILED: {},
   CANCELLED: {},
   REFUNDED: {},
@@ -31,16 +32,21 @@ export type TransitionResult =
 
 /**
  * Where `event` takes a transaction of `kind` in state `from`. Pure; never throws.
- * `CUSTOMER_CANCELLED` applies to CHECKOUT only.
+ * `CUSTOMER_CANCELLED` applies to CHECKOUT only; `FULLY_REFUNDED` to pay-ins only.
  */
 export function nextStatus(from: TransactionStatus, event: TransitionEvent, kind: TransactionKind): TransitionResult {
+  if (event === 'FULLY_REFUNDED') {
+    if (kind === 'TRANSFER') return { ok: false, reason: 'NOT_ALLOWED' };
+    const to = TABLE[from][event];
+    return to ? { ok: true, from, to } : { ok: false, reason: isTerminal(from) ? 'TERMINAL' : 'NOT_ALLOWED' };
+  }
   if (isTerminal(from)) return { ok: false, reason: 'TERMINAL' };
   if (event === 'CUSTOMER_CANCELLED' && kind !== 'CHECKOUT') return { ok: false, reason: 'NOT_ALLOWED' };
   const to = TABLE[from][event];
   return to ? { ok: true, from, to } : { ok: false, reason: 'NOT_ALLOWED' };
 }
 
-/** True for the states no event ever leaves. */
+/** True for the states no operator answer ever leaves (all but PENDING; SUCCESS only leaves by a full refund). */
 export function isTerminal(status: TransactionStatus): boolean {
   return status !== 'PENDING';
 }

@@ -15,6 +15,7 @@ import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { postStatusChange } from './transaction-postings.ts';
+import { settleRefund } from './refund-payment.ts';
 
 /** Called inside the status change's database transaction with the updated row. */
 export type StatusChangeListener = (tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>;
@@ -86,6 +87,8 @@ export async function applyTransition(
     });
     await postStatusChange(tx, services, updated, { settlementDelaySeconds });
     for (const listener of services.statusListeners) await listener(tx, updated, result.from);
+    // A successful refund may complete its pay-in's refund (SUCCESS → REFUNDED), announced after it.
+    if (updated.refundOf) await settleRefund(tx, services, updated);
     return updated;
   });
 }

@@ -20,21 +20,31 @@ export const WEBHOOK_EVENT_NAMES = [
   'payment.cancelled',
   'payout.success',
   'payout.failed',
+  'payment.refunded',
+  'refund.success',
+  'refund.failed',
+  'payment.late_success',
   'webhook.test',
 ] as const;
 /** One of the event names. */
 export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
 
-/** The event a terminal status announces, or null (no event for PENDING, REFUNDED, a pay-out CANCELLED). */
-export function eventNameFor(row: Pick<TransactionRow, 'direction' | 'status'>): WebhookEventName | null {
+/**
+ * The event a status announces, or null (no event for PENDING or a pay-out CANCELLED).
+ * A refund (a pay-out with `refundOf`) announces `refund.success` / `refund.failed`; a pay-in
+ * reaching REFUNDED announces `payment.refunded` (issue 11).
+ */
+export function eventNameFor(row: Pick<TransactionRow, 'direction' | 'status'> & Partial<Pick<TransactionRow, 'refundOf'>>): WebhookEventName | null {
   if (row.direction === 'PAY_IN') {
     if (row.status === 'SUCCESS') return 'payment.success';
     if (row.status === 'FAILED') return 'payment.failed';
     if (row.status === 'CANCELLED') return 'payment.cancelled';
+    if (row.status === 'REFUNDED') return 'payment.refunded';
     return null;
   }
-  if (row.status === 'SUCCESS') return 'payout.success';
-  if (row.status === 'FAILED') return 'payout.failed';
+  const isRefund = Boolean(row.refundOf);
+  if (row.status === 'SUCCESS') return isRefund ? 'refund.success' : 'payout.success';
+  if (row.status === 'FAILED') return isRefund ? 'refund.failed' : 'payout.failed';
   return null;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
  * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
- * ledger. Bearer-authenticated; a merchant sees only their own applications (staff have none).
+ * ledger, and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -11,7 +11,8 @@ import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { ts } from '../schemas/dashboard.ts';
-import { balanceLine, balanceQuery, dashboardSummaryData } from '../schemas/money.ts';
+import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
+import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
@@ -20,7 +21,7 @@ function transactionOut(t: DashboardTransaction) {
   return { ...t, createdAt: ts(t.createdAt), updatedAt: ts(t.updatedAt) };
 }
 
-/** Registers the balance and dashboard summary routes. */
+/** Registers the balance, dashboard summary and refund routes. */
 export async function dashboardMoneyRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.addHook('onRequest', dashboardAuthHook(services));
@@ -71,6 +72,25 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         'Tableau de bord récupéré.',
         services.clock.now(),
       );
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/transactions/:reference/refund',
+    {
+      schema: {
+        tags,
+        summary: "Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund)",
+        security: bearerSecurity,
+        params: z.object({ reference: z.string().max(64) }),
+        body: dashboardRefundRequest,
+        response: { 201: envelopeOf(refundData), ...errors, 409: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request);
+      const data = await refundMerchantPayment(services, account.accountId, { ...request.body, reference: request.params.reference });
+      return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
   );
 }

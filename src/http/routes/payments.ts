@@ -10,6 +10,8 @@ import { createCheckout } from '../../payments/create-checkout.ts';
 import { createTransfer } from '../../payments/create-transfer.ts';
 import { getTransaction } from '../../payments/get-transaction.ts';
 import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
+import { refundPayment } from '../../payments/refund-payment.ts';
+import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { apiKeyHook, requireApiKey } from '../api-key-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
@@ -41,7 +43,7 @@ function idempotencyHeader(request: FastifyRequest): string | undefined {
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const security = [{ apiKey: [] }];
 
-/** Registers the five merchant payment endpoints. */
+/** Registers the merchant payment endpoints (spec 4.1–4.5, and the refund of issue 11). */
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.addHook('onRequest', apiKeyHook(services));
@@ -94,6 +96,25 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     async (request) => {
       const row = await getTransaction(services, requireApiKey(request), 'PAY_IN', request.params.reference);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
+    },
+  );
+
+  r.post(
+    '/api/v1/pay-in/refund',
+    {
+      schema: {
+        tags: ['Pay-in'],
+        summary: 'Rembourser un paiement réussi, en tout ou en partie',
+        description:
+          "Crée un virement de remboursement vers le compte du payeur, financé par le solde disponible (montant + frais de virement du moyen de paiement). Σ des remboursements ≤ montant du paiement ; remboursé en totalité, le paiement passe à REFUNDED. En-tête Idempotency-Key pris en compte.",
+        security,
+        body: refundRequest,
+        response: { 201: envelopeOf(refundData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const data = await refundPayment(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
   );
 

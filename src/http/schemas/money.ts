@@ -72,8 +72,9 @@ export const dashboardRefundRequest = refundRequest.omit({ reference: true });
 export const refundData = z.object({
   reference: z.string().describe('Référence du virement de remboursement (PO-…)'),
   paymentReference: z.string(),
-  status: z.enum(['PENDING', 'SUCCESS', 'FAILED']),
+  status: z.literal('PENDING'),
   amount: z.number(),
+  feeAmount: z.number().describe('Frais de virement du remboursement, à la charge du marchand'),
   currency: z.string(),
   reason: z.string().nullable(),
 });

@@ -1,0 +1,218 @@
+/**
+ * Refunds (issue 11 item 8): a SUCCESS pay-in is refunded, fully or partly, by a pay-out to the
+ * payer's account on the pay-in's rail, through the same funded path as a transfer: amount +
+ * the rail's pay-out fee reserved from the merchant's available balance when it is accepted
+ * (400 INSUFFICIENT_BALANCE otherwise, and nothing is sent). Σ of the refunds that are not
+ * FAILED never exceeds the pay-in's amount: the pay-in row is locked (`FOR UPDATE`) while the
+ * refund is created, so concurrent refunds take turns. When a refund succeeds its amount is
+ * added to the pay-in's `refundedAmount` in the same database transaction, and a pay-in
+ * refunded in full moves SUCCESS → REFUNDED (the only transition out of SUCCESS), with its
+ * event and `payment.refunded` webhook. The refund itself announces `refund.success` /
+ * `refund.failed`. A refund of a late success (see late-success.ts) is funded from SUSPENSE and
+ * carries no fee.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { applications, transactionEvents, transactions } from '../db/schema.ts';
+import { ApiError } from '../domain/errors.ts';
+import { nextStatus } from '../domain/transaction-state.ts';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import type { Services } from '../services.ts';
+import { kindOf } from './apply-transition.ts';
+import { computeFee, railTermsFor } from './fees.ts';
+import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
+import { initiateTransaction } from './initiate-transaction.ts';
+import { insertTransaction } from './insert-transaction.ts';
+import { findActiveRail } from './rails.ts';
+import { reservePayOut } from './transaction-postings.ts';
+import type { TransactionRow } from './transaction-view.ts';
+
+/** A refund request: the pay-in's reference, an amount (default: all that remains) and a reason. */
+export interface RefundInput {
+  reference: string;
+  amount?: number | undefined;
+  reason?: string | undefined;
+}
+
+/** The 201 `data` of a refund: the refund pay-out's reference and the pay-in's. */
+export interface RefundData {
+  reference: string;
+  paymentReference: string;
+  status: 'PENDING';
+  amount: number;
+  feeAmount: number;
+  currency: string;
+  reason: string | null;
+}
+
+/** Who asks: the application that owns the pay-in (API key or dashboard). */
+export interface RefundCaller {
+  applicationId: string;
+}
+
+/** Σ of a pay-in's refunds that are PENDING or SUCCESS (base units), read in `tx`. */
+async function committedRefunds(tx: Db, paymentId: string): Promise<number> {
+  const [row] = await tx
+    .select({ total: sql<string>`coalesce(sum(${transactions.amount}), 0)::text` })
+    .from(transactions)
+    .where(and(eq(transactions.refundOf, paymentId), inArray(transactions.status, ['PENDING', 'SUCCESS'])));
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * Refunds the pay-in `input.reference` of `caller.applicationId`. Throws TRANSACTION_NOT_FOUND,
+ * REFUND_NOT_ALLOWED (not SUCCESS), REFUND_AMOUNT_EXCEEDED (more than what remains),
+ * PROVIDER_NOT_FOUND (rail gone), INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_REUSED.
+ */
+export async function refundPayment(services: Services, caller: RefundCaller, input: RefundInput, idempotencyKey?: string): Promise<RefundData> {
+  const scope = idempotencyScope(caller.applicationId, idempotencyKey, 'refund', { ...input });
+  const replay = await findReplay<RefundData>(services, scope);
+  if (replay) return replay;
+  const [payment] = await services.db
+    .select()
+    .from(transactions)
+    .where(and(eq(transactions.reference, input.reference), eq(transactions.applicationId, caller.applicationId), eq(transactions.direction, 'PAY_IN')));
+  if (!payment) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return startRefund(services, payment, { amount: input.amount, reason: input.reason ?? null, funding: 'MERCHANT' }, scope);
+}
+
+/**
+ * The dashboard's refund: the pay-in `input.reference` of any application of `merchantId`
+ * (another merchant's reference is TRANSACTION_NOT_FOUND, like an unknown one).
+ */
+export async function refundMerchantPayment(services: Services, merchantId: string, input: RefundInput): Promise<RefundData> {
+  const [found] = await services.db
+    .select({ payment: transactions })
+    .from(transactions)
+    .innerJoin(applications, eq(applications.id, transactions.applicationId))
+    .where(and(eq(transactions.reference, input.reference), eq(transactions.direction, 'PAY_IN'), eq(applications.merchantId, merchantId)));
+  if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return startRefund(services, found.payment, { amount: input.amount, reason: input.reason ?? null, funding: 'MERCHANT' });
+}
+
+/** How a refund is started: its amount (default: all that remains), reason and funding source. */
+export interface StartRefundOptions {
+  amount?: number | undefined;
+  reason: string | null;
+  funding: 'MERCHANT' | 'SUSPENSE';
+}
+
+/**
+ * Creates and initiates the refund pay-out of `payment` (see the file comment). A SUSPENSE
+ * refund (late success) is allowed on a pay-in that is not SUCCESS. Used by the API, the
+ * dashboard and the late-success flow.
+ */
+export async function startRefund(
+  services: Services,
+  payment: TransactionRow,
+  options: StartRefundOptions,
+  scope: ReturnType<typeof idempotencyScope> = null,
+): Promise<RefundData> {
+  const isSuspense = options.funding === 'SUSPENSE';
+  if (!isSuspense && payment.status !== 'SUCCESS') throw new ApiError('REFUND_NOT_ALLOWED');
+  if (!payment.paymentMethod || !payment.payerAccount) throw new ApiError('REFUND_NOT_ALLOWED');
+  const rail = await findActiveRail(services.db, payment.paymentMethod);
+  const connector = rail ? resolveConnector(services.connectors, rail.operator, payment.environment as Environment) : null;
+  if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
+  const terms = isSuspense ? null : await railTermsFor(services.db, rail.code, 'PAY_OUT', payment.applicationId);
+  const now = services.clock.now();
+  const result = await createOnce<RefundData>(services, scope, async (tx) => {
+    // Concurrent refunds of one pay-in take turns here; the sum below is then exact.
+    const [locked] = await tx.select().from(transactions).where(eq(transactions.id, payment.id)).for('update');
+    if (!locked || (!isSuspense && locked.status !== 'SUCCESS')) throw new ApiError('REFUND_NOT_ALLOWED');
+    const remaining = locked.amount - (await committedRefunds(tx, locked.id));
+    const amount = options.amount ?? remaining;
+    if (amount < 1 || amount > remaining) {
+      throw new ApiError('REFUND_AMOUNT_EXCEEDED', {
+        message: `Le montant demandé dépasse ce qui reste à rembourser sur ce paiement (${Math.max(remaining, 0)} ${locked.currency}).`,
+      });
+    }
+    const feeAmount = terms ? computeFee(amount, terms.rule, 'PAY_OUT') : 0;
+    const row = await insertTransaction(
+      tx,
+      {
+        id: services.ids.uuid(),
+        reference: services.ids.reference('PAY_OUT'),
+        applicationId: locked.applicationId,
+        direction: 'PAY_OUT',
+        type: 'REFUND',
+        environment: locked.environment,
+        amount,
+        currency: locked.currency,
+        description: options.reason,
+        paymentMethod: rail.code,
+        beneficiaryAccount: locked.payerAccount,
+        beneficiaryName: locked.payerName ?? 'Client',
+        beneficiaryEmail: locked.payerEmail,
+        merchantReference: locked.merchantReference,
+        nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
+        feeAmount,
+        reservedAmount: amount + feeAmount,
+        fundingSource: options.funding,
+        refundOf: locked.id,
+      },
+      now,
+    );
+    await reservePayOut(tx, services, row);
+    await tx.insert(transactionEvents).values({
+      transactionId: locked.id,
+      fromStatus: locked.status,
+      toStatus: locked.status,
+      cause: 'REFUND_REQUESTED',
+      detail: { refund: row.reference, amount, funding: options.funding, reason: options.reason },
+      createdAt: now,
+    });
+    return {
+      row,
+      data: {
+        reference: row.reference,
+        paymentReference: locked.reference,
+        status: 'PENDING' as const,
+        amount,
+        feeAmount,
+        currency: row.currency,
+        reason: options.reason,
+      },
+    };
+  });
+  if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
+  return result.data;
+}
+
+/**
+ * Called inside the database transaction of a refund pay-out's status change: on SUCCESS adds
+ * its amount to the pay-in's `refundedAmount` and, when the pay-in is SUCCESS and now refunded
+ * in full, moves it to REFUNDED (compare-and-set on SUCCESS) with its event and status
+ * listeners (`payment.refunded`).
+ */
+export async function settleRefund(
+  tx: Db,
+  services: Pick<Services, 'clock' | 'statusListeners'>,
+  refund: TransactionRow,
+): Promise<void> {
+  if (!refund.refundOf || refund.status !== 'SUCCESS') return;
+  const now = services.clock.now();
+  const [payment] = await tx
+    .update(transactions)
+    .set({ refundedAmount: sql`${transactions.refundedAmount} + ${refund.amount}`, updatedAt: now })
+    .where(eq(transactions.id, refund.refundOf))
+    .returning();
+  if (!payment || payment.status !== 'SUCCESS' || payment.refundedAmount < payment.amount) return;
+  const result = nextStatus('SUCCESS', 'FULLY_REFUNDED', kindOf(payment));
+  if (!result.ok) return;
+  const [refunded] = await tx
+    .update(transactions)
+    .set({ status: result.to, updatedAt: now })
+    .where(and(eq(transactions.id, payment.id), eq(transactions.status, 'SUCCESS')))
+    .returning();
+  if (!refunded) return;
+  await tx.insert(transactionEvents).values({
+    transactionId: refunded.id,
+    fromStatus: 'SUCCESS',
+    toStatus: 'REFUNDED',
+    cause: 'REFUND',
+    detail: { refund: refund.reference, refundedAmount: refunded.refundedAmount },
+    createdAt: now,
+  });
+  for (const listener of services.statusListeners) await listener(tx, refunded, 'SUCCESS');
+}
