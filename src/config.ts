@@ -40,6 +40,7 @@ const configSchema = z.object({
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
   // Ledger (issue 11): what a TEST application's available balance starts at, base units.
   SANDBOX_OPENING_BALANCE: z.coerce.number().int().min(0).max(1_000_000_000_000).default(1_000_000),
+  LATE_SUCCESS_WATCH_HOURS: z.coerce.number().int().min(0).max(24 * 30).default(24),
   // Hosted checkout page (issue 5).
   CHECKOUT_CSRF_SECRET: z.string().min(32).optional(),
   CHECKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
@@ -214,6 +215,8 @@ export interface Config {
   sandboxLateDelayMs: number;
   /** Opening available balance of a TEST application (per currency), base units; 0 for none. */
   sandboxOpeningBalance: number;
+  /** How long a charge failed at its deadline is still asked about, so a late success is never dropped; 0: not at all. */
+  lateSuccessWatchHours: number;
   /** HMAC key of the checkout page's CSRF tokens; undefined → random per process (one instance only). */
   checkoutCsrfSecret: string | undefined;
   /** Payment attempts allowed per checkout session. */
@@ -314,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     sandboxLateDelayMs: e.SANDBOX_LATE_DELAY_MS,
     sandboxOpeningBalance: e.SANDBOX_OPENING_BALANCE,
+    lateSuccessWatchHours: e.LATE_SUCCESS_WATCH_HOURS,
     checkoutCsrfSecret: e.CHECKOUT_CSRF_SECRET,
     checkoutMaxAttempts: e.CHECKOUT_MAX_ATTEMPTS,
     checkoutAttemptsPerIpPerHour: e.CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR,

@@ -67,6 +67,8 @@ export const applications = pgTable(
     webhookUrl: text('webhook_url'),
     successUrl: text('success_url'),
     cancelUrl: text('cancel_url'),
+    /** What to do with a late success (issue 11): REFUND the payer (default) or KEEP it (credited like a pay-in). */
+    lateSuccessPolicy: text('late_success_policy').notNull().default('REFUND'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     deletedAt: ts('deleted_at'),
@@ -198,6 +200,11 @@ export const transactions = pgTable(
     refundOf: uuid('refund_of'),
     /** Pay-in: true once an operator reported money moved after Kolo had closed it (LATE_SUCCESS). */
     isLateSuccess: boolean('is_late_success').notNull().default(false),
+    /**
+     * Pay-in failed at its deadline (an ambiguous outcome): the operator is still asked, at
+     * `next_poll_at`, until this time, so a late success is never dropped. Null: not watched.
+     */
+    lateWatchUntil: ts('late_watch_until'),
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
@@ -206,6 +213,7 @@ export const transactions = pgTable(
     index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
+    index('transactions_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),
   ],
 );
 

@@ -17,6 +17,9 @@ import { computeFee, railTermsFor } from './fees.ts';
 import { postStatusChange } from './transaction-postings.ts';
 import { settleRefund } from './refund-payment.ts';
 
+/** Delay before a charge failed at its deadline is first asked about again. */
+const LATE_WATCH_FIRST_ASK_MS = 60_000;
+
 /** Called inside the status change's database transaction with the updated row. */
 export type StatusChangeListener = (tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>;
 
@@ -61,6 +64,10 @@ export async function applyTransition(
       feeAmount = computeFee(current.amount, terms.rule, 'PAY_IN');
       settlementDelaySeconds = terms.settlementDelaySeconds;
     }
+    // A charge failed at its deadline is an ambiguous outcome: keep asking for a while
+    // (late-success.ts), so money that moves late is never dropped.
+    const isWatched =
+      input.event === 'TIMED_OUT' && current.direction === 'PAY_IN' && current.type !== 'CHECKOUT' && services.config.lateSuccessWatchHours > 0;
     const [updated] = await tx
       .update(transactions)
       .set({
@@ -69,7 +76,8 @@ export async function applyTransition(
         failureReason: isFailed ? (input.failureReason ?? null) : null,
         operatorReference: input.operatorReference ?? current.operatorReference,
         feeAmount,
-        nextPollAt: null,
+        nextPollAt: isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS) : null,
+        lateWatchUntil: isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000) : null,
         completedAt: now,
         updatedAt: now,
       })

@@ -10,6 +10,7 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { applyTransition } from './apply-transition.ts';
+import { recordLateSuccess } from './late-success.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** A checkout attempt row. */
@@ -122,11 +123,11 @@ export async function failAttempt(
  * SUCCESS with the attempt's rail and number as `paymentMethod` / `payerAccount`.
  * The partial unique index `checkout_attempts_one_success` makes a second success impossible.
  * Returns 'SUCCESS'; 'LATE' when the money moved but the checkout had already ended (cancelled
- * or expired meanwhile: logged as an error, the attempt stays on record for a refund);
+ * or expired meanwhile: recorded as a late success, see late-success.ts);
  * null when the attempt was no longer PENDING.
  */
 export async function succeedAttempt(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners' | 'log'>,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'ids' | 'statusListeners' | 'log'>,
   attempt: CheckoutAttemptRow,
   operatorReference: string | null,
 ): Promise<'SUCCESS' | 'LATE' | null> {
@@ -166,9 +167,16 @@ export async function succeedAttempt(
         )
       : null;
     if (!moved) {
-      services.log.error(
-        { reference: transaction.reference, attempt: updated.attemptNumber, status: transaction.status },
-        'checkout attempt succeeded after the checkout ended; the payer must be refunded',
+      // Money moved after the checkout ended: never dropped (late-success.ts).
+      const decision = await recordLateSuccess(tx, services, transaction.id, {
+        railCode: updated.railCode,
+        msisdn: updated.msisdn,
+        operatorReference: updated.operatorReference,
+        origin: 'CHECKOUT_ATTEMPT',
+      });
+      services.log.warn(
+        { reference: transaction.reference, attempt: updated.attemptNumber, status: transaction.status, decision },
+        'checkout attempt succeeded after the checkout ended: recorded as a late success',
       );
       return 'LATE';
     }

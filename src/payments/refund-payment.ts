@@ -19,7 +19,7 @@ import { nextStatus } from '../domain/transaction-state.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
 import { kindOf } from './apply-transition.ts';
-import { computeFee, railTermsFor } from './fees.ts';
+import { computeFee, railTermsFor, type FeeRule } from './fees.ts';
 import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
@@ -115,68 +115,83 @@ export async function startRefund(
   const connector = rail ? resolveConnector(services.connectors, rail.operator, payment.environment as Environment) : null;
   if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
   const terms = isSuspense ? null : await railTermsFor(services.db, rail.code, 'PAY_OUT', payment.applicationId);
-  const now = services.clock.now();
   const result = await createOnce<RefundData>(services, scope, async (tx) => {
     // Concurrent refunds of one pay-in take turns here; the sum below is then exact.
     const [locked] = await tx.select().from(transactions).where(eq(transactions.id, payment.id)).for('update');
     if (!locked || (!isSuspense && locked.status !== 'SUCCESS')) throw new ApiError('REFUND_NOT_ALLOWED');
-    const remaining = locked.amount - (await committedRefunds(tx, locked.id));
-    const amount = options.amount ?? remaining;
-    if (amount < 1 || amount > remaining) {
-      throw new ApiError('REFUND_AMOUNT_EXCEEDED', {
-        message: `Le montant demandé dépasse ce qui reste à rembourser sur ce paiement (${Math.max(remaining, 0)} ${locked.currency}).`,
-      });
-    }
-    const feeAmount = terms ? computeFee(amount, terms.rule, 'PAY_OUT') : 0;
-    const row = await insertTransaction(
-      tx,
-      {
-        id: services.ids.uuid(),
-        reference: services.ids.reference('PAY_OUT'),
-        applicationId: locked.applicationId,
-        direction: 'PAY_OUT',
-        type: 'REFUND',
-        environment: locked.environment,
-        amount,
-        currency: locked.currency,
-        description: options.reason,
-        paymentMethod: rail.code,
-        beneficiaryAccount: locked.payerAccount,
-        beneficiaryName: locked.payerName ?? 'Client',
-        beneficiaryEmail: locked.payerEmail,
-        merchantReference: locked.merchantReference,
-        nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
-        feeAmount,
-        reservedAmount: amount + feeAmount,
-        fundingSource: options.funding,
-        refundOf: locked.id,
-      },
-      now,
-    );
-    await reservePayOut(tx, services, row);
-    await tx.insert(transactionEvents).values({
-      transactionId: locked.id,
-      fromStatus: locked.status,
-      toStatus: locked.status,
-      cause: 'REFUND_REQUESTED',
-      detail: { refund: row.reference, amount, funding: options.funding, reason: options.reason },
-      createdAt: now,
-    });
-    return {
-      row,
-      data: {
-        reference: row.reference,
-        paymentReference: locked.reference,
-        status: 'PENDING' as const,
-        amount,
-        feeAmount,
-        currency: row.currency,
-        reason: options.reason,
-      },
-    };
+    return insertRefund(tx, services, locked, { ...options, railCode: rail.code, feeRule: terms?.rule ?? null });
   });
   if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
   return result.data;
+}
+
+/**
+ * Writes the refund pay-out of `locked` (the pay-in, locked by the caller in `tx`), reserves it
+ * and records REFUND_REQUESTED on the pay-in; the operator is called after commit (by the
+ * caller, or by the poller's backstop, which initiates any PENDING row never initiated).
+ * Throws REFUND_AMOUNT_EXCEEDED and INSUFFICIENT_BALANCE.
+ */
+export async function insertRefund(
+  tx: Db,
+  services: Pick<Services, 'ids' | 'clock' | 'config' | 'db'>,
+  locked: TransactionRow,
+  options: StartRefundOptions & { railCode: string; feeRule: FeeRule | null; pollAt?: Date },
+): Promise<{ row: TransactionRow; data: RefundData }> {
+  const now = services.clock.now();
+  const remaining = locked.amount - (await committedRefunds(tx, locked.id));
+  const amount = options.amount ?? remaining;
+  if (amount < 1 || amount > remaining) {
+    throw new ApiError('REFUND_AMOUNT_EXCEEDED', {
+      message: `Le montant demandé dépasse ce qui reste à rembourser sur ce paiement (${Math.max(remaining, 0)} ${locked.currency}).`,
+    });
+  }
+  const feeAmount = options.feeRule ? computeFee(amount, options.feeRule, 'PAY_OUT') : 0;
+  const row = await insertTransaction(
+    tx,
+    {
+      id: services.ids.uuid(),
+      reference: services.ids.reference('PAY_OUT'),
+      applicationId: locked.applicationId,
+      direction: 'PAY_OUT',
+      type: 'REFUND',
+      environment: locked.environment,
+      amount,
+      currency: locked.currency,
+      description: options.reason,
+      paymentMethod: options.railCode,
+      beneficiaryAccount: locked.payerAccount,
+      beneficiaryName: locked.payerName ?? 'Client',
+      beneficiaryEmail: locked.payerEmail,
+      merchantReference: locked.merchantReference,
+      nextPollAt: options.pollAt ?? new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
+      feeAmount,
+      reservedAmount: amount + feeAmount,
+      fundingSource: options.funding,
+      refundOf: locked.id,
+    },
+    now,
+  );
+  await reservePayOut(tx, services, row);
+  await tx.insert(transactionEvents).values({
+    transactionId: locked.id,
+    fromStatus: locked.status,
+    toStatus: locked.status,
+    cause: 'REFUND_REQUESTED',
+    detail: { refund: row.reference, amount, funding: options.funding, reason: options.reason },
+    createdAt: now,
+  });
+  return {
+    row,
+    data: {
+      reference: row.reference,
+      paymentReference: locked.reference,
+      status: 'PENDING' as const,
+      amount,
+      feeAmount,
+      currency: row.currency,
+      reason: options.reason,
+    },
+  };
 }
 
 /**

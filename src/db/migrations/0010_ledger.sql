@@ -52,6 +52,7 @@ CREATE TABLE "pending_settlements" (
 	"released_at" timestamp with time zone
 );
 --> statement-breakpoint
+ALTER TABLE "applications" ADD COLUMN "late_success_policy" text DEFAULT 'REFUND' NOT NULL;--> statement-breakpoint
 ALTER TABLE "providers" ADD COLUMN "pay_out_fee_percentage" numeric(6, 3) DEFAULT '0' NOT NULL;--> statement-breakpoint
 ALTER TABLE "providers" ADD COLUMN "pay_out_fee_fixed" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "providers" ADD COLUMN "settlement_delay_seconds" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
@@ -61,6 +62,7 @@ ALTER TABLE "transactions" ADD COLUMN "funding_source" text;--> statement-breakp
 ALTER TABLE "transactions" ADD COLUMN "refunded_amount" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "transactions" ADD COLUMN "refund_of" uuid;--> statement-breakpoint
 ALTER TABLE "transactions" ADD COLUMN "is_late_success" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "transactions" ADD COLUMN "late_watch_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "merchant_fee_overrides" ADD CONSTRAINT "merchant_fee_overrides_merchant_id_accounts_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ledger_lines" ADD CONSTRAINT "ledger_lines_entry_id_ledger_entries_id_fk" FOREIGN KEY ("entry_id") REFERENCES "public"."ledger_entries"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ledger_lines" ADD CONSTRAINT "ledger_lines_account_id_ledger_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ledger_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -71,6 +73,7 @@ CREATE INDEX "ledger_lines_entry_idx" ON "ledger_lines" USING btree ("entry_id")
 CREATE INDEX "ledger_lines_account_idx" ON "ledger_lines" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX "pending_settlements_due_idx" ON "pending_settlements" USING btree ("release_at") WHERE "pending_settlements"."released_at" is null;--> statement-breakpoint
 CREATE INDEX "transactions_refund_of_idx" ON "transactions" USING btree ("refund_of") WHERE "transactions"."refund_of" is not null;--> statement-breakpoint
+CREATE INDEX "transactions_late_watch_idx" ON "transactions" USING btree ("next_poll_at") WHERE "transactions"."late_watch_until" is not null;--> statement-breakpoint
 -- Hand-written (drizzle cannot express it): the journal is append-only.
 CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -8,7 +8,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { merchantBalances, merchantDashboard, type DashboardTransaction } from '../../payments/merchant-balances.ts';
 import type { Services } from '../../services.ts';
-import { dashboardAuthHook, requireAccount } from '../dashboard-auth.ts';
+import { dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { applications } from '../../db/schema.ts';
+import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
@@ -91,6 +93,51 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       const account = requireAccount(request);
       const data = await refundMerchantPayment(services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
+    },
+  );
+
+  const moneySettings = z.object({
+    lateSuccessPolicy: z
+      .enum(['REFUND', 'KEEP'])
+      .describe("Paiement signalé réussi après la clôture : REFUND rembourse le payeur (par défaut), KEEP le crédite comme un paiement"),
+  });
+
+  r.get(
+    '/api/v1/merchants/apps/:appId/money-settings',
+    {
+      schema: {
+        tags,
+        summary: "Réglages d'argent d'une application (succès tardifs)",
+        security: bearerSecurity,
+        params: z.object({ appId: z.string().max(64) }),
+        response: { 200: envelopeOf(moneySettings), ...errors },
+      },
+    },
+    async (request) => {
+      const app = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      return ok({ lateSuccessPolicy: app.lateSuccessPolicy as 'REFUND' | 'KEEP' }, 'Réglages récupérés.', services.clock.now());
+    },
+  );
+
+  r.put(
+    '/api/v1/merchants/apps/:appId/money-settings',
+    {
+      schema: {
+        tags,
+        summary: "Modifier les réglages d'argent d'une application",
+        security: bearerSecurity,
+        params: z.object({ appId: z.string().max(64) }),
+        body: moneySettings,
+        response: { 200: envelopeOf(moneySettings), ...errors },
+      },
+    },
+    async (request) => {
+      const app = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      await services.db
+        .update(applications)
+        .set({ lateSuccessPolicy: request.body.lateSuccessPolicy, updatedAt: services.clock.now() })
+        .where(eq(applications.id, app.id));
+      return ok({ lateSuccessPolicy: request.body.lateSuccessPolicy }, 'Réglages enregistrés.', services.clock.now());
     },
   );
 }
