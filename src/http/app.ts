@@ -20,6 +20,7 @@ import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
 import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-auth.ts';
 import { dashboardAppRoutes } from './routes/dashboard-apps.ts';
 import { dashboardMoneyRoutes } from './routes/dashboard-money.ts';
+import { dashboardWithdrawalRoutes } from './routes/dashboard-withdrawals.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
@@ -108,5 +109,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAppRoutes(scope, services));
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
+  await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
   return app;
 }

@@ -6,7 +6,8 @@
  * It also claims, the same way, every due checkout attempt still in flight, whatever its
  * checkout's state: a request sent to an operator is asked about until it ends, even when its
  * checkout ended first. It also purges expired idempotency keys, releases due pending
- * settlements and asks again about charges failed at their deadline (late successes; issue 11).
+ * settlements, asks again about charges failed at their deadline (late successes) and runs
+ * automatic withdrawals (issue 11).
  * Stoppable; never overlaps itself.
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
@@ -19,6 +20,7 @@ import { refreshAttempt } from '../payments/refresh-checkout.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import { releaseDueSettlements } from '../payments/transaction-postings.ts';
 import { watchLateSuccesses } from '../payments/late-success.ts';
+import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 
 /** Counts of what one tick did. */
@@ -150,6 +152,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
   await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
   await releaseDueSettlements(services, SETTLEMENT_BATCH);
   await watchLateSuccesses(services);
+  await runAutomaticWithdrawals(services);
   return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
 }
 

@@ -11,10 +11,9 @@ import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
 import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
-import { insertTransaction } from './insert-transaction.ts';
 import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { reservePayOut } from './transaction-postings.ts';
+import { insertFundedPayOut } from './insert-funded-pay-out.ts';
 
 /** Validated transfer request (spec 4.4). */
 export interface TransferInput {
@@ -59,33 +58,21 @@ export async function createTransfer(services: Services, auth: ApiKeyAuth, input
   }
   const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', auth.applicationId);
   const feeAmount = computeFee(input.amount, terms.rule, 'PAY_OUT');
-  const now = services.clock.now();
   const result = await createOnce<TransferData>(services, scope, async (tx) => {
-    const row = await insertTransaction(
-      tx,
-      {
-        id: services.ids.uuid(),
-        reference: services.ids.reference('PAY_OUT'),
-        applicationId: auth.applicationId,
-        direction: 'PAY_OUT',
-        type: null,
-        environment: auth.environment,
-        amount: input.amount,
-        currency: input.currency,
-        description: input.description ?? null,
-        paymentMethod: rail.code,
-        beneficiaryAccount,
-        beneficiaryName: input.beneficiaryName,
-        beneficiaryEmail: input.beneficiaryEmail ?? null,
-        merchantReference: input.merchantReference ?? null,
-        nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
-        feeAmount,
-        reservedAmount: input.amount + feeAmount,
-        fundingSource: 'MERCHANT',
-      },
-      now,
-    );
-    await reservePayOut(tx, services, row);
+    const row = await insertFundedPayOut(tx, services, {
+      applicationId: auth.applicationId,
+      environment: auth.environment,
+      type: null,
+      amount: input.amount,
+      feeAmount,
+      currency: input.currency,
+      railCode: rail.code,
+      beneficiaryAccount,
+      beneficiaryName: input.beneficiaryName,
+      beneficiaryEmail: input.beneficiaryEmail ?? null,
+      merchantReference: input.merchantReference ?? null,
+      description: input.description ?? null,
+    });
     return {
       row,
       data: {

@@ -1,0 +1,193 @@
+/**
+ * Dashboard withdrawal routes (compatibility.md "Withdrawals"; issue 11 item 7): withdrawal
+ * accounts, automatic-withdrawal configuration, and `withdraw`. Bearer-authenticated; a
+ * merchant only reaches their own accounts and applications.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  addWithdrawalAccount,
+  deleteWithdrawalAccount,
+  getWithdrawalConfig,
+  listWithdrawalAccounts,
+  putWithdrawalConfig,
+  setDefaultWithdrawalAccount,
+  withdraw,
+  WITHDRAWAL_MODES,
+  WITHDRAWAL_PERIODS,
+  type WithdrawalAccountRow,
+  type WithdrawalConfigView,
+} from '../../payments/withdrawals.ts';
+import type { Services } from '../../services.ts';
+import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { amountSchema, currencySchema, optionalText, requiredText } from '../schemas/common.ts';
+import { ts } from '../schemas/dashboard.ts';
+import { bearerSecurity } from './dashboard-auth.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const noContent = z.undefined().describe('Aucun contenu');
+const idParams = z.object({ id: z.string().max(64) });
+const environment = z.enum(['LIVE', 'TEST']).optional().describe('LIVE par défaut ; TEST retire du solde du bac à sable');
+
+const accountData = z.object({
+  id: z.string(),
+  providerCode: z.string(),
+  accountNumber: z.string(),
+  accountName: z.string(),
+  isDefault: z.boolean(),
+  createdAt: z.string(),
+});
+const configData = z
+  .object({
+    mode: z.enum(WITHDRAWAL_MODES),
+    account: accountData.nullable(),
+    thresholdAmount: z.number().nullable(),
+    period: z.enum(WITHDRAWAL_PERIODS).nullable(),
+    currency: z.string(),
+    environment: z.enum(['LIVE', 'TEST']),
+    lastTriggeredAt: z.string().nullable(),
+    updatedAt: z.string(),
+  })
+  .nullable()
+  .describe('null : aucun réglage (équivaut à MANUAL)');
+const withdrawData = z.object({
+  reference: z.string(),
+  status: z.string(),
+  amount: z.number(),
+  feeAmount: z.number(),
+  currency: z.string(),
+  paymentMethod: z.string().nullable(),
+  beneficiaryAccount: z.string().nullable(),
+  beneficiaryName: z.string().nullable(),
+});
+
+function accountOut(a: WithdrawalAccountRow) {
+  return { id: a.id, providerCode: a.providerCode, accountNumber: a.accountNumber, accountName: a.accountName, isDefault: a.isDefault, createdAt: ts(a.createdAt) };
+}
+
+function configOut(c: WithdrawalConfigView | null) {
+  if (!c) return null;
+  return { ...c, account: c.account ? accountOut(c.account) : null, lastTriggeredAt: ts(c.lastTriggeredAt), updatedAt: ts(c.updatedAt) };
+}
+
+/** Registers /api/v1/merchants/withdrawals/…. */
+export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const tags = ['Dashboard : retraits'];
+  const security = bearerSecurity;
+  const now = () => services.clock.now();
+  /** Withdrawals are a merchant's: staff accounts have none. */
+  const merchantOf = (request: Parameters<typeof requireAccount>[0]) => {
+    const account = requireAccount(request);
+    requireRole(account, 'MERCHANT');
+    return account.accountId;
+  };
+
+  r.get(
+    '/api/v1/merchants/withdrawals/accounts',
+    { schema: { tags, summary: 'Mes comptes de retrait', security, response: { 200: envelopeOf(z.array(accountData)), ...errors } } },
+    async (request) => ok((await listWithdrawalAccounts(services.db, merchantOf(request))).map(accountOut), 'Comptes de retrait récupérés.', now()),
+  );
+
+  r.post(
+    '/api/v1/merchants/withdrawals/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'Ajouter un compte de retrait',
+        security,
+        body: z.object({
+          providerCode: requiredText(64),
+          accountNumber: requiredText(100),
+          accountName: requiredText(255),
+          isDefault: z.boolean().optional(),
+        }),
+        response: { 201: envelopeOf(accountData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const created = await addWithdrawalAccount(services, merchantOf(request), request.body);
+      return reply.code(201).send(ok(accountOut(created), 'Compte de retrait ajouté.', now()));
+    },
+  );
+
+  r.delete(
+    '/api/v1/merchants/withdrawals/accounts/:id',
+    { schema: { tags, summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errors } } },
+    async (request, reply) => {
+      await deleteWithdrawalAccount(services, merchantOf(request), request.params.id);
+      return reply.code(204).send(undefined);
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/withdrawals/accounts/:id/default',
+    { schema: { tags, summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
+    async (request) => ok(accountOut(await setDefaultWithdrawalAccount(services, merchantOf(request), request.params.id)), 'Compte par défaut modifié.', now()),
+  );
+
+  r.get(
+    '/api/v1/merchants/withdrawals/config',
+    {
+      schema: {
+        tags,
+        summary: 'Réglage des retraits automatiques',
+        security,
+        querystring: z.object({ currency: currencySchema.optional() }),
+        response: { 200: envelopeOf(configData), ...errors },
+      },
+    },
+    async (request) => ok(configOut(await getWithdrawalConfig(services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
+  );
+
+  r.put(
+    '/api/v1/merchants/withdrawals/config',
+    {
+      schema: {
+        tags,
+        summary: 'Régler les retraits automatiques (MANUAL, INSTANT, THRESHOLD, PERIODIC)',
+        security,
+        body: z.object({
+          mode: z.enum(WITHDRAWAL_MODES),
+          accountId: z.string().max(64).optional(),
+          thresholdAmount: amountSchema.optional(),
+          period: z.enum(WITHDRAWAL_PERIODS).optional(),
+          currency: currencySchema.optional(),
+          environment,
+        }),
+        response: { 200: envelopeOf(configData), ...errors },
+      },
+    },
+    async (request) => ok(configOut(await putWithdrawalConfig(services, merchantOf(request), request.body)), 'Réglage des retraits enregistré.', now()),
+  );
+
+  r.post(
+    '/api/v1/merchants/withdrawals/withdraw',
+    {
+      schema: {
+        tags,
+        summary: 'Retirer vers mon compte (un virement financé par le solde disponible)',
+        security,
+        body: z.object({
+          amount: amountSchema,
+          currency: currencySchema,
+          paymentMethod: requiredText(100),
+          beneficiaryAccount: requiredText(100),
+          beneficiaryName: requiredText(255),
+          description: optionalText(255),
+          merchantReference: optionalText(255),
+          applicationId: z.string().uuid().optional().describe("L'application dont le solde est débité (obligatoire si plusieurs dans cette devise)"),
+          environment,
+        }),
+        response: { 201: envelopeOf(withdrawData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const data = await withdraw(services, merchantOf(request), request.body);
+      return reply.code(201).send(ok(data, 'Retrait initié.', now()));
+    },
+  );
+}
