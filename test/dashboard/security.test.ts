@@ -53,6 +53,40 @@ const routes: ProtectedRoute[] = [
   { method: 'PUT', path: '/api/v1/admin/providers/{id}', scope: 'ADMIN', write: true, body: provider },
   { method: 'PATCH', path: '/api/v1/admin/providers/{id}/toggle', scope: 'ADMIN', write: true },
   { method: 'GET', path: '/api/v1/admin/audit-log', scope: 'ADMIN', write: false },
+  // Money (issue 11): balances, refunds, money settings, fee overrides, withdrawals.
+  { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'POST', path: '/api/v1/merchants/transactions/PI-000000000000/refund', scope: 'ANY_ACCOUNT', write: true, body: {} },
+  { method: 'GET', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: false },
+  { method: 'PUT', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: true, body: { lateSuccessPolicy: 'KEEP' } },
+  { method: 'GET', path: '/api/v1/admin/merchants/{id}/fees', scope: 'STAFF_READ', write: false },
+  {
+    method: 'PUT',
+    path: '/api/v1/admin/merchants/{id}/fees',
+    scope: 'ADMIN',
+    write: true,
+    body: { providerCode: 'MTN_MOMO_CM', direction: 'PAY_IN', feePercentage: 1, feeFixed: 0 },
+  },
+  { method: 'DELETE', path: '/api/v1/admin/merchants/{id}/fees/MTN_MOMO_CM/PAY_IN', scope: 'ADMIN', write: true },
+  { method: 'GET', path: '/api/v1/merchants/withdrawals/accounts', scope: 'ANY_ACCOUNT', write: false },
+  {
+    method: 'POST',
+    path: '/api/v1/merchants/withdrawals/accounts',
+    scope: 'ANY_ACCOUNT',
+    write: true,
+    body: { providerCode: 'MTN_MOMO_CM', accountNumber: '677000001', accountName: 'Awa' },
+  },
+  { method: 'DELETE', path: '/api/v1/merchants/withdrawals/accounts/{id}', scope: 'ANY_ACCOUNT', write: true },
+  { method: 'PATCH', path: '/api/v1/merchants/withdrawals/accounts/{id}/default', scope: 'ANY_ACCOUNT', write: true },
+  { method: 'GET', path: '/api/v1/merchants/withdrawals/config', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'PUT', path: '/api/v1/merchants/withdrawals/config', scope: 'ANY_ACCOUNT', write: true, body: { mode: 'MANUAL' } },
+  {
+    method: 'POST',
+    path: '/api/v1/merchants/withdrawals/withdraw',
+    scope: 'ANY_ACCOUNT',
+    write: true,
+    body: { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '677000001', beneficiaryName: 'Awa' },
+  },
 ];
 
 describeDashboardSecurity('dashboard security suite', routes);

@@ -106,3 +106,42 @@ describe('balances from the ledger', () => {
     expect((await h.request('GET', '/api/v1/merchants/balance', { key: t.key })).status).toBe(401);
   });
 });
+
+describe('OpenAPI', () => {
+  it('describes every money route with its credential, summary and request fields', async () => {
+    const spec = (await h.request('GET', '/openapi.json')).json;
+    const bearer = [{ bearerAuth: [] }];
+    const routes: [string, string][] = [
+      ['get', '/api/v1/merchants/balance'],
+      ['get', '/api/v1/merchants/dashboard'],
+      ['post', '/api/v1/merchants/transactions/{reference}/refund'],
+      ['get', '/api/v1/merchants/apps/{appId}/money-settings'],
+      ['put', '/api/v1/merchants/apps/{appId}/money-settings'],
+      ['get', '/api/v1/admin/merchants/{id}/fees'],
+      ['put', '/api/v1/admin/merchants/{id}/fees'],
+      ['delete', '/api/v1/admin/merchants/{id}/fees/{providerCode}/{direction}'],
+      ['get', '/api/v1/merchants/withdrawals/accounts'],
+      ['post', '/api/v1/merchants/withdrawals/accounts'],
+      ['delete', '/api/v1/merchants/withdrawals/accounts/{id}'],
+      ['patch', '/api/v1/merchants/withdrawals/accounts/{id}/default'],
+      ['get', '/api/v1/merchants/withdrawals/config'],
+      ['put', '/api/v1/merchants/withdrawals/config'],
+      ['post', '/api/v1/merchants/withdrawals/withdraw'],
+    ];
+    for (const [method, path] of routes) {
+      const operation = spec.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(operation.summary).toBeTruthy();
+      expect(operation.security).toEqual(bearer);
+    }
+    const refund = spec.paths['/api/v1/pay-in/refund'].post;
+    expect(refund.security).toEqual([{ apiKey: [] }]);
+    const schema = refund.requestBody.content['application/json'].schema;
+    expect(Object.keys(schema.properties).sort()).toEqual(['amount', 'reason', 'reference']);
+    expect(schema.required).toEqual(['reference']);
+    const status = spec.paths['/api/v1/pay-in/check_status/{reference}'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(status.properties.data.properties)).toEqual(expect.arrayContaining(['feeAmount', 'netAmount', 'refundedAmount']));
+    const provider = spec.paths['/api/v1/admin/providers'].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(provider.properties)).toEqual(expect.arrayContaining(['feePercentage', 'feeFixed', 'payOutFeePercentage', 'payOutFeeFixed', 'settlementDelaySeconds']));
+  });
+});

@@ -34,6 +34,7 @@ function calls(): [string, string, unknown][] {
     ['POST', PATHS.transfer, transferBody()],
     ['GET', PATHS.payInStatus(payInReference), undefined],
     ['GET', PATHS.payOutStatus(payOutReference), undefined],
+    ['POST', '/api/v1/pay-in/refund', { reference: payInReference }],
   ];
 }
 

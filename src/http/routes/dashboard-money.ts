@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { merchantBalances, merchantDashboard, type DashboardTransaction } from '../../payments/merchant-balances.ts';
 import type { Services } from '../../services.ts';
-import { dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
@@ -91,6 +91,8 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request, reply) => {
       const account = requireAccount(request);
+      // A refund moves a merchant's money: staff accounts have none of their own.
+      requireRole(account, 'MERCHANT');
       const data = await refundMerchantPayment(services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
