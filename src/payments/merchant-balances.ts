@@ -136,7 +136,8 @@ export async function merchantDashboard(
     id: row.id,
     reference: row.reference,
     merchantReference: row.merchantReference,
-    type: row.direction === 'PAY_OUT' ? (row.refundOf ? 'REFUND' : 'PAYOUT') : (row.type ?? 'CHARGE'),
+    // Pay-outs: PAYOUT (transfer), WITHDRAWAL or REFUND; pay-ins: CHECKOUT or CHARGE.
+    type: row.direction === 'PAY_OUT' ? (row.type ?? 'PAYOUT') : (row.type ?? 'CHARGE'),
     amount: row.amount,
     feeAmount: row.feeAmount,
     netAmount: row.feeAmount === null ? null : row.direction === 'PAY_IN' ? row.amount - row.feeAmount : row.amount + row.feeAmount,
