@@ -295,12 +295,14 @@ describe('AMOUNT_BELOW_MINIMUM / AMOUNT_ABOVE_MAXIMUM (MTN_MOMO_CM: 100..1000000
     [1_000_000, null],
     [1_000_001, 'AMOUNT_ABOVE_MAXIMUM'],
   ])('amount %d', async (amount, code) => {
-    for (const [path, body] of [
-      [PATHS.checkout, checkoutBody({ amount })],
-      [PATHS.charge, chargeBody({ amount })],
-      [PATHS.transfer, transferBody({ amount })],
+    // Transfers are funded: each case draws on a fresh sandbox balance (1 000 000).
+    const funded = await h.createTenant();
+    for (const [path, body, key] of [
+      [PATHS.checkout, checkoutBody({ amount }), t.key],
+      [PATHS.charge, chargeBody({ amount }), t.key],
+      [PATHS.transfer, transferBody({ amount }), funded.key],
     ] as const) {
-      const response = await post(path, body);
+      const response = await post(path, body, key);
       if (code) expectError(response, 400, code);
       else expectSuccess(response, 201);
     }
@@ -378,7 +380,8 @@ describe('TRANSACTION_NOT_FOUND and RESOURCE_NOT_FOUND', () => {
   it.each([
     ['GET', '/'],
     ['GET', '/api/v1/nothing'],
-    ['POST', '/api/v1/pay-in/refund'],
+    ['POST', '/api/v1/pay-in/void'],
+    ['GET', '/api/v1/pay-in/refund'],
     ['GET', '/api/v1/pay-in/charge'],
     ['DELETE', '/api/v1/pay-in/checkout'],
     ['PUT', '/api/v1/pay-out/transfer'],

@@ -33,6 +33,8 @@ import { deleteFeeOverride, listFeeOverrides, setFeeOverride, type FeeOverrideVi
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
 
+/** Largest fixed fee or amount accepted in a setting (base units): far below 2^53. */
+const MONEY_MAX = 1_000_000_000_000;
 /** A fee percentage 0–100 in whole basis points (at most two decimals: 1.25 % = 125 bp). */
 const feePercentage = z
   .number()
@@ -49,7 +51,7 @@ const providerRequest = z.object({
   feePercentage: feePercentage.default(0).describe('Frais des paiements (pay-in), en %'),
   feeFixed: z.number().int().min(0).default(0).describe('Partie fixe des frais des paiements, unités de base'),
   payOutFeePercentage: feePercentage.optional().describe('Frais des virements (pay-out), en % ; 0 par défaut'),
-  payOutFeeFixed: z.number().int().min(0).optional().describe('Partie fixe des frais des virements, unités de base'),
+  payOutFeeFixed: z.number().int().min(0).max(MONEY_MAX).optional().describe('Partie fixe des frais des virements, unités de base'),
   settlementDelaySeconds: z
     .number()
     .int()
@@ -301,7 +303,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
           providerCode: requiredText(64),
           direction: z.enum(['PAY_IN', 'PAY_OUT']),
           feePercentage,
-          feeFixed: z.number().int().min(0),
+          feeFixed: z.number().int().min(0).max(MONEY_MAX),
         }),
         response: { 200: envelopeOf(feeOverrideData), ...errors },
       },

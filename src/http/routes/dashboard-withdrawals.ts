@@ -153,7 +153,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         body: z.object({
           mode: z.enum(WITHDRAWAL_MODES),
           accountId: z.string().max(64).optional(),
-          thresholdAmount: amountSchema.optional(),
+          thresholdAmount: amountSchema.max(1_000_000_000_000).optional(),
           period: z.enum(WITHDRAWAL_PERIODS).optional(),
           currency: currencySchema.optional(),
           environment,
