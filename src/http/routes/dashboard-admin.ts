@@ -25,7 +25,7 @@ import { listAudit } from '../../dashboard/audit.ts';
 import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
-import { currencySchema, fr, requiredText } from '../schemas/common.ts';
+import { currencySchema, fr, requiredText, uuidParam } from '../schemas/common.ts';
 import { idParams, pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
 import { deleteFeeOverride, listFeeOverrides, setFeeOverride, type FeeOverrideView } from '../../dashboard/fee-overrides.ts';
@@ -322,7 +322,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
         tags,
         summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
         security,
-        params: z.object({ id: z.string().max(64), providerCode: z.string().max(64), direction: z.enum(['PAY_IN', 'PAY_OUT']) }),
+        params: z.object({ id: uuidParam, providerCode: z.string().max(64), direction: z.enum(['PAY_IN', 'PAY_OUT']) }),
         response: { 204: noContent, ...errors },
       },
       onRequest: adminOnly,

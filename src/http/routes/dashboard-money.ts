@@ -12,7 +12,7 @@ import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRo
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
-import { ts } from '../schemas/dashboard.ts';
+import { appIdKeyParams, ts } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
@@ -111,7 +111,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         tags,
         summary: "Réglages d'argent d'une application (succès tardifs)",
         security: bearerSecurity,
-        params: z.object({ appId: z.string().max(64) }),
+        params: appIdKeyParams,
         response: { 200: envelopeOf(moneySettings), ...errors },
       },
     },
@@ -128,7 +128,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         tags,
         summary: "Modifier les réglages d'argent d'une application",
         security: bearerSecurity,
-        params: z.object({ appId: z.string().max(64) }),
+        params: appIdKeyParams,
         body: moneySettings,
         response: { 200: envelopeOf(moneySettings), ...errors },
       },

@@ -22,13 +22,12 @@ import {
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
-import { amountSchema, currencySchema, optionalText, requiredText } from '../schemas/common.ts';
-import { ts } from '../schemas/dashboard.ts';
+import { amountSchema, currencySchema, optionalText, requiredText, uuidParam } from '../schemas/common.ts';
+import { idParams, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
-const idParams = z.object({ id: z.string().max(64) });
 const environment = z.enum(['LIVE', 'TEST']).optional().describe('LIVE par défaut ; TEST retire du solde du bac à sable');
 
 const accountData = z.object({
@@ -152,7 +151,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         security,
         body: z.object({
           mode: z.enum(WITHDRAWAL_MODES),
-          accountId: z.string().max(64).optional(),
+          accountId: uuidParam.optional(),
           thresholdAmount: amountSchema.max(1_000_000_000_000).optional(),
           period: z.enum(WITHDRAWAL_PERIODS).optional(),
           currency: currencySchema.optional(),
