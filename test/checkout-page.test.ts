@@ -3,6 +3,7 @@
  * expiry, CSRF, rate limits, escaping, security headers, page weight, and the one-success rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectLedgerBalanced } from './helpers/ledger.ts';
 import { and, eq } from 'drizzle-orm';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { createCheckout, formClient } from './helpers/checkout.ts';
@@ -18,7 +19,11 @@ beforeAll(async () => {
     application: { successUrl: 'https://shop.example/merci?lang=fr', cancelUrl: 'https://shop.example/panier', themeColor: '#ffcc00' },
   });
 });
-afterAll(async () => h.close());
+afterAll(async () => {
+  // Concurrent attempts and refreshes: the ledger still balances (issue 11).
+  await expectLedgerBalanced(h.services.db);
+  await h.close();
+});
 
 async function statusOf(reference: string) {
   const response = await h.request('GET', `/api/v1/pay-in/check_status/${reference}`, { key: t.key });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { startHarness, type Harness } from './harness.ts';
 import { createCheckout } from './helpers/checkout.ts';
+import { expectLedgerBalanced } from './helpers/ledger.ts';
 import { customerAt } from './helpers/ip-client.ts';
 import { transactions } from '../src/db/schema.ts';
 import { checkoutAttempts } from '../src/db/schema-checkout.ts';
@@ -23,6 +24,8 @@ const PAIRS = Number(process.env.RACE_PAIRS ?? (process.env.TEST_DATABASE_URL ? 
 
 let h: Harness | undefined;
 afterEach(async () => {
+  // The races move money too: the ledger must still balance (issue 11).
+  if (h) await expectLedgerBalanced(h.services.db);
   await h?.close();
   h = undefined;
 });

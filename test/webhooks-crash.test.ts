@@ -339,6 +339,8 @@ describe('kill -9 of the server', () => {
       expect(eventIds.has(hit.webhookId), detail).toBe(true);
       expect(hit.body.id).toBe(hit.webhookId);
     }
+    // Money across the crashes (issue 11): the ledger verifies.
+    expect(((await kolo(['ledger', 'verify'])) as unknown as { ok: boolean }).ok).toBe(true);
     const duplicates = receivedIds.length - new Set(receivedIds).size;
     console.info(`[webhooks-crash] ${final.txs.length} transactions, ${final.events.length} events, ${receivedIds.length} requests received, ${duplicates} duplicate(s)`);
   }, 120_000);

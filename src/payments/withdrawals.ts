@@ -27,8 +27,9 @@ import type { TransactionRow } from './transaction-view.ts';
 
 /** A withdrawal account row. */
 export type WithdrawalAccountRow = typeof withdrawalAccounts.$inferSelect;
-/** Modes and periods of automatic withdrawals. */
+/** Modes of automatic withdrawals (compatibility.md "Withdrawals"). */
 export const WITHDRAWAL_MODES = ['MANUAL', 'INSTANT', 'THRESHOLD', 'PERIODIC'] as const;
+/** Periods of PERIODIC withdrawals, in UTC. */
 export const WITHDRAWAL_PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
 
 const notFound = () => new ApiError('RESOURCE_NOT_FOUND', { message: 'Compte de retrait introuvable.' });

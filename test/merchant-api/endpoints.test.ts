@@ -4,6 +4,7 @@
  * (unknown fields, null optionals, doubled slash) and cross-application isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import {
   chargeBody,
@@ -25,7 +26,11 @@ beforeAll(async () => {
   h = await startHarness();
   t = await h.createTenant();
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  // Concurrent creations of every kind: the ledger still balances (issue 11).
+  if (h) await expectLedgerBalanced(h.services.db);
+  await h?.close();
+});
 
 describe('4.1 POST /api/v1/pay-in/checkout', () => {
   it('answers 201 with exactly the spec fields, a PI- reference and a paymentUrl', async () => {

@@ -5,6 +5,7 @@
  * with another body is a 409; keys are scoped to the application and kept 24 hours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { eq } from 'drizzle-orm';
 import { providers } from '../../src/db/schema.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
@@ -15,7 +16,11 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  // Concurrent creations with one key: the ledger still balances (issue 11).
+  if (h) await expectLedgerBalanced(h.services.db);
+  await h?.close();
+});
 
 const post = (tenant: Tenant, path: string, body: unknown, headers: Record<string, string> = {}) =>
   h.request('POST', path, { key: tenant.key, body, headers });
