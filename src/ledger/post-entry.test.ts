@@ -1,0 +1,95 @@
+/**
+ * The double-entry core against a model (fast-check), on a real database (PGlite in memory, or
+ * PostgreSQL with TEST_DATABASE_URL): random sequences of balanced entries over a few accounts,
+ * some never negative. After every entry the kept balances equal the model's, an entry is
+ * refused exactly when the model says a never-negative account would go below zero (and then
+ * leaves nothing behind), and `verifyLedger` passes.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateDatabase, openDatabase, type Database } from '../db/client.ts';
+import { freshPostgresDatabase } from '../../test/harness.ts';
+import { accountBalance } from './balances.ts';
+import { InsufficientFundsError, assertBalanced, postEntry } from './post-entry.ts';
+import type { AccountSpec } from './accounts.ts';
+import { verifyLedger } from './verify-ledger.ts';
+import type { Db } from '../db/client.ts';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+let database: Database;
+let drop: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const pg = adminUrl ? await freshPostgresDatabase(adminUrl, 'kolo_ledger') : null;
+  drop = pg?.drop;
+  database = await openDatabase({ databaseUrl: pg?.url, dataDir: 'memory://' });
+  await migrateDatabase(database);
+});
+afterAll(async () => {
+  await database?.close();
+  await drop?.();
+});
+
+const account = (run: number, i: number): AccountSpec => ({
+  key: `test:${run}:${i}`,
+  kind: i < 3 ? 'AVAILABLE' : 'OPERATOR_FLOAT',
+  currency: 'XAF',
+  // Accounts 0–2 behave like merchant accounts (credit-normal, never negative); 3–4 like a float.
+  normalSide: i < 3 ? 'CREDIT' : 'DEBIT',
+  isNonNegative: i < 3,
+});
+
+/** An entry: 2–4 distinct accounts with amounts; the last line balances the others. */
+const entry = fc
+  .uniqueArray(fc.integer({ min: 0, max: 4 }), { minLength: 2, maxLength: 4 })
+  .chain((accounts) =>
+    fc.tuple(fc.constant(accounts), fc.array(fc.integer({ min: -5000, max: 5000 }).filter((n) => n !== 0), { minLength: accounts.length - 1, maxLength: accounts.length - 1 })),
+  )
+  .filter(([, amounts]) => amounts.reduce((s, a) => s + a, 0) !== 0);
+
+describe('postEntry against a model', () => {
+  let run = 0;
+  it('keeps balances exact, refuses exactly the overdrafts, and always verifies', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 12 }), async (entries) => {
+        run += 1;
+        const model = [0, 0, 0, 0, 0];
+        for (const [accounts, amounts] of entries) {
+          const last = -amounts.reduce((s, a) => s + a, 0);
+          const lines = accounts.map((i, n) => ({ account: account(run, i), amount: n < amounts.length ? amounts[n]! : last }));
+          const next = [...model];
+          for (const line of lines) {
+            const i = Number(line.account.key.split(':')[2]);
+            next[i]! += line.account.normalSide === 'DEBIT' ? line.amount : -line.amount;
+          }
+          const shouldRefuse = next.some((b, i) => i < 3 && b < 0);
+          let refused = false;
+          try {
+            await database.db.transaction((tx) => postEntry(tx as unknown as Db, { kind: 'TEST', transactionId: null, currency: 'XAF', lines, createdAt: new Date() }));
+          } catch (error) {
+            if (!(error instanceof InsufficientFundsError)) throw error;
+            refused = true;
+          }
+          expect(refused).toBe(shouldRefuse);
+          if (!refused) model.splice(0, 5, ...next);
+          for (let i = 0; i < 5; i++) expect(await accountBalance(database.db, account(run, i).key)).toBe(model[i]);
+        }
+        const report = await verifyLedger(database.db);
+        expect(report.discrepancies).toEqual([]);
+      }),
+      { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 11) },
+    );
+  });
+
+  it('refuses an unbalanced, one-line, zero or mixed-currency entry before touching the database', () => {
+    const a = account(0, 3);
+    const b = account(0, 4);
+    const base = { kind: 'TEST', transactionId: null, currency: 'XAF', createdAt: new Date() };
+    expect(() => assertBalanced({ ...base, lines: [{ account: a, amount: 5 }, { account: b, amount: -4 }] })).toThrow(/does not balance/);
+    expect(() => assertBalanced({ ...base, lines: [{ account: a, amount: 5 }] })).toThrow(/2\.\.16 lines/);
+    expect(() => assertBalanced({ ...base, lines: [{ account: a, amount: 0 }, { account: b, amount: 0 }] })).toThrow(/non-zero integer/);
+    expect(() => assertBalanced({ ...base, lines: [{ account: a, amount: 1.5 }, { account: b, amount: -1.5 }] })).toThrow(/non-zero integer/);
+    expect(() => assertBalanced({ ...base, lines: [{ account: { ...a, currency: 'XOF' }, amount: 5 }, { account: b, amount: -5 }] })).toThrow(/XOF/);
+  });
+});
