@@ -24,6 +24,7 @@ import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { insertTransaction } from './insert-transaction.ts';
 import { findActiveRail } from './rails.ts';
+import { getTransaction } from './get-transaction.ts';
 import { reservePayOut } from './transaction-postings.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -45,9 +46,10 @@ export interface RefundData {
   reason: string | null;
 }
 
-/** Who asks: the application that owns the pay-in (API key or dashboard). */
+/** Who asks: the API key's application and environment (a LIVE key never refunds a TEST pay-in, nor the reverse). */
 export interface RefundCaller {
   applicationId: string;
+  environment: Environment;
 }
 
 /** Σ of a pay-in's refunds that are PENDING or SUCCESS (base units), read in `tx`. */
@@ -68,11 +70,8 @@ export async function refundPayment(services: Services, caller: RefundCaller, in
   const scope = idempotencyScope(caller.applicationId, idempotencyKey, 'refund', { ...input });
   const replay = await findReplay<RefundData>(services, scope);
   if (replay) return replay;
-  const [payment] = await services.db
-    .select()
-    .from(transactions)
-    .where(and(eq(transactions.reference, input.reference), eq(transactions.applicationId, caller.applicationId), eq(transactions.direction, 'PAY_IN')));
-  if (!payment) throw new ApiError('TRANSACTION_NOT_FOUND');
+  // Scoped like a status read: another application's or the other environment's reference is unknown.
+  const payment = await getTransaction(services, caller, 'PAY_IN', input.reference);
   return startRefund(services, payment, { amount: input.amount, reason: input.reason ?? null, funding: 'MERCHANT' }, scope);
 }
 

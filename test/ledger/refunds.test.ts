@@ -10,7 +10,7 @@ import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookEvents } from '../../src/db/schema-webhooks.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
-import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { createApiKey, rotateApiKey } from '../../src/accounts/api-keys.ts';
 import { expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { chargeTo, settle, transactionRow } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
@@ -108,6 +108,9 @@ describe('POST /api/v1/pay-in/refund', () => {
     expect(bad.json.data).toHaveProperty('amount');
 
     const paid = await chargeTo(h, t, 'SUCCESS');
+    // A LIVE key of the same application never reaches a TEST pay-in (nor the reverse).
+    const rotated = await rotateApiKey(h.services, { applicationId: other.applicationId, name: 'live', environment: 'LIVE' });
+    expectError(await h.request('POST', REFUND, { key: rotated.plainTextKey, body: { reference: foreign } }), 404, 'TRANSACTION_NOT_FOUND');
     expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: OPENING }) }), 201);
     // 4 925 available after spending the opening balance: a 5 000 refund is not covered.
     const poor = await h.request('POST', REFUND, { key: t.key, body: { reference: paid } });
