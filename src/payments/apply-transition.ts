@@ -16,6 +16,7 @@ import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { postStatusChange } from './transaction-postings.ts';
 import { settleRefund } from './refund-payment.ts';
+import { latestAmbiguousAttempt } from './late-success.ts';
 
 /** Delay before a charge failed at its deadline is first asked about again. */
 const LATE_WATCH_FIRST_ASK_MS = 60_000;
@@ -64,10 +65,15 @@ export async function applyTransition(
       feeAmount = computeFee(current.amount, terms.rule, 'PAY_IN');
       settlementDelaySeconds = terms.settlementDelaySeconds;
     }
-    // A charge failed at its deadline is an ambiguous outcome: keep asking for a while
-    // (late-success.ts), so money that moves late is never dropped.
+    // A charge failed at its deadline, or a checkout ending after an attempt failed at its
+    // deadline, is an ambiguous outcome: keep asking for a while (late-success.ts), so money
+    // that moves late is never dropped.
     const isWatched =
-      input.event === 'TIMED_OUT' && current.direction === 'PAY_IN' && current.type !== 'CHECKOUT' && services.config.lateSuccessWatchHours > 0;
+      services.config.lateSuccessWatchHours > 0 &&
+      current.direction === 'PAY_IN' &&
+      (current.type === 'CHECKOUT'
+        ? (input.event === 'TIMED_OUT' || input.event === 'CUSTOMER_CANCELLED') && (await latestAmbiguousAttempt(tx, current.id)) !== null
+        : input.event === 'TIMED_OUT');
     const [updated] = await tx
       .update(transactions)
       .set({

@@ -12,12 +12,14 @@
  *   (amount − fee to AVAILABLE, fee to revenue);
  * - the merchant is told: a `payment.late_success` webhook (the status view plus
  *   `lateSuccess: {decision, refundReference}`), and the dashboard lists `isLateSuccess`.
- * Charges that failed at their deadline are watched (`late_watch_until`, `LATE_SUCCESS_WATCH_HOURS`)
- * by `watchLateSuccesses`, run by the background jobs.
+ * Charges that failed at their deadline, and checkouts that ended after an attempt failed at its
+ * deadline, are watched (`late_watch_until`, `LATE_SUCCESS_WATCH_HOURS`) by `watchLateSuccesses`,
+ * run by the background jobs: for a checkout, its latest such attempt is asked about.
  */
-import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
 import { postEntry } from '../ledger/post-entry.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
@@ -132,6 +134,29 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
   return decision;
 }
 
+/** Failure codes of an attempt that ended without a final answer from the operator. */
+const AMBIGUOUS_FAILURES = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'];
+
+/**
+ * The latest attempt of checkout `transactionId` that failed without a final answer (at its
+ * deadline), or null: the one a late success of an ended checkout would come from.
+ */
+export async function latestAmbiguousAttempt(db: Db, transactionId: string) {
+  const [attempt] = await db
+    .select()
+    .from(checkoutAttempts)
+    .where(
+      and(
+        eq(checkoutAttempts.transactionId, transactionId),
+        eq(checkoutAttempts.status, 'FAILED'),
+        inArray(checkoutAttempts.failureCode, AMBIGUOUS_FAILURES),
+      ),
+    )
+    .orderBy(desc(checkoutAttempts.attemptNumber))
+    .limit(1);
+  return attempt ?? null;
+}
+
 /** Rows looked at per run of `watchLateSuccesses`. */
 const WATCH_BATCH = 50;
 
@@ -169,22 +194,45 @@ async function watchOne(services: Services, row: TransactionRow): Promise<void> 
   const now = services.clock.now();
   const stop = () =>
     services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
-  const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
+  // A charge is asked about under its own reference; an ended checkout through its latest
+  // attempt that failed without a final answer.
+  const attempt = row.type === 'CHECKOUT' ? await latestAmbiguousAttempt(services.db, row.id) : null;
+  const asked =
+    row.type === 'CHECKOUT'
+      ? attempt && {
+          reference: attempt.correlationId,
+          operatorReference: attempt.operatorReference,
+          railCode: attempt.railCode,
+          msisdn: attempt.msisdn,
+          initiatedAt: attempt.initiatedAt,
+          initiation: attempt.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+        }
+      : row.paymentMethod && row.payerAccount && row.initiatedAt
+        ? {
+            reference: row.reference,
+            operatorReference: row.operatorReference,
+            railCode: row.paymentMethod,
+            msisdn: row.payerAccount,
+            initiatedAt: row.initiatedAt,
+            initiation: row.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+          }
+        : null;
+  const rail = asked ? await findRail(services.db, asked.railCode) : null;
   const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
-  if (!rail || !connector || !row.initiatedAt || !row.payerAccount || !row.lateWatchUntil) {
+  if (!asked || !rail || !connector || !row.lateWatchUntil) {
     await stop();
     return;
   }
   const status = await withTimeout(
     connector.getStatus({
       direction: 'PAY_IN',
-      reference: row.reference,
-      operatorReference: row.operatorReference,
+      reference: asked.reference,
+      operatorReference: asked.operatorReference,
       rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-      msisdn: row.payerAccount,
+      msisdn: asked.msisdn,
       amount: row.amount,
-      initiatedAt: row.initiatedAt,
-      initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+      initiatedAt: asked.initiatedAt,
+      initiation: asked.initiation,
     }),
     services.config.connectorTimeoutMs,
   );
@@ -192,7 +240,7 @@ async function watchOne(services: Services, row: TransactionRow): Promise<void> 
     await services.db.transaction((tx) =>
       recordLateSuccess(tx as unknown as Db, services, row.id, {
         railCode: rail.code,
-        msisdn: row.payerAccount!,
+        msisdn: asked.msisdn,
         operatorReference: status.operatorReference,
         origin: 'LATE_WATCH',
       }),

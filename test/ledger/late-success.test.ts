@@ -21,6 +21,7 @@ import { expectLedgerBalanced, platformBalances, tenantBalances } from '../helpe
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { findPendingAttempt, succeedAttempt } from '../../src/payments/checkout-attempt-records.ts';
+import { checkoutAttempts } from '../../src/db/schema-checkout.ts';
 
 const OPENING = 1_000_000;
 const LATE_MSISDN = '237677000198';
@@ -167,3 +168,43 @@ describe('a checkout attempt that succeeds after its checkout ended', () => {
     expect((await transactionRow(h, refunds[0]!.reference)).status).toBe('SUCCESS');
   });
 });
+
+describe('a checkout that ended after an attempt failed at its deadline', () => {
+  it('is watched through that attempt; its late success is refunded to the number that paid', async () => {
+    const t = await tenant('Checkout expiré');
+    const c = await createCheckout(h, t);
+    const b = formClient(h);
+    const page = await b.get(c.path);
+    expect((await b.post(`${c.path}/pay`, { rail: 'MTN_MOMO_CM', phone: '677000198', _csrf: page.csrf! })).status).toBeLessThan(400);
+    await tick(61_000); // the attempt reaches its rail's deadline without an answer: FAILED TIMEOUT
+    const [attempt] = await h.services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.transactionId, (await transactionRow(h, c.reference)).id));
+    expect(attempt).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+    await tick(30 * 60_000); // the session ends
+    const ended = await transactionRow(h, c.reference);
+    expect(ended).toMatchObject({ status: 'FAILED', failureCode: 'SESSION_EXPIRED' });
+    expect(ended.lateWatchUntil).not.toBeNull();
+    await tick(60_000); // the watch asks about the attempt: the operator says it succeeded
+    const late = await transactionRow(h, c.reference);
+    expect(late).toMatchObject({ status: 'FAILED', isLateSuccess: true, paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000198' });
+    const refunds = await h.services.db.select().from(transactions).where(eq(transactions.refundOf, late.id));
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ amount: 5000, beneficiaryAccount: '237677000198', fundingSource: 'SUSPENSE' });
+    await tick(1000);
+    await tick(121_000);
+    await tick(1000);
+    expect((await transactionRow(h, refunds[0]!.reference)).status).toBe('SUCCESS');
+  });
+
+  it('a checkout whose attempts all got a final answer is not watched', async () => {
+    const t = await tenant('Checkout refusé');
+    const c = await createCheckout(h, t);
+    const b = formClient(h);
+    const page = await b.get(c.path);
+    await b.post(`${c.path}/pay`, { rail: 'MTN_MOMO_CM', phone: '677000100', _csrf: page.csrf! });
+    await tick(5000);
+    await tick(31 * 60_000);
+    const ended = await transactionRow(h, c.reference);
+    expect(ended).toMatchObject({ status: 'FAILED', failureCode: 'SESSION_EXPIRED', lateWatchUntil: null });
+  });
+});
+
