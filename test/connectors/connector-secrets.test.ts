@@ -55,7 +55,9 @@ describe('secrets', () => {
     // Successes, declines, faults, timeouts and a refused token on both operators.
     const refs: string[] = [];
     refs.push((await call('POST', PATHS.charge, chargeBody({ payerAccount: '237677000001' }))).json.data.reference);
-    refs.push((await call('POST', PATHS.transfer, transferBody({ beneficiaryAccount: '237677000457' }))).json.data.reference);
+    // LIVE pay-outs are funded by pay-ins (issue 11): that charge's 4 925 pays for both transfers.
+    await settled(h, refs[0]!);
+    refs.push((await call('POST', PATHS.transfer, transferBody({ amount: 2000, beneficiaryAccount: '237677000457' }))).json.data.reference);
     mtn.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
     refs.push((await call('POST', PATHS.charge, chargeBody({ payerAccount: '237677000002' }))).json.data.reference);
     mtn.fault = { mode: 'timeout', on: 'status', landed: true, remaining: 1 };
@@ -63,7 +65,7 @@ describe('secrets', () => {
     refs.push((await call('POST', PATHS.charge, chargeBody({ paymentMethod: 'ORANGE_MONEY_CM', payerAccount: '237699000001' }))).json.data.reference);
     orange.options.consumerSecret = 'rotated-by-orange';
     orange.expireTokens();
-    refs.push((await call('POST', PATHS.transfer, transferBody({ paymentMethod: 'ORANGE_MONEY_CM', beneficiaryAccount: '237699000011' }))).json.data.reference);
+    refs.push((await call('POST', PATHS.transfer, transferBody({ amount: 2000, paymentMethod: 'ORANGE_MONEY_CM', beneficiaryAccount: '237699000011' }))).json.data.reference);
     h.clock.advance(10_000);
     await pollOnce(h.services);
     await h.request('PUT', `/api/v1/callbacks/mtn-momo/${'a'.repeat(48)}`, { raw: '{}' });
