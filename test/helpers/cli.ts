@@ -92,8 +92,23 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `kolo serve` on a free loopback port. */
+/**
+ * Starts `kolo serve` on a free loopback port and waits until it answers its health check or
+ * exits (a test may expect it to refuse to start). A port taken between `freePort` and the
+ * child's listen (another test file spawning at the same instant) is retried on a new port.
+ */
 export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    const serve = await spawnServe(env);
+    const exited = await Promise.race([
+      serve.waitUntilHealthy(90_000).then(() => false),
+      new Promise<boolean>((resolve) => serve.child.once('exit', () => resolve(true))),
+    ]).catch(() => true);
+    if (!exited || attempt === 3 || !/EADDRINUSE/.test(serve.output())) return serve;
+  }
+}
+
+async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [BIN, 'serve'], {
