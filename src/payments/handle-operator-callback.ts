@@ -4,7 +4,9 @@
  * path finds the transaction or checkout attempt; the only thing a callback does is trigger a
  * fresh status query at the operator, whose answer goes through the usual compare-and-set
  * transitions. The body is never read. Unknown tokens, another operator's path, or a
- * transaction already settled change nothing.
+ * transaction already settled change nothing — except a pay-in closed without a final answer,
+ * whose late-success watch is reopened (`reopenLateWatch`): the operator may be reporting a late
+ * success, and the watch's status query decides.
  */
 import { eq } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
@@ -14,6 +16,7 @@ import { operatorSlug } from './initiate-transaction.ts';
 import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
+import { reopenLateWatch } from './late-success.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
 export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED';
@@ -28,7 +31,8 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   if (row) {
     const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
     if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
-    if (row.status !== 'PENDING') return 'ALREADY_SETTLED';
+    // A closed pay-in whose outcome was never known: maybe a late success; the watch asks.
+    if (row.status !== 'PENDING') return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
     await refreshTransaction(services, row);
     return 'QUERIED';
   }
@@ -36,7 +40,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   if (!attempt) return 'UNKNOWN_TOKEN';
   const rail = await findRail(services.db, attempt.railCode);
   if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
-  if (attempt.status !== 'PENDING') return 'ALREADY_SETTLED';
+  if (attempt.status !== 'PENDING') return (await reopenLateWatch(services, attempt.transactionId)) ? 'QUERIED' : 'ALREADY_SETTLED';
   // Whatever its checkout's state: a request that reached the operator is always resolved.
   await refreshAttempt(services, attempt);
   return 'QUERIED';

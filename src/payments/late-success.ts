@@ -157,6 +157,33 @@ export async function latestAmbiguousAttempt(db: Db, transactionId: string) {
   return attempt ?? null;
 }
 
+/** How long a callback on a closed pay-in reopens its watch, at least. */
+const CALLBACK_WATCH_MS = 3_600_000;
+
+/**
+ * An operator callback on a pay-in Kolo closed without a final answer (a charge failed at its
+ * deadline, TIMEOUT or PROVIDER_UNAVAILABLE; a checkout that ended after such an attempt): the
+ * operator may be reporting a late success, possibly after the watch ended. The callback proves
+ * nothing (unsigned), so it only reopens the watch for at least an hour and makes it due now: the
+ * next background run asks the operator, and only its answer counts. Returns true when a watch
+ * was (re)opened; false for anything else (settled, declined, already recorded).
+ */
+export async function reopenLateWatch(services: Pick<Services, 'db' | 'clock'>, transactionId: string): Promise<boolean> {
+  const [row] = await services.db.select().from(transactions).where(eq(transactions.id, transactionId)).limit(1);
+  if (!row || row.direction !== 'PAY_IN' || row.isLateSuccess || (row.status !== 'FAILED' && row.status !== 'CANCELLED')) return false;
+  const isAmbiguous =
+    row.type === 'CHECKOUT' ? (await latestAmbiguousAttempt(services.db, row.id)) !== null : AMBIGUOUS_FAILURES.includes(row.failureCode ?? '');
+  if (!isAmbiguous) return false;
+  const now = services.clock.now();
+  const until = new Date(now.getTime() + CALLBACK_WATCH_MS);
+  const reopened = await services.db
+    .update(transactions)
+    .set({ lateWatchUntil: row.lateWatchUntil && row.lateWatchUntil > until ? row.lateWatchUntil : until, nextPollAt: now })
+    .where(and(eq(transactions.id, row.id), eq(transactions.isLateSuccess, false)))
+    .returning({ id: transactions.id });
+  return reopened.length === 1;
+}
+
 /** Rows looked at per run of `watchLateSuccesses`. */
 const WATCH_BATCH = 50;
 
