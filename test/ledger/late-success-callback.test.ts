@@ -15,6 +15,7 @@ import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { expectSuccess, PATHS } from '../helpers/merchant-api.ts';
 import { transactionRow } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
+import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -46,6 +47,8 @@ describe('an operator callback on a pay-in closed without a final answer', () =>
 
     const callback = await h.request('POST', `/api/v1/callbacks/mtn-momo/${failed.callbackToken}`, { body: { status: 'SUCCESSFUL' } });
     expect(callback.status).toBe(200);
+    // The route answers at once and handles the callback in the background: wait for it.
+    await callbacksIdle(h.services);
     await tick(1000);
     const row = await transactionRow(h, reference);
     expect(row).toMatchObject({ status: 'FAILED', isLateSuccess: true });
@@ -55,6 +58,7 @@ describe('an operator callback on a pay-in closed without a final answer', () =>
     expect(names).toContain('payment.late_success');
     // A second callback finds it recorded: nothing more happens.
     expect((await h.request('POST', `/api/v1/callbacks/mtn-momo/${failed.callbackToken}`, { body: {} })).status).toBe(200);
+    await callbacksIdle(h.services);
     await tick(1000);
     expect((await h.services.db.select().from(transactionEvents).where(eq(transactionEvents.transactionId, row.id))).length).toBe(history.length);
   });
@@ -66,6 +70,7 @@ describe('an operator callback on a pay-in closed without a final answer', () =>
     const declined = await transactionRow(h, reference);
     expect(declined).toMatchObject({ status: 'FAILED', failureCode: 'REJECTED_BY_PAYER' });
     expect((await h.request('POST', `/api/v1/callbacks/mtn-momo/${declined.callbackToken}`, { body: {} })).status).toBe(200);
+    await callbacksIdle(h.services);
     await tick(1000);
     expect(await transactionRow(h, reference)).toMatchObject({ status: 'FAILED', isLateSuccess: false, lateWatchUntil: null });
   });
