@@ -4,6 +4,7 @@
  * readable error naming each bad variable.
  */
 import { z } from 'zod';
+import type { DarajaAccount } from './connectors/mpesa/mpesa-transformers.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -86,6 +87,24 @@ const configSchema = z.object({
   ORANGE_MONEY_API_PASSWORD: z.string().optional(),
   ORANGE_MONEY_CHANNEL_MSISDN: z.string().regex(/^6\d{8}$/, 'must be the 9-digit merchant number, e.g. 691234567').optional(),
   ORANGE_MONEY_PIN: z.string().regex(/^\d{4,6}$/, 'must be 4 to 6 digits').optional(),
+  // Wave (issue 10): one wallet per country, separate Checkout and Payout keys.
+  WAVE_BASE_URL: z.string().url().optional(),
+  WAVE_WEBHOOK_SECRET: z.string().min(16).optional(),
+  WAVE_SN_CHECKOUT_API_KEY: z.string().optional(),
+  WAVE_SN_PAYOUT_API_KEY: z.string().optional(),
+  WAVE_CI_CHECKOUT_API_KEY: z.string().optional(),
+  WAVE_CI_PAYOUT_API_KEY: z.string().optional(),
+  // M-Pesa Daraja (issue 10).
+  MPESA_BASE_URL: z.string().url().optional(),
+  MPESA_CONSUMER_KEY: z.string().optional(),
+  MPESA_CONSUMER_SECRET: z.string().optional(),
+  MPESA_SHORTCODE: z.string().regex(/^\d{5,7}$/, 'must be the 5 to 7-digit paybill or store number, e.g. 174379').optional(),
+  MPESA_PASSKEY: z.string().optional(),
+  MPESA_TRANSACTION_TYPE: z.enum(['CustomerPayBillOnline', 'CustomerBuyGoodsOnline']).default('CustomerPayBillOnline'),
+  MPESA_TILL_NUMBER: z.string().regex(/^\d{5,7}$/, 'must be the 5 to 7-digit till number').optional(),
+  MPESA_B2C_SHORTCODE: z.string().regex(/^\d{5,7}$/, 'must be the 5 to 7-digit B2C shortcode, e.g. 600996').optional(),
+  MPESA_INITIATOR_NAME: z.string().optional(),
+  MPESA_SECURITY_CREDENTIAL: z.string().optional(),
 });
 
 type ParsedEnv = z.infer<typeof configSchema>;
@@ -116,6 +135,27 @@ export interface OrangeMoneyConfig {
   pin: string;
 }
 
+/** One Wave business wallet (a country): its Checkout and Payout API keys. */
+export interface WaveWalletConfig {
+  country: 'SN' | 'CI';
+  checkoutApiKey: string;
+  payoutApiKey: string;
+}
+
+/** Wave settings (operators.md §3): base URL, webhook signing secret, wallets by country. */
+export interface WaveConfig {
+  baseUrl: string;
+  webhookSecret: string;
+  wallets: WaveWalletConfig[];
+}
+
+/** M-Pesa Daraja settings (operators.md §4); secrets never leave the connector. */
+export interface MpesaConfig extends DarajaAccount {
+  baseUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+}
+
 /** Every variable in `names` set, or the list of missing ones. */
 function requireAll<K extends keyof ParsedEnv>(e: ParsedEnv, names: K[], because: string, issues: string[]): boolean {
   const missing = names.filter((n) => e[n] === undefined);
@@ -123,7 +163,10 @@ function requireAll<K extends keyof ParsedEnv>(e: ParsedEnv, names: K[], because
   return missing.length === 0;
 }
 
-function connectorConfigs(e: ParsedEnv, issues: string[]): { mtnMomo: MtnMomoConfig | null; orangeMoney: OrangeMoneyConfig | null } {
+function connectorConfigs(
+  e: ParsedEnv,
+  issues: string[],
+): { mtnMomo: MtnMomoConfig | null; orangeMoney: OrangeMoneyConfig | null; mpesa: MpesaConfig | null; wave: WaveConfig | null } {
   let mtnMomo: MtnMomoConfig | null = null;
   let orangeMoney: OrangeMoneyConfig | null = null;
   const mtnKeys = [
@@ -169,7 +212,46 @@ function connectorConfigs(e: ParsedEnv, issues: string[]): { mtnMomo: MtnMomoCon
       pin: e.ORANGE_MONEY_PIN!,
     };
   }
-  return { mtnMomo, orangeMoney };
+  let mpesa: MpesaConfig | null = null;
+  const mpesaKeys = [
+    'MPESA_CONSUMER_KEY',
+    'MPESA_CONSUMER_SECRET',
+    'MPESA_SHORTCODE',
+    'MPESA_PASSKEY',
+    'MPESA_B2C_SHORTCODE',
+    'MPESA_INITIATOR_NAME',
+    'MPESA_SECURITY_CREDENTIAL',
+  ] as const;
+  if (e.MPESA_TRANSACTION_TYPE === 'CustomerBuyGoodsOnline' && e.MPESA_BASE_URL && !e.MPESA_TILL_NUMBER) {
+    issues.push('  MPESA_TILL_NUMBER: required when MPESA_TRANSACTION_TYPE is CustomerBuyGoodsOnline');
+  }
+  if (e.MPESA_BASE_URL && requireAll(e, [...mpesaKeys], 'MPESA_BASE_URL', issues)) {
+    mpesa = {
+      baseUrl: e.MPESA_BASE_URL.replace(/\/+$/, ''),
+      consumerKey: e.MPESA_CONSUMER_KEY!,
+      consumerSecret: e.MPESA_CONSUMER_SECRET!,
+      shortCode: e.MPESA_SHORTCODE!,
+      passkey: e.MPESA_PASSKEY!,
+      transactionType: e.MPESA_TRANSACTION_TYPE,
+      partyB: e.MPESA_TRANSACTION_TYPE === 'CustomerBuyGoodsOnline' ? (e.MPESA_TILL_NUMBER ?? '') : e.MPESA_SHORTCODE!,
+      b2cShortCode: e.MPESA_B2C_SHORTCODE!,
+      initiatorName: e.MPESA_INITIATOR_NAME!,
+      securityCredential: e.MPESA_SECURITY_CREDENTIAL!,
+    };
+  }
+  let wave: WaveConfig | null = null;
+  if (e.WAVE_BASE_URL && requireAll(e, ['WAVE_WEBHOOK_SECRET'], 'WAVE_BASE_URL', issues)) {
+    const wallets: WaveWalletConfig[] = [];
+    for (const country of ['SN', 'CI'] as const) {
+      const checkout = e[`WAVE_${country}_CHECKOUT_API_KEY`];
+      const payout = e[`WAVE_${country}_PAYOUT_API_KEY`];
+      if (checkout && payout) wallets.push({ country, checkoutApiKey: checkout, payoutApiKey: payout });
+      else if (checkout || payout) issues.push(`  WAVE_${country}_${checkout ? 'PAYOUT' : 'CHECKOUT'}_API_KEY: required with WAVE_${country}_${checkout ? 'CHECKOUT' : 'PAYOUT'}_API_KEY`);
+    }
+    if (wallets.length === 0) issues.push('  WAVE_SN_CHECKOUT_API_KEY: a wallet (SN or CI) is required when WAVE_BASE_URL is set');
+    wave = { baseUrl: e.WAVE_BASE_URL.replace(/\/+$/, ''), webhookSecret: e.WAVE_WEBHOOK_SECRET!, wallets };
+  }
+  return { mtnMomo, orangeMoney, mpesa, wave };
 }
 
 /** Time a claim lease must leave beyond the bounded call it covers (reads and recording). */
@@ -264,6 +346,10 @@ export interface Config {
   mtnMomo: MtnMomoConfig | null;
   /** Orange Money Cameroon connector settings; null when not configured. */
   orangeMoney: OrangeMoneyConfig | null;
+  /** M-Pesa Daraja connector settings (MPESA_KE); null when not configured. */
+  mpesa: MpesaConfig | null;
+  /** Wave connector settings (WAVE_SN, WAVE_CI); null when not configured. */
+  wave: WaveConfig | null;
 }
 
 /** Parses `env` (normally `process.env`). Throws an Error listing every invalid variable. */
@@ -346,5 +432,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     callbackBaseUrl: (e.CALLBACK_BASE_URL ?? publicBaseUrl).replace(/\/+$/, ''),
     mtnMomo: connectors.mtnMomo,
     orangeMoney: connectors.orangeMoney,
+    mpesa: connectors.mpesa,
+    wave: connectors.wave,
   };
 }

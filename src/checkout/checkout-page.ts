@@ -196,6 +196,20 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
           },
         });
       }
+      // Redirect rail (Wave): the customer pays on the operator's page, which sends them back here.
+      // A page that navigates on (not a 303: the form-action CSP keeps form posts on our origin).
+      if (result.kind === 'STARTED' && result.redirectUrl && /^https?:\/\//i.test(result.redirectUrl)) {
+        return sendHtml(
+          reply,
+          200,
+          renderMessage({
+            heading: `Paiement avec ${rail.name}`,
+            lines: [`Vous allez être redirigé vers ${rail.name} pour valider le paiement, puis ramené ici.`],
+            link: { href: result.redirectUrl, text: `Continuer vers ${rail.name}` },
+            refreshUrl: result.redirectUrl,
+          }),
+        );
+      }
       return reply.redirect(paths.page, 303);
     },
   );

@@ -138,6 +138,8 @@ export function renderWaiting(input: {
       phoneText: formatMsisdn(input.attempt.msisdn, country),
       railName: input.rail?.name ?? input.attempt.railCode,
       ussdHint: input.rail?.ussdHint ?? null,
+      // Redirect rails: back on our page before paying, the customer can return to the operator's.
+      redirectUrl: input.attempt.redirectUrl && /^https?:\/\//i.test(input.attempt.redirectUrl) ? input.attempt.redirectUrl : null,
     },
     csrf: input.csrf,
     paths: checkoutPaths(input.row.checkoutToken!),
@@ -191,7 +193,7 @@ export function renderResult(input: { row: TransactionRow; app: PageApplication;
   }
 }
 
-/** A standalone message page (unknown session, refused form post, too many requests). */
-export function renderMessage(input: { heading: string; lines: string[]; link?: { href: string; text: string } }): string {
-  return eta.render('./message', { ...input, link: input.link ?? null });
+/** A standalone message page (unknown session, refused form post, too many requests, hand-over to a redirect rail with `refreshUrl`). */
+export function renderMessage(input: { heading: string; lines: string[]; link?: { href: string; text: string }; refreshUrl?: string }): string {
+  return eta.render('./message', { ...input, link: input.link ?? null, refreshUrl: input.refreshUrl ?? null });
 }

@@ -1,6 +1,6 @@
 /**
  * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
- * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange`, `ledger verify` (exit 1 on a
+ * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange|mpesa|wave`, `ledger verify` (exit 1 on a
  * broken invariant), `ledger fund`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
  * ever print a key's full value. With the embedded database these run while the server is
  * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
@@ -23,6 +23,8 @@ import { systemClock } from '../domain/clock.ts';
 import { callbackBaseUrlWarning, createLiveConnectors } from '../connectors/live-connectors.ts';
 import { startMtnSimulator } from '../simulators/mtn-momo/mtn-simulator.ts';
 import { startOrangeSimulator } from '../simulators/orange-money/orange-simulator.ts';
+import { startMpesaSimulator } from '../simulators/mpesa/mpesa-simulator.ts';
+import { startWaveSimulator } from '../simulators/wave/wave-simulator.ts';
 import { verifyLedger } from '../ledger/verify-ledger.ts';
 import { fundSandbox } from '../payments/transaction-postings.ts';
 
@@ -56,7 +58,8 @@ Commands:
   restore --from FILE                     embedded database only, server stopped: DATA_DIR from a backup
                                           (a non-empty DATA_DIR is moved aside, never overwritten)
   connectors check                        fetch a token from each configured operator (secrets masked)
-  simulate mtn|orange [--port N] [--host H] [--decision-delay-ms N]
+  simulate mtn|orange|mpesa|wave [--port N] [--host H] [--decision-delay-ms N]
+           [--webhook-url URL]            (wave: where its signed webhooks go, e.g. <PUBLIC_BASE_URL>/api/v1/callbacks/wave)
                                           run an operator simulator (tests and rehearsals only)
   ledger verify                           check Σ lines = 0 and every balance = Σ of its lines (exit 1 and the first discrepancies otherwise)
   ledger fund --app ID --amount N         top up an application's TEST available balance (base units, application currency)
@@ -113,7 +116,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const print = (human: string, json: unknown) => io.out(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
 
-  if (command === 'simulate mtn' || command === 'simulate orange') {
+  if (command === 'simulate mtn' || command === 'simulate orange' || command === 'simulate mpesa' || command === 'simulate wave') {
     // Needs no configuration nor database: a simulator is the operator's side.
     const port = Number(values.port ?? '0');
     const delay = values['decision-delay-ms'] === undefined ? undefined : Number(values['decision-delay-ms']);
@@ -127,8 +130,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     const overrides = { port, host: values.host ?? '127.0.0.1', ...(delay !== undefined ? { decisionDelayMs: delay } : {}) };
     try {
-      const sim = command === 'simulate mtn' ? await startMtnSimulator(overrides) : await startOrangeSimulator(overrides);
-      const which = command === 'simulate mtn' ? 'MTN MoMo Open API' : 'Orange Money Cameroon OM API';
+      const sim =
+        command === 'simulate mtn'
+          ? await startMtnSimulator(overrides)
+          : command === 'simulate orange'
+            ? await startOrangeSimulator(overrides)
+            : command === 'simulate mpesa'
+              ? await startMpesaSimulator(overrides)
+              : await startWaveSimulator({ ...overrides, webhookUrl: values['webhook-url'] ?? null });
+      const names: Record<string, string> = { 'simulate mtn': 'MTN MoMo Open API', 'simulate orange': 'Orange Money Cameroon OM API', 'simulate mpesa': 'M-Pesa Daraja' };
+      const which = names[command] ?? 'Wave';
       print(`${which} simulator listening on ${sim.url} (README: "Rehearsing with the simulators")`, { simulator: command.split(' ')[1], url: sim.url });
       return { service: { stop: () => sim.close() } };
     } catch (error) {
@@ -148,7 +159,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (command === 'connectors check') {
     const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
     if (live.size === 0) {
-      print('no operator connector configured (set MTN_MOMO_BASE_URL or ORANGE_MONEY_BASE_URL and their credentials)', { connectors: [] });
+      print('no operator connector configured (set MTN_MOMO_BASE_URL, ORANGE_MONEY_BASE_URL, MPESA_BASE_URL or WAVE_BASE_URL and their credentials)', { connectors: [] });
       return { exitCode: 1 };
     }
     const results = [];

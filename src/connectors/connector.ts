@@ -44,13 +44,24 @@ export interface InitiateRequest extends PrepareRequest {
   operatorReference: string;
   /** Where the operator should call us back (per-transaction token in the path), or null. */
   callbackUrl: string | null;
+  /**
+   * Redirect pay-ins only: where the operator sends the customer back after paying (the hosted
+   * checkout page, or `PUBLIC_BASE_URL` for a direct charge). Absent for push rails.
+   */
+  returnUrl?: string | null;
 }
 
 /** Operator answer to an initiation. */
 export type InitiateResult =
-  | { kind: 'ACCEPTED'; operatorReference: string | null }
+  | { kind: 'ACCEPTED'; operatorReference: string | null; redirectUrl?: string }
   | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
   | { kind: 'UNREACHABLE'; error: string };
+
+/**
+ * How a rail collects a pay-in: `PUSH` (the operator prompts the customer's phone: USSD, STK) or
+ * `REDIRECT` (the customer is sent to the operator's page or app, `InitiateResult.redirectUrl`).
+ */
+export type PayInFlow = 'PUSH' | 'REDIRECT';
 
 /** What a status query needs: the transaction as we stored it. */
 export interface StatusQuery {
@@ -66,7 +77,20 @@ export interface StatusQuery {
   msisdn: string;
   amount: number;
   initiatedAt: Date;
+  /**
+   * The transaction's callback URL, for operators whose status query answers asynchronously
+   * (Daraja Transaction Status Query → ResultURL); absent or null when there is none.
+   */
+  callbackUrl?: string | null;
 }
+
+/**
+ * What a connector reads in an operator callback body (only operators whose callbacks carry
+ * something a status query cannot give: Daraja). `QUERY`: a hint, query the operator (with the
+ * operator reference the body named, when we never learnt it); `RESULT`: the operator's verdict
+ * on this very transaction, delivered on its unguessable per-transaction path.
+ */
+export type CallbackReading = { kind: 'QUERY'; operatorReference: string | null } | { kind: 'RESULT'; status: StatusResult };
 
 /** Operator answer to a status query. `NOT_FOUND`: the operator has no record of it. */
 export type StatusResult =
@@ -104,11 +128,15 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 export interface Connector {
   /** Operator this connector speaks to, e.g. `MTN_MOMO`, or `SANDBOX`. */
   readonly operator: string;
+  /** How this rail's pay-ins reach the customer; absent means PUSH. */
+  readonly payInFlow?: PayInFlow;
   /** Obtains the operator-side id of an initiation; never moves money. */
   prepare(request: PrepareRequest): Promise<PrepareResult>;
   /** Sends the initiation prepared under `request.operatorReference`; sent at most once per id. */
   initiate(request: InitiateRequest): Promise<InitiateResult>;
   getStatus(query: StatusQuery): Promise<StatusResult>;
+  /** Reads a callback body (parsed JSON, or undefined); absent: callbacks only trigger a status query. */
+  readCallback?(body: unknown, query: StatusQuery): CallbackReading;
   /** Fetches a token for each product (for `kolo connectors check`); absent on the sandbox. */
   check?(): Promise<ConnectorCheck[]>;
 }

@@ -35,6 +35,8 @@ export const checkoutAttempts = pgTable(
     callbackToken: text('callback_token'),
     /** How the initiation call ended: ACCEPTED or UNKNOWN; null before it returned. */
     initiationOutcome: text('initiation_outcome'),
+    /** Redirect rails (Wave): the operator's page where the customer pays this attempt. */
+    redirectUrl: text('redirect_url'),
     /** The instant sent to the connector with the initiation (the sandbox keys its outcome on it). */
     initiatedAt: ts('initiated_at').notNull(),
     /** The rail's deadline: an unresolved attempt fails (TIMEOUT) past it. */

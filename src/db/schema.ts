@@ -181,6 +181,8 @@ export const transactions = pgTable(
     callbackToken: text('callback_token'),
     /** How the initiation call ended: ACCEPTED (acknowledged) or UNKNOWN (timeout, reset, 5xx); null before it returned. */
     initiationOutcome: text('initiation_outcome'),
+    /** Redirect rails (Wave): the operator's page the customer opens to pay (a direct charge's `data.redirectUrl`). */
+    redirectUrl: text('redirect_url'),
     initiatedAt: ts('initiated_at'),
     deadlineAt: ts('deadline_at'),
     nextPollAt: ts('next_poll_at'),

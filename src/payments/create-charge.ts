@@ -3,6 +3,8 @@
  * MSISDN for the rail's country, writes the transaction (once per idempotency key), then starts
  * it at the rail. The response is the creation's: PENDING, whatever the operator says next.
  */
+import { and, eq } from 'drizzle-orm';
+import { transactions } from '../db/schema.ts';
 import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
@@ -36,6 +38,8 @@ export interface ChargeData {
   payerAccount: string | null;
   payerName: string | null;
   payerEmail: string | null;
+  /** Extension: the operator's page the customer must open, on redirect rails only (Wave). */
+  redirectUrl?: string;
 }
 
 /** Creates the charge; returns the 201 `data` of spec 4.2. */
@@ -44,7 +48,15 @@ export async function createCharge(services: Services, auth: ApiKeyAuth, input: 
   const idempotencyKey = bodyKey ?? headerKey;
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'charge', request);
   const replay = await findReplay<ChargeData>(services, scope);
-  if (replay) return replay;
+  if (replay) {
+    // A replayed charge on a redirect rail gives the customer's page again (stored at initiation).
+    const [row] = await services.db
+      .select({ redirectUrl: transactions.redirectUrl })
+      .from(transactions)
+      .where(and(eq(transactions.reference, replay.reference), eq(transactions.applicationId, auth.applicationId)))
+      .limit(1);
+    return row?.redirectUrl ? { ...replay, redirectUrl: row.redirectUrl } : replay;
+  }
   const { rail, connector } = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,
@@ -93,6 +105,7 @@ export async function createCharge(services: Services, auth: ApiKeyAuth, input: 
       },
     };
   });
-  if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
-  return result.data;
+  if (result.replayed) return result.data;
+  const initiated = await initiateTransaction(services, result.row, rail, connector);
+  return initiated.redirectUrl ? { ...result.data, redirectUrl: initiated.redirectUrl } : result.data;
 }

@@ -1,14 +1,19 @@
 /**
- * An operator callback (MTN `X-Callback-Url`, Orange `notifUrl`): a hint, never proof
- * (operators.md §0 rule 2: the operators sign nothing). The per-transaction token in the URL
- * path finds the transaction or checkout attempt; the only thing a callback does is trigger a
- * fresh status query at the operator, whose answer goes through the usual compare-and-set
- * transitions. The body is never read. Unknown tokens, another operator's path, or a
- * transaction already settled change nothing — except a pay-in closed without a final answer,
- * whose late-success watch is reopened (`reopenLateWatch`): the operator may be reporting a late
- * success, and the watch's status query decides.
+ * An operator callback (MTN `X-Callback-Url`, Orange `notifUrl`, Daraja `CallBackURL` /
+ * `ResultURL`): a hint, never proof (operators.md §0 rule 2: the operators sign nothing). The
+ * per-transaction token in the URL path finds the transaction or checkout attempt; a callback
+ * triggers a fresh status query at the operator, whose answer goes through the usual
+ * compare-and-set transitions. The body is read only by connectors with `readCallback` (Daraja):
+ * an STK callback may name the CheckoutRequestID we never received (then queried with it); a
+ * B2C result naming this very pay-out is Daraja's verdict (its status query answers only there).
+ * Unknown tokens, another operator's path, or a transaction already settled change nothing —
+ * except a pay-in closed without a final answer, whose late-success watch is reopened
+ * (`reopenLateWatch`): the operator may be reporting a late success, and the watch's status
+ * query decides.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import { applyTransition } from './apply-transition.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
@@ -19,13 +24,13 @@ import { refreshTransaction } from './refresh-transaction.ts';
 import { reopenLateWatch } from './late-success.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
-export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED';
+export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED';
 
 /** Shape of a callback token (hex, see `newCallbackToken`); anything else is unknown at once. */
 const TOKEN_SHAPE = /^[0-9a-f]{16,128}$/;
 
 /** Handles a callback on `/api/v1/callbacks/<operatorPath>/<token>`. Never throws for bad input. */
-export async function handleOperatorCallback(services: Services, operatorPath: string, token: string): Promise<CallbackOutcome> {
+export async function handleOperatorCallback(services: Services, operatorPath: string, token: string, body?: unknown): Promise<CallbackOutcome> {
   if (!TOKEN_SHAPE.test(token)) return 'UNKNOWN_TOKEN';
   const [row] = await services.db.select().from(transactions).where(eq(transactions.callbackToken, token)).limit(1);
   if (row) {
@@ -33,6 +38,36 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
     if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     // A closed pay-in whose outcome was never known: maybe a late success; the watch asks.
     if (row.status !== 'PENDING') return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
+    const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
+    if (connector?.readCallback && row.initiatedAt) {
+      const reading = connector.readCallback(body, {
+        direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+        reference: row.reference,
+        operatorReference: row.operatorReference,
+        initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+        rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+        msisdn: (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '',
+        amount: row.amount,
+        initiatedAt: row.initiatedAt,
+      });
+      if (reading.kind === 'RESULT') {
+        const status = reading.status;
+        if (status.kind === 'SUCCEEDED') {
+          await applyTransition(services, { transactionId: row.id, event: 'MONEY_MOVED', cause: 'CALLBACK', operatorReference: status.operatorReference });
+        } else if (status.kind === 'FAILED') {
+          await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'CALLBACK', failureCode: status.failureCode, failureReason: status.failureReason });
+        }
+        return 'APPLIED';
+      }
+      if (reading.operatorReference) {
+        // The operator's id for a request whose answer we never got: recorded, then queried.
+        await services.db
+          .update(transactions)
+          .set({ operatorReference: reading.operatorReference })
+          .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+        row.operatorReference = reading.operatorReference;
+      }
+    }
     await refreshTransaction(services, row);
     return 'QUERIED';
   }
@@ -41,6 +76,27 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   const rail = await findRail(services.db, attempt.railCode);
   if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
   if (attempt.status !== 'PENDING') return (await reopenLateWatch(services, attempt.transactionId)) ? 'QUERIED' : 'ALREADY_SETTLED';
+  const [owner] = await services.db.select({ environment: transactions.environment }).from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
+  const connector = owner ? resolveConnector(services.connectors, rail.code, owner.environment as Environment) : null;
+  if (connector?.readCallback && attempt.initiatedAt) {
+    const reading = connector.readCallback(body, {
+      direction: 'PAY_IN',
+      reference: attempt.correlationId,
+      operatorReference: attempt.operatorReference,
+      initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+      msisdn: attempt.msisdn,
+      amount: 0,
+      initiatedAt: attempt.initiatedAt,
+    });
+    if (reading.kind === 'QUERY' && reading.operatorReference) {
+      await services.db
+        .update(checkoutAttempts)
+        .set({ operatorReference: reading.operatorReference })
+        .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
+      attempt.operatorReference = reading.operatorReference;
+    }
+  }
   // Whatever its checkout's state: a request that reached the operator is always resolved.
   await refreshAttempt(services, attempt);
   return 'QUERIED';

@@ -33,9 +33,18 @@ export function callbackUrlFor(services: Pick<Services, 'config'>, operator: str
   return `${services.config.callbackBaseUrl}/api/v1/callbacks/${operatorSlug(operator)}/${token}`;
 }
 
-/** `MTN_MOMO` → `mtn-momo`: the operator's segment in callback URLs. */
+/**
+ * `MTN_MOMO` → `mtn-momo`: the operator's segment in callback URLs. M-Pesa's is `daraja`:
+ * Safaricom refuses callback URLs containing "mpesa" (operators.md §4.2).
+ */
 export function operatorSlug(operator: string): string {
+  if (operator === 'MPESA') return 'daraja';
   return operator.toLowerCase().replace(/_/g, '-');
+}
+
+/** What an initiation gives the caller: the operator's page to send the customer to (redirect rails). */
+export interface Initiated {
+  redirectUrl?: string;
 }
 
 /** Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. */
@@ -44,7 +53,7 @@ export async function initiateTransaction(
   row: TransactionRow,
   rail: RailRow,
   connector: Connector,
-): Promise<void> {
+): Promise<Initiated> {
   const msisdn = row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount;
   if (!msisdn) throw new Error(`transaction ${row.reference} has no account to initiate`);
   const initiatedAt = services.clock.now();
@@ -62,7 +71,7 @@ export async function initiateTransaction(
   const prepared = await withTimeout(connector.prepare(request), services.config.connectorTimeoutMs);
   if (prepared.kind === 'FAILED') {
     await decline(services, row, prepared.failureCode, prepared.failureReason);
-    return;
+    return {};
   }
   if (prepared.kind === 'UNREACHABLE') {
     const now = services.clock.now();
@@ -81,7 +90,7 @@ export async function initiateTransaction(
       });
     });
     services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable before initiation; nothing sent, will retry');
-    return;
+    return {};
   }
   const callbackToken = newCallbackToken(services);
   // Persist before the call. Nobody asks the operator about it before the call has returned.
@@ -97,19 +106,21 @@ export async function initiateTransaction(
     })
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
     .returning({ id: transactions.id });
-  if (!stored) return; // another caller initiated it, or it ended meanwhile
+  if (!stored) return {}; // another caller initiated it, or it ended meanwhile
   const result = await withTimeout(
     connector.initiate({
       ...request,
       operatorReference: prepared.operatorReference,
       callbackUrl: callbackUrlFor(services, rail.operator, callbackToken),
+      // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
+      returnUrl: services.config.publicBaseUrl,
     }),
     services.config.connectorTimeoutMs,
   );
   const now = services.clock.now();
   if (result.kind === 'FAILED') {
     await decline(services, row, result.failureCode, result.failureReason);
-    return;
+    return {};
   }
   await services.db.transaction(async (tx) => {
     const [updated] = await tx
@@ -118,6 +129,7 @@ export async function initiateTransaction(
         // The prepared id stays: it is what status queries ask about.
         operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
         initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+        ...(result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {}),
         nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
         updatedAt: now,
       })
@@ -137,6 +149,7 @@ export async function initiateTransaction(
   if (result.kind === 'UNREACHABLE') {
     services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable at initiation; left PENDING');
   }
+  return result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {};
 }
 
 async function decline(

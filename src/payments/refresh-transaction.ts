@@ -15,7 +15,7 @@ import { transactions } from '../db/schema.ts';
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition } from './apply-transition.ts';
-import { initiateTransaction, withTimeout } from './initiate-transaction.ts';
+import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
@@ -83,6 +83,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
       amount: row.amount,
       initiatedAt: row.initiatedAt,
       initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+      callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
     }),
     services.config.connectorTimeoutMs,
   );

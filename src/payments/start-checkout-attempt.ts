@@ -19,11 +19,12 @@ import { failAttempt, recordAttemptEvent, type CheckoutAttemptRow } from './chec
 import { callbackUrlFor, newCallbackToken, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import type { RailRow } from './rails.ts';
-import type { TransactionRow } from './transaction-view.ts';
+import { checkoutUrl, type TransactionRow } from './transaction-view.ts';
 
 /** What became of the request to start an attempt. */
 export type StartAttemptResult =
-  | { kind: 'STARTED'; attempt: CheckoutAttemptRow }
+  /** `redirectUrl`: on a redirect rail (Wave), the operator's page the customer must open now. */
+  | { kind: 'STARTED'; attempt: CheckoutAttemptRow; redirectUrl?: string }
   /** The operator refused at once; the attempt is FAILED, the checkout still PENDING. */
   | { kind: 'DECLINED'; attempt: CheckoutAttemptRow }
   /** Another attempt of this checkout is still in flight. */
@@ -139,6 +140,8 @@ export async function startCheckoutAttempt(
       ...request,
       operatorReference: prepared.operatorReference,
       callbackUrl: callbackUrlFor(services, input.rail.operator, attempt.callbackToken!),
+      // A redirect rail brings the customer back to this hosted page, which shows the live result.
+      returnUrl: checkout.checkoutToken ? checkoutUrl(services.config.publicBaseUrl, checkout.checkoutToken) : null,
     }),
     services.config.connectorTimeoutMs,
   );
@@ -165,10 +168,12 @@ export async function startCheckoutAttempt(
       .set({
         operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
         initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+        ...(result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {}),
         nextPollAt,
         updatedAt: after,
       })
       .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')));
   });
-  return { kind: 'STARTED', attempt: { ...attempt, nextPollAt } };
+  const redirectUrl = result.kind === 'ACCEPTED' ? result.redirectUrl : undefined;
+  return { kind: 'STARTED', attempt: { ...attempt, nextPollAt }, ...(redirectUrl ? { redirectUrl } : {}) };
 }

@@ -119,12 +119,12 @@ export function answerFault(res: http.ServerResponse, fault: SimFault, body500: 
 /** Delivers callbacks in the background, tracking timers so `stop()` can cancel them. */
 export function createCallbackSender(options: () => SimCallbackOptions, sent: SimCallback[]) {
   const timers = new Set<NodeJS.Timeout>();
-  const deliver = async (url: string, method: string, body: string) => {
+  const deliver = async (url: string, method: string, body: string, headers: Record<string, string>) => {
     const record: SimCallback = { url, method, body, status: null };
     sent.push(record);
     try {
       // MTN: "the callback times out after 2 s".
-      const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2000) });
+      const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(2000) });
       record.status = response.status;
       await response.arrayBuffer();
     } catch {
@@ -132,15 +132,15 @@ export function createCallbackSender(options: () => SimCallbackOptions, sent: Si
     }
   };
   return {
-    /** Schedules the callback(s) for `url` per the current options. */
-    send(url: string, method: string, body: string) {
+    /** Schedules the callback(s) for `url` per the current options; `headers` (a signature) are added as given. */
+    send(url: string, method: string, body: string, headers: Record<string, string> = {}) {
       const o = options();
       if (o.drop) return;
       const times = o.duplicate ? 2 : 1;
       for (let i = 0; i < times; i++) {
         const timer = setTimeout(() => {
           timers.delete(timer);
-          void deliver(url, method, body);
+          void deliver(url, method, body, headers);
         }, o.delayMs + i * 10);
         timers.add(timer);
       }

@@ -1,5 +1,5 @@
 /**
- * `kolo simulate mtn|orange --port N` and `kolo connectors check`: the simulators answer their
+ * `kolo simulate mtn|orange|mpesa|wave --port N` and `kolo connectors check`: the simulators answer their
  * operator's token endpoint; the check fetches a token from each configured operator, prints
  * what works with secrets masked, warns about a callback base URL operators cannot reach, and
  * exits non-zero when something fails. The simulate command also runs as a real process that
@@ -13,7 +13,9 @@ import { runCli, type CliResult } from '../../src/cli/run.ts';
 import { MTN_SIM_DEFAULTS, startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
 import { startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
 import { freePort, startServe } from '../helpers/cli.ts';
-import { mtnEnv, orangeEnv } from '../helpers/live.ts';
+import { mpesaEnv, mtnEnv, orangeEnv, waveEnv } from '../helpers/live.ts';
+import { startMpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
+import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let out = '';
@@ -23,10 +25,16 @@ async function run(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('kolo simulate', () => {
-  it('mtn and orange run in process and answer their token endpoints', async () => {
+  it('mtn, orange, mpesa and wave run in process and answer their auth endpoints', async () => {
     const mtn = await run(['simulate', 'mtn', '--port', '0']);
     const orange = await run(['simulate', 'orange', '--port', '0', '--decision-delay-ms', '10']);
+    const mpesa = await run(['simulate', 'mpesa', '--port', '0']);
+    const wave = await run(['simulate', 'wave', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/api/v1/callbacks/wave']);
     try {
+      const mpesaUrl = /listening on (\S+)/.exec(mpesa.out)![1]!;
+      expect((await fetch(`${mpesaUrl}/oauth/v1/generate?grant_type=client_credentials`)).status).toBe(400);
+      const waveUrl = /listening on (\S+)/.exec(wave.out)![1]!;
+      expect((await fetch(`${waveUrl}/v1/checkout/sessions/search?client_reference=x`)).status).toBe(401);
       const mtnUrl = /listening on (\S+)/.exec(mtn.out)![1]!;
       const c = MTN_SIM_DEFAULTS.collection;
       const token = await fetch(`${mtnUrl}/collection/token/`, {
@@ -37,7 +45,7 @@ describe('kolo simulate', () => {
       const orangeUrl = /listening on (\S+)/.exec(orange.out)![1]!;
       expect((await fetch(`${orangeUrl}/token`, { method: 'POST' })).status).toBe(401);
     } finally {
-      for (const r of [mtn.result, orange.result]) if ('service' in r) await r.service.stop();
+      for (const r of [mtn.result, orange.result, mpesa.result, wave.result]) if ('service' in r) await r.service.stop();
     }
   });
 
@@ -99,6 +107,33 @@ describe('kolo connectors check', () => {
     ]);
     expect(json.connectors[1].detail).toContain('HTTP 401');
     expect(bad.out).not.toContain('a-wrong-disbursement-key');
+  });
+
+  it('M-Pesa: a Daraja token; Wave: each wallet key proven by an authenticated call; secrets masked, a wrong Wave key FAIL', async () => {
+    const mpesa = await startMpesaSimulator();
+    const wave = await startWaveSimulator();
+    try {
+      const env = { ...mpesaEnv(mpesa), ...waveEnv(wave), CALLBACK_BASE_URL: 'https://pay.example.ke' };
+      const { result, out } = await run(['connectors', 'check'], env);
+      expect(result).toEqual({ exitCode: 0 });
+      expect(out).toMatch(/^OK {3}MPESA_KE MPESA oauth: token obtained/m);
+      expect(out).toMatch(/^OK {3}WAVE_SN WAVE_SN checkout: API key accepted/m);
+      expect(out).toMatch(/^OK {3}WAVE_SN WAVE_SN payout: API key accepted/m);
+      expect(out).toMatch(/^OK {3}WAVE_CI WAVE_CI checkout: API key accepted/m);
+      for (const [name, value] of Object.entries(env)) {
+        if (/KEY|SECRET|PASSKEY|CREDENTIAL/.test(name)) expect(out, name).not.toContain(value);
+      }
+      const bad = await run(['connectors', 'check'], { ...waveEnv(wave, { WAVE_CI_PAYOUT_API_KEY: 'wave_ci_prod_wrongwrongwrong' }) });
+      expect(bad.result).toEqual({ exitCode: 1 });
+      expect(bad.out).toMatch(/^FAIL WAVE_CI WAVE_CI payout: HTTP 401/m);
+      expect(bad.out).not.toContain('wave_ci_prod_wrongwrongwrong');
+      const half = await run(['connectors', 'check'], { WAVE_BASE_URL: wave.url, WAVE_WEBHOOK_SECRET: 'x'.repeat(20), WAVE_SN_CHECKOUT_API_KEY: 'k' });
+      expect(half.result).toEqual({ exitCode: 2 });
+      expect(half.err).toContain('WAVE_SN_PAYOUT_API_KEY: required with WAVE_SN_CHECKOUT_API_KEY');
+    } finally {
+      await mpesa.close();
+      await wave.close();
+    }
   });
 
   it('says so when no connector is configured, and names missing variables of a half-configured one', async () => {

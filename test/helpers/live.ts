@@ -10,6 +10,8 @@ import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
 import { MTN_SIM_DEFAULTS, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
 import { ORANGE_SIM_DEFAULTS } from '../../src/simulators/orange-money/orange-simulator.ts';
+import { MPESA_SIM_DEFAULTS } from '../../src/simulators/mpesa/mpesa-simulator.ts';
+import { WAVE_SIM_DEFAULTS } from '../../src/simulators/wave/wave-simulator.ts';
 
 /** The environment variables that point the MTN connector at `sim` with its default credentials. */
 export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string, string> = {}): Record<string, string> {
@@ -27,10 +29,15 @@ export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string,
   };
 }
 
-/** Starts a harness with `env`, plus a LIVE tenant whose webhooks go to `webhookUrl`. */
-export async function startLiveHarness(env: Record<string, string>, webhookUrl: string, log?: Logger): Promise<{ h: Harness; t: Tenant }> {
+/** Starts a harness with `env`, plus a LIVE tenant (in `currency`, default XAF) whose webhooks go to `webhookUrl`. */
+export async function startLiveHarness(
+  env: Record<string, string>,
+  webhookUrl: string,
+  log?: Logger,
+  currency?: string,
+): Promise<{ h: Harness; t: Tenant }> {
   const h = await startHarness({ CONNECTOR_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ...env }, log ? { log } : {});
-  const t = await h.createTenant({ environment: 'LIVE' });
+  const t = await h.createTenant({ environment: 'LIVE', ...(currency ? { currency } : {}) });
   const set = await h.request('PATCH', '/api/v1/webhook', { key: t.key, body: { webhookUrl } });
   if (set.status !== 200) throw new Error(`webhook URL not set: ${set.text}`);
   return { h, t };
@@ -104,6 +111,36 @@ export function orangeEnv(sim: { url: string }, overrides: Record<string, string
     ORANGE_MONEY_API_PASSWORD: d.apiPassword,
     ORANGE_MONEY_CHANNEL_MSISDN: d.channelMsisdn,
     ORANGE_MONEY_PIN: d.pin,
+    ...overrides,
+  };
+}
+
+/** The environment variables that point the M-Pesa Daraja connector at `sim` with its default credentials. */
+export function mpesaEnv(sim: { url: string }, overrides: Record<string, string> = {}): Record<string, string> {
+  const d = MPESA_SIM_DEFAULTS;
+  return {
+    MPESA_BASE_URL: sim.url,
+    MPESA_CONSUMER_KEY: d.consumerKey,
+    MPESA_CONSUMER_SECRET: d.consumerSecret,
+    MPESA_SHORTCODE: d.shortCode,
+    MPESA_PASSKEY: d.passkey,
+    MPESA_B2C_SHORTCODE: d.b2cShortCode,
+    MPESA_INITIATOR_NAME: d.initiatorName,
+    MPESA_SECURITY_CREDENTIAL: d.securityCredential,
+    ...overrides,
+  };
+}
+
+/** The environment variables that point the Wave connector (both wallets) at `sim` with its default keys. */
+export function waveEnv(sim: { url: string }, overrides: Record<string, string> = {}): Record<string, string> {
+  const d = WAVE_SIM_DEFAULTS;
+  return {
+    WAVE_BASE_URL: sim.url,
+    WAVE_WEBHOOK_SECRET: d.webhookSecret,
+    WAVE_SN_CHECKOUT_API_KEY: d.wallets.SN.checkoutApiKey,
+    WAVE_SN_PAYOUT_API_KEY: d.wallets.SN.payoutApiKey,
+    WAVE_CI_CHECKOUT_API_KEY: d.wallets.CI.checkoutApiKey,
+    WAVE_CI_PAYOUT_API_KEY: d.wallets.CI.payoutApiKey,
     ...overrides,
   };
 }

@@ -1,13 +1,17 @@
 /**
  * `PUT` and `POST /api/v1/callbacks/{operator}/{token}`: operator callbacks (MTN uses PUT or
- * POST, Orange POST; operators.md §1.7, §2B). The answer is 200 at once, whatever the body or
- * token (an operator retrying on errors must not be taught which tokens exist); the fresh status
- * query the callback triggers runs after the answer (payments/handle-operator-callback.ts).
+ * POST, Orange and Daraja POST; operators.md §1.7, §2B, §4). The answer is 200 at once, whatever
+ * the body or token (an operator retrying on errors must not be taught which tokens exist); the
+ * fresh status query the callback triggers runs after the answer
+ * (payments/handle-operator-callback.ts). Bodies are parsed as JSON when they are JSON and only
+ * read by connectors that need them (Daraja); any other body is ignored.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
-import { ok } from '../envelope.ts';
+import { handleWaveWebhook } from '../../payments/handle-wave-webhook.ts';
+import { waveSignatureProblem } from '../../connectors/wave/wave-transformers.ts';
+import { fail, ok } from '../envelope.ts';
 
 /** Status queries started by callbacks and not finished yet, per services object. */
 const inFlightByServices = new WeakMap<Services, Set<Promise<unknown>>>();
@@ -17,20 +21,30 @@ export async function callbacksIdle(services: Services): Promise<void> {
   await Promise.allSettled([...(inFlightByServices.get(services) ?? [])]);
 }
 
+/** The body as JSON, or undefined when it is empty or not JSON. */
+function jsonOf(body: unknown): unknown {
+  if (!Buffer.isBuffer(body) || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Registers the callback routes; in-flight status queries are awaited when the app closes. */
 export async function callbackRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const inFlight = inFlightByServices.get(services) ?? new Set<Promise<unknown>>();
   inFlightByServices.set(services, inFlight);
-  // Bodies are never read: accept any content type without parsing it.
+  // Any content type is accepted; the body is kept as bytes (bounded by BODY_LIMIT_BYTES).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addHook('onClose', async () => {
     await Promise.allSettled([...inFlight]);
   });
 
   const handler = async (request: FastifyRequest<{ Params: { operator: string; token: string } }>, reply: FastifyReply) => {
     const { operator, token } = request.params;
-    const work = handleOperatorCallback(services, operator.slice(0, 64), token.slice(0, 256)).then(
+    const work = handleOperatorCallback(services, operator.slice(0, 64), token.slice(0, 256), jsonOf(request.body)).then(
       (outcome) => services.log.info({ operator, outcome }, 'operator callback'),
       (error: unknown) => services.log.error({ err: error, operator }, 'operator callback: status query failed'),
     );
@@ -38,6 +52,30 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
     void work.finally(() => inFlight.delete(work));
     return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
   };
+  /**
+   * `POST /api/v1/callbacks/wave`: the webhook URL registered in Wave's Business Portal (one per
+   * wallet, not per request). Signed (`Wave-Signature`, operators.md §3.3): a missing, stale or
+   * wrong signature is refused with 401 and logged; a valid one is answered 200 at once and only
+   * triggers a status query of the session or payout it names.
+   */
+  app.post('/api/v1/callbacks/wave', { schema: { tags: ['Opérateurs'], summary: 'Webhook signé de Wave (déclenche une nouvelle interrogation du statut)' } }, async (request, reply) => {
+    const secret = services.config.wave?.webhookSecret;
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const header = request.headers['wave-signature'];
+    const problem = secret ? waveSignatureProblem(typeof header === 'string' ? header : undefined, raw, secret, services.clock.now().getTime()) : 'Wave not configured';
+    if (problem) {
+      services.log.warn({ operator: 'wave', problem }, 'Wave webhook refused');
+      return reply.code(401).send(fail('UNAUTHORIZED', 'Signature Wave absente ou invalide.', null, services.clock.now()));
+    }
+    const work = handleWaveWebhook(services, jsonOf(raw)).then(
+      (outcome) => services.log.info({ operator: 'wave', outcome }, 'operator callback'),
+      (error: unknown) => services.log.error({ err: error, operator: 'wave' }, 'operator callback: status query failed'),
+    );
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+    return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
+  });
+
   const schema = { tags: ['Opérateurs'], summary: "Notification d'un opérateur (déclenche une nouvelle interrogation du statut)" };
   app.put('/api/v1/callbacks/:operator/:token', { schema }, handler);
   app.post('/api/v1/callbacks/:operator/:token', { schema }, handler);

@@ -75,6 +75,12 @@ export const chargeData = z.object({
   payerAccount: z.string().nullable(),
   payerName: z.string().nullable(),
   payerEmail: z.string().nullable(),
+  redirectUrl: z
+    .string()
+    .optional()
+    .describe(
+      "Extension de Kolo (hors spécification 4.2) : présent uniquement sur les moyens de paiement à redirection (Wave). Le client doit ouvrir cette adresse (page ou application de l'opérateur) pour payer. Jamais présent sur les moyens de paiement à notification (USSD, STK).",
+    ),
 });
 
 /** Spec 4.4 response data. */

@@ -1,0 +1,144 @@
+/**
+ * Wave transformers on the documented payloads of operators.md §3: the session object captured
+ * live, payout objects and errors, the exhaustive §3.4 mapping table, request bodies (strings for
+ * amounts, E.164 numbers, our reference as client_reference and idempotency-key) and the
+ * `Wave-Signature` scheme (t + raw body, several v1, constant-time, stale refused).
+ */
+import { describe, expect, it } from 'vitest';
+import type { InitiateRequest } from '../connector.ts';
+import {
+  checkoutSessionCall,
+  payoutCall,
+  payoutStatus,
+  sessionStatus,
+  WAVE_ERROR_TABLE,
+  waveCreateResult,
+  waveGetResult,
+  waveSignature,
+  waveSignatureProblem,
+} from './wave-transformers.ts';
+
+const session = {
+  id: 'cos-1ya2rewh0139m',
+  amount: '125',
+  currency: 'XOF',
+  checkout_status: 'complete',
+  payment_status: 'succeeded',
+  client_reference: null,
+  business_name: '…',
+  transaction_id: 'TRG7XHH6UNR2SOACI',
+  last_payment_error: null,
+  success_url: '…',
+  error_url: '…',
+  wave_launch_url: 'https://pay.wave.com/c/cos-1ya2rewh0139m?a=125&c=XOF&m=…',
+  when_created: '2025-06-25T16:55:44Z',
+  when_expires: '2025-06-25T17:25:44Z',
+  when_completed: '2025-06-25T16:56:03Z',
+};
+
+const request: InitiateRequest = {
+  direction: 'PAY_IN',
+  reference: 'PI-ABC123',
+  rail: { code: 'WAVE_SN', operator: 'WAVE', country: 'SN', currency: 'XOF' },
+  amount: 1000,
+  currency: 'XOF',
+  msisdn: '221761110001',
+  description: 'Commande 42',
+  initiatedAt: new Date(),
+  operatorReference: 'PI-ABC123',
+  callbackUrl: null,
+  returnUrl: 'https://kolo.example/checkout/cs_x',
+};
+
+describe('Wave wire format', () => {
+  it('checkout session: amount as a string, our reference as client_reference, payer locked in E.164', () => {
+    const call = checkoutSessionCall(request, request.returnUrl!);
+    expect(call).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', api: 'checkout' });
+    expect(JSON.parse(call.body!)).toEqual({
+      amount: '1000',
+      currency: 'XOF',
+      success_url: 'https://kolo.example/checkout/cs_x',
+      error_url: 'https://kolo.example/checkout/cs_x',
+      client_reference: 'PI-ABC123',
+      restrict_payer_mobile: '+221761110001',
+    });
+  });
+
+  it('payout: idempotency-key and client_reference are our reference; receive_amount is a string', () => {
+    const call = payoutCall({ ...request, direction: 'PAY_OUT', reference: 'PO-1' });
+    expect(call.headers['idempotency-key']).toBe('PO-1');
+    expect(JSON.parse(call.body!)).toMatchObject({ currency: 'XOF', receive_amount: '1000', mobile: '+221761110001', client_reference: 'PO-1' });
+  });
+});
+
+describe('Wave statuses (§3.4 mapping)', () => {
+  it('the documented session: succeeded → SUCCEEDED with the transaction_id; creation answer carries the launch URL', () => {
+    expect(sessionStatus(session)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'TRG7XHH6UNR2SOACI' });
+    const open = { ...session, checkout_status: 'open', payment_status: 'processing', transaction_id: null, when_completed: null };
+    expect(waveCreateResult(200, open, 'PAY_IN')).toEqual({ kind: 'ACCEPTED', operatorReference: 'cos-1ya2rewh0139m', redirectUrl: session.wave_launch_url });
+    expect(sessionStatus(open)).toEqual({ kind: 'PENDING' });
+    // A failed attempt alone does not end the session.
+    expect(sessionStatus({ ...open, last_payment_error: { code: 'insufficient-funds', message: 'x' } })).toEqual({ kind: 'PENDING' });
+    expect(sessionStatus({ ...open, checkout_status: 'expired', last_payment_error: { code: 'insufficient-funds', message: 'x' } })).toEqual({
+      kind: 'FAILED',
+      failureCode: 'TIMEOUT',
+      failureReason: 'Wave expired after insufficient-funds: x',
+    });
+    expect(sessionStatus({ ...open, payment_status: 'cancelled' })).toMatchObject({ failureCode: 'REJECTED_BY_PAYER' });
+  });
+
+  it('payouts: succeeded, processing, failed by error code, reversed', () => {
+    const payout = { id: 'pt-1', currency: 'XOF', receive_amount: '5000', fee: '50', mobile: '+221761110001', client_reference: 'PO-1', status: 'succeeded', payout_error: null };
+    expect(payoutStatus(payout)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'pt-1' });
+    expect(payoutStatus({ ...payout, status: 'processing' })).toEqual({ kind: 'PENDING' });
+    expect(payoutStatus({ ...payout, status: 'failed', payout_error: { error_code: 'recipient-account-blocked', error_message: 'blocked' } })).toEqual({
+      kind: 'FAILED',
+      failureCode: 'ACCOUNT_BLOCKED',
+      failureReason: 'Wave recipient-account-blocked: blocked',
+    });
+    expect(waveCreateResult(200, { ...payout, status: 'failed', payout_error: { error_code: 'insufficient-funds', error_message: 'x' } }, 'PAY_OUT')).toMatchObject({
+      failureCode: 'MERCHANT_INSUFFICIENT_FUNDS',
+    });
+    expect(payoutStatus({ ...payout, status: 'reversed' })).toMatchObject({ kind: 'FAILED' });
+  });
+
+  it('errors: 4xx envelopes mapped, 5xx/429 ambiguous, 404 NOT_FOUND on GET', () => {
+    expect(waveCreateResult(401, { code: 'no-matching-api-key', message: 'x' }, 'PAY_IN')).toMatchObject({ failureCode: 'CONFIGURATION_ERROR' });
+    expect(waveCreateResult(409, { code: 'idempotency-mismatch', message: 'x' }, 'PAY_OUT')).toMatchObject({ failureCode: 'INVALID_REQUEST' });
+    expect(waveCreateResult(500, { code: 'internal-server-error', message: 'x' }, 'PAY_IN')).toMatchObject({ kind: 'UNREACHABLE' });
+    expect(waveCreateResult(429, { code: 'too-many-requests', message: 'x' }, 'PAY_OUT')).toMatchObject({ kind: 'UNREACHABLE' });
+    expect(waveGetResult(404, { code: 'checkout-session-not-found', message: 'x' }, 'PAY_IN')).toEqual({ kind: 'NOT_FOUND' });
+  });
+
+  it('the mapping table covers every code of §3.4', () => {
+    const documented = [
+      'insufficient-funds', 'blocked-account', 'recipient-account-blocked', 'recipient-account-inactive', 'recipient-limit-exceeded',
+      'kyb-limits-exceeded', 'recipient-minor', 'customer-age-restricted', 'cross-border-payment-not-allowed', 'payer-mobile-mismatch',
+      'country-mismatch', 'currency-mismatch', 'request-validation-error', 'idempotency-mismatch', 'missing-auth-header', 'invalid-auth',
+      'api-key-not-provided', 'no-matching-api-key', 'api-key-revoked', 'invalid-wallet', 'disabled-wallet', 'unauthorized-wallet',
+      'too-many-requests', 'service-unavailable', 'payment-failure', 'internal-server-error',
+    ];
+    for (const code of documented) expect(WAVE_ERROR_TABLE[code], code).toBeDefined();
+    expect(WAVE_ERROR_TABLE['insufficient-funds']).toEqual({ payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' });
+    expect(WAVE_ERROR_TABLE['recipient-minor']!.payOut).toBe('PAYEE_NOT_ALLOWED');
+    expect(WAVE_ERROR_TABLE['too-many-requests']!.payIn).toBe('PROVIDER_UNAVAILABLE');
+  });
+});
+
+describe('Wave-Signature', () => {
+  const secret = 'wave_sn_WHS_xyz';
+  const body = Buffer.from('{"id":"AE_1","type":"checkout.session.completed","data":{}}');
+  const now = 1_750_000_000_000;
+  it('accepts t + raw body signed with the secret, among several v1', () => {
+    const header = waveSignature(body, secret, now / 1000);
+    expect(waveSignatureProblem(header, body, secret, now)).toBeNull();
+    expect(waveSignatureProblem(`${header.split(',')[0]},v1=${'a'.repeat(64)},${header.split(',')[1]}`, body, secret, now)).toBeNull();
+  });
+  it('refuses missing, malformed, stale, tampered or wrongly keyed signatures', () => {
+    expect(waveSignatureProblem(undefined, body, secret, now)).toBe('missing Wave-Signature');
+    expect(waveSignatureProblem('v1=abc', body, secret, now)).toBe('malformed Wave-Signature');
+    expect(waveSignatureProblem(waveSignature(body, secret, now / 1000 - 3600), body, secret, now)).toBe('stale Wave-Signature timestamp');
+    expect(waveSignatureProblem(waveSignature(body, secret, now / 1000), Buffer.from(`${body} `), secret, now)).toBe('Wave-Signature does not match');
+    expect(waveSignatureProblem(waveSignature(body, 'other', now / 1000), body, secret, now)).toBe('Wave-Signature does not match');
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The Daraja simulator speaks Daraja's contract (operators.md §4): OAuth with `expires_in` as a
+ * string, Daraja's error envelope (`404.001.03` bad token, `400.002.02` no JSON content type or a
+ * bad field, `500.001.1001` wrong Password and "Unable to lock subscriber"), the Password rule,
+ * STK Query "being processed" then the documented answer, the `Body.stkCallback` body, and B2C.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from './mpesa-simulator.ts';
+
+let sim: MpesaSimulator;
+let server: http.Server;
+let callbackUrl: string;
+const received: { url: string; body: string }[] = [];
+
+beforeAll(async () => {
+  sim = await startMpesaSimulator({ decisionDelayMs: 50 });
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ url: req.url!, body });
+      res.end('{"ResultCode":0,"ResultDesc":"Accepted"}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/callbacks/daraja/abc`;
+});
+afterAll(async () => {
+  await sim.close();
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const d = MPESA_SIM_DEFAULTS;
+async function token(): Promise<string> {
+  const res = await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, {
+    headers: { authorization: `Basic ${Buffer.from(`${d.consumerKey}:${d.consumerSecret}`).toString('base64')}` },
+  });
+  const body = (await res.json()) as { access_token: string; expires_in: unknown };
+  expect(body.expires_in).toBe('3599');
+  return body.access_token;
+}
+const timestamp = '20240101120000';
+const password = (ts = timestamp) => Buffer.from(`${d.shortCode}${d.passkey}${ts}`).toString('base64');
+const stkBody = (phone: string, overrides: Record<string, unknown> = {}) => ({
+  BusinessShortCode: d.shortCode,
+  Password: password(),
+  Timestamp: timestamp,
+  TransactionType: 'CustomerPayBillOnline',
+  Amount: 1,
+  PartyA: phone,
+  PartyB: d.shortCode,
+  PhoneNumber: phone,
+  CallBackURL: callbackUrl,
+  AccountReference: 'INV123',
+  TransactionDesc: 'Order 123',
+  ...overrides,
+});
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+describe('Daraja simulator', () => {
+  it('refuses a bad Basic, a bad bearer and a missing JSON content type in Daraja envelopes', async () => {
+    const basic = await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, { headers: { authorization: 'Basic eDp5' } });
+    expect(basic.status).toBe(400);
+    expect(await basic.json()).toMatchObject({ errorCode: '400.008.01' });
+    const bearer = await fetch(`${sim.url}/mpesa/stkpush/v1/processrequest`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
+    expect(bearer.status).toBe(404);
+    expect(await bearer.json()).toMatchObject({ errorCode: '404.001.03', errorMessage: 'Invalid Access Token' });
+    expect(await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN), { 'content-type': 'text/plain' })).toMatchObject({ status: 400, json: { errorCode: '400.002.02' } });
+  });
+
+  it('checks the Password rule and the field rules (AccountReference ≤ 12, no "mpesa" in the callback URL)', async () => {
+    expect(await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN, { Password: password('20240101120001') }))).toMatchObject({
+      status: 500,
+      json: { errorCode: '500.001.1001' },
+    });
+    expect(await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN, { AccountReference: 'X'.repeat(13) }))).toMatchObject({ status: 400 });
+    expect(await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN, { CallBackURL: 'https://x.example/mpesa/cb' }))).toMatchObject({
+      status: 400,
+      json: { errorMessage: 'Bad Request - Invalid CallBackURL' },
+    });
+  });
+
+  it('STK push → "being processed" → callback with metadata items → documented STK Query answer; a second push while open is locked', async () => {
+    const push = await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN));
+    expect(push).toMatchObject({ status: 200, json: { ResponseCode: '0', ResponseDescription: 'Success. Request accepted for processing' } });
+    const id = push.json.CheckoutRequestID as string;
+    expect(id).toMatch(/^ws_CO_/);
+    expect(await post('/mpesa/stkpush/v1/processrequest', stkBody(DARAJA_TEST_MSISDN))).toMatchObject({
+      status: 500,
+      json: { errorCode: '500.001.1001', errorMessage: 'Unable to lock subscriber, a transaction is already in process for the current subscriber' },
+    });
+    const query = { BusinessShortCode: d.shortCode, Password: password(), Timestamp: timestamp, CheckoutRequestID: id };
+    expect(await post('/mpesa/stkpushquery/v1/query', query)).toMatchObject({ status: 500, json: { errorMessage: 'The transaction is being processed' } });
+    for (let i = 0; i < 200 && !received.some((r) => r.body.includes(id)); i++) await new Promise((r) => setTimeout(r, 10));
+    const callback = JSON.parse(received.find((r) => r.body.includes(id))!.body);
+    expect(callback.Body.stkCallback).toMatchObject({ CheckoutRequestID: id, ResultCode: 0 });
+    expect(callback.Body.stkCallback.CallbackMetadata.Item.map((i: { Name: string }) => i.Name)).toEqual(['Amount', 'MpesaReceiptNumber', 'Balance', 'TransactionDate', 'PhoneNumber']);
+    expect(await post('/mpesa/stkpushquery/v1/query', query)).toMatchObject({ status: 200, json: { ResponseCode: '0', ResultCode: '0', CheckoutRequestID: id } });
+  });
+
+  it('B2C v3: sync answer, Result with ResultParameters; a wrong initiator is refused', async () => {
+    const body = {
+      OriginatorConversationID: 'sim-test-1',
+      InitiatorName: d.initiatorName,
+      SecurityCredential: d.securityCredential,
+      CommandID: 'BusinessPayment',
+      Amount: 10,
+      PartyA: d.b2cShortCode,
+      PartyB: DARAJA_TEST_MSISDN,
+      Remarks: 'test',
+      QueueTimeOutURL: callbackUrl,
+      ResultURL: callbackUrl,
+      Occassion: 'x',
+    };
+    expect(await post('/mpesa/b2c/v3/paymentrequest', { ...body, InitiatorName: 'other' })).toMatchObject({ status: 500, json: { errorMessage: 'The initiator information is invalid.' } });
+    const sync = await post('/mpesa/b2c/v3/paymentrequest', body);
+    expect(sync).toMatchObject({ status: 200, json: { OriginatorConversationID: 'sim-test-1', ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' } });
+    for (let i = 0; i < 200 && !received.some((r) => r.body.includes('"Result"') && r.body.includes('sim-test-1')); i++) await new Promise((r) => setTimeout(r, 10));
+    const result = JSON.parse(received.find((r) => r.body.includes('"Result"') && r.body.includes('sim-test-1'))!.body).Result;
+    expect(result).toMatchObject({ ResultType: 0, ResultCode: 0, OriginatorConversationID: 'sim-test-1', ConversationID: sync.json.ConversationID });
+    expect(result.ResultParameters.ResultParameter.map((p: { Key: string }) => p.Key)).toContain('TransactionReceipt');
+  });
+});
