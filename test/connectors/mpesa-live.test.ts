@@ -180,6 +180,15 @@ describe('M-Pesa STK push with a LIVE key', () => {
 });
 
 describe('M-Pesa B2C pay-out with a LIVE key', () => {
+  // LIVE pay-outs are funded by settled LIVE pay-ins (issue 11): one large STK payment first.
+  beforeAll(async () => {
+    const funding = expectSuccess(
+      await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'KES', amount: 50_000, payerAccount: '254711000900' }) }),
+      201,
+    ).reference as string;
+    expect((await settled(h, funding)).status).toBe('SUCCESS');
+  });
+
   it('B2C v3 with our reference as OriginatorConversationID → Result → SUCCESS → payout.success', async () => {
     const reference = await transfer(DARAJA_TEST_MSISDN);
     const row = await rowOf(h, reference);

@@ -155,6 +155,16 @@ describe('Wave checkout (redirect pay-in) with a LIVE key', () => {
 });
 
 describe('Wave payouts with a LIVE key', () => {
+  // LIVE pay-outs are funded by settled LIVE pay-ins (issue 11): one paid checkout session first.
+  beforeAll(async () => {
+    const funding = expectSuccess(
+      await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'XOF', amount: 500_000, payerAccount: '221771230900' }) }),
+      201,
+    );
+    sim.pay(sessionOf(funding.reference)!.id as string);
+    expect((await settled(h, funding.reference)).status).toBe('SUCCESS');
+  });
+
   it('POST /v1/payout with idempotency-key and client_reference → SUCCESS → payout.success', async () => {
     const reference = await transfer('221771230011');
     const call = sim.requests.find((r) => r.path === '/v1/payout' && r.headers['idempotency-key'] === reference)!;
