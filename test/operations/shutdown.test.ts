@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, freshCliDatabase, startServe, type CliDatabase } from '../helpers/cli.ts';
+import { freePort, freshCliDatabase, runKolo, startServe, type CliDatabase } from '../helpers/cli.ts';
 
 let db: CliDatabase;
 beforeAll(async () => {
@@ -137,6 +137,9 @@ describe('kolo serve', () => {
       expect(await second.stop()).toBe(0);
       await receiver.close();
     }
+    // Money across the stop and the restart (issue 11): the ledger verifies.
+    const verified = await runKolo(['ledger', 'verify', '--json'], env);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const duplicates = receiver.received.filter((r) => r.event === 'payment.success').length - charges.length;
     console.info(`graceful stop: ${charges.length} payment webhooks, ${duplicates} sent twice`);
   }, 180_000);

@@ -154,6 +154,10 @@ describe('three instances on one PostgreSQL', () => {
     const duplicates = paymentDeliveries - references.size;
     console.info(`${SECONDS} s on 3 instances: ${references.size} charges (${repeats} idempotent repeats answered with the same transaction), ${paymentDeliveries} payment webhooks, ${duplicates} duplicates`);
 
+    // Money across three instances (issue 11): the ledger verifies.
+    const verified = await runKolo(['ledger', 'verify', '--json'], envFor());
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+
     // The poller's and the worker's work was shared: each instance did some of each.
     for (const instance of instances) {
       const page = (await fetch(`${instance.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()));
