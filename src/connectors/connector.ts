@@ -130,6 +130,13 @@ export interface Connector {
   readonly operator: string;
   /** How this rail's pay-ins reach the customer; absent means PUSH. */
   readonly payInFlow?: PayInFlow;
+  /**
+   * True when `prepare` makes no network call and cannot be UNREACHABLE (the id is ours: MTN's
+   * X-Reference-Id, our reference for Wave and M-Pesa, the sandbox's): the creator then prepares
+   * before the insert and stores the prepared id with the transaction, in one write (issue 14).
+   * Absent: prepared after the insert (Orange Money asks the operator for a payToken).
+   */
+  readonly preparesLocally?: boolean;
   /** Obtains the operator-side id of an initiation; never moves money. */
   prepare(request: PrepareRequest): Promise<PrepareResult>;
   /** Sends the initiation prepared under `request.operatorReference`; sent at most once per id. */

@@ -1,17 +1,19 @@
 /**
  * Spec 4.2: a direct charge of a phone number. Checks the rail (see `rails.ts`), normalises the
- * MSISDN for the rail's country, writes the transaction (once per idempotency key), then starts
- * it at the rail. The response is the creation's: PENDING, whatever the operator says next.
+ * MSISDN for the rail's country, writes the transaction (once per idempotency key, in one
+ * statement with its event, its key and, for rails whose operator id is ours, the prepared
+ * initiation), then starts it at the rail. The response is the creation's: PENDING, whatever the operator says next.
  */
 import { and, eq } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
-import { validationError } from '../domain/errors.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
-import { initiateTransaction } from './initiate-transaction.ts';
-import { insertTransaction } from './insert-transaction.ts';
+import { findReplay, idempotencyScope, type IdempotencyScope } from './idempotency.ts';
+import { initiateTransaction, initiationLeaseEnd, prepareBeforeInsert } from './initiate-transaction.ts';
+import { insertPayInOnce } from './insert-transaction.ts';
+import { countCreated } from '../metrics/transaction-metrics.ts';
 import { resolveRailFor } from './rails.ts';
 
 /** Validated charge request (spec 4.2). `idempotencyKey` may also come from the header. */
@@ -48,15 +50,8 @@ export async function createCharge(services: Services, auth: ApiKeyAuth, input: 
   const idempotencyKey = bodyKey ?? headerKey;
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'charge', request);
   const replay = await findReplay<ChargeData>(services, scope);
-  if (replay) {
-    // A replayed charge on a redirect rail gives the customer's page again (stored at initiation).
-    const [row] = await services.db
-      .select({ redirectUrl: transactions.redirectUrl })
-      .from(transactions)
-      .where(and(eq(transactions.reference, replay.reference), eq(transactions.applicationId, auth.applicationId)))
-      .limit(1);
-    return row?.redirectUrl ? { ...replay, redirectUrl: row.redirectUrl } : replay;
-  }
+  // A replayed charge on a redirect rail gives the customer's page again (stored at initiation).
+  if (replay) return withRedirectUrl(services, auth, replay);
   const { rail, connector } = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,
@@ -67,45 +62,68 @@ export async function createCharge(services: Services, auth: ApiKeyAuth, input: 
   const payerAccount = normalizeMsisdn(input.payerAccount, rail.country);
   if (!payerAccount) throw validationError({ payerAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const now = services.clock.now();
-  const result = await createOnce<ChargeData>(services, scope, async (tx) => {
-    const row = await insertTransaction(
-      tx,
-      {
-        id: services.ids.uuid(),
-        reference: services.ids.reference('PAY_IN'),
-        applicationId: auth.applicationId,
-        direction: 'PAY_IN',
-        type: 'CHARGE',
-        environment: auth.environment,
-        amount: input.amount,
-        currency: input.currency,
-        description: input.description ?? null,
-        paymentMethod: rail.code,
-        payerAccount,
-        payerName: input.payerName ?? null,
-        payerEmail: input.payerEmail ?? null,
-        merchantReference: input.merchantReference ?? null,
-        // Until initiation is recorded, the poller treats the row as a possible crash leftover.
-        nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
-      },
-      now,
-    );
-    return {
-      row,
-      data: {
-        reference: row.reference,
-        status: 'PENDING' as const,
-        amount: row.amount,
-        currency: row.currency,
-        description: row.description,
-        paymentMethod: row.paymentMethod,
-        payerAccount: row.payerAccount,
-        payerName: row.payerName,
-        payerEmail: row.payerEmail,
-      },
-    };
-  });
-  if (result.replayed) return result.data;
-  const initiated = await initiateTransaction(services, result.row, rail, connector);
-  return initiated.redirectUrl ? { ...result.data, redirectUrl: initiated.redirectUrl } : result.data;
+  const row = {
+    id: services.ids.uuid(),
+    reference: services.ids.reference('PAY_IN'),
+    direction: 'PAY_IN' as const,
+    amount: input.amount,
+    currency: input.currency,
+    description: input.description ?? null,
+    payerAccount,
+    beneficiaryAccount: null,
+    deadlineAt: null,
+  };
+  // Sandbox, MTN, Wave, M-Pesa: the operator id is ours, stored with the transaction (one write).
+  const stored = await prepareBeforeInsert(services, row, rail, connector);
+  const data: ChargeData = {
+    reference: row.reference,
+    status: 'PENDING',
+    amount: row.amount,
+    currency: row.currency,
+    description: row.description,
+    paymentMethod: rail.code,
+    payerAccount,
+    payerName: input.payerName ?? null,
+    payerEmail: input.payerEmail ?? null,
+  };
+  const created = await insertPayInOnce(
+    services,
+    scope,
+    {
+      ...row,
+      applicationId: auth.applicationId,
+      type: 'CHARGE',
+      environment: auth.environment,
+      paymentMethod: rail.code,
+      payerName: data.payerName,
+      payerEmail: data.payerEmail,
+      merchantReference: input.merchantReference ?? null,
+      ...(stored
+        ? { ...stored, nextPollAt: initiationLeaseEnd(services, stored.initiatedAt) }
+        : // Until initiation is recorded, the poller treats the row as a possible crash leftover.
+          { nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000) }),
+    },
+    data,
+    now,
+  );
+  if (!created) return replayCharge(services, auth, scope!);
+  countCreated(services.metrics, { paymentMethod: rail.code, direction: 'PAY_IN', environment: auth.environment });
+  const initiated = await initiateTransaction(services, row, rail, connector, stored);
+  return initiated.redirectUrl ? { ...data, redirectUrl: initiated.redirectUrl } : data;
+}
+
+/** The stored response of a charge whose key another request holds (held), with its customer page on redirect rails. */
+async function replayCharge(services: Services, auth: ApiKeyAuth, scope: IdempotencyScope): Promise<ChargeData> {
+  const replay = await findReplay<ChargeData>(services, scope);
+  if (!replay) throw new ApiError('INTERNAL_SERVER_ERROR');
+  return withRedirectUrl(services, auth, replay);
+}
+
+async function withRedirectUrl(services: Services, auth: ApiKeyAuth, replay: ChargeData): Promise<ChargeData> {
+  const [row] = await services.db
+    .select({ redirectUrl: transactions.redirectUrl })
+    .from(transactions)
+    .where(and(eq(transactions.reference, replay.reference), eq(transactions.applicationId, auth.applicationId)))
+    .limit(1);
+  return row?.redirectUrl ? { ...replay, redirectUrl: row.redirectUrl } : replay;
 }

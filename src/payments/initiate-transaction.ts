@@ -15,6 +15,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
+import { runStatement, statement } from '../db/statement.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -47,17 +48,27 @@ export interface Initiated {
   redirectUrl?: string;
 }
 
-/** Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. */
-export async function initiateTransaction(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
-  row: TransactionRow,
-  rail: RailRow,
-  connector: Connector,
-): Promise<Initiated> {
+/** What `initiateTransaction` reads of a transaction. */
+export type InitiationRow = Pick<
+  TransactionRow,
+  'id' | 'reference' | 'direction' | 'payerAccount' | 'beneficiaryAccount' | 'amount' | 'currency' | 'description' | 'deadlineAt'
+>;
+
+/**
+ * Steps 1–2 already done by the creator, in the creating write: the prepared operator id, the
+ * callback token, `initiatedAt` and the deadline are stored with the transaction itself.
+ */
+export interface StoredInitiation {
+  operatorReference: string;
+  callbackToken: string;
+  initiatedAt: Date;
+  deadlineAt: Date;
+}
+
+function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date): PrepareRequest {
   const msisdn = row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount;
   if (!msisdn) throw new Error(`transaction ${row.reference} has no account to initiate`);
-  const initiatedAt = services.clock.now();
-  const request: PrepareRequest = {
+  return {
     direction: row.direction as 'PAY_IN' | 'PAY_OUT',
     reference: row.reference,
     rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
@@ -67,6 +78,68 @@ export async function initiateTransaction(
     description: row.description,
     initiatedAt,
   };
+}
+
+/**
+ * Steps 1–2 before the transaction exists, for connectors that prepare without a network call
+ * (`Connector.preparesLocally`): returns what the creator stores in the same write as the
+ * transaction, or null (the connector does not prepare locally, or refused: the creator then
+ * inserts first and `initiateTransaction` runs all three steps, declining it as usual).
+ */
+export async function prepareBeforeInsert(
+  services: Pick<Services, 'clock' | 'ids'>,
+  row: InitiationRow,
+  rail: RailRow,
+  connector: Connector,
+): Promise<StoredInitiation | null> {
+  if (!connector.preparesLocally) return null;
+  const initiatedAt = services.clock.now();
+  const prepared = await connector.prepare(prepareRequestFor(row, rail, initiatedAt));
+  if (prepared.kind !== 'PREPARED') return null;
+  return {
+    operatorReference: prepared.operatorReference,
+    callbackToken: newCallbackToken(services),
+    initiatedAt,
+    deadlineAt: row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000),
+  };
+}
+
+/** When the poller first looks at a transaction whose initiation is stored but not yet answered. */
+export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiatedAt: Date): Date {
+  return new Date(initiatedAt.getTime() + services.config.connectorTimeoutMs + 1000);
+}
+
+/**
+ * Records the initiation's answer and its event in one statement (an ACCEPTED or UNKNOWN
+ * outcome; the prepared id stays unless the operator named another). Nothing is written when
+ * the transaction is no longer PENDING: a callback may already have settled it.
+ */
+const recordInitiation = statement(
+  'record_initiation_v1',
+  `with u as (
+     update transactions
+        set operator_reference = $2, initiation_outcome = $3, redirect_url = coalesce($4, redirect_url),
+            next_poll_at = $5::timestamptz, updated_at = $6::timestamptz
+      where id = $1::uuid and status = 'PENDING'
+      returning id)
+   insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
+   select id, 'PENDING', 'PENDING', $7, $8::jsonb, $6::timestamptz from u`,
+);
+
+/**
+ * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
+ * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`).
+ */
+export async function initiateTransaction(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
+  row: InitiationRow,
+  rail: RailRow,
+  connector: Connector,
+  stored?: StoredInitiation | null,
+): Promise<Initiated> {
+  if (stored) return sendInitiation(services, row, rail, connector, stored);
+  const initiatedAt = services.clock.now();
+  const request = prepareRequestFor(row, rail, initiatedAt);
   const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);
   const prepared = await withTimeout(connector.prepare(request), services.config.connectorTimeoutMs);
   if (prepared.kind === 'FAILED') {
@@ -94,24 +167,36 @@ export async function initiateTransaction(
   }
   const callbackToken = newCallbackToken(services);
   // Persist before the call. Nobody asks the operator about it before the call has returned.
-  const [stored] = await services.db
+  const [updated] = await services.db
     .update(transactions)
     .set({
       operatorReference: prepared.operatorReference,
       callbackToken,
       initiatedAt,
       deadlineAt,
-      nextPollAt: new Date(initiatedAt.getTime() + services.config.connectorTimeoutMs + 1000),
+      nextPollAt: initiationLeaseEnd(services, initiatedAt),
       updatedAt: initiatedAt,
     })
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
     .returning({ id: transactions.id });
-  if (!stored) return {}; // another caller initiated it, or it ended meanwhile
+  if (!updated) return {}; // another caller initiated it, or it ended meanwhile
+  return sendInitiation(services, row, rail, connector, { operatorReference: prepared.operatorReference, callbackToken, initiatedAt, deadlineAt });
+}
+
+/** Step 3: sends the stored initiation and records its answer. */
+async function sendInitiation(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners'>,
+  row: InitiationRow,
+  rail: RailRow,
+  connector: Connector,
+  stored: StoredInitiation,
+): Promise<Initiated> {
+  const request = prepareRequestFor(row, rail, stored.initiatedAt);
   const result = await withTimeout(
     connector.initiate({
       ...request,
-      operatorReference: prepared.operatorReference,
-      callbackUrl: callbackUrlFor(services, rail.operator, callbackToken),
+      operatorReference: stored.operatorReference,
+      callbackUrl: callbackUrlFor(services, rail.operator, stored.callbackToken),
       // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
       returnUrl: services.config.publicBaseUrl,
     }),
@@ -122,30 +207,18 @@ export async function initiateTransaction(
     await decline(services, row, result.failureCode, result.failureReason);
     return {};
   }
-  await services.db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(transactions)
-      .set({
-        // The prepared id stays: it is what status queries ask about.
-        operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
-        initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
-        ...(result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {}),
-        nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
-        updatedAt: now,
-      })
-      .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')))
-      .returning({ id: transactions.id });
-    // A callback may already have settled it (the operator can be faster than our bookkeeping).
-    if (!updated) return;
-    await tx.insert(transactionEvents).values({
-      transactionId: row.id,
-      fromStatus: 'PENDING',
-      toStatus: 'PENDING',
-      cause: result.kind === 'ACCEPTED' ? 'INITIATED' : 'INITIATION_UNREACHABLE',
-      detail: { rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) },
-      createdAt: now,
-    });
-  });
+  // The prepared id stays: it is what status queries ask about.
+  const accepted = result.kind === 'ACCEPTED';
+  await runStatement(services.db, recordInitiation, [
+    row.id,
+    accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
+    accepted ? 'ACCEPTED' : 'UNKNOWN',
+    accepted && result.redirectUrl ? result.redirectUrl : null,
+    new Date(now.getTime() + nextPollDelayMs(0)).toISOString(),
+    now.toISOString(),
+    accepted ? 'INITIATED' : 'INITIATION_UNREACHABLE',
+    JSON.stringify({ rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) }),
+  ]);
   if (result.kind === 'UNREACHABLE') {
     services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable at initiation; left PENDING');
   }
@@ -154,7 +227,7 @@ export async function initiateTransaction(
 
 async function decline(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
-  row: TransactionRow,
+  row: InitiationRow,
   failureCode: FailureCode,
   failureReason: string,
 ): Promise<void> {

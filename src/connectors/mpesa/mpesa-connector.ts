@@ -99,6 +99,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
 
   return {
     operator: 'MPESA',
+    preparesLocally: true,
 
     async prepare(request): Promise<PrepareResult> {
       // B2C: our reference is the OriginatorConversationID. STK: Daraja names the push

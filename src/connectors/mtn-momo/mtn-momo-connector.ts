@@ -90,6 +90,7 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
 
   return {
     operator: 'MTN_MOMO',
+    preparesLocally: true,
 
     async prepare(): Promise<PrepareResult> {
       // X-Reference-Id is ours: generated (UUIDv4) and stored before MTN hears of it.

@@ -48,6 +48,7 @@ export interface SandboxOptions {
 export function createSandboxConnector(options: SandboxOptions): Connector {
   return {
     operator: 'SANDBOX',
+    preparesLocally: true,
     async prepare(request): Promise<PrepareResult> {
       return { kind: 'PREPARED', operatorReference: `SBX-${request.reference}` };
     },

@@ -52,6 +52,7 @@ export function createWaveConnector(options: WaveOptions): Connector {
 
   return {
     operator: 'WAVE',
+    preparesLocally: true,
     payInFlow: 'REDIRECT',
 
     async prepare(request): Promise<PrepareResult> {
