@@ -33,7 +33,7 @@ const configSchema = z.object({
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
   POLLER_ENABLED: bool.default(true),
   POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
+  POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
   // Unset: 60 s, or CONNECTOR_TIMEOUT_MS + 5 s when that is longer (see loadConfig).
   POLLER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
@@ -52,7 +52,7 @@ const configSchema = z.object({
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(24 * 30).default(24),
   WEBHOOK_WORKER_ENABLED: bool.default(true),
   WEBHOOK_WORKER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  WEBHOOK_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+  WEBHOOK_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(200),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   // Dashboard (issue 3).

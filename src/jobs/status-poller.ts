@@ -2,7 +2,8 @@
  * The backstop poller (issue: "the service re-polls every PENDING transaction itself").
  * Each tick claims at most `batchSize` due PENDING rows with `FOR UPDATE SKIP LOCKED`, leases
  * them (`next_poll_at` pushed `POLLER_LEASE_MS` ahead, so any number of instances share the work
- * without asking twice at once), then refreshes them with at most `concurrency` in flight.
+ * without asking twice at once), then asks their rails (at most CONCURRENCY in flight) and writes
+ * the outcomes in batches; a full batch makes the loop go again at once.
  * It also claims, the same way, every due checkout attempt still in flight, whatever its
  * checkout's state: a request sent to an operator is asked about until it ends, even when its
  * checkout ended first. It also purges expired idempotency keys, releases due pending
@@ -15,7 +16,8 @@ import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
-import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
+import { decideRefresh, scheduleNextPolls, type RefreshDecision, type RefreshOutcome } from '../payments/refresh-transaction.ts';
+import { applyTransition, applyTransitions } from '../payments/apply-transition.ts';
 import { refreshAttempt } from '../payments/refresh-checkout.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import { releaseDueSettlements } from '../payments/transaction-postings.ts';
@@ -30,9 +32,11 @@ export interface PollTickResult {
   /** Checkout attempts in flight claimed. */
   claimedAttempts: number;
   outcomes: Partial<Record<RefreshOutcome | 'ERROR', number>>;
+  /** True when a claim came back full: more is due, the loop runs again at once. */
+  more: boolean;
 }
 
-const CONCURRENCY = 8;
+const CONCURRENCY = 16;
 const PURGE_BATCH = 1000;
 const SETTLEMENT_BATCH = 200;
 
@@ -78,14 +82,15 @@ export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' |
 }
 
 /**
- * Runs `refresh` over `items` with at most CONCURRENCY in flight; errors are logged and counted.
+ * Runs `refresh` over `items` with at most CONCURRENCY in flight; errors are logged and counted,
+ * as is each outcome (null: the caller counts it later).
  * Once `signal` is aborted (the instance is stopping) no further item is started; returns the
  * items never started, for the caller to release.
  */
 async function refreshAll<T extends { id: string }>(
   services: Services,
   items: T[],
-  refresh: (item: T) => Promise<RefreshOutcome>,
+  refresh: (item: T) => Promise<RefreshOutcome | null>,
   outcomes: PollTickResult['outcomes'],
   signal: AbortSignal | undefined,
 ): Promise<T[]> {
@@ -93,14 +98,14 @@ async function refreshAll<T extends { id: string }>(
   const worker = async () => {
     while (next < items.length && !signal?.aborted) {
       const item = items[next++]!;
-      let outcome: RefreshOutcome | 'ERROR';
+      let outcome: RefreshOutcome | 'ERROR' | null;
       try {
         outcome = await refresh(item);
       } catch (error) {
         services.log.error({ err: error, id: item.id }, 'refreshing a pending transaction or attempt failed');
         outcome = 'ERROR';
       }
-      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      if (outcome) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
@@ -134,26 +139,78 @@ async function releaseClaims(services: Pick<Services, 'db' | 'clock'>, rows: { i
  */
 export async function pollOnce(services: Services, signal?: AbortSignal): Promise<PollTickResult> {
   const outcomes: PollTickResult['outcomes'] = {};
-  const rows = await claimDueTransactions(services, services.config.pollerBatchSize);
+  const batchSize = services.config.pollerBatchSize;
+  const rows = await claimDueTransactions(services, batchSize);
   services.metrics.pollerClaimed.observe({ kind: 'transactions' }, rows.length);
-  // The claim incremented pollAttempts; the schedule is indexed from 0.
-  const leftRows = await refreshAll(services, rows, (row) => refreshTransaction(services, { ...row, pollAttempts: row.pollAttempts - 1 }), outcomes, signal);
+  const leftRows = await refreshClaimed(services, rows, outcomes, signal);
   if (signal?.aborted) {
     await releaseClaims(services, leftRows, []);
-    return { claimed: rows.length, claimedAttempts: 0, outcomes };
+    return { claimed: rows.length, claimedAttempts: 0, outcomes, more: false };
   }
-  const attempts = await claimDueAttempts(services, services.config.pollerBatchSize);
+  const attempts = await claimDueAttempts(services, batchSize);
   services.metrics.pollerClaimed.observe({ kind: 'attempts' }, attempts.length);
   const leftAttempts = await refreshAll(services, attempts, (attempt) => refreshAttempt(services, attempt), outcomes, signal);
   if (signal?.aborted) {
     await releaseClaims(services, [], leftAttempts);
-    return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
+    return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: false };
   }
   await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
   await releaseDueSettlements(services, SETTLEMENT_BATCH);
   await watchLateSuccesses(services);
   await runAutomaticWithdrawals(services);
-  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes };
+  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: rows.length === batchSize || attempts.length === batchSize };
+}
+
+/**
+ * Refreshes claimed transactions in two phases (issue 14): first every rail is asked (at most
+ * CONCURRENCY at once; checkouts and re-initiations are handled there, one by one), then the
+ * decisions are written together — every transition in one database transaction
+ * (`applyTransitions`) and every next poll in one statement. When the batch cannot be applied
+ * (an error, e.g. a deadlock with a concurrent writer), each transition is applied on its own.
+ * Returns the rows never started (the instance is stopping).
+ */
+async function refreshClaimed(services: Services, rows: TransactionRow[], outcomes: PollTickResult['outcomes'], signal: AbortSignal | undefined): Promise<TransactionRow[]> {
+  const transitions: Extract<RefreshDecision, { kind: 'TRANSITION' }>[] = [];
+  const polls: { id: string; at: Date }[] = [];
+  // The claim incremented pollAttempts; the schedule is indexed from 0.
+  const left = await refreshAll(
+    services,
+    rows,
+    async (row) => {
+      const decision = await decideRefresh(services, { ...row, pollAttempts: row.pollAttempts - 1 });
+      if (decision.kind === 'DONE') return decision.outcome;
+      if (decision.kind === 'SCHEDULE') polls.push({ id: row.id, at: decision.at });
+      else transitions.push(decision);
+      return null;
+    },
+    outcomes,
+    signal,
+  );
+  if (polls.length > 0) {
+    await scheduleNextPolls(services, polls);
+    outcomes.STILL_PENDING = (outcomes.STILL_PENDING ?? 0) + polls.length;
+  }
+  if (transitions.length === 0) return left;
+  let applied: Set<string>;
+  try {
+    applied = new Set((await applyTransitions(services, transitions.map((t) => t.input))).map((r) => r.id));
+  } catch (error) {
+    services.log.warn({ err: error, size: transitions.length }, 'batched status changes failed; applying them one by one');
+    applied = new Set();
+    for (const t of transitions) {
+      try {
+        if (await applyTransition(services, t.input)) applied.add(t.input.transactionId);
+      } catch (cause) {
+        services.log.error({ err: cause, id: t.input.transactionId }, 'applying a status change failed');
+        outcomes.ERROR = (outcomes.ERROR ?? 0) + 1;
+      }
+    }
+  }
+  for (const t of transitions) {
+    const outcome = applied.has(t.input.transactionId) ? t.outcome : 'SKIPPED';
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  return left;
 }
 
 /** A running loop; `stop` waits for the tick in progress to finish. */
@@ -162,7 +219,8 @@ export interface Loop {
 }
 
 /**
- * Runs `tick` every `intervalMs` (measured from the end of the previous tick) until stopped.
+ * Runs `tick` every `intervalMs` (measured from the end of the previous tick) until stopped, or
+ * again at once when the tick returns `{ more: true }` (its batch was full: work is waiting).
  * `stop` aborts the signal given to the tick in progress (which finishes its work under way and
  * releases the rest) and resolves once that tick has returned.
  */
@@ -174,11 +232,15 @@ export function startLoop(name: string, intervalMs: number, tick: (signal: Abort
   const run = () => {
     running = tick(stopping.signal)
       .then(
-        () => {},
-        (error: unknown) => log.error({ err: error, loop: name }, 'loop tick failed'),
+        (result) => (result as { more?: boolean } | undefined)?.more === true,
+        (error: unknown) => {
+          log.error({ err: error, loop: name }, 'loop tick failed');
+          return false;
+        },
       )
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, intervalMs);
+      .then((more) => {
+        // A full batch means more is due: go again at once (yielding to I/O first).
+        if (!stopped) timer = setTimeout(run, more ? 0 : intervalMs);
       });
   };
   timer = setTimeout(run, intervalMs);

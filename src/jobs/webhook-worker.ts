@@ -11,10 +11,20 @@ import { and, asc, eq, inArray, lte } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Services } from '../services.ts';
-import { attemptDelivery, type AttemptOptions, type AttemptOutcome, type DeliveryRow } from '../webhooks/attempt-delivery.ts';
+import {
+  loadDeliveryEvents,
+  performAttempt,
+  recordAttempts,
+  type AttemptOptions,
+  type AttemptOutcome,
+  type DeliveryRow,
+  type PerformedAttempt,
+} from '../webhooks/attempt-delivery.ts';
+import { signingSecrets } from '../webhooks/webhook-secrets.ts';
 import { startLoop, type Loop } from './status-poller.ts';
 
-const CONCURRENCY = 8;
+/** Attempts in flight at once (each waits on a receiver; most of the time is spent waiting). */
+const CONCURRENCY = 32;
 
 /**
  * Claims due deliveries (at most `batchSize`) for this caller, each for `config.webhookLeaseMs`
@@ -37,26 +47,39 @@ export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock'
     .returning();
 }
 
-/** What one tick did. */
+/** What one tick did. `more`: the claim came back full, the loop goes again at once. */
 export interface DeliverTickResult {
   claimed: number;
   outcomes: AttemptOutcome[];
+  more: boolean;
 }
 
 /**
- * One worker tick: claim a batch and attempt each (at most 8 in flight). Errors are logged,
- * never thrown. When `signal` aborts (graceful stop), the attempts under way finish and are
- * recorded, and the deliveries claimed but not started are released (due now, lease cleared).
+ * One worker tick: claim a batch, load its events in one query, attempt each (at most
+ * CONCURRENCY in flight; each application's signing secrets read once per tick), then record
+ * all the attempts in one database transaction. Errors are logged, never thrown: an attempt
+ * not recorded keeps its lease until it runs out and is sent again (at least once). When
+ * `signal` aborts (graceful stop), the attempts under way finish and are recorded, and the
+ * deliveries claimed but not started are released (due now, lease cleared).
  */
 export async function deliverOnce(services: Services, options: AttemptOptions = {}, signal?: AbortSignal): Promise<DeliverTickResult> {
-  const rows = await claimDueDeliveries(services, services.config.webhookWorkerBatchSize);
-  const outcomes: AttemptOutcome[] = [];
+  const batchSize = services.config.webhookWorkerBatchSize;
+  const rows = await claimDueDeliveries(services, batchSize);
+  if (rows.length === 0) return { claimed: 0, outcomes: [], more: false };
+  const events = await loadDeliveryEvents(services.db, rows.map((r) => r.eventId));
+  const secrets = new Map<string, Promise<string[]>>();
+  const secretsOf = (applicationId: string) => () => {
+    let found = secrets.get(applicationId);
+    if (!found) secrets.set(applicationId, (found = signingSecrets(services, applicationId, services.clock.now())));
+    return found;
+  };
+  const performed: PerformedAttempt[] = [];
   let next = 0;
   const worker = async () => {
     while (next < rows.length && !signal?.aborted) {
       const row = rows[next++]!;
       try {
-        outcomes.push(await attemptDelivery(services, row, options));
+        performed.push(await performAttempt(services, row, events.get(row.eventId), secretsOf(row.applicationId), options));
       } catch (error) {
         // The lease runs out and the delivery is retried by a later tick.
         services.log.error({ err: error, deliveryId: row.id }, 'webhook attempt failed unexpectedly');
@@ -64,14 +87,20 @@ export async function deliverOnce(services: Services, options: AttemptOptions = 
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker));
+  let outcomes: AttemptOutcome[] = [];
+  try {
+    outcomes = await recordAttempts(services, performed);
+  } catch (error) {
+    services.log.error({ err: error, size: performed.length }, 'recording webhook attempts failed; their leases will run out and they will be sent again');
+  }
   const left = rows.slice(next);
-  for (const row of left) {
+  if (left.length > 0) {
     await services.db
       .update(webhookDeliveries)
       .set({ nextAttemptAt: services.clock.now(), leaseToken: null })
-      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.leaseToken, row.leaseToken!)));
+      .where(and(inArray(webhookDeliveries.id, left.map((r) => r.id)), eq(webhookDeliveries.leaseToken, left[0]!.leaseToken!)));
   }
-  return { claimed: rows.length, outcomes };
+  return { claimed: rows.length, outcomes, more: rows.length === batchSize && !signal?.aborted };
 }
 
 /** Starts the worker loop with the configured interval. */

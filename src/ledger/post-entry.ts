@@ -1,6 +1,6 @@
 /**
- * Posting one balanced journal entry inside the caller's database transaction, in two round
- * trips whatever the number of lines:
+ * Posting one balanced journal entry (or, with `postEntries`, several at once) inside the
+ * caller's database transaction, in two round trips whatever the number of lines:
  * 1. one upsert of every touched account (created on first use) that adds the entry's
  *    normal-side delta to its balance and bumps its version. Rows are locked in key order, so
  *    two concurrent postings can never deadlock on each other's accounts. The update is
@@ -61,15 +61,83 @@ export function assertBalanced(posting: Posting): void {
 /** Posts `posting` in `tx`; returns the entry id. Throws InsufficientFundsError (see the file comment). */
 export async function postEntry(tx: Db, posting: Posting): Promise<number> {
   assertBalanced(posting);
+  const idByKey = await applyAccountDeltas(tx, [posting]);
+  const createdAt = posting.createdAt.toISOString();
+  const lines = sql.join(
+    posting.lines.map((line) => sql`(${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
+    sql`, `,
+  );
+  const inserted = await tx.execute(sql`
+    with entry as (
+      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
+      values (${posting.kind}, ${posting.transactionId}::uuid, ${posting.currency}, ${posting.description ?? null}, ${createdAt}::timestamptz)
+      returning id
+    )
+    insert into ledger_lines (entry_id, account_id, amount)
+    select entry.id, v.account_id, v.amount from entry, (values ${lines}) as v(account_id, amount)
+    returning entry_id`);
+  const [first] = rowsOf(inserted) as { entry_id: number | string }[];
+  return Number(first!.entry_id);
+}
+
+/**
+ * Posts several entries of different transactions in `tx` in two round trips whatever their
+ * number (the poller's batched settlements, issue 14): one upsert of every account touched by any
+ * of them, with the sum of their deltas (locked once, in key order), then one INSERT of all the
+ * entries and their lines. Every posting must name its transaction (`transactionId` + `kind`
+ * identifies each entry, and is unique). The non-negative check applies to each account's summed
+ * delta; a caller that needs it per posting (a pay-out's reservation) uses `postEntry`. Throws
+ * InsufficientFundsError like `postEntry`; nothing is written by this call then.
+ */
+export async function postEntries(tx: Db, postings: Posting[]): Promise<void> {
+  if (postings.length === 0) return;
+  for (const posting of postings) {
+    assertBalanced(posting);
+    if (!posting.transactionId) throw new Error(`ledger: a batched ${posting.kind} entry needs a transaction id`);
+  }
+  const idByKey = await applyAccountDeltas(tx, postings);
+  const entries = sql.join(
+    postings.map(
+      (p) => sql`(${p.kind}, ${p.transactionId}::uuid, ${p.currency}, ${p.description ?? null}, ${p.createdAt.toISOString()}::timestamptz)`,
+    ),
+    sql`, `,
+  );
+  const lines = sql.join(
+    postings.flatMap((p) =>
+      p.lines.map((line) => sql`(${p.transactionId}::uuid, ${p.kind}, ${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
+    ),
+    sql`, `,
+  );
+  await tx.execute(sql`
+    with entry as (
+      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
+      select * from (values ${entries}) as v(kind, transaction_id, currency, description, created_at)
+      returning id, transaction_id, kind
+    )
+    insert into ledger_lines (entry_id, account_id, amount)
+    select entry.id, l.account_id, l.amount
+      from (values ${lines}) as l(transaction_id, kind, account_id, amount)
+      join entry on entry.transaction_id = l.transaction_id and entry.kind = l.kind`);
+}
+
+/**
+ * Round trip 1 of a posting: adds each touched account's summed normal-side delta (created on
+ * first use), locking the rows in key order; returns each account's id by key. Throws
+ * InsufficientFundsError when a non-negative account would go below zero (or is created by a
+ * debit).
+ */
+async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<string, number>> {
   // One delta per account, in key order (the lock order).
   const byKey = new Map<string, { spec: AccountSpec; delta: bigint }>();
-  for (const line of posting.lines) {
-    const current = byKey.get(line.account.key);
-    const delta = accountDelta(line.account, line.amount);
-    byKey.set(line.account.key, { spec: line.account, delta: (current?.delta ?? 0n) + delta });
+  for (const posting of postings) {
+    for (const line of posting.lines) {
+      const current = byKey.get(line.account.key);
+      const delta = accountDelta(line.account, line.amount);
+      byKey.set(line.account.key, { spec: line.account, delta: (current?.delta ?? 0n) + delta });
+    }
   }
   const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
-  const createdAt = posting.createdAt.toISOString();
+  const createdAt = postings[0]!.createdAt.toISOString();
   const rows = sql.join(
     accounts.map(
       ({ spec, delta }) =>
@@ -93,22 +161,7 @@ export async function postEntry(tx: Db, posting: Posting): Promise<number> {
     ({ spec, delta }) => !done.has(spec.key) || (spec.isNonNegative && delta < 0n && updated.some((r) => r.key === spec.key && r.inserted)),
   );
   if (refused.length > 0) throw new InsufficientFundsError(refused.map((a) => a.spec.key));
-  const idByKey = new Map(updated.map((r) => [r.key, Number(r.id)]));
-  const lines = sql.join(
-    posting.lines.map((line) => sql`(${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
-    sql`, `,
-  );
-  const inserted = await tx.execute(sql`
-    with entry as (
-      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
-      values (${posting.kind}, ${posting.transactionId}::uuid, ${posting.currency}, ${posting.description ?? null}, ${createdAt}::timestamptz)
-      returning id
-    )
-    insert into ledger_lines (entry_id, account_id, amount)
-    select entry.id, v.account_id, v.amount from entry, (values ${lines}) as v(account_id, amount)
-    returning entry_id`);
-  const [first] = rowsOf(inserted) as { entry_id: number | string }[];
-  return Number(first!.entry_id);
+  return new Map(updated.map((r) => [r.key, Number(r.id)]));
 }
 
 /** The rows of a raw `execute` result, whichever driver (node-postgres or PGlite) produced it. */

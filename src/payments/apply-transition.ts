@@ -6,7 +6,7 @@
  * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
  * (the webhook outbox) so that no status change ever commits without its side records.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import { nextStatus, type TransactionKind, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
@@ -14,15 +14,28 @@ import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { postStatusChange } from './transaction-postings.ts';
+import { planStatusChange, postStatusChange, postStatusChanges } from './transaction-postings.ts';
+import type { RailTerms } from './fees.ts';
 import { settleRefund } from './refund-payment.ts';
 import { latestAmbiguousAttempt } from './late-success.ts';
 
 /** Delay before a charge failed at its deadline is first asked about again. */
 const LATE_WATCH_FIRST_ASK_MS = 60_000;
 
-/** Called inside the status change's database transaction with the updated row. */
-export type StatusChangeListener = (tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>;
+/** One applied status change: the updated row and the status it left. */
+export interface StatusChange {
+  row: TransactionRow;
+  previous: TransactionStatus;
+}
+
+/**
+ * Called inside the status change's database transaction with the updated row. A listener may
+ * also offer `batch`, called once with every change of a batched transaction (`applyTransitions`)
+ * instead of once per change (fewer round trips); without it, it is called per change.
+ */
+export type StatusChangeListener = ((tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>) & {
+  batch?: (tx: Db, changes: StatusChange[]) => Promise<void>;
+};
 
 /** A requested transition. `cause` is recorded on the event (e.g. POLL, EXPIRY, DEADLINE). */
 export interface TransitionInput {
@@ -104,5 +117,97 @@ export async function applyTransition(
     // A successful refund may complete its pay-in's refund (SUCCESS → REFUNDED), announced after it.
     if (updated.refundOf) await settleRefund(tx, services, updated);
     return updated;
+  });
+}
+
+/**
+ * Applies many transitions in ONE database transaction — the poller's batch (issue 14): the
+ * same rules and the same side records as `applyTransition` for each (compare-and-set on
+ * PENDING, its event, its ledger entry, the listeners' records, a refund's completion), in a
+ * fixed number of round trips whatever the batch size: one read, one UPDATE … FROM (VALUES …),
+ * one insert of all events, two ledger statements (`postStatusChanges`), the listeners' batch
+ * writes. Returns the rows that changed (a transition that no longer applies is skipped, as in
+ * `applyTransition`). Any error rolls the whole batch back and is thrown: the caller then applies
+ * them one by one. Not for checkouts (their late-success rule reads their attempts).
+ */
+export async function applyTransitions(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
+  inputs: TransitionInput[],
+): Promise<TransactionRow[]> {
+  if (inputs.length === 0) return [];
+  return services.db.transaction(async (txHandle) => {
+    const tx = txHandle as unknown as Db;
+    const currentRows = await tx.select().from(transactions).where(inArray(transactions.id, inputs.map((i) => i.transactionId)));
+    const byId = new Map(currentRows.map((r) => [r.id, r]));
+    const now = services.clock.now();
+    const nowIso = now.toISOString();
+    const terms = new Map<string, RailTerms>();
+    const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
+    const values = [];
+    for (const input of inputs) {
+      const current = byId.get(input.transactionId);
+      if (!current) continue;
+      if (current.type === 'CHECKOUT') throw new Error(`applyTransitions: ${current.reference} is a checkout`);
+      const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
+      if (!result.ok) continue;
+      const isFailed = result.to === 'FAILED';
+      let feeAmount = current.feeAmount;
+      let settlementDelaySeconds = 0;
+      if (result.to === 'SUCCESS' && current.direction === 'PAY_IN' && current.paymentMethod) {
+        const key = `${current.paymentMethod}:${current.applicationId}`;
+        let railTerms = terms.get(key);
+        if (!railTerms) terms.set(key, (railTerms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId)));
+        feeAmount = computeFee(current.amount, railTerms.rule, 'PAY_IN');
+        settlementDelaySeconds = railTerms.settlementDelaySeconds;
+      }
+      const isWatched = services.config.lateSuccessWatchHours > 0 && current.direction === 'PAY_IN' && input.event === 'TIMED_OUT';
+      planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
+      values.push(
+        sql`(${current.id}::uuid, ${result.to}::text, ${isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null}::text,
+             ${isFailed ? (input.failureReason ?? null) : null}::text, ${input.operatorReference ?? current.operatorReference}::text,
+             ${feeAmount}::bigint, ${isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS).toISOString() : null}::timestamptz,
+             ${isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000).toISOString() : null}::timestamptz)`,
+      );
+    }
+    if (planned.length === 0) return [];
+    const changed = await tx.execute(sql`
+      update transactions t
+         set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
+             operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
+             late_watch_until = v.late_watch_until, completed_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
+        from (values ${sql.join(values, sql`, `)}) as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until)
+       where t.id = v.id and t.status = 'PENDING'
+      returning t.id`);
+    const changedIds = (changed as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
+    if (changedIds.length === 0) return [];
+    const updatedRows = await tx.select().from(transactions).where(inArray(transactions.id, changedIds));
+    const updatedById = new Map(updatedRows.map((r) => [r.id, r]));
+    const changes: (StatusChange & { input: TransitionInput; settlementDelaySeconds: number })[] = [];
+    for (const p of planned) {
+      const row = updatedById.get(p.input.transactionId);
+      if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
+    }
+    await tx.insert(transactionEvents).values(
+      changes.map(({ row, previous, input }) => ({
+        transactionId: row.id,
+        fromStatus: previous,
+        toStatus: row.status,
+        cause: input.cause,
+        failureCode: row.status === 'FAILED' ? row.failureCode : null,
+        detail: input.detail ?? (row.status === 'FAILED' ? { failureReason: row.failureReason } : null),
+        createdAt: now,
+      })),
+    );
+    await postStatusChanges(
+      tx,
+      services,
+      changes.map((c) => planStatusChange(c.row, { settlementDelaySeconds: c.settlementDelaySeconds }, now)),
+    );
+    for (const listener of services.statusListeners) {
+      if (listener.batch) await listener.batch(tx, changes);
+      else for (const c of changes) await listener(tx, c.row, c.previous);
+    }
+    for (const c of changes) if (c.row.refundOf) await settleRefund(tx, services, c.row);
+    return changes.map((c) => c.row);
   });
 }

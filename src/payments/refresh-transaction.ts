@@ -10,11 +10,10 @@
  *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
  *   recorded as FAILED.
  */
-import { and, eq } from 'drizzle-orm';
-import { transactions } from '../db/schema.ts';
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
-import { applyTransition } from './apply-transition.ts';
+import { applyTransition, type TransitionInput } from './apply-transition.ts';
+import { runStatement, statement } from '../db/statement.ts';
 import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
@@ -24,16 +23,40 @@ import type { TransactionRow } from './transaction-view.ts';
 /** What happened to a transaction on this poll. */
 export type RefreshOutcome = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'STILL_PENDING' | 'REINITIATED' | 'SKIPPED';
 
+/**
+ * What a refresh decided: a transition to apply (and the outcome it means when it applies), the
+ * next poll to schedule, or nothing more to do (the outcome is final: a checkout refreshed by its
+ * own backstop, a re-initiation).
+ */
+export type RefreshDecision =
+  | { kind: 'TRANSITION'; input: TransitionInput; outcome: 'SUCCESS' | 'FAILED' }
+  | { kind: 'SCHEDULE'; at: Date }
+  | { kind: 'DONE'; outcome: RefreshOutcome };
+
 /** Refreshes one PENDING transaction `row` (already claimed by the caller). */
 export async function refreshTransaction(services: Services, row: TransactionRow): Promise<RefreshOutcome> {
+  const decision = await decideRefresh(services, row);
+  if (decision.kind === 'DONE') return decision.outcome;
+  if (decision.kind === 'SCHEDULE') {
+    await scheduleNextPolls(services, [{ id: row.id, at: decision.at }]);
+    return 'STILL_PENDING';
+  }
+  return (await applyTransition(services, decision.input)) ? decision.outcome : 'SKIPPED';
+}
+
+/**
+ * Asks the rail about `row` and decides what to do, writing nothing itself except for checkouts
+ * (refresh-checkout.ts) and re-initiations: the caller applies the decision, alone
+ * (`refreshTransaction`) or batched with others (the poller).
+ */
+export async function decideRefresh(services: Services, row: TransactionRow): Promise<RefreshDecision> {
   // Checkouts are paid through attempts (one rail and number each, retried until the session
   // ends): their own backstop lives in refresh-checkout.ts.
-  if (row.type === 'CHECKOUT') return refreshCheckout(services, row);
+  if (row.type === 'CHECKOUT') return { kind: 'DONE', outcome: await refreshCheckout(services, row) };
   const now = services.clock.now();
   if (!row.paymentMethod) {
     services.log.error({ reference: row.reference }, 'pending transaction without a rail');
-    await schedule(services, row, new Date(now.getTime() + 60_000));
-    return 'STILL_PENDING';
+    return { kind: 'SCHEDULE', at: new Date(now.getTime() + 60_000) };
   }
   // Active or not: a rail deactivated after this transaction was accepted must still settle it.
   const rail = await findRail(services.db, row.paymentMethod);
@@ -42,35 +65,32 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a pending transaction is unavailable');
     if (row.deadlineAt && row.deadlineAt <= now) {
       // Same rule as an unreachable operator: ambiguous until the deadline, then FAILED.
-      const done = await applyTransition(services, {
+      return { kind: 'TRANSITION', outcome: 'FAILED', input: {
         transactionId: row.id,
         event: 'TIMED_OUT',
         cause: 'DEADLINE',
         failureCode: 'PROVIDER_UNAVAILABLE',
         failureReason: "Le moyen de paiement est resté indisponible jusqu'à l'échéance de la transaction.",
         detail: { error: rail ? 'no connector for this rail' : 'rail not found' },
-      });
-      return done ? 'FAILED' : 'SKIPPED';
+      } };
     }
     let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts));
     if (row.deadlineAt && next > row.deadlineAt) next = row.deadlineAt;
-    await schedule(services, row, next);
-    return 'STILL_PENDING';
+    return { kind: 'SCHEDULE', at: next };
   }
   if (!row.initiatedAt) {
     // Never sent (crash before the call, or the operator unreachable while preparing it).
     if (row.deadlineAt && row.deadlineAt <= now) {
-      const done = await applyTransition(services, {
+      return { kind: 'TRANSITION', outcome: 'FAILED', input: {
         transactionId: row.id,
         event: 'TIMED_OUT',
         cause: 'DEADLINE',
         failureCode: 'PROVIDER_UNAVAILABLE',
         failureReason: "L'opérateur est resté injoignable jusqu'à l'échéance de la transaction.",
-      });
-      return done ? 'FAILED' : 'SKIPPED';
+      } };
     }
     await initiateTransaction(services, row, rail, connector);
-    return 'REINITIATED';
+    return { kind: 'DONE', outcome: 'REINITIATED' };
   }
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
   const status = await withTimeout(
@@ -89,31 +109,29 @@ export async function refreshTransaction(services: Services, row: TransactionRow
   );
   switch (status.kind) {
     case 'SUCCEEDED': {
-      const done = await applyTransition(services, {
+      return { kind: 'TRANSITION', outcome: 'SUCCESS', input: {
         transactionId: row.id,
         event: 'MONEY_MOVED',
         cause: 'POLL',
         operatorReference: status.operatorReference,
-      });
-      return done ? 'SUCCESS' : 'SKIPPED';
+      } };
     }
     case 'FAILED':
     case 'NOT_FOUND': {
-      const done = await applyTransition(services, {
+      return { kind: 'TRANSITION', outcome: 'FAILED', input: {
         transactionId: row.id,
         event: 'DECLINED',
         cause: 'POLL',
         failureCode: status.kind === 'FAILED' ? status.failureCode : 'NOT_FOUND_AT_PROVIDER',
         failureReason: status.kind === 'FAILED' ? status.failureReason : "L'opérateur n'a aucune trace de cette transaction.",
-      });
-      return done ? 'FAILED' : 'SKIPPED';
+      } };
     }
     case 'PENDING':
     case 'UNREACHABLE': {
       const deadline = row.deadlineAt ?? row.expiresAt;
       if (deadline && deadline <= now) {
         const unreachable = status.kind === 'UNREACHABLE';
-        const done = await applyTransition(services, {
+        return { kind: 'TRANSITION', outcome: 'FAILED', input: {
           transactionId: row.id,
           event: 'TIMED_OUT',
           cause: 'DEADLINE',
@@ -122,8 +140,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
             ? "L'opérateur est resté injoignable jusqu'à l'échéance de la transaction."
             : "Aucune réponse définitive de l'opérateur avant l'échéance de la transaction.",
           detail: unreachable ? { error: status.error } : {},
-        });
-        return done ? 'FAILED' : 'SKIPPED';
+        } };
       }
       if (status.kind === 'UNREACHABLE') {
         services.log.warn({ reference: row.reference, rail: rail.code, error: status.error }, 'rail unreachable; left PENDING');
@@ -131,15 +148,20 @@ export async function refreshTransaction(services: Services, row: TransactionRow
       const jitter = 0.9 + Math.random() * 0.2;
       let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts) * jitter);
       if (deadline && next > deadline) next = deadline;
-      await schedule(services, row, next);
-      return 'STILL_PENDING';
+      return { kind: 'SCHEDULE', at: next };
     }
   }
 }
 
-async function schedule(services: Pick<Services, 'db'>, row: TransactionRow, at: Date): Promise<void> {
-  await services.db
-    .update(transactions)
-    .set({ nextPollAt: at })
-    .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+const scheduleMany = statement(
+  'schedule_next_polls_v1',
+  `update transactions t set next_poll_at = v.at
+     from (select unnest($1::uuid[]) as id, unnest($2::timestamptz[]) as at) v
+    where t.id = v.id and t.status = 'PENDING'`,
+);
+
+/** Sets each still-PENDING transaction's next poll, all in one statement. */
+export async function scheduleNextPolls(services: Pick<Services, 'db'>, polls: { id: string; at: Date }[]): Promise<void> {
+  if (polls.length === 0) return;
+  await runStatement(services.db, scheduleMany, [polls.map((p) => p.id), polls.map((p) => p.at.toISOString())]);
 }

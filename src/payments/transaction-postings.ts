@@ -22,7 +22,7 @@ import type { Db } from '../db/client.ts';
 import { pendingSettlements } from '../db/schema-ledger.ts';
 import { merchantAccount, operatorFloatAccount, platformAccount, type AccountSpec } from '../ledger/accounts.ts';
 import { createAccountIfMissing } from '../ledger/open-account.ts';
-import { InsufficientFundsError, postEntry, type PostingLine } from '../ledger/post-entry.ts';
+import { InsufficientFundsError, postEntries, postEntry, type Posting, type PostingLine } from '../ledger/post-entry.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -143,52 +143,148 @@ export interface StatusChangePostingOptions {
   settlementDelaySeconds: number;
 }
 
+/** A pay-in's net amount held until its release (a rail with a settlement delay). */
+export type PendingSettlement = typeof pendingSettlements.$inferInsert;
+
 /**
- * Posts the entry of a status change that moved money (see the table above), in the status
- * change's database transaction. Pay-ins: SUCCESS credits the merchant. Funded pay-outs:
- * SUCCESS consumes the reservation, FAILED releases it. Anything else posts nothing. An unfunded
- * pay-out (created before the ledger existed) posts nothing.
+ * What one money event writes (see the table above): its entries, the pending settlement of a
+ * held pay-in, and the TEST application whose sandbox opening must exist first. Pure.
  */
-export async function postStatusChange(tx: Db, services: LedgerServices, row: TransactionRow, options: StatusChangePostingOptions): Promise<void> {
-  const now = services.clock.now();
+export interface PostingPlan {
+  postings: Posting[];
+  settlement: PendingSettlement | null;
+  sandboxOpening: { applicationId: string; environment: string; currency: string } | null;
+}
+
+const NOTHING: PostingPlan = { postings: [], settlement: null, sandboxOpening: null };
+
+/**
+ * The plan of a status change that moved money (see the table above). Pay-ins: SUCCESS credits
+ * the merchant. Funded pay-outs: SUCCESS consumes the reservation, FAILED releases it. Anything
+ * else posts nothing. An unfunded pay-out (created before the ledger existed) posts nothing.
+ */
+export function planStatusChange(row: TransactionRow, options: StatusChangePostingOptions, now: Date): PostingPlan {
   const fee = row.feeAmount ?? 0;
   if (row.direction === 'PAY_IN') {
-    if (row.status !== 'SUCCESS') return;
-    await creditPayIn(tx, services, row, 'PAYIN_SUCCESS', operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), options);
-    return;
+    if (row.status !== 'SUCCESS') return NOTHING;
+    return planPayInCredit(row, 'PAYIN_SUCCESS', operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), options, now);
   }
-  if (row.reservedAmount === null) return;
+  if (row.reservedAmount === null) return NOTHING;
   const { source, holding } = fundingOf(row);
   if (row.status === 'SUCCESS') {
-    await postEntry(tx, {
-      kind: 'PAYOUT_SUCCESS',
-      transactionId: row.id,
-      currency: row.currency,
-      createdAt: now,
-      lines: lines(
-        { account: holding, amount: row.reservedAmount },
-        { account: operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), amount: -row.amount },
-        { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
-      ),
-    });
-  } else if (row.status === 'FAILED' || row.status === 'CANCELLED') {
-    await postEntry(tx, {
-      kind: 'PAYOUT_RELEASE',
-      transactionId: row.id,
-      currency: row.currency,
-      createdAt: now,
-      lines: [
-        { account: holding, amount: row.reservedAmount },
-        { account: source, amount: -row.reservedAmount },
+    return {
+      ...NOTHING,
+      postings: [
+        {
+          kind: 'PAYOUT_SUCCESS',
+          transactionId: row.id,
+          currency: row.currency,
+          createdAt: now,
+          lines: lines(
+            { account: holding, amount: row.reservedAmount },
+            { account: operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), amount: -row.amount },
+            { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
+          ),
+        },
       ],
-    });
+    };
   }
+  if (row.status === 'FAILED' || row.status === 'CANCELLED') {
+    return {
+      ...NOTHING,
+      postings: [
+        {
+          kind: 'PAYOUT_RELEASE',
+          transactionId: row.id,
+          currency: row.currency,
+          createdAt: now,
+          lines: [
+            { account: holding, amount: row.reservedAmount },
+            { account: source, amount: -row.reservedAmount },
+          ],
+        },
+      ],
+    };
+  }
+  return NOTHING;
 }
 
 /**
- * Credits a pay-in's A − F to the merchant (AVAILABLE, or PENDING with a release scheduled when
- * the rail holds funds) and F to fee revenue, debiting `from` (the rail's float, or SUSPENSE for
- * a late success the merchant keeps). `kind` names the entry (one per transaction and kind).
+ * The plan crediting a pay-in's A − F to the merchant (AVAILABLE, or PENDING with a release
+ * scheduled when the rail holds funds) and F to fee revenue, debiting `from` (the rail's float,
+ * or SUSPENSE for a late success the merchant keeps). `kind` names the entry.
+ */
+function planPayInCredit(row: TransactionRow, kind: string, from: AccountSpec, options: StatusChangePostingOptions, now: Date): PostingPlan {
+  const fee = row.feeAmount ?? 0;
+  const net = row.amount - fee;
+  const isHeld = options.settlementDelaySeconds > 0 && net > 0;
+  return {
+    postings: [
+      {
+        kind,
+        transactionId: row.id,
+        currency: row.currency,
+        createdAt: now,
+        lines: lines(
+          { account: from, amount: row.amount },
+          { account: merchantAccount(row.applicationId, row.environment, row.currency, isHeld ? 'PENDING' : 'AVAILABLE'), amount: -net },
+          { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
+        ),
+      },
+    ],
+    settlement: isHeld
+      ? {
+          transactionId: row.id,
+          applicationId: row.applicationId,
+          environment: row.environment,
+          currency: row.currency,
+          amount: net,
+          releaseAt: new Date(now.getTime() + options.settlementDelaySeconds * 1000),
+        }
+      : null,
+    sandboxOpening: { applicationId: row.applicationId, environment: row.environment, currency: row.currency },
+  };
+}
+
+/** Writes one plan in `tx`, each entry checked on its own (`postEntry`). */
+async function writePlan(tx: Db, services: LedgerServices, plan: PostingPlan): Promise<void> {
+  if (plan.sandboxOpening) {
+    const { applicationId, environment, currency } = plan.sandboxOpening;
+    await ensureSandboxOpening(tx, services, applicationId, environment, currency);
+  }
+  for (const posting of plan.postings) await postEntry(tx, posting);
+  if (plan.settlement) await tx.insert(pendingSettlements).values(plan.settlement);
+}
+
+/** Posts the entry of one status change that moved money (`planStatusChange`), in its database transaction. */
+export async function postStatusChange(tx: Db, services: LedgerServices, row: TransactionRow, options: StatusChangePostingOptions): Promise<void> {
+  await writePlan(tx, services, planStatusChange(row, options, services.clock.now()));
+}
+
+/**
+ * Posts the entries of many status changes in `tx` in a fixed number of round trips
+ * (`postEntries`: every touched account updated once with its summed delta, then all entries and
+ * lines in one INSERT; pending settlements in one more). Throws InsufficientFundsError like
+ * `postEntries`: the caller's transaction must then roll back.
+ */
+export async function postStatusChanges(tx: Db, services: LedgerServices, plans: PostingPlan[]): Promise<void> {
+  const openings = new Map<string, { applicationId: string; environment: string; currency: string }>();
+  for (const plan of plans) {
+    const o = plan.sandboxOpening;
+    if (o) openings.set(`${o.applicationId}:${o.environment}:${o.currency}`, o);
+  }
+  for (const o of openings.values()) await ensureSandboxOpening(tx, services, o.applicationId, o.environment, o.currency);
+  await postEntries(
+    tx,
+    plans.flatMap((p) => p.postings),
+  );
+  const settlements = plans.flatMap((p) => (p.settlement ? [p.settlement] : []));
+  if (settlements.length > 0) await tx.insert(pendingSettlements).values(settlements);
+}
+
+/**
+ * Credits a pay-in's A − F to the merchant (see `planPayInCredit`) in `tx`, debiting `from`.
+ * `kind` names the entry (one per transaction and kind).
  */
 export async function creditPayIn(
   tx: Db,
@@ -198,32 +294,7 @@ export async function creditPayIn(
   from: AccountSpec,
   options: StatusChangePostingOptions,
 ): Promise<void> {
-  const now = services.clock.now();
-  const fee = row.feeAmount ?? 0;
-  const net = row.amount - fee;
-  const isHeld = options.settlementDelaySeconds > 0 && net > 0;
-  await ensureSandboxOpening(tx, services, row.applicationId, row.environment, row.currency);
-  await postEntry(tx, {
-    kind,
-    transactionId: row.id,
-    currency: row.currency,
-    createdAt: now,
-    lines: lines(
-      { account: from, amount: row.amount },
-      { account: merchantAccount(row.applicationId, row.environment, row.currency, isHeld ? 'PENDING' : 'AVAILABLE'), amount: -net },
-      { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
-    ),
-  });
-  if (isHeld) {
-    await tx.insert(pendingSettlements).values({
-      transactionId: row.id,
-      applicationId: row.applicationId,
-      environment: row.environment,
-      currency: row.currency,
-      amount: net,
-      releaseAt: new Date(now.getTime() + options.settlementDelaySeconds * 1000),
-    });
-  }
+  await writePlan(tx, services, planPayInCredit(row, kind, from, options, services.clock.now()));
 }
 
 /**

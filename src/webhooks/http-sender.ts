@@ -35,27 +35,50 @@ export type WebhookSender = (request: WebhookRequest) => Promise<WebhookResponse
 /** First bytes of a response body kept in the delivery log. */
 export const RESPONSE_PREFIX_BYTES = 1024;
 
-/** The production sender; `allowPrivateHosts()` is read on every request (configuration). */
+/** Connections kept open per receiver (host and port) and agent. */
+const SOCKETS_PER_HOST = 32;
+/** An idle kept-alive connection is closed after this long (before most servers close theirs). */
+const IDLE_SOCKET_MS = 4000;
+
+/**
+ * The production sender; `allowPrivateHosts()` is read on every request (configuration).
+ * Connections to a receiver are kept alive and reused (issue 14: a new TCP connection per
+ * delivery cost a connect and left a TIME_WAIT socket per webhook). Reuse keeps the SSRF rule:
+ * a socket is checked when it connects, and a pooled socket only ever talks to the address it
+ * was checked for; the agents of the two policies (private hosts allowed or not) are separate.
+ */
 export function createHttpSender(allowPrivateHosts: () => boolean): WebhookSender {
-  return (request) =>
-    new Promise<WebhookResponse>((resolve, reject) => {
-      const url = new URL(request.url);
-      const isHttps = url.protocol === 'https:';
-      const isPrivateAllowed = allowPrivateHosts();
+  const agents = new Map<string, http.Agent>();
+  const agentFor = (isHttps: boolean, isPrivateAllowed: boolean): http.Agent => {
+    const key = `${isHttps}:${isPrivateAllowed}`;
+    let agent = agents.get(key);
+    if (!agent) {
       const filter = {
         allowPrivateIPAddress: isPrivateAllowed,
         allowMetaIPAddress: false,
         denyIPAddressList: isPrivateAllowed ? [] : [...DENIED_UNICAST_CIDRS],
-        keepAlive: false,
+        keepAlive: true,
+        maxSockets: SOCKETS_PER_HOST,
+        maxFreeSockets: SOCKETS_PER_HOST,
+        timeout: IDLE_SOCKET_MS,
+        scheduling: 'lifo' as const,
       };
-      const agent = isHttps ? new RequestFilteringHttpsAgent(filter) : new RequestFilteringHttpAgent(filter);
+      agent = isHttps ? new RequestFilteringHttpsAgent(filter) : new RequestFilteringHttpAgent(filter);
+      agents.set(key, agent);
+    }
+    return agent;
+  };
+  return (request) =>
+    new Promise<WebhookResponse>((resolve, reject) => {
+      const url = new URL(request.url);
+      const isHttps = url.protocol === 'https:';
+      const agent = agentFor(isHttps, allowPrivateHosts());
       const body = Buffer.from(request.body, 'utf8');
       let settled = false;
       const finish = (error: Error | null, response?: WebhookResponse) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        agent.destroy();
         if (error) reject(error);
         else resolve(response!);
       };

@@ -5,7 +5,7 @@
  * `data.status` is the status announced) and one PENDING delivery due at once. The transaction
  * commits both with the status change or neither: no status change without its delivery.
  */
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
@@ -104,9 +104,9 @@ export async function insertEventWithDelivery(
   return { eventId, deliveryId, payload };
 }
 
-/** The outbox listener registered by `createServices` (always on). */
+/** The outbox listener registered by `createServices` (always on), with its batched form. */
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
-  return async (tx, row) => {
+  const listener: StatusChangeListener = async (tx, row) => {
     const event = eventNameFor(row);
     if (!event) return;
     const [app] = await tx.select({ webhookUrl: applications.webhookUrl }).from(applications).where(eq(applications.id, row.applicationId));
@@ -118,4 +118,49 @@ export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' 
       transactionId: row.id,
     });
   };
+  // A batch of status changes (the poller's): one read of the webhook URLs, one insert of all
+  // events, one of all deliveries — the same rows as the per-change form writes.
+  listener.batch = async (tx, changes) => {
+    const announced = changes.flatMap(({ row }) => {
+      const event = eventNameFor(row);
+      return event ? [{ row, event }] : [];
+    });
+    if (announced.length === 0) return;
+    const appIds = [...new Set(announced.map((a) => a.row.applicationId))];
+    const apps = await tx
+      .select({ id: applications.id, webhookUrl: applications.webhookUrl })
+      .from(applications)
+      .where(inArray(applications.id, appIds));
+    const withUrl = new Set(apps.filter((a) => a.webhookUrl).map((a) => a.id));
+    const now = services.clock.now();
+    const events: (typeof webhookEvents.$inferInsert)[] = [];
+    const deliveries: (typeof webhookDeliveries.$inferInsert)[] = [];
+    for (const { row, event } of announced) {
+      if (!withUrl.has(row.applicationId)) continue;
+      const eventId = newEventId(services);
+      const data = transactionEventData(row, services.config.publicBaseUrl);
+      events.push({
+        id: eventId,
+        applicationId: row.applicationId,
+        eventName: event,
+        transactionId: row.id,
+        payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),
+        createdAt: now,
+      });
+      deliveries.push({
+        id: services.ids.uuid(),
+        eventId,
+        applicationId: row.applicationId,
+        status: 'PENDING',
+        nextAttemptAt: now,
+        leaseToken: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    if (events.length === 0) return;
+    await tx.insert(webhookEvents).values(events);
+    await tx.insert(webhookDeliveries).values(deliveries);
+  };
+  return listener;
 }
