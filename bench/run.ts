@@ -196,9 +196,9 @@ async function runTarget(target: 'pg' | 'pglite', ceilings: { post: Figures; get
     serverEnv.METRICS_PORT = String(metricsPort);
     serverEnv.METRICS_HOST = '127.0.0.1';
     const { server, key, secret } = await startKolo(port, serverEnv);
-    cleanups.unshift(() => stop(server.child));
     const receiver = await startWebhookReceiver(await freePort(), secret);
-    cleanups.unshift(() => receiver.close());
+    // Stop the server before its receiver, so no delivery under way fails.
+    cleanups.unshift(() => stop(server.child), () => receiver.close());
     const sqlClient = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : null;
     if (sqlClient) {
       await sqlClient.connect();
