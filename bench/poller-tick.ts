@@ -9,7 +9,7 @@
  *    times, putting the claimed rows back to due between runs, and takes the median;
  * 3. times a whole idle tick (`pollOnce` with nothing due: the claims plus the tick's other
  *    scans: idempotency purge, settlements, late successes, withdrawals), median;
- * 4. captures the SQL the claim sent (pg.Pool wrapped) and prints its
+ * 4. captures the SQL the claim sent (node-postgres clients wrapped) and prints its
  *    `EXPLAIN (ANALYZE, BUFFERS)` (inside a rolled-back transaction: it is an UPDATE);
  * 5. grows the table to 1,000,000 rows and repeats 2–4.
  */
@@ -32,6 +32,8 @@ export interface PollerFigures {
   idleTickMedianMs: number;
   /** Index names the claim's plan scans (`Index Scan using …`, `Bitmap Index Scan on …`). */
   indexes: string[];
+  /** Shared buffers the claim's top plan node touched (hit + read): independent of the machine's load. */
+  buffers: number;
   /** True when the plan scans `transactions` sequentially. */
   seqScan: boolean;
   plan: string[];
@@ -44,35 +46,43 @@ interface Captured {
 
 const DUE_PREFIX = 'PI-FFFFFFFF';
 
+/** The claim of claimDueTransactions as Drizzle writes it today ($1 now, $2 lease end, $3 batch). */
+const REPRODUCED_CLAIM = `update "transactions" set "next_poll_at" = $2, "poll_attempts" = "transactions"."poll_attempts" + 1
+  where ("transactions"."id" in (select "id" from "transactions" where ("transactions"."status" = 'PENDING' and "transactions"."next_poll_at" <= $1)
+    order by "transactions"."next_poll_at" asc limit $3 for update skip locked) and "transactions"."status" = 'PENDING') returning *`;
+
 /** Runs the poller phase against `databaseUrl` (an empty database). */
 export async function measurePollerTick(databaseUrl: string, runs: number, log: (line: string) => void): Promise<PollerFigures[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kolo-bench-poller-'));
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PG_POOL_MAX: '4' });
   const runtime = await openRuntime(config);
-  const pool = (runtime.database.db as unknown as { $client: pg.Pool }).$client;
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
+  let restore = () => {};
   try {
     const seed = await seedDemo(runtime.services);
     const applicationId = seed?.applicationId ?? (await admin.query<{ id: string }>('select id from applications limit 1')).rows[0]!.id;
     const batch = config.pollerBatchSize;
 
-    // Capture what the claim sends, whatever builds it (Drizzle today, maybe raw SQL tomorrow).
+    // Capture what the claim sends, whatever builds it (Drizzle today, maybe raw SQL tomorrow):
+    // every query of a node-postgres client while the flag is up (the pool's go through it).
     let captured: Captured[] = [];
     let capturing = false;
-    const originalQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    const capture = (args: unknown[]) => {
-      if (!capturing) return;
-      const [first, second] = args;
-      if (typeof first === 'string') captured.push({ text: first, values: Array.isArray(second) ? second : [] });
-      else if (first && typeof first === 'object' && 'text' in first) {
-        const q = first as { text: string; values?: unknown[] };
-        captured.push({ text: q.text, values: Array.isArray(second) ? second : (q.values ?? []) });
+    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const originalQuery = prototype.query;
+    prototype.query = function (this: unknown, ...args: unknown[]) {
+      if (capturing) {
+        const [first, second] = args;
+        if (typeof first === 'string') captured.push({ text: first, values: Array.isArray(second) ? second : [] });
+        else if (first && typeof first === 'object' && 'text' in first) {
+          const q = first as { text: string; values?: unknown[] };
+          captured.push({ text: q.text, values: Array.isArray(second) ? second : (q.values ?? []) });
+        }
       }
+      return originalQuery.apply(this, args);
     };
-    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      capture(args);
-      return originalQuery(...args);
+    restore = () => {
+      prototype.query = originalQuery;
     };
 
     const seedRows = async (from: number, to: number) => {
@@ -127,22 +137,27 @@ export async function measurePollerTick(databaseUrl: string, runs: number, log: 
         await pollOnce(runtime.services);
         tickTimes.push(performance.now() - started);
       }
-      // EXPLAIN each statement the claim sent, rows due again, in a transaction rolled back.
+      // EXPLAIN each statement the claim sent, rows due again, in a transaction rolled back. When
+      // nothing could be captured (another driver), today's claim SQL is explained instead.
       await makeDue();
+      const statements = claimSql.filter((statement) => /^\s*(select|update|with)/i.test(statement.text));
       const plan: string[] = [];
-      const client = await pool.connect();
+      if (statements.length === 0) {
+        plan.push('(the claim\'s own SQL could not be captured: plan of the claim as written in status-poller.ts at the time of this bench)');
+        statements.push({ text: REPRODUCED_CLAIM, values: [new Date(), new Date(Date.now() + config.pollerLeaseMs), batch] });
+      }
+      await admin.query('begin');
       try {
-        await client.query('begin');
-        for (const statement of claimSql) {
-          if (!/^\s*(select|update|with)/i.test(statement.text)) continue;
-          const result = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values as unknown[]);
+        for (const statement of statements) {
+          const result = await admin.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values as unknown[]);
           plan.push(...result.rows.map((r) => r['QUERY PLAN']));
         }
       } finally {
-        await client.query('rollback').catch(() => {});
-        client.release();
+        await admin.query('rollback').catch(() => {});
       }
       const indexes = [...new Set(plan.flatMap((line) => [...line.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]!)))];
+      const top = plan.find((line) => /Buffers: shared/.test(line)) ?? '';
+      const buffers = [...top.matchAll(/(?:hit|read)=(\d+)/g)].reduce((total, m) => total + Number(m[1]), 0);
       const seqScan = plan.some((line) => /Seq Scan on transactions/.test(line));
       const figures = {
         rows,
@@ -151,11 +166,12 @@ export async function measurePollerTick(databaseUrl: string, runs: number, log: 
         claimed,
         idleTickMedianMs: median(tickTimes),
         indexes,
+        buffers,
         seqScan,
         plan,
       };
       log(
-        `  ${rows.toLocaleString('en')} not-due PENDING rows (seeded in ${seedSeconds.toFixed(1)} s): claim of ${claimed} due rows median ${figures.claimMedianMs.toFixed(2)} ms, idle tick median ${figures.idleTickMedianMs.toFixed(2)} ms (${runs} runs each); claim plan uses ${indexes.join(', ') || 'no index'}${seqScan ? ' and a Seq Scan on transactions' : ''}`,
+        `  ${rows.toLocaleString('en')} not-due PENDING rows (seeded in ${seedSeconds.toFixed(1)} s): claim of ${claimed} due rows median ${figures.claimMedianMs.toFixed(2)} ms, idle tick median ${figures.idleTickMedianMs.toFixed(2)} ms (${runs} runs each); claim plan uses ${indexes.join(', ') || 'no index'} (${buffers} buffers)${seqScan ? ' and a Seq Scan on transactions' : ''}`,
       );
       return figures;
     };
@@ -167,6 +183,7 @@ export async function measurePollerTick(databaseUrl: string, runs: number, log: 
     for (const line of results[1]!.plan) log(`    ${line}`);
     return results;
   } finally {
+    restore();
     await admin.end().catch(() => {});
     await runtime.close().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });

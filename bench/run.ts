@@ -478,7 +478,7 @@ if (poller) {
       failures: '—',
       ratio: '—',
     });
-    rows.push({ run: `claim plan, ${fmt(p.rows)} rows`, database: 'PostgreSQL', figure: `${p.indexes.join(', ') || 'no index'}${p.seqScan ? ' + Seq Scan' : ''}`, p50: '—', p99: '—', failures: '—', ratio: '—' });
+    rows.push({ run: `claim plan, ${fmt(p.rows)} rows`, database: 'PostgreSQL', figure: `${p.indexes.join(', ') || 'no index'}${p.seqScan ? ' + Seq Scan' : ''}, ${p.buffers} buffers`, p50: '—', p99: '—', failures: '—', ratio: '—' });
   }
 }
 
@@ -518,7 +518,7 @@ if (poller) {
   verdict(
     '4 poller tick flat from 10k to 1M not-due rows',
     flat(small.claimMedianMs, large.claimMedianMs) && flat(small.idleTickMedianMs, large.idleTickMedianMs) && !large.seqScan,
-    `claim ${small.claimMedianMs.toFixed(2)} → ${large.claimMedianMs.toFixed(2)} ms, idle tick ${small.idleTickMedianMs.toFixed(2)} → ${large.idleTickMedianMs.toFixed(2)} ms, plan ${large.indexes.join(', ') || 'no index'}${large.seqScan ? ' + Seq Scan' : ''}`,
+    `claim ${small.claimMedianMs.toFixed(2)} → ${large.claimMedianMs.toFixed(2)} ms, idle tick ${small.idleTickMedianMs.toFixed(2)} → ${large.idleTickMedianMs.toFixed(2)} ms, plan ${large.indexes.join(', ') || 'no index'}${large.seqScan ? ' + Seq Scan' : ''}, buffers ${small.buffers} → ${large.buffers}`,
   );
 } else verdict('4 poller tick', null, 'needs pg (and BENCH_POLLER not 0)');
 if (pgResult?.drain) {
