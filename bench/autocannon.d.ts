@@ -5,6 +5,15 @@ declare module 'autocannon' {
       setBody(body: string): void;
       on(event: 'response', listener: () => void): void;
     }
+    /** One request of a `requests` sequence; `setupRequest` may rewrite it before each send. */
+    interface Request {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    }
     interface Options {
       url?: string;
       method?: string;
@@ -12,10 +21,13 @@ declare module 'autocannon' {
       body?: string;
       connections?: number;
       duration?: number;
+      timeout?: number;
+      requests?: Request[];
       setupClient?: (client: Client) => void;
     }
     interface Histogram {
       average: number;
+      total: number;
       p50: number;
       p99: number;
     }
