@@ -6,10 +6,10 @@
  * key fails on the very next request in every instance (no cache).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
 import { prepared } from '../db/queries/prepared.ts';
 import type { Db } from '../db/client.ts';
-import { accounts, apiKeys, applications } from '../db/schema.ts';
+import { accounts, apiKeys, applications, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
@@ -155,21 +155,9 @@ export async function authenticateApiKey(
   rawKey: string | undefined,
 ): Promise<ApiKeyAuth | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
-  const { db, clock } = services;
-  const [row] = await prepared(db, 'auth_api_key_v2', (d) =>
+  const [row] = await prepared(services.db, 'auth_api_key_v2', (d) =>
     d
-      .select({
-      keyId: apiKeys.id,
-      applicationId: apiKeys.applicationId,
-      environment: apiKeys.environment,
-      lastUsedAt: apiKeys.lastUsedAt,
-      merchantId: applications.merchantId,
-      currency: applications.currency,
-      applicationName: applications.name,
-      applicationStatus: applications.status,
-      deletedAt: applications.deletedAt,
-      merchantStatus: accounts.status,
-    })
+      .select(keyColumns)
       .from(apiKeys)
       .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
       .innerJoin(accounts, eq(accounts.id, applications.merchantId))
@@ -177,7 +165,66 @@ export async function authenticateApiKey(
       .limit(1)
       .prepare('auth_api_key_v2'),
   ).execute({ keyHash: hashApiKey(rawKey) });
-  if (!row || row.applicationStatus !== 'ACTIVE' || row.deletedAt || row.merchantStatus !== 'ACTIVE') return null;
+  return row ? admit(services, row) : null;
+}
+
+/**
+ * `authenticateApiKey` and the status read of spec 4.3 / 4.5 in ONE prepared statement (issue
+ * 14: a status read is what integrations poll every few seconds; one round trip instead of two):
+ * the key, its application and merchant, and the transaction `reference` of `direction` owned by
+ * the key's application in the key's environment (left-joined: null when there is none, so a
+ * bad key is still told apart from an unknown reference). Same rules and same null as
+ * `authenticateApiKey` for the key.
+ */
+export async function authenticateApiKeyWithTransaction(
+  services: Pick<Services, 'db' | 'clock' | 'log'>,
+  rawKey: string | undefined,
+  lookup: { reference: string; direction: 'PAY_IN' | 'PAY_OUT' },
+): Promise<{ auth: ApiKeyAuth; transaction: typeof transactions.$inferSelect | null } | null> {
+  if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
+  const [row] = await prepared(services.db, 'auth_api_key_status_v1', (d) =>
+    d
+      .select({ ...keyColumns, transaction: getTableColumns(transactions) })
+      .from(apiKeys)
+      .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
+      .innerJoin(accounts, eq(accounts.id, applications.merchantId))
+      .leftJoin(
+        transactions,
+        and(
+          eq(transactions.reference, sql.placeholder('reference')),
+          eq(transactions.applicationId, apiKeys.applicationId),
+          eq(transactions.environment, apiKeys.environment),
+          eq(transactions.direction, sql.placeholder('direction')),
+        ),
+      )
+      .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), eq(apiKeys.active, true)))
+      .limit(1)
+      .prepare('auth_api_key_status_v1'),
+  ).execute({ keyHash: hashApiKey(rawKey), reference: lookup.reference, direction: lookup.direction });
+  const auth = row ? admit(services, row) : null;
+  return auth ? { auth, transaction: row!.transaction } : null;
+}
+
+const keyColumns = {
+  keyId: apiKeys.id,
+  applicationId: apiKeys.applicationId,
+  environment: apiKeys.environment,
+  lastUsedAt: apiKeys.lastUsedAt,
+  merchantId: applications.merchantId,
+  currency: applications.currency,
+  applicationName: applications.name,
+  applicationStatus: applications.status,
+  deletedAt: applications.deletedAt,
+  merchantStatus: accounts.status,
+};
+
+/** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */
+function admit(
+  services: Pick<Services, 'db' | 'clock' | 'log'>,
+  row: { keyId: string; applicationId: string; environment: string; lastUsedAt: Date | null; merchantId: string; currency: string; applicationName: string; applicationStatus: string; deletedAt: Date | null; merchantStatus: string },
+): ApiKeyAuth | null {
+  if (row.applicationStatus !== 'ACTIVE' || row.deletedAt || row.merchantStatus !== 'ACTIVE') return null;
+  const { db, clock } = services;
   const now = clock.now();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);

@@ -4,7 +4,8 @@
  * the same 401 UNAUTHORIZED.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type ApiKeyAuth } from '../accounts/api-keys.ts';
+import { authenticateApiKey, authenticateApiKeyWithTransaction, type ApiKeyAuth } from '../accounts/api-keys.ts';
+import type { TransactionRow } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -12,6 +13,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the API-key hook on merchant API routes. */
     apiKey?: ApiKeyAuth;
+    /** Status-read routes: the transaction read with the key (null: none of that reference). */
+    statusTransaction?: TransactionRow | null;
+  }
+  interface FastifyContextConfig {
+    /** Marks a status-read route: the hook reads the key and the `:reference` transaction of this direction together. */
+    statusRead?: 'PAY_IN' | 'PAY_OUT';
   }
 }
 
@@ -19,7 +26,17 @@ declare module 'fastify' {
 export function apiKeyHook(services: Services) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers['x-api-key'];
-    const auth = await authenticateApiKey(services, typeof header === 'string' ? header.trim() : undefined);
+    const rawKey = typeof header === 'string' ? header.trim() : undefined;
+    const direction = request.routeOptions.config.statusRead;
+    if (direction) {
+      const reference = (request.params as { reference?: unknown }).reference;
+      const found = await authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction });
+      if (!found) throw new ApiError('UNAUTHORIZED');
+      request.apiKey = found.auth;
+      request.statusTransaction = found.transaction;
+      return;
+    }
+    const auth = await authenticateApiKey(services, rawKey);
     if (!auth) throw new ApiError('UNAUTHORIZED');
     request.apiKey = auth;
   };
@@ -29,4 +46,10 @@ export function apiKeyHook(services: Services) {
 export function requireApiKey(request: FastifyRequest): ApiKeyAuth {
   if (!request.apiKey) throw new ApiError('UNAUTHORIZED');
   return request.apiKey;
+}
+
+/** The transaction of a status-read route (read with the key); throws TRANSACTION_NOT_FOUND when there is none. */
+export function requireStatusTransaction(request: FastifyRequest): TransactionRow {
+  if (!request.statusTransaction) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return request.statusTransaction;
 }

@@ -8,12 +8,11 @@ import { validationError } from '../../domain/errors.ts';
 import { createCharge } from '../../payments/create-charge.ts';
 import { createCheckout } from '../../payments/create-checkout.ts';
 import { createTransfer } from '../../payments/create-transfer.ts';
-import { getTransaction } from '../../payments/get-transaction.ts';
 import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
 import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
-import { apiKeyHook, requireApiKey } from '../api-key-auth.ts';
+import { apiKeyHook, requireApiKey, requireStatusTransaction } from '../api-key-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import {
   chargeData,
@@ -85,6 +84,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/pay-in/check_status/:reference',
     {
+      // One round trip: the hook reads the key and this transaction together.
+      config: { statusRead: 'PAY_IN' },
       schema: {
         tags: ['Pay-in'],
         summary: "Statut d'un paiement",
@@ -94,7 +95,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await getTransaction(services, requireApiKey(request), 'PAY_IN', request.params.reference);
+      const row = requireStatusTransaction(request);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
     },
   );
@@ -138,6 +139,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/pay-out/check_status/:reference',
     {
+      // One round trip: the hook reads the key and this transaction together.
+      config: { statusRead: 'PAY_OUT' },
       schema: {
         tags: ['Pay-out'],
         summary: "Statut d'un virement",
@@ -147,7 +150,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await getTransaction(services, requireApiKey(request), 'PAY_OUT', request.params.reference);
+      const row = requireStatusTransaction(request);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
     },
   );
