@@ -6,10 +6,11 @@
  * key fails on the very next request in every instance (no cache).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
-import { prepared } from '../db/queries/prepared.ts';
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import { createBatcher, mapRow } from '../db/batch.ts';
+import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
-import { accounts, apiKeys, applications, transactions } from '../db/schema.ts';
+import { apiKeys, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
@@ -155,26 +156,16 @@ export async function authenticateApiKey(
   rawKey: string | undefined,
 ): Promise<ApiKeyAuth | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
-  const [row] = await prepared(services.db, 'auth_api_key_v2', (d) =>
-    d
-      .select(keyColumns)
-      .from(apiKeys)
-      .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
-      .innerJoin(accounts, eq(accounts.id, applications.merchantId))
-      .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), eq(apiKeys.active, true)))
-      .limit(1)
-      .prepare('auth_api_key_v2'),
-  ).execute({ keyHash: hashApiKey(rawKey) });
+  const row = await lookupsOf(services.db).key.load(hashApiKey(rawKey));
   return row ? admit(services, row) : null;
 }
 
 /**
- * `authenticateApiKey` and the status read of spec 4.3 / 4.5 in ONE prepared statement (issue
- * 14: a status read is what integrations poll every few seconds; one round trip instead of two):
- * the key, its application and merchant, and the transaction `reference` of `direction` owned by
- * the key's application in the key's environment (left-joined: null when there is none, so a
- * bad key is still told apart from an unknown reference). Same rules and same null as
- * `authenticateApiKey` for the key.
+ * `authenticateApiKey` and the status read of spec 4.3 / 4.5 in ONE statement (issue 14: a
+ * status read is what integrations poll every few seconds): the key, its application and
+ * merchant, and the transaction `reference` of `direction` owned by the key's application in the
+ * key's environment (left-joined: null when there is none, so a bad key is still told apart from
+ * an unknown reference). Same rules and same null as `authenticateApiKey` for the key.
  */
 export async function authenticateApiKeyWithTransaction(
   services: Pick<Services, 'db' | 'clock' | 'log'>,
@@ -182,47 +173,102 @@ export async function authenticateApiKeyWithTransaction(
   lookup: { reference: string; direction: 'PAY_IN' | 'PAY_OUT' },
 ): Promise<{ auth: ApiKeyAuth; transaction: typeof transactions.$inferSelect | null } | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
-  const [row] = await prepared(services.db, 'auth_api_key_status_v1', (d) =>
-    d
-      .select({ ...keyColumns, transaction: getTableColumns(transactions) })
-      .from(apiKeys)
-      .innerJoin(applications, eq(applications.id, apiKeys.applicationId))
-      .innerJoin(accounts, eq(accounts.id, applications.merchantId))
-      .leftJoin(
-        transactions,
-        and(
-          eq(transactions.reference, sql.placeholder('reference')),
-          eq(transactions.applicationId, apiKeys.applicationId),
-          eq(transactions.environment, apiKeys.environment),
-          eq(transactions.direction, sql.placeholder('direction')),
-        ),
-      )
-      .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), eq(apiKeys.active, true)))
-      .limit(1)
-      .prepare('auth_api_key_status_v1'),
-  ).execute({ keyHash: hashApiKey(rawKey), reference: lookup.reference, direction: lookup.direction });
-  const auth = row ? admit(services, row) : null;
-  return auth ? { auth, transaction: row!.transaction } : null;
+  const found = await lookupsOf(services.db).status.load({ keyHash: hashApiKey(rawKey), ...lookup });
+  const auth = found ? admit(services, found.key) : null;
+  return auth ? { auth, transaction: found!.transaction } : null;
 }
 
-const keyColumns = {
-  keyId: apiKeys.id,
-  applicationId: apiKeys.applicationId,
-  environment: apiKeys.environment,
-  lastUsedAt: apiKeys.lastUsedAt,
-  merchantId: applications.merchantId,
-  currency: applications.currency,
-  applicationName: applications.name,
-  applicationStatus: applications.status,
-  deletedAt: applications.deletedAt,
-  merchantStatus: accounts.status,
-};
+/** What a key lookup reads: the key, its application and its merchant. */
+interface KeyLookupRow {
+  keyId: string;
+  applicationId: string;
+  environment: string;
+  lastUsedAt: Date | null;
+  merchantId: string;
+  currency: string;
+  applicationName: string;
+  applicationStatus: string;
+  deletedAt: Date | null;
+  merchantStatus: string;
+}
+
+const KEY_SELECT = `k.id as key_id, k.application_id as key_application_id, k.environment as key_environment,
+  k.last_used_at as key_last_used_at, a.merchant_id as app_merchant_id, a.currency as app_currency, a.name as app_name,
+  a.status as app_status, a.deleted_at as app_deleted_at, m.status as merchant_status`;
+const KEY_JOIN = `join api_keys k on k.key_hash = q.key_hash and k.active
+  join applications a on a.id = k.application_id
+  join accounts m on m.id = a.merchant_id`;
+
+// Every key asked in one event-loop turn, in one statement (a hash matches at most one active key).
+const keysByHash = statement(
+  'auth_api_keys_batch_v1',
+  `select q.i, ${KEY_SELECT} from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
+);
+
+// Every status read of one turn: each (key, reference, direction) with the key and its transaction.
+const statusReads = statement(
+  'auth_api_keys_status_batch_v1',
+  `select q.i, ${KEY_SELECT}, t.*
+     from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q(key_hash, reference, direction, i)
+     ${KEY_JOIN}
+     left join transactions t on t.reference = q.reference and t.application_id = k.application_id
+                             and t.environment = k.environment and t.direction = q.direction`,
+);
+
+function keyRowOf(raw: Record<string, unknown>): KeyLookupRow {
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
+  return {
+    keyId: raw.key_id as string,
+    applicationId: raw.key_application_id as string,
+    environment: raw.key_environment as string,
+    lastUsedAt: date(raw.key_last_used_at),
+    merchantId: raw.app_merchant_id as string,
+    currency: raw.app_currency as string,
+    applicationName: raw.app_name as string,
+    applicationStatus: raw.app_status as string,
+    deletedAt: date(raw.app_deleted_at),
+    merchantStatus: raw.merchant_status as string,
+  };
+}
+
+type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
+
+interface Lookups {
+  key: { load(keyHash: string): Promise<KeyLookupRow | null> };
+  status: { load(lookup: StatusLookup): Promise<{ key: KeyLookupRow; transaction: typeof transactions.$inferSelect | null } | null> };
+}
+
+const lookups = new WeakMap<Db, Lookups>();
+
+/** The batched key and status lookups of `db` (one pair per database handle). */
+function lookupsOf(db: Db): Lookups {
+  let found = lookups.get(db);
+  if (!found) {
+    found = {
+      key: createBatcher(async (hashes: readonly string[]) => {
+        const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [hashes]);
+        const byIndex = new Map(rows.map((r) => [Number(r.i), keyRowOf(r)]));
+        return hashes.map((_, i) => byIndex.get(i + 1) ?? null);
+      }),
+      status: createBatcher(async (asked: readonly StatusLookup[]) => {
+        const { rows } = await runStatement<Record<string, unknown>>(db, statusReads, [
+          asked.map((l) => l.keyHash),
+          asked.map((l) => l.reference),
+          asked.map((l) => l.direction),
+        ]);
+        const byIndex = new Map(
+          rows.map((r) => [Number(r.i), { key: keyRowOf(r), transaction: r.id === null || r.id === undefined ? null : mapRow(transactions, r) }]),
+        );
+        return asked.map((_, i) => byIndex.get(i + 1) ?? null);
+      }),
+    };
+    lookups.set(db, found);
+  }
+  return found;
+}
 
 /** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */
-function admit(
-  services: Pick<Services, 'db' | 'clock' | 'log'>,
-  row: { keyId: string; applicationId: string; environment: string; lastUsedAt: Date | null; merchantId: string; currency: string; applicationName: string; applicationStatus: string; deletedAt: Date | null; merchantStatus: string },
-): ApiKeyAuth | null {
+function admit(services: Pick<Services, 'db' | 'clock' | 'log'>, row: KeyLookupRow): ApiKeyAuth | null {
   if (row.applicationStatus !== 'ACTIVE' || row.deletedAt || row.merchantStatus !== 'ACTIVE') return null;
   const { db, clock } = services;
   const now = clock.now();

@@ -1,0 +1,44 @@
+/**
+ * Coalescing of concurrent hot-path statements (issue 14). Under load, dozens of requests need the
+ * same kind of lookup at the same moment (an API key, a status read); each one alone costs a
+ * database round trip, and the profile shows the round trips' socket writes, not the queries, as
+ * the largest cost. A batcher collects the keys asked during one turn of the event loop (every
+ * request whose bytes arrived in that turn) and answers them all with ONE statement.
+ * Built on `dataloader` with its cache off: nothing is remembered between turns, so every answer
+ * is as fresh as an unbatched query (a revoked key is refused on the next request, whichever
+ * instance serves it). A failed statement fails every request of its batch with the same error.
+ */
+import DataLoader from 'dataloader';
+import { getTableColumns, type Table } from 'drizzle-orm';
+
+/** Most keys answered by one statement. */
+const MAX_BATCH = 256;
+
+/**
+ * A batcher: `load(key)` resolves with `answer(keys)[i]` for its key, where `answer` is called
+ * once per event-loop turn with every key asked in it (in order, duplicates included) and must
+ * return one result per key, in the same order.
+ */
+export function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<V[]>): { load(key: K): Promise<V> } {
+  const loader = new DataLoader<K, V>(answer, {
+    cache: false,
+    maxBatchSize: MAX_BATCH,
+    // After the I/O callbacks of this turn (the default, a microtask, would batch one request).
+    batchScheduleFn: (callback) => setImmediate(callback),
+  });
+  return { load: (key) => loader.load(key) };
+}
+
+/**
+ * A raw row (SQL column names, as the driver returns them) mapped to `table`'s Drizzle row type:
+ * property names and each column's own decoding (timestamps to Date, bigint to number, jsonb).
+ * Columns absent from `raw` are null.
+ */
+export function mapRow<T extends Table>(table: T, raw: Record<string, unknown>): T['$inferSelect'] {
+  const row: Record<string, unknown> = {};
+  for (const [property, column] of Object.entries(getTableColumns(table))) {
+    const value = raw[column.name];
+    row[property] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as T['$inferSelect'];
+}
