@@ -17,9 +17,10 @@ const MAX_BATCH = 256;
 /**
  * A batcher: `load(key)` resolves with `answer(keys)[i]` for its key, where `answer` is called
  * once per event-loop turn with every key asked in it (in order, duplicates included) and must
- * return one result per key, in the same order.
+ * return one result per key, in the same order; an `Error` in place of a result rejects that
+ * key's `load` only.
  */
-export function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<V[]>): { load(key: K): Promise<V> } {
+export function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V | Error)[]>): { load(key: K): Promise<V> } {
   const loader = new DataLoader<K, V>(answer, {
     cache: false,
     maxBatchSize: MAX_BATCH,

@@ -16,6 +16,8 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { runStatement, statement } from '../db/statement.ts';
+import { createBatcher } from '../db/batch.ts';
+import type { Db } from '../db/client.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -110,21 +112,61 @@ export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiated
 }
 
 /**
- * Records the initiation's answer and its event in one statement (an ACCEPTED or UNKNOWN
- * outcome; the prepared id stays unless the operator named another). Nothing is written when
- * the transaction is no longer PENDING: a callback may already have settled it.
+ * Records initiation answers and their events in one statement (an ACCEPTED or UNKNOWN outcome;
+ * the prepared id stays unless the operator named another). Nothing is written for a
+ * transaction no longer PENDING: a callback may already have settled it. The answers of one
+ * event-loop turn share the statement (db/batch.ts).
  */
-const recordInitiation = statement(
-  'record_initiation_v1',
-  `with u as (
-     update transactions
-        set operator_reference = $2, initiation_outcome = $3, redirect_url = coalesce($4, redirect_url),
-            next_poll_at = $5::timestamptz, updated_at = $6::timestamptz
-      where id = $1::uuid and status = 'PENDING'
-      returning id)
+const recordInitiations = statement(
+  'record_initiations_v1',
+  `with v as (
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[])
+       as v(id, operator_reference, outcome, redirect_url, next_poll_at, recorded_at, cause, detail)
+   ), u as (
+     update transactions t
+        set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
+            redirect_url = coalesce(v.redirect_url, t.redirect_url), next_poll_at = v.next_poll_at, updated_at = v.recorded_at
+       from v
+      where t.id = v.id and t.status = 'PENDING'
+      returning t.id)
    insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
-   select id, 'PENDING', 'PENDING', $7, $8::jsonb, $6::timestamptz from u`,
+   select v.id, 'PENDING', 'PENDING', v.cause, v.detail::jsonb, v.recorded_at from v join u on u.id = v.id`,
 );
+
+/** One initiation answer to record. */
+interface InitiationRecord {
+  id: string;
+  operatorReference: string;
+  outcome: 'ACCEPTED' | 'UNKNOWN';
+  redirectUrl: string | null;
+  nextPollAt: Date;
+  recordedAt: Date;
+  cause: string;
+  detail: Record<string, unknown>;
+}
+
+const recorders = new WeakMap<Db, { load(record: InitiationRecord): Promise<void> }>();
+
+function recorderOf(db: Db): { load(record: InitiationRecord): Promise<void> } {
+  let recorder = recorders.get(db);
+  if (!recorder) {
+    recorder = createBatcher(async (records: readonly InitiationRecord[]) => {
+      await runStatement(db, recordInitiations, [
+        records.map((r) => r.id),
+        records.map((r) => r.operatorReference),
+        records.map((r) => r.outcome),
+        records.map((r) => r.redirectUrl),
+        records.map((r) => r.nextPollAt.toISOString()),
+        records.map((r) => r.recordedAt.toISOString()),
+        records.map((r) => r.cause),
+        records.map((r) => JSON.stringify(r.detail)),
+      ]);
+      return records.map(() => undefined);
+    });
+    recorders.set(db, recorder);
+  }
+  return recorder;
+}
 
 /**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
@@ -209,16 +251,16 @@ async function sendInitiation(
   }
   // The prepared id stays: it is what status queries ask about.
   const accepted = result.kind === 'ACCEPTED';
-  await runStatement(services.db, recordInitiation, [
-    row.id,
-    accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
-    accepted ? 'ACCEPTED' : 'UNKNOWN',
-    accepted && result.redirectUrl ? result.redirectUrl : null,
-    new Date(now.getTime() + nextPollDelayMs(0)).toISOString(),
-    now.toISOString(),
-    accepted ? 'INITIATED' : 'INITIATION_UNREACHABLE',
-    JSON.stringify({ rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) }),
-  ]);
+  await recorderOf(services.db).load({
+    id: row.id,
+    operatorReference: accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
+    outcome: accepted ? 'ACCEPTED' : 'UNKNOWN',
+    redirectUrl: accepted && result.redirectUrl ? result.redirectUrl : null,
+    nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
+    recordedAt: now,
+    cause: accepted ? 'INITIATED' : 'INITIATION_UNREACHABLE',
+    detail: { rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) },
+  });
   if (result.kind === 'UNREACHABLE') {
     services.log.warn({ reference: row.reference, rail: rail.code }, 'operator unreachable at initiation; left PENDING');
   }

@@ -11,6 +11,7 @@
 import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Db } from '../db/client.ts';
 import { runStatement, statement } from '../db/statement.ts';
+import { createBatcher } from '../db/batch.ts';
 import type { Services } from '../services.ts';
 import type { IdempotencyScope } from './idempotency.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -74,6 +75,61 @@ const insertPayIn = statement(
    insert into transaction_events (transaction_id, from_status, to_status, cause, created_at)
    select id, null, 'PENDING', 'CREATED', $23::timestamptz from t`,
 );
+
+// The key-less pay-ins of one event-loop turn in one statement: parameter n is the array of
+// every row's value n (same order and types as `insertPayIn`).
+const insertPayIns = statement(
+  'insert_pay_ins_v1',
+  `with v as (
+     select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
+                          $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+                          $17::timestamptz[], $18::text[], $19::text[], $20::timestamptz[], $21::timestamptz[], $22::timestamptz[], $23::timestamptz[])
+       as v(id, reference, application_id, type, environment, amount, currency, description, payment_method, payer_account, payer_name,
+            payer_email, merchant_reference, success_url, cancel_url, checkout_token, expires_at, operator_reference, callback_token,
+            initiated_at, deadline_at, next_poll_at, created_at)
+   ), t as (
+     insert into transactions (${PAY_IN_COLUMNS})
+     select id, reference, application_id, 'PAY_IN', type, environment, 'PENDING', amount, currency, description, payment_method, payer_account,
+            payer_name, payer_email, merchant_reference, success_url, cancel_url, checkout_token, expires_at, operator_reference, callback_token,
+            initiated_at, deadline_at, next_poll_at, 0, created_at, created_at
+       from v
+     returning id, created_at)
+   insert into transaction_events (transaction_id, from_status, to_status, cause, created_at)
+   select id, null, 'PENDING', 'CREATED', created_at from t`,
+);
+
+const inserters = new WeakMap<Db, { load(params: unknown[]): Promise<void> }>();
+
+/**
+ * Key-less pay-in inserts, coalesced per event-loop turn (db/batch.ts): one statement for all,
+ * each row with its event. Should the statement fail (a reference that collided, say), each row
+ * is inserted on its own, so one bad row fails only its own request.
+ */
+function inserterOf(db: Db): { load(params: unknown[]): Promise<void> } {
+  let inserter = inserters.get(db);
+  if (!inserter) {
+    inserter = createBatcher<unknown[], void>(async (rows) => {
+      if (rows.length === 1) {
+        await runStatement(db, insertPayIn, rows[0]!);
+        return [undefined];
+      }
+      try {
+        await runStatement(db, insertPayIns, rows[0]!.map((_, column) => rows.map((row) => row[column])));
+        return rows.map(() => undefined);
+      } catch {
+        // Each row alone: a failing one rejects its own request only.
+        return Promise.all(
+          rows.map((row) => runStatement(db, insertPayIn, row).then(
+            () => undefined,
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+          )),
+        );
+      }
+    });
+    inserters.set(db, inserter);
+  }
+  return inserter;
+}
 
 // The key is claimed (inserted, or an expired one taken over) with the response it will replay;
 // the transaction is inserted only when the claim returned a row. A live key with the same
@@ -139,7 +195,7 @@ export async function insertPayInOnce(
     now.toISOString(),
   ];
   if (!scope) {
-    await runStatement(services.db, insertPayIn, params);
+    await inserterOf(services.db).load(params);
     return true;
   }
   const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);

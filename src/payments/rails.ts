@@ -3,8 +3,9 @@
  * inactive provider code (or, for LIVE keys, a rail with no connector), CURRENCY_MISMATCH
  * when the currency is not the application's or not the rail's, and the rail's amount limits.
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/queries/prepared.ts';
+import { and, eq } from 'drizzle-orm';
+import { createBatcher, mapRow } from '../db/batch.ts';
+import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -17,25 +18,31 @@ export type RailRow = typeof providers.$inferSelect;
 
 /** The active rail with this provider code, or null. */
 export async function findActiveRail(db: Db, code: string): Promise<RailRow | null> {
-  const [row] = await prepared(db, 'active_rail_by_code', (d) =>
-    d
-      .select()
-      .from(providers)
-      .where(and(eq(providers.code, sql.placeholder('code')), eq(providers.active, true)))
-      .limit(1)
-      .prepare('active_rail_by_code'),
-  ).execute({ code });
-  return row ?? null;
+  const rail = await findRail(db, code);
+  return rail?.active ? rail : null;
 }
 
 /**
  * The rail with this provider code, active or not. The backstop uses it: deactivating a rail
- * stops new transactions on it, but the ones already accepted must still be settled.
+ * stops new transactions on it, but the ones already accepted must still be settled. Lookups of
+ * one event-loop turn share one statement (db/batch.ts: nothing is cached between turns, so a
+ * rail deactivated by an administrator refuses the very next request).
  */
 export async function findRail(db: Db, code: string): Promise<RailRow | null> {
-  const [row] = await db.select().from(providers).where(eq(providers.code, code)).limit(1);
-  return row ?? null;
+  let batcher = railBatchers.get(db);
+  if (!batcher) {
+    batcher = createBatcher(async (codes: readonly string[]) => {
+      const { rows } = await runStatement<Record<string, unknown>>(db, railsByCode, [[...new Set(codes)]]);
+      const byCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
+      return codes.map((c) => byCode.get(c) ?? null);
+    });
+    railBatchers.set(db, batcher);
+  }
+  return batcher.load(code);
 }
+
+const railsByCode = statement('rails_by_code_v1', 'select * from providers where code = any($1::text[])');
+const railBatchers = new WeakMap<Db, { load(code: string): Promise<RailRow | null> }>();
 
 /** Active rails of a currency, by code. */
 export async function activeRailsForCurrency(db: Db, currency: string): Promise<RailRow[]> {
