@@ -189,6 +189,9 @@ describe('read, update, close, reopen, delete', () => {
     expectError(await as(owner, 'PATCH', `${BASE}/${c.id}`, { expiresAt: inMs(-1) }), 400, 'VALIDATION_ERROR');
     expectError(await as(owner, 'PATCH', `${BASE}/${c.id}`, { expiresAt: inMs(10_000), removeExpiresAt: true }), 400, 'VALIDATION_ERROR');
     expect(expectSuccess(await as(owner, 'PATCH', `${BASE}/${c.id}`, { removeExpiresAt: true }), 200).expiresAt).toBeNull();
+    const log = expectSuccess(await as(admin, 'GET', '/api/v1/admin/audit-log?page=0&size=5'), 200);
+    expect(log.content[0]).toMatchObject({ action: 'FUND_COLLECTION_UPDATED', targetId: c.id, actorId: owner.accountId, after: { expiresAt: null } });
+    expect(Object.keys(log.content[0].after)).toEqual(['expiresAt']);
     expectError(await as(owner, 'PATCH', `${BASE}/${c.id}`, { title: '' }), 400, 'VALIDATION_ERROR');
   });
 
@@ -232,6 +235,11 @@ describe('read, update, close, reopen, delete', () => {
     expectError(await as(other, 'PATCH', `${BASE}/${c.id}/reopen`), 404, 'COLLECTION_NOT_FOUND');
     expectError(await as(other, 'DELETE', `${BASE}/${c.id}`), 404, 'COLLECTION_NOT_FOUND');
     expectError(await as(admin, 'GET', `${BASE}/${c.id}`), 404, 'COLLECTION_NOT_FOUND');
+    // Every change is in the audit log, with who did it.
+    const log = expectSuccess(await as(admin, 'GET', '/api/v1/admin/audit-log?page=0&size=100'), 200);
+    const entries = log.content.filter((e: { targetId: string }) => e.targetId === c.id);
+    expect(entries.map((e: { action: string }) => e.action).reverse()).toEqual(['FUND_COLLECTION_CREATED', 'FUND_COLLECTION_CLOSED', 'FUND_COLLECTION_DELETED']);
+    expect(entries[1]).toMatchObject({ actorId: admin.accountId, before: { status: 'ACTIVE' }, after: { status: 'CLOSED' } });
   });
 
   it('is documented in /openapi.json', async () => {

@@ -22,7 +22,8 @@ import {
 } from '../../payments/fund-collections.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
-import { dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { changedFields, recordAudit } from '../../dashboard/audit.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { idParams, toPage, ts } from '../schemas/dashboard.ts';
@@ -38,6 +39,8 @@ import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
+/** Fields a PATCH may change (what the audit log compares). */
+const EDITABLE_FIELDS = ['title', 'description', 'coverImageUrl', 'isAmountFixed', 'amount', 'expiresAt', 'collectCustomerInfo', 'thankYouMessage'] as const;
 
 function out(view: FundCollectionView) {
   return { ...view, expiresAt: ts(view.expiresAt), createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
@@ -60,6 +63,14 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     if (viewer.role === 'SUPPORT') throw new ApiError('ACCESS_DENIED');
     return findFundCollection(services.db, viewer, id, { write: true });
   };
+  /** One audit log entry per change (issue 3 "Audit log"), with the fields that changed. */
+  const audit = (request: FastifyRequest, action: string, id: string, before: object | null, after: object | null) =>
+    recordAudit(services, auditActor(request), {
+      action,
+      targetType: 'FUND_COLLECTION',
+      targetId: id,
+      ...(before && after ? changedFields(before as Record<string, unknown>, after as Record<string, unknown>) : { before: before as Record<string, unknown> | null, after: after as Record<string, unknown> | null }),
+    });
 
   r.post(
     '/api/v1/merchants/apps/:applicationId/fund-collections',
@@ -77,6 +88,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     async (request, reply) => {
       const application = await findAccessibleApplication(services, requireAccount(request), request.params.applicationId, { write: true });
       const created = await createFundCollection(services, application, request.body);
+      await audit(request, 'FUND_COLLECTION_CREATED', created.id, null, { title: created.title, slug: created.slug, applicationId: created.applicationId });
       return reply.code(201).send(ok(out(created), 'Collecte créée.', now()));
     },
   );
@@ -127,7 +139,11 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      return ok(out(await updateFundCollection(services, found, request.body)), 'Collecte mise à jour.', now());
+      const updated = await updateFundCollection(services, found, request.body);
+      const editable = { ...updated, isAmountFixed: updated.amountFixed };
+      const after = Object.fromEntries(EDITABLE_FIELDS.map((key) => [key, editable[key]]));
+      await audit(request, 'FUND_COLLECTION_UPDATED', updated.id, found.row, after);
+      return ok(out(updated), 'Collecte mise à jour.', now());
     },
   );
 
@@ -145,7 +161,9 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      return ok(out(await closeFundCollection(services, found)), 'Collecte fermée.', now());
+      const closed = await closeFundCollection(services, found);
+      await audit(request, 'FUND_COLLECTION_CLOSED', closed.id, { status: found.row.status }, { status: closed.status });
+      return ok(out(closed), 'Collecte fermée.', now());
     },
   );
 
@@ -164,7 +182,9 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      return ok(out(await reopenFundCollection(services, found, request.body ?? {})), 'Collecte rouverte.', now());
+      const reopened = await reopenFundCollection(services, found, request.body ?? {});
+      await audit(request, 'FUND_COLLECTION_REOPENED', reopened.id, { status: found.row.status, expiresAt: found.row.expiresAt }, { status: reopened.status, expiresAt: reopened.expiresAt });
+      return ok(out(reopened), 'Collecte rouverte.', now());
     },
   );
 
@@ -183,6 +203,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     async (request, reply) => {
       const found = await forWrite(request, request.params.id);
       await deleteFundCollection(services, found);
+      await audit(request, 'FUND_COLLECTION_DELETED', found.row.id, { status: found.row.status }, { status: 'DELETED' });
       return reply.code(204).send();
     },
   );
