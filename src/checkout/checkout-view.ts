@@ -74,7 +74,8 @@ function base(row: TransactionRow, app: PageApplication, styleNonce: string) {
   };
 }
 
-function phoneHint(rails: RailRow[]): string {
+/** The hint under the phone field: an example number of the rails' country, when they share one. */
+export function phoneHint(rails: RailRow[]): string {
   const countries = [...new Set(rails.map((r) => r.country))];
   if (countries.length === 1) {
     const c = COUNTRIES[countries[0]!];

@@ -58,6 +58,16 @@ export const ERRORS = {
     message: 'Cette application possède déjà un secret de webhook. Utilisez la rotation pour en obtenir un nouveau.',
   },
   WEBHOOK_TEST_FAILED: { status: 502, message: "Le webhook de test n'a pas pu être livré." },
+  // Fund collections (compatibility.md "Withdrawals and fund collections").
+  AMOUNT_REQUIRED_FOR_FIXED: { status: 400, message: 'Une collecte à montant fixe doit indiquer son montant (amount).' },
+  COLLECTION_NOT_FOUND: { status: 404, message: 'Collecte introuvable.' },
+  COLLECTION_NOT_EDITABLE: {
+    status: 409,
+    message: "Cette collecte est fermée ou expirée : rouvrez-la avant de la modifier.",
+  },
+  COLLECTION_ALREADY_CLOSED: { status: 409, message: "Cette collecte est déjà fermée : elle n'accepte plus de paiements." },
+  COLLECTION_NOT_CLOSED: { status: 409, message: "Cette collecte est ouverte : seule une collecte fermée ou expirée peut être rouverte." },
+  COLLECTION_NOT_AVAILABLE: { status: 410, message: "Cette collecte n'accepte plus de paiements." },
   API_KEY_ALREADY_ACTIVE: { status: 409, message: 'Cette application possède déjà une clé API active.' },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

@@ -35,5 +35,5 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
-/** Pattern of a well-formed transaction reference of either direction. */
-export const REFERENCE_PATTERN = /^P[IO]-[0-9A-F]{12}$/;
+/** Pattern of a well-formed transaction reference of either direction (`FC-`: a fund collection's pay-in). */
+export const REFERENCE_PATTERN = /^(P[IO]|FC)-[0-9A-F]{12}$/;

@@ -21,6 +21,9 @@ import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-
 import { dashboardAppRoutes } from './routes/dashboard-apps.ts';
 import { dashboardMoneyRoutes } from './routes/dashboard-money.ts';
 import { dashboardWithdrawalRoutes } from './routes/dashboard-withdrawals.ts';
+import { dashboardFundCollectionRoutes } from './routes/dashboard-fund-collections.ts';
+import { publicCollectRoutes } from './routes/public-collect.ts';
+import { collectPageRoutes } from '../checkout/collect-page.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
@@ -110,5 +113,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
+  await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));
+  await app.register(async (scope) => publicCollectRoutes(scope, services));
+  await app.register(async (scope) => collectPageRoutes(scope, services));
   return app;
 }

@@ -35,7 +35,7 @@ function money(row: TransactionRow) {
 export function payInStatusView(row: TransactionRow, publicBaseUrl: string) {
   return {
     reference: row.reference,
-    type: (row.type ?? 'CHARGE') as 'CHECKOUT' | 'CHARGE',
+    type: (row.type ?? 'CHARGE') as 'CHECKOUT' | 'CHARGE' | 'FUND_COLLECTION',
     status: row.status as TransactionStatus,
     amount: row.amount,
     currency: row.currency,

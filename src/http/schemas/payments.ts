@@ -112,7 +112,7 @@ const moneyFields = {
 /** Spec 4.3 response data, with the money fields of issue 11. */
 export const payInStatusData = z.object({
   reference: z.string(),
-  type: z.enum(['CHECKOUT', 'CHARGE']),
+  type: z.enum(['CHECKOUT', 'CHARGE', 'FUND_COLLECTION']),
   status,
   amount: z.number(),
   currency: z.string(),

@@ -1,0 +1,285 @@
+/**
+ * The public page of a fund collection (issue 12 item 5; compatibility.md "Public page
+ * `/collect/{slug}`"), in French, mobile first, working without JavaScript, under the same
+ * protections as the hosted checkout (strict CSP with nonces, signed double-submit CSRF token on
+ * form posts, rate limits per IP, no referrer):
+ * - `GET /collect/:slug`: the form (free or fixed amount, rail, number, optional name and e-mail);
+ *   404 for an unknown slug, 410 with the reason once CLOSED, EXPIRED or DELETED;
+ * - `POST /collect/:slug/pay`: the form without JavaScript (CSRF-checked, rate-limited per IP),
+ *   then post/redirect/get to the payment's screen. With JavaScript the page posts JSON to
+ *   `/api/v1/public/collect/confirm` instead (`routes/public-collect.ts`), same use case;
+ * - `GET /collect/:slug/paiement/:reference?t=…`: "confirm on your phone" (meta refresh without
+ *   JavaScript, polling with it), then thanks or the failure and a retry link;
+ * - `GET /collect/assets/collect.js`: the page script (no inline script: strict CSP).
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import { ApiError } from '../domain/errors.ts';
+import { sendError } from '../http/error-handler.ts';
+import { collectionStatus, findCollectionBySlug } from '../payments/fund-collections.ts';
+import {
+  collectionRails,
+  findCollectPayment,
+  findOpenCollection,
+  payFundCollection,
+  refreshCollectPayment,
+  type OpenCollection,
+} from '../payments/pay-fund-collection.ts';
+import { findRail } from '../payments/rails.ts';
+import type { Services } from '../services.ts';
+import { renderMessage } from './checkout-view.ts';
+import { collectPaths, collectStatusToken, isValidCollectStatusToken } from './collect-token.ts';
+import { renderCollectForm, renderCollectResult, renderCollectWaiting, type CollectFormState } from './collect-view.ts';
+import { checkoutCsrfSecret, csrfToken, CSRF_FIELD, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
+
+const FORM_BODY_LIMIT_BYTES = 4096;
+/** The collection page's CSRF cookie (its own name and path: it never meets the checkout's). */
+const COLLECT_CSRF_COOKIE = 'kolo_collect';
+const SCRIPT = readFileSync(new URL('./assets/collect.js', import.meta.url));
+
+type SlugRequest = FastifyRequest<{ Params: { slug: string } }>;
+type PaymentRequest = FastifyRequest<{ Params: { slug: string; reference: string }; Querystring: { t?: string } }>;
+
+/** Registers the collection page, its payment screen and its script (in their own scope). */
+export async function collectPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const secret = checkoutCsrfSecret(services.config);
+  const isSecure = services.config.publicBaseUrl.startsWith('https:');
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
+  await app.register(fastifyHelmet, {
+    enableCSPNonces: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'https:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+  await app.register(fastifyRateLimit, { global: false });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.statusCode === 429) {
+      return sendHtml(reply, 429, renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] }));
+    }
+    const isClientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
+    if (!isClientError) request.log.error({ err: error }, 'collect page error');
+    return sendHtml(
+      reply,
+      isClientError ? 400 : 500,
+      renderMessage({
+        heading: isClientError ? 'Requête invalide' : 'Une erreur est survenue',
+        lines: [isClientError ? "La demande n'a pas pu être traitée." : 'Réessayez dans un instant.'],
+      }),
+    );
+  });
+
+  app.get('/collect/assets/collect.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
+  );
+
+  const pageLimit = { rateLimit: { max: 120, timeWindow: 60_000 } };
+
+  app.get('/collect/:slug', { schema: { hide: true }, config: pageLimit }, async (request: SlugRequest, reply) => {
+    const open = await openOrExplain(services, reply, request.params.slug);
+    if (!open) return reply;
+    return renderFormReply(request, reply, open, 200, {});
+  });
+
+  app.post(
+    '/collect/:slug/pay',
+    { schema: { hide: true }, config: { rateLimit: { max: services.config.checkoutAttemptsPerIpPerHour, timeWindow: 3_600_000 } } },
+    async (request: SlugRequest, reply) => {
+      const { slug } = request.params;
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!isValidCsrfToken(secret, slug, request.cookies[COLLECT_CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, slug);
+      const open = await openOrExplain(services, reply, slug);
+      if (!open) return reply;
+      const text = (name: string, max: number) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, max) : '');
+      const values = {
+        amount: text('amount', 20),
+        paymentMethod: text('paymentMethod', 64),
+        payerAccount: text('payerAccount', 40),
+        payerName: text('payerName', 255).trim(),
+        payerEmail: text('payerEmail', 255).trim(),
+      };
+      const errors: CollectFormState['errors'] = {};
+      let amount: number | undefined;
+      if (!open.row.isAmountFixed) {
+        const digits = values.amount.replace(/[\s.]/g, '');
+        if (digits === '') errors.amount = 'Saisissez le montant que vous souhaitez donner.';
+        else if (!/^[0-9]{1,12}$/.test(digits) || Number(digits) < 1) errors.amount = 'Saisissez un montant en chiffres, sans décimales (par exemple 5000).';
+        else amount = Number(digits);
+      }
+      if (values.paymentMethod === '') errors.paymentMethod = 'Choisissez votre opérateur.';
+      if (values.payerAccount.trim() === '') errors.payerAccount = 'Saisissez votre numéro de téléphone.';
+      if (open.row.collectCustomerInfo && values.payerEmail !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.payerEmail)) {
+        errors.payerEmail = "Cette adresse e-mail n'est pas valide. Corrigez-la ou laissez le champ vide.";
+      }
+      if (Object.keys(errors).length > 0) return renderFormReply(request, reply, open, 400, { values, errors });
+      try {
+        const started = await payFundCollection(services, {
+          slug,
+          amount,
+          paymentMethod: values.paymentMethod,
+          payerAccount: values.payerAccount,
+          payerName: values.payerName || undefined,
+          payerEmail: values.payerEmail || undefined,
+        });
+        const token = collectStatusToken(secret, started.row.reference);
+        if (started.redirectUrl && /^https?:\/\//i.test(started.redirectUrl)) {
+          // Redirect rail (Wave): a page that navigates on (the form-action CSP keeps posts on our origin).
+          return sendHtml(
+            reply,
+            200,
+            renderMessage({
+              heading: 'Paiement avec votre opérateur',
+              lines: ["Vous allez être redirigé vers la page de l'opérateur pour valider le paiement."],
+              link: { href: started.redirectUrl, text: "Continuer vers l'opérateur" },
+              refreshUrl: started.redirectUrl,
+            }),
+          );
+        }
+        return reply.redirect(collectPaths(slug).payment(started.row.reference, token), 303);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'COLLECTION_NOT_FOUND' || error.code === 'COLLECTION_NOT_AVAILABLE') {
+          return (await openOrExplain(services, reply, slug)) ? reply.redirect(collectPaths(slug).page, 303) : reply;
+        }
+        if (error.code === 'VALIDATION_ERROR') return renderFormReply(request, reply, open, 400, { values, errors: formErrors(error.data) });
+        if (error.code === 'PROVIDER_NOT_FOUND') return renderFormReply(request, reply, open, 400, { values, errors: { paymentMethod: 'Choisissez votre opérateur.' } });
+        if (error.code === 'AMOUNT_BELOW_MINIMUM' || error.code === 'AMOUNT_ABOVE_MAXIMUM') {
+          const field = open.row.isAmountFixed ? 'paymentMethod' : 'amount';
+          return renderFormReply(request, reply, open, 400, { values, errors: { [field]: `${error.message} Choisissez un autre montant ou un autre opérateur.` } });
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.get('/collect/:slug/paiement/:reference', { schema: { hide: true }, config: pageLimit }, async (request: PaymentRequest, reply) => {
+    const { slug, reference } = request.params;
+    const found = await findCollectionBySlug(services.db, slug);
+    const payment = found && isValidCollectStatusToken(secret, reference, request.query.t) ? await findCollectPayment(services, reference) : null;
+    if (!found || !payment || payment.merchantReference !== found.row.slug) {
+      return sendHtml(reply, 404, renderMessage({ heading: 'Paiement introuvable', lines: ["Ce lien de suivi de paiement n'existe pas. Vérifiez l'adresse."] }));
+    }
+    const row = await refreshCollectPayment(services, payment);
+    const app = found.application;
+    const isOpen = collectionStatus(found.row, services.clock.now()) === 'ACTIVE' && app.deletedAt === null;
+    if (row.status === 'PENDING') {
+      const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
+      const token = request.query.t!;
+      return sendHtml(
+        reply,
+        200,
+        renderCollectWaiting({
+          collection: found.row,
+          app,
+          payment: row,
+          rail,
+          statusUrl: `/api/v1/public/collect/payments/${row.reference}?token=${token}`,
+          pageUrl: collectPaths(slug).payment(row.reference, token),
+          styleNonce: styleNonce(reply),
+        }),
+      );
+    }
+    return sendHtml(
+      reply,
+      200,
+      renderCollectResult({ collection: found.row, app, payment: row, againUrl: isOpen ? collectPaths(slug).page : null, styleNonce: styleNonce(reply) }),
+    );
+  });
+
+  /** The open collection of `slug`, or null after answering 404 / 410 with the reason in French. */
+  async function openOrExplain(services: Services, reply: FastifyReply, slug: string): Promise<OpenCollection | null> {
+    try {
+      return await findOpenCollection(services, slug);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'COLLECTION_NOT_FOUND') {
+        sendHtml(reply, 404, renderMessage({ heading: 'Collecte introuvable', lines: ["Cette collecte n'existe pas. Vérifiez le lien que l'on vous a envoyé."] }));
+        return null;
+      }
+      const found = await findCollectionBySlug(services.db, slug);
+      const status = found ? collectionStatus(found.row, services.clock.now()) : 'DELETED';
+      const reason =
+        status === 'CLOSED'
+          ? 'Son organisateur l’a clôturée.'
+          : status === 'EXPIRED'
+            ? 'Elle a pris fin : la date limite est passée.'
+            : status === 'DELETED'
+              ? 'Elle a été supprimée par son organisateur.'
+              : "Son organisateur n'accepte pas de paiements pour le moment.";
+      sendHtml(
+        reply,
+        410,
+        renderMessage({ heading: "Cette collecte n'accepte plus de paiements", lines: [reason, "Aucun montant n'a été débité."] }),
+      );
+      return null;
+    }
+  }
+
+  function browserNonce(request: FastifyRequest, reply: FastifyReply): string {
+    const current = request.cookies[COLLECT_CSRF_COOKIE];
+    if (isCsrfNonce(current)) return current;
+    const nonce = newCsrfNonce();
+    reply.setCookie(COLLECT_CSRF_COOKIE, nonce, { path: '/collect', httpOnly: true, sameSite: 'strict', secure: isSecure });
+    return nonce;
+  }
+
+  async function renderFormReply(request: FastifyRequest, reply: FastifyReply, open: OpenCollection, status: number, state: CollectFormState) {
+    const nonce = browserNonce(request, reply);
+    const rails = await collectionRails(services, open.row);
+    const html = renderCollectForm({
+      open,
+      rails,
+      csrf: csrfToken(secret, open.row.slug, nonce),
+      styleNonce: styleNonce(reply),
+      paths: collectPaths(open.row.slug),
+      state,
+    });
+    return sendHtml(reply, status, html);
+  }
+}
+
+/** Field errors of the use case's VALIDATION_ERROR, under the form's field names. */
+function formErrors(data: Record<string, string> | null): CollectFormState['errors'] {
+  const errors: CollectFormState['errors'] = {};
+  for (const field of ['amount', 'paymentMethod', 'payerAccount', 'payerEmail'] as const) {
+    if (data?.[field]) errors[field] = data[field];
+  }
+  return errors;
+}
+
+function sendHtml(reply: FastifyReply, status: number, html: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+}
+
+function styleNonce(reply: FastifyReply): string {
+  return (reply as unknown as { cspNonce: { style: string } }).cspNonce.style;
+}
+
+function csrfRefused(reply: FastifyReply, slug: string) {
+  return sendHtml(
+    reply,
+    403,
+    renderMessage({
+      heading: 'Formulaire expiré',
+      lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
+      link: { href: collectPaths(slug).page, text: 'Recharger la page de la collecte' },
+    }),
+  );
+}

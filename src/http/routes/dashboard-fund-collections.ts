@@ -1,0 +1,210 @@
+/**
+ * Dashboard fund collection routes (compatibility.md "Withdrawals and fund collections"; issue
+ * 12 item 5): create in an application, list, read, update, close, reopen, delete. Thin
+ * adapters over `payments/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own
+ * collections only (another merchant's id answers 404 COLLECTION_NOT_FOUND, like an unknown one);
+ * SUPPORT reads and gets 403 ACCESS_DENIED on writes; ADMIN reads and writes all.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  closeFundCollection,
+  collectionView,
+  createFundCollection,
+  deleteFundCollection,
+  findFundCollection,
+  listFundCollections,
+  reopenFundCollection,
+  updateFundCollection,
+  type CollectionViewer,
+  type FundCollectionView,
+} from '../../payments/fund-collections.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
+import { changedFields, recordAudit } from '../../dashboard/audit.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { uuidParam } from '../schemas/common.ts';
+import { idParams, toPage, ts } from '../schemas/dashboard.ts';
+import {
+  collectionData,
+  collectionListQuery,
+  collectionPage,
+  createCollectionRequest,
+  reopenCollectionRequest,
+  updateCollectionRequest,
+} from '../schemas/fund-collections.ts';
+import { bearerSecurity } from './dashboard-auth.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const noContent = z.undefined().describe('Aucun contenu');
+/** Fields a PATCH may change (what the audit log compares). */
+const EDITABLE_FIELDS = ['title', 'description', 'coverImageUrl', 'isAmountFixed', 'amount', 'expiresAt', 'collectCustomerInfo', 'thankYouMessage'] as const;
+
+function out(view: FundCollectionView) {
+  return { ...view, expiresAt: ts(view.expiresAt), createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
+}
+
+/** Registers /api/v1/merchants/…/fund-collections…. */
+export async function dashboardFundCollectionRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+  const tags = ['Dashboard : collectes'];
+  const security = bearerSecurity;
+  const now = () => services.clock.now();
+  const viewerOf = (request: FastifyRequest): CollectionViewer => {
+    const account = requireAccount(request);
+    return { accountId: account.accountId, role: account.role };
+  };
+  /** The collection for a write: SUPPORT is refused before the lookup, so it learns nothing. */
+  const forWrite = (request: FastifyRequest, id: string) => {
+    const viewer = viewerOf(request);
+    if (viewer.role === 'SUPPORT') throw new ApiError('ACCESS_DENIED');
+    return findFundCollection(services.db, viewer, id, { write: true });
+  };
+  /** One audit log entry per change (issue 3 "Audit log"), with the fields that changed. */
+  const audit = (request: FastifyRequest, action: string, id: string, before: object | null, after: object | null) =>
+    recordAudit(services, auditActor(request), {
+      action,
+      targetType: 'FUND_COLLECTION',
+      targetId: id,
+      ...(before && after ? changedFields(before as Record<string, unknown>, after as Record<string, unknown>) : { before: before as Record<string, unknown> | null, after: after as Record<string, unknown> | null }),
+    });
+
+  r.post(
+    '/api/v1/merchants/apps/:applicationId/fund-collections',
+    {
+      schema: {
+        tags,
+        summary: 'Créer une collecte',
+        description: 'Une page publique `/collect/{slug}` où chacun paie, montant fixe ou libre. Codes : APP_NOT_FOUND, CURRENCY_MISMATCH, AMOUNT_REQUIRED_FOR_FIXED.',
+        security,
+        params: z.object({ applicationId: uuidParam }),
+        body: createCollectionRequest,
+        response: { 201: envelopeOf(collectionData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const application = await findAccessibleApplication(services, requireAccount(request), request.params.applicationId, { write: true });
+      const created = await createFundCollection(services, application, request.body);
+      await audit(request, 'FUND_COLLECTION_CREATED', created.id, null, { title: created.title, slug: created.slug, applicationId: created.applicationId });
+      return reply.code(201).send(ok(out(created), 'Collecte créée.', now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/fund-collections',
+    {
+      schema: {
+        tags,
+        summary: 'Mes collectes',
+        description: 'Les plus récentes d’abord. Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
+        security,
+        querystring: collectionListQuery,
+        response: { 200: envelopeOf(collectionPage), ...errors },
+      },
+    },
+    async (request) => {
+      const viewer = viewerOf(request);
+      const { applicationId, status, page, size } = request.query;
+      if (applicationId) await findAccessibleApplication(services, requireAccount(request), applicationId, { write: false });
+      const { content, total } = await listFundCollections(services, viewer, { applicationId, status, page, size });
+      return ok({ ...toPage(content.map(out), total, page, size), page }, 'Collectes récupérées.', now());
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/fund-collections/:id',
+    { schema: { tags, summary: 'Une collecte', security, params: idParams, response: { 200: envelopeOf(collectionData), ...errors } } },
+    async (request) => {
+      const found = await findFundCollection(services.db, viewerOf(request), request.params.id, { write: false });
+      const view = collectionView(found.row, found.applicationName, services.config.publicBaseUrl, now());
+      return ok(out(view), 'Collecte récupérée.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/fund-collections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Modifier une collecte',
+        description: 'Collecte ACTIVE seulement (409 COLLECTION_NOT_EDITABLE sinon). `removeExpiresAt: true` retire la date de fin.',
+        security,
+        params: idParams,
+        body: updateCollectionRequest,
+        response: { 200: envelopeOf(collectionData), ...errors },
+      },
+    },
+    async (request) => {
+      const found = await forWrite(request, request.params.id);
+      const updated = await updateFundCollection(services, found, request.body);
+      const editable = { ...updated, isAmountFixed: updated.amountFixed };
+      const after = Object.fromEntries(EDITABLE_FIELDS.map((key) => [key, editable[key]]));
+      await audit(request, 'FUND_COLLECTION_UPDATED', updated.id, found.row, after);
+      return ok(out(updated), 'Collecte mise à jour.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/fund-collections/:id/close',
+    {
+      schema: {
+        tags,
+        summary: 'Fermer une collecte',
+        description: 'ACTIVE → CLOSED ; 409 COLLECTION_ALREADY_CLOSED si elle est déjà fermée ou expirée.',
+        security,
+        params: idParams,
+        response: { 200: envelopeOf(collectionData), ...errors },
+      },
+    },
+    async (request) => {
+      const found = await forWrite(request, request.params.id);
+      const closed = await closeFundCollection(services, found);
+      await audit(request, 'FUND_COLLECTION_CLOSED', closed.id, { status: found.row.status }, { status: closed.status });
+      return ok(out(closed), 'Collecte fermée.', now());
+    },
+  );
+
+  r.patch(
+    '/api/v1/merchants/fund-collections/:id/reopen',
+    {
+      schema: {
+        tags,
+        summary: 'Rouvrir une collecte',
+        description: 'CLOSED ou EXPIRED → ACTIVE ; 409 COLLECTION_NOT_CLOSED si elle est ouverte. Une collecte expirée demande une nouvelle date `expiresAt` future (ou `removeExpiresAt`).',
+        security,
+        params: idParams,
+        body: reopenCollectionRequest,
+        response: { 200: envelopeOf(collectionData), ...errors },
+      },
+    },
+    async (request) => {
+      const found = await forWrite(request, request.params.id);
+      const reopened = await reopenFundCollection(services, found, request.body ?? {});
+      await audit(request, 'FUND_COLLECTION_REOPENED', reopened.id, { status: found.row.status, expiresAt: found.row.expiresAt }, { status: reopened.status, expiresAt: reopened.expiresAt });
+      return ok(out(reopened), 'Collecte rouverte.', now());
+    },
+  );
+
+  r.delete(
+    '/api/v1/merchants/fund-collections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Supprimer une collecte',
+        description: 'Définitif : la page refuse les paiements, la collecte répond 404 ensuite. Ses paiements restent dans les transactions.',
+        security,
+        params: idParams,
+        response: { 204: noContent, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const found = await forWrite(request, request.params.id);
+      await deleteFundCollection(services, found);
+      await audit(request, 'FUND_COLLECTION_DELETED', found.row.id, { status: found.row.status }, { status: 'DELETED' });
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * The public JSON side of fund collections (compatibility.md: "The public page posts its payment
+ * to `/api/v1/public/collect/confirm`"): no credentials, rate-limited per IP.
+ * - `POST /api/v1/public/collect/confirm` starts a payment (the page's script, or any client);
+ * - `GET /api/v1/public/collect/payments/{reference}?token=…` follows it (the token comes with
+ *   the 201; without it a reference reads as unknown).
+ * CSRF: these routes take JSON only (no form parser in this scope: a form post is 415), and a
+ * cross-site page cannot send `application/json` without a CORS preflight; they carry no cookie
+ * and no session anyway. The HTML form of `/collect/{slug}` has its own CSRF token.
+ */
+import type { FastifyInstance } from 'fastify';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { checkoutCsrfSecret } from '../../checkout/csrf.ts';
+import { collectPaths, collectStatusToken, isValidCollectStatusToken } from '../../checkout/collect-token.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { findCollectPayment, payFundCollection, refreshCollectPayment } from '../../payments/pay-fund-collection.ts';
+import type { Services } from '../../services.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { collectConfirmRequest, collectPaymentData, collectStatusData } from '../schemas/fund-collections.ts';
+
+const errors = { 400: errorEnvelope, 404: errorEnvelope, 410: errorEnvelope, 415: errorEnvelope, 429: errorEnvelope };
+
+/** Registers /api/v1/public/collect/…. */
+export async function publicCollectRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const secret = checkoutCsrfSecret(services.config);
+  await app.register(fastifyRateLimit, { global: false });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Collectes : page publique'];
+  const now = () => services.clock.now();
+
+  r.post(
+    '/api/v1/public/collect/confirm',
+    {
+      config: { rateLimit: { max: services.config.checkoutAttemptsPerIpPerHour, timeWindow: 3_600_000 } },
+      schema: {
+        tags,
+        summary: 'Payer une collecte',
+        description:
+          'Sans authentification. Démarre un paiement (transaction FUND_COLLECTION, référence FC-…) : le payeur confirme sur son téléphone. ' +
+          'Codes : COLLECTION_NOT_FOUND, COLLECTION_NOT_AVAILABLE (fermée, expirée ou supprimée), PROVIDER_NOT_FOUND, AMOUNT_BELOW_MINIMUM, ' +
+          'AMOUNT_ABOVE_MAXIMUM, VALIDATION_ERROR, TOO_MANY_REQUESTS (par IP : CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR).',
+        body: collectConfirmRequest,
+        response: { 201: envelopeOf(collectPaymentData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const started = await payFundCollection(services, request.body);
+      const { row } = started;
+      const token = collectStatusToken(secret, row.reference);
+      return reply.code(201).send(
+        ok(
+          {
+            reference: row.reference,
+            status: row.status,
+            amount: row.amount,
+            currency: row.currency,
+            paymentMethod: row.paymentMethod,
+            payerAccount: row.payerAccount,
+            statusToken: token,
+            statusUrl: `${services.config.publicBaseUrl}${collectPaths(started.collection.slug).payment(row.reference, token)}`,
+            ...(started.redirectUrl ? { redirectUrl: started.redirectUrl } : {}),
+          },
+          'Paiement initié. Confirmez-le sur votre téléphone.',
+          now(),
+        ),
+      );
+    },
+  );
+
+  r.get(
+    '/api/v1/public/collect/payments/:reference',
+    {
+      config: { rateLimit: { max: 120, timeWindow: 60_000 } },
+      schema: {
+        tags,
+        summary: "Suivre le paiement d'une collecte",
+        description: 'Avec le jeton `statusToken` reçu au paiement. 404 TRANSACTION_NOT_FOUND sinon.',
+        params: z.object({ reference: z.string().max(64) }),
+        querystring: z.object({ token: z.string().max(64).optional() }),
+        response: { 200: envelopeOf(collectStatusData), ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const { reference } = request.params;
+      const found = isValidCollectStatusToken(secret, reference, request.query.token) ? await findCollectPayment(services, reference) : null;
+      if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
+      const row = await refreshCollectPayment(services, found);
+      return ok(
+        { reference: row.reference, status: row.status, amount: row.amount, currency: row.currency, failureCode: row.status === 'FAILED' ? row.failureCode : null },
+        'Statut du paiement.',
+        now(),
+      );
+    },
+  );
+}
