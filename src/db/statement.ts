@@ -35,13 +35,18 @@ export function statement(name: string, text: string): Statement {
 }
 
 /**
- * Runs `st` with `values` on the database behind `db` (outside any Drizzle transaction: the
- * statement is its own transaction, which is why multi-table writes use one statement with
- * data-modifying CTEs). Throws the driver's error (e.g. a unique violation, code 23505).
+ * Runs `st` with `values` on the database behind `db`: a database handle (the statement is its
+ * own transaction, which is why multi-table writes use one statement with data-modifying CTEs)
+ * or a Drizzle transaction handle (the statement runs in that transaction, on its connection).
+ * Throws the driver's error (e.g. a unique violation, code 23505).
  */
 export async function runStatement<R = Record<string, unknown>>(db: Db, st: Statement, values: unknown[]): Promise<StatementResult<R>> {
-  const client = (db as unknown as { $client: pg.Pool | PgliteLike }).$client;
-  if (client instanceof pg.Pool) {
+  // A database handle exposes its pool (or PGlite) as `$client`; a Drizzle transaction handle
+  // does not, and its session's client is the connection the transaction runs on.
+  const handle = db as unknown as { $client?: pg.Pool | PgliteLike; session?: { client: pg.PoolClient | PgliteLike } };
+  const client = handle.$client ?? handle.session?.client;
+  if (!client) throw new Error('runStatement: no database client behind this handle');
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
     const result = await client.query<R & pg.QueryResultRow>({ name: st.name, text: st.text, values });
     return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };
   }
