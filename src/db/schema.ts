@@ -212,7 +212,12 @@ export const transactions = pgTable(
     uniqueIndex('transactions_reference_key').on(t.reference),
     uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken),
     uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
-    index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
+    // Dashboard lists, stats, chart and export (issue 12): one application's rows newest first,
+    // ties by id (the export's keyset cursor); a backward scan serves ascending reads too.
+    index('transactions_app_created_id_idx').on(t.applicationId, t.createdAt.desc(), t.id.desc()),
+    // Platform-wide periods (admin overview) and a large merchant's newest-first page across
+    // several applications: walk the newest rows and stop after one page.
+    index('transactions_created_idx').on(t.createdAt.desc(), t.id.desc()),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
     index('transactions_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),

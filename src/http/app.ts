@@ -22,6 +22,9 @@ import { dashboardAppRoutes } from './routes/dashboard-apps.ts';
 import { dashboardMoneyRoutes } from './routes/dashboard-money.ts';
 import { dashboardWithdrawalRoutes } from './routes/dashboard-withdrawals.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
+import { registerDashboardCors } from './cors.ts';
+import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
+import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -63,6 +66,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);
   });
+
+  // CORS_ORIGINS: the dashboard API only; preflights are answered in this onRequest hook,
+  // before the bearer check (a browser never sends credentials on a preflight).
+  await registerDashboardCors(app, services.config.corsOrigins);
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
   app.addHook('preValidation', async (request) => {
@@ -110,5 +117,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
+  await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
+  await app.register(async (scope) => dashboardStatsRoutes(scope, services));
   return app;
 }
