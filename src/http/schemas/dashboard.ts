@@ -64,6 +64,7 @@ export const profileData = z.object({
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),
+  provider: z.enum(['LOCAL', 'GOOGLE', 'GITHUB']).describe('Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
