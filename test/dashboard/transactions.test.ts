@@ -444,3 +444,48 @@ describe('rails for merchants', () => {
     expect(new Set(all.map((r: { currency: string }) => r.currency)).size).toBeGreaterThan(1);
   });
 });
+
+describe('OpenAPI', () => {
+  it('describes every route of issue 12 with its credential, summary, filters and fields', async () => {
+    const spec = (await h.request('GET', '/openapi.json')).json;
+    const bearer = [{ bearerAuth: [] }];
+    const lists = ['transactions', 'transactions-in', 'transactions-out'];
+    const paths = [
+      ...lists.flatMap((l) => [`${M}/${l}`, `${M}/${l}/stats`, `${M}/${l}/export`, `${M}/${l}/{transactionId}`]),
+      ...lists.flatMap((l) => [`/api/v1/admin/merchants/{id}/${l}`, `/api/v1/admin/merchants/{id}/${l}/stats`, `/api/v1/admin/merchants/{id}/${l}/export`, `/api/v1/admin/merchants/{id}/${l}/{transactionId}`]),
+      `${M}/transactions/chart`,
+      '/api/v1/admin/merchants/{id}/transactions/chart',
+      `${M}/providers`,
+      '/api/v1/admin/stats/overview',
+    ];
+    for (const path of paths) {
+      const operation = spec.paths[path]?.get;
+      expect(operation, path).toBeDefined();
+      expect(operation.summary, path).toBeTruthy();
+      expect(operation.security, path).toEqual(bearer);
+    }
+    const publicStats = spec.paths['/api/v1/public/stats'].get;
+    expect(publicStats.summary).toBeTruthy();
+    expect(publicStats.security).toBeUndefined();
+
+    const parameters = (path: string) => Object.fromEntries(spec.paths[path].get.parameters.map((p: { name: string; in: string }) => [p.name, p]));
+    const listParams = parameters(`${M}/transactions-in`);
+    for (const name of ['page', 'size', 'status', 'type', 'appId', 'from', 'to', 'provider', 'search', 'environment']) {
+      expect(listParams[name], name).toMatchObject({ in: 'query' });
+    }
+    expect(listParams.search.description).toMatch(/référence/);
+    expect(listParams.type.schema.enum).toContain('FUND_COLLECTION');
+    expect(parameters(`${M}/transactions`).direction).toBeDefined();
+    expect(Object.keys(parameters(`${M}/transactions/chart`))).toEqual(expect.arrayContaining(['interval', 'groupBy']));
+    const page = spec.paths[`${M}/transactions-in`].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(page.properties)).toEqual(expect.arrayContaining(['content', 'number', 'page', 'totalElements']));
+    expect(Object.keys(page.properties.content.items.properties)).toEqual(
+      expect.arrayContaining(['reference', 'merchantReference', 'type', 'amount', 'feeAmount', 'netAmount', 'provider', 'appName', 'payerAccount']),
+    );
+    const detail = spec.paths[`${M}/transactions-in/{transactionId}`].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(detail.properties.events).toBeDefined();
+    expect(spec.paths[`${M}/transactions-in/export`].get.description).toMatch(/text\/csv/);
+    const me = spec.paths['/api/v1/merchants/me'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(me.properties.provider).toBeDefined();
+  });
+});
