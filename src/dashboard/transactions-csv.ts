@@ -15,10 +15,9 @@
  */
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { formatLocalTimestamp } from '../domain/clock.ts';
-import { iterateTransactions, type DashboardTransaction } from './transactions.ts';
+import { iterateTransactions, type DashboardTransaction, type TransactionQuery } from './transactions.ts';
 
 /** Column header → value of a transaction, in file order. */
 const COLUMNS: [string, (t: DashboardTransaction) => string | number | null][] = [
@@ -52,12 +51,12 @@ export const CSV_COLUMNS = COLUMNS.map(([name]) => name);
 /**
  * A readable stream of the CSV file. A database error mid-way destroys the stream (the client
  * sees a truncated, failed download rather than a file that looks complete) and is passed to
- * `onError` for logging. `where`: from `transactionWhere`.
+ * `onError` for logging. `query`: from `transactionWhere`.
  */
-export function transactionsCsv(db: Db, where: SQL, onError: (error: Error) => void): Readable {
+export function transactionsCsv(db: Db, query: TransactionQuery, onError: (error: Error) => void): Readable {
   const rows = Readable.from(
     (async function* () {
-      for await (const t of iterateTransactions(db, where)) yield COLUMNS.map(([, value]) => value(t) ?? '');
+      for await (const t of iterateTransactions(db, query)) yield COLUMNS.map(([, value]) => value(t) ?? '');
     })(),
   );
   const csv = stringify({ header: true, columns: CSV_COLUMNS, bom: true, record_delimiter: 'windows', escape_formulas: true });

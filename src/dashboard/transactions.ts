@@ -127,29 +127,32 @@ function typeCondition(type: DashboardTransactionType): SQL | undefined {
   }
 }
 
-/** The applications of `merchantId` (deleted ones included) as a subquery. */
-function merchantApplicationIds(db: Db, merchantId: string) {
-  return db.select({ id: applications.id }).from(applications).where(eq(applications.merchantId, merchantId));
+/** A merchant's filtered transactions, ready to query: the WHERE clause and the names of the applications it spans. */
+export interface TransactionQuery {
+  where: SQL;
+  /** Application id → name, for `appName` (deleted applications included). */
+  appNames: Map<string, string>;
 }
 
 /**
- * The WHERE clause of a merchant's filtered transactions. When the filter names an application,
- * it must be one of the merchant's (404 APP_NOT_FOUND otherwise, like an unknown one) and the
- * condition is a plain `application_id = $1`, which the (application_id, created_at) index serves.
+ * The WHERE clause of a merchant's filtered transactions. The merchant's applications (deleted
+ * ones included: their history stays readable) are read first — a handful of rows — so the
+ * clause is a plain `application_id = $1` or `= any($1)` on the transactions table alone, which
+ * the (application_id, created_at desc, id desc) index serves in order: no join in the paged
+ * or exported queries, so `ORDER BY … LIMIT` stops after one page instead of sorting every row.
+ * When the filter names an application it must be one of the merchant's (404 APP_NOT_FOUND
+ * otherwise, like an unknown one).
  */
-export async function transactionWhere(db: Db, merchantId: string, filter: TransactionFilter): Promise<SQL> {
-  let scope: SQL;
-  if (filter.applicationId) {
-    const [app] = await db
-      .select({ id: applications.id })
-      .from(applications)
-      .where(and(eq(applications.id, filter.applicationId), eq(applications.merchantId, merchantId)));
-    if (!app) throw new ApiError('APP_NOT_FOUND');
-    scope = eq(transactions.applicationId, app.id);
-  } else {
-    scope = inArray(transactions.applicationId, merchantApplicationIds(db, merchantId));
-  }
-  return and(
+export async function transactionWhere(db: Db, merchantId: string, filter: TransactionFilter): Promise<TransactionQuery> {
+  const apps = await db
+    .select({ id: applications.id, name: applications.name })
+    .from(applications)
+    .where(and(eq(applications.merchantId, merchantId), filter.applicationId ? eq(applications.id, filter.applicationId) : undefined));
+  if (filter.applicationId && apps.length === 0) throw new ApiError('APP_NOT_FOUND');
+  const appNames = new Map(apps.map((a) => [a.id, a.name]));
+  const ids = [...appNames.keys()];
+  const scope = ids.length === 0 ? sql`false` : ids.length === 1 ? eq(transactions.applicationId, ids[0]!) : inArray(transactions.applicationId, ids);
+  const where = and(
     scope,
     filter.direction ? eq(transactions.direction, filter.direction) : undefined,
     filter.status ? eq(transactions.status, filter.status) : undefined,
@@ -162,6 +165,7 @@ export async function transactionWhere(db: Db, merchantId: string, filter: Trans
       ? or(ilike(transactions.reference, likePattern(filter.search)), ilike(transactions.merchantReference, likePattern(filter.search)))
       : undefined,
   )!;
+  return { where, appNames };
 }
 
 /** A page of a merchant's transactions, newest first (ties by id), and the total matching. */
@@ -172,17 +176,16 @@ export async function pageTransactions(
   page: number,
   size: number,
 ): Promise<{ rows: DashboardTransaction[]; total: number }> {
-  const where = await transactionWhere(db, merchantId, filter);
+  const { where, appNames } = await transactionWhere(db, merchantId, filter);
   const [counted] = await db.select({ total: sql<string>`count(*)::text` }).from(transactions).where(where);
   const rows = await db
-    .select({ row: transactions, appName: applications.name })
+    .select()
     .from(transactions)
-    .innerJoin(applications, eq(applications.id, transactions.applicationId))
     .where(where)
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
     .limit(size)
     .offset(page * size);
-  return { rows: rows.map((r) => dashboardTransactionView(r.row, r.appName)), total: Number(counted?.total ?? 0) };
+  return { rows: rows.map((r) => dashboardTransactionView(r, appNames.get(r.applicationId) ?? '')), total: Number(counted?.total ?? 0) };
 }
 
 /** Counts of the filtered list by status (compatibility.md `…/stats`), and volumes in base units. */
@@ -201,7 +204,7 @@ export interface TransactionStats {
 
 /** Stats of a merchant's filtered transactions: one aggregate query. */
 export async function transactionStats(db: Db, merchantId: string, filter: TransactionFilter): Promise<TransactionStats> {
-  const where = await transactionWhere(db, merchantId, filter);
+  const { where } = await transactionWhere(db, merchantId, filter);
   const n = (status: string) => sql<string>`(count(*) filter (where ${transactions.status} = ${status}))::text`;
   const [row] = await db
     .select({
@@ -297,25 +300,24 @@ export const EXPORT_BATCH_ROWS = 500;
  * seen on (created_at, id), so no OFFSET is ever scanned twice and a new row arriving during the
  * export cannot shift or repeat lines. Only one batch is held at a time, and the next query is
  * only sent when the consumer has taken the previous batch (a pull-based generator), so memory
- * stays constant whatever the number of rows. `where` comes from `transactionWhere` (built, and
+ * stays constant whatever the number of rows. `query` comes from `transactionWhere` (built, and
  * its application checked, before the first byte is sent).
  */
-export async function* iterateTransactions(db: Db, where: SQL): AsyncGenerator<DashboardTransaction> {
+export async function* iterateTransactions(db: Db, query: TransactionQuery): AsyncGenerator<DashboardTransaction> {
   let after: { createdAt: Date; id: string } | null = null;
   for (;;) {
     const cursor: SQL | undefined = after
       ? sql`(${transactions.createdAt}, ${transactions.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
       : undefined;
-    const batch: { row: TransactionRow; appName: string }[] = await db
-      .select({ row: transactions, appName: applications.name })
+    const batch: TransactionRow[] = await db
+      .select()
       .from(transactions)
-      .innerJoin(applications, eq(applications.id, transactions.applicationId))
-      .where(and(where, cursor))
+      .where(and(query.where, cursor))
       .orderBy(desc(transactions.createdAt), desc(transactions.id))
       .limit(EXPORT_BATCH_ROWS);
-    for (const r of batch) yield dashboardTransactionView(r.row, r.appName);
+    for (const row of batch) yield dashboardTransactionView(row, query.appNames.get(row.applicationId) ?? '');
     if (batch.length < EXPORT_BATCH_ROWS) return;
-    const last: TransactionRow = batch[batch.length - 1]!.row;
+    const last: TransactionRow = batch[batch.length - 1]!;
     after = { createdAt: last.createdAt, id: last.id };
   }
 }

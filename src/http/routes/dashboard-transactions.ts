@@ -182,8 +182,8 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       async (request, reply: FastifyReply) => {
         const merchantId = await family.merchantOf(request);
         // Built (and its application checked) before the first byte, so a bad filter is still a JSON error.
-        const where = await transactionWhere(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
-        const stream = transactionsCsv(services.db, where, (error) => request.log.error({ err: error, merchantId }, 'CSV export failed'));
+        const query = await transactionWhere(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
+        const stream = transactionsCsv(services.db, query, (error) => request.log.error({ err: error, merchantId }, 'CSV export failed'));
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${list.path}-${today(services)}.csv"`)
