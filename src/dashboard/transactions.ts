@@ -112,6 +112,20 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** A whole reference of ours (PI-, PO-, FC- + 12 hex), in any case. */
+const WHOLE_REFERENCE = /^[A-Z]{2}-[0-9A-F]{12}$/i;
+
+/**
+ * The free-text search: a whole reference of ours is looked up exactly (the unique index on
+ * `reference`, instant at any volume); anything else is a case-insensitive substring of our
+ * reference or of the merchant's reference, which reads the merchant's rows in scope (narrow it
+ * with `from`/`to` or `appId` on large accounts).
+ */
+function searchCondition(search: string): SQL | undefined {
+  if (WHOLE_REFERENCE.test(search)) return eq(transactions.reference, search.toUpperCase());
+  return or(ilike(transactions.reference, likePattern(search)), ilike(transactions.merchantReference, likePattern(search)));
+}
+
 function typeCondition(type: DashboardTransactionType): SQL | undefined {
   switch (type) {
     case 'CHARGE':
@@ -161,9 +175,7 @@ export async function transactionWhere(db: Db, merchantId: string, filter: Trans
     filter.from ? gte(transactions.createdAt, filter.from) : undefined,
     filter.to ? lt(transactions.createdAt, filter.to) : undefined,
     filter.provider ? eq(transactions.paymentMethod, filter.provider) : undefined,
-    filter.search
-      ? or(ilike(transactions.reference, likePattern(filter.search)), ilike(transactions.merchantReference, likePattern(filter.search)))
-      : undefined,
+    filter.search ? searchCondition(filter.search) : undefined,
   )!;
   return { where, appNames };
 }

@@ -178,6 +178,9 @@ describe('lists', () => {
     expect(references(expectSuccess(await as(merchant, `${M}/transactions?search=CMD-BETA`), 200))).toEqual([refs.declined]);
     expect(expectSuccess(await as(merchant, `${M}/transactions?search=CMD%25`), 200).content).toEqual([]);
     expect(references(expectSuccess(await as(merchant, `${M}/transactions?search=${refs.fc}`), 200))).toEqual([refs.fc]);
+    // A whole reference, any case, is looked up exactly.
+    expect(references(expectSuccess(await as(merchant, `${M}/transactions?search=${refs.paid.toLowerCase()}`), 200))).toEqual([refs.paid]);
+    expect(expectSuccess(await as(merchant, `${M}/transactions?search=${refs.foreign}`), 200).content).toEqual([]);
   });
 
   it('filters by environment', async () => {
