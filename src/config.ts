@@ -68,6 +68,12 @@ const configSchema = z.object({
   MAIL_FROM: z.string().default('Kolo <no-reply@kolo.local>'),
   MAIL_DIR: z.string().optional(),
   ADMIN_EMAIL: z.string().email().optional(),
+  /** Origins allowed to call the dashboard API from a browser (issue 12 point 1): comma-separated, default none. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o.length > 0))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'each origin must be scheme://host[:port], e.g. https://dashboard.example.com'))),
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
   // Operator connectors (issue 9). A connector is on exactly when its base URL is set.
@@ -337,6 +343,8 @@ export interface Config {
   /** Where mails are written without SMTP; undefined → `<dataDir>/mail` (none for `memory://`). */
   mailDir: string | undefined;
   adminEmail: string | undefined;
+  /** Origins (`scheme://host[:port]`) whose browsers may call the dashboard API with credentials; empty: no CORS at all. */
+  corsOrigins: string[];
   adminPassword: string | undefined;
   /** log2 of scrypt's N for new password hashes (OWASP: 17); tests may lower it to 14. */
   passwordScryptLogN: number;
@@ -427,6 +435,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mailFrom: e.MAIL_FROM,
     mailDir: e.MAIL_DIR,
     adminEmail: e.ADMIN_EMAIL,
+    corsOrigins: e.CORS_ORIGINS,
     adminPassword: e.ADMIN_PASSWORD,
     passwordScryptLogN: e.PASSWORD_SCRYPT_LOG_N,
     callbackBaseUrl: (e.CALLBACK_BASE_URL ?? publicBaseUrl).replace(/\/+$/, ''),

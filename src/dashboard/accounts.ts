@@ -94,6 +94,9 @@ export function profileView(row: AccountRow) {
     kycLevel: row.kycLevel,
     emailVerified: row.emailVerified,
     phoneVerified: row.phoneVerified,
+    // How the account signs in (compatibility.md "Profile"): Kolo only has e-mail and password
+    // accounts, so always LOCAL; the dashboard hides its password form for anything else.
+    provider: 'LOCAL' as const,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -14,10 +14,18 @@ import { createAccount, findAccountById, profileView, type AccountRow } from './
 import { changedFields, recordAudit, type AuditActor } from './audit.ts';
 import { revokeAccountSessions } from './tokens.ts';
 
-/** Account statuses an administrator may set. */
-export const ACCOUNT_STATUSES = ['ACTIVE', 'PENDING_VERIFICATION', 'SUSPENDED', 'DELETED'] as const;
-/** KYC levels (compatibility.md "Auth"). */
-export const KYC_LEVELS = ['NONE', 'BASIC', 'VERIFIED', 'ADVANCED'] as const;
+/**
+ * Account statuses an administrator may set (issue 12 point 7: the dashboard sends ACTIVE,
+ * INACTIVE, SUSPENDED, PENDING_VERIFICATION). DELETED, accepted before, stays accepted. Every
+ * status but ACTIVE closes the account's sessions and refuses its logins.
+ */
+export const ACCOUNT_STATUSES = ['ACTIVE', 'INACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'DELETED'] as const;
+/**
+ * KYC levels (issue 12 point 7: the dashboard sends NONE, BASIC, ADVANCED, FULL). VERIFIED, from
+ * compatibility.md "Auth" and accepted before, stays accepted. Levels are stored as sent (an
+ * account already at VERIFIED keeps showing VERIFIED).
+ */
+export const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
 
 /** A page of accounts with one of `roles`, newest first, optionally filtered by status. */
 export async function pageAccounts(db: Db, roles: string[], status: string | undefined, page: number, size: number) {

@@ -79,3 +79,8 @@ export async function migrateDatabase(database: Database): Promise<void> {
     client.release();
   }
 }
+
+/** Rows of a raw `db.execute` result, whichever driver ran it (node-postgres and PGlite both answer `{ rows }`). */
+export function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+}

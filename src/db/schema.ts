@@ -212,7 +212,14 @@ export const transactions = pgTable(
     uniqueIndex('transactions_reference_key').on(t.reference),
     uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken),
     uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
-    index('transactions_app_created_idx').on(t.applicationId, t.createdAt),
+    // Dashboard lists, stats, chart and export (issue 12): one application's rows newest first,
+    // ties by id (the export's keyset cursor). Ascending on purpose: scanned backward it yields
+    // exactly `ORDER BY created_at DESC, id DESC` (DESC means NULLS FIRST, the mirror of ASC
+    // NULLS LAST), whereas a `DESC NULLS LAST` index would not match that ORDER BY at all.
+    index('transactions_app_created_id_idx').on(t.applicationId, t.createdAt, t.id),
+    // Platform-wide periods (admin overview) and a large merchant's newest-first page across
+    // several applications: walk the newest rows backward and stop after one page.
+    index('transactions_created_idx').on(t.createdAt, t.id),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
     index('transactions_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),

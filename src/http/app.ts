@@ -25,6 +25,9 @@ import { dashboardFundCollectionRoutes } from './routes/dashboard-fund-collectio
 import { publicCollectRoutes } from './routes/public-collect.ts';
 import { collectPageRoutes } from '../checkout/collect-page.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
+import { registerDashboardCors } from './cors.ts';
+import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
+import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -66,6 +69,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);
   });
+
+  // CORS_ORIGINS: the dashboard API only; preflights are answered in this onRequest hook,
+  // before the bearer check (a browser never sends credentials on a preflight).
+  await registerDashboardCors(app, services.config.corsOrigins);
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
   app.addHook('preValidation', async (request) => {
@@ -116,5 +123,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));
   await app.register(async (scope) => publicCollectRoutes(scope, services));
   await app.register(async (scope) => collectPageRoutes(scope, services));
+  await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
+  await app.register(async (scope) => dashboardStatsRoutes(scope, services));
   return app;
 }

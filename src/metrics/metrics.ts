@@ -14,7 +14,7 @@
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../db/client.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -88,10 +88,6 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
   return metrics;
 }
 
-/** Rows of a raw `db.execute` result, whichever driver ran it (node-postgres and PGlite both answer `{ rows }`). */
-function rowsOf<T>(result: unknown): T[] {
-  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
-}
 
 const processMetricsEnabled = new WeakSet<Registry>();
 

@@ -11,6 +11,9 @@ import { applications, transactions } from '../db/schema.ts';
 import { sumHolderBalances } from '../ledger/balances.ts';
 import type { Services } from '../services.ts';
 import { ensureSandboxOpening } from './transaction-postings.ts';
+import { dashboardTransactionView, type DashboardTransaction } from '../dashboard/transactions.ts';
+
+export type { DashboardTransaction };
 
 /** One line of `GET /api/v1/merchants/balance` (base units). */
 export interface BalanceLine {
@@ -58,29 +61,6 @@ export async function merchantBalances(services: Services, merchantId: string, q
     const s = sums.find((x) => x.currency === currency);
     return { availableAmount: s?.available ?? 0, pendingAmount: s?.pending ?? 0, reservedAmount: s?.reserved ?? 0, currency };
   });
-}
-
-/** A transaction as the dashboard lists it (compatibility.md "Transactions"). */
-export interface DashboardTransaction {
-  id: string;
-  reference: string;
-  merchantReference: string | null;
-  type: string;
-  amount: number;
-  feeAmount: number | null;
-  netAmount: number | null;
-  currency: string;
-  status: string;
-  description: string | null;
-  provider: string | null;
-  payerAccount: string | null;
-  payerName: string | null;
-  payerEmail: string | null;
-  appName: string;
-  isLateSuccess: boolean;
-  refundedAmount: number;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 /** `GET /api/v1/merchants/dashboard` data, before serialisation. */
@@ -132,28 +112,7 @@ export async function merchantDashboard(
     .orderBy(desc(transactions.createdAt))
     .limit(TODAY_LIST_MAX);
   const lastFive = await services.db.select().from(transactions).where(scope).orderBy(desc(transactions.createdAt)).limit(5);
-  const view = (row: typeof transactions.$inferSelect): DashboardTransaction => ({
-    id: row.id,
-    reference: row.reference,
-    merchantReference: row.merchantReference,
-    // Pay-outs: PAYOUT (transfer), WITHDRAWAL or REFUND; pay-ins: CHECKOUT or CHARGE.
-    type: row.direction === 'PAY_OUT' ? (row.type ?? 'PAYOUT') : (row.type ?? 'CHARGE'),
-    amount: row.amount,
-    feeAmount: row.feeAmount,
-    netAmount: row.feeAmount === null ? null : row.direction === 'PAY_IN' ? row.amount - row.feeAmount : row.amount + row.feeAmount,
-    currency: row.currency,
-    status: row.status,
-    description: row.description,
-    provider: row.paymentMethod,
-    payerAccount: row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount,
-    payerName: row.direction === 'PAY_IN' ? row.payerName : row.beneficiaryName,
-    payerEmail: row.direction === 'PAY_IN' ? row.payerEmail : row.beneficiaryEmail,
-    appName: names.get(row.applicationId) ?? '',
-    isLateSuccess: row.isLateSuccess,
-    refundedAmount: row.refundedAmount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  });
+  const view = (row: typeof transactions.$inferSelect): DashboardTransaction => dashboardTransactionView(row, names.get(row.applicationId) ?? '');
   return {
     ...empty,
     dailyVolume: Number(stats?.volume ?? 0),

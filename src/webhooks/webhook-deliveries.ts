@@ -34,6 +34,8 @@ export interface Page<T> {
   totalPages: number;
   size: number;
   number: number;
+  /** The same index as `number` (issue 12 point 7). */
+  page: number;
   first: boolean;
   last: boolean;
 }
@@ -77,6 +79,7 @@ export async function listDeliveries(
     totalPages,
     size: query.size,
     number: query.page,
+    page: query.page,
     first: query.page === 0,
     last: query.page >= totalPages - 1,
   };

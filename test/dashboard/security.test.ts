@@ -87,6 +87,29 @@ const routes: ProtectedRoute[] = [
     write: true,
     body: { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '677000001', beneficiaryName: 'Awa' },
   },
+  // Transactions, charts, rails, statistics (issue 12).
+  ...['transactions', 'transactions-in'].flatMap((list): ProtectedRoute[] => [
+    { method: 'GET', path: `/api/v1/merchants/${list}`, scope: 'ANY_ACCOUNT', write: false },
+    { method: 'GET', path: `/api/v1/merchants/${list}/stats`, scope: 'ANY_ACCOUNT', write: false },
+    { method: 'GET', path: `/api/v1/merchants/${list}/export`, scope: 'ANY_ACCOUNT', write: false },
+    { method: 'GET', path: `/api/v1/merchants/${list}/{transactionId}`, scope: 'OWN_TRANSACTION', write: false },
+    { method: 'GET', path: `/api/v1/merchants/${list}/{transactionRef}`, scope: 'OWN_TRANSACTION', write: false },
+    { method: 'GET', path: `/api/v1/admin/merchants/{id}/${list}`, scope: 'STAFF_READ', write: false },
+    { method: 'GET', path: `/api/v1/admin/merchants/{id}/${list}/stats`, scope: 'STAFF_READ', write: false },
+    { method: 'GET', path: `/api/v1/admin/merchants/{id}/${list}/export`, scope: 'STAFF_READ', write: false },
+    { method: 'GET', path: `/api/v1/admin/merchants/{id}/${list}/{transactionId}`, scope: 'STAFF_READ', write: false },
+  ]),
+  { method: 'GET', path: '/api/v1/merchants/transactions-out', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/transactions-out/stats', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/transactions-out/export', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/transactions-out/{id}', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions-out', scope: 'STAFF_READ', write: false },
+  { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions-out/stats', scope: 'STAFF_READ', write: false },
+  { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions-out/export', scope: 'STAFF_READ', write: false },
+  { method: 'GET', path: '/api/v1/merchants/transactions/chart', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions/chart', scope: 'STAFF_READ', write: false },
+  { method: 'GET', path: '/api/v1/merchants/providers', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/admin/stats/overview', scope: 'STAFF_READ', write: false },
 ];
 
 describeDashboardSecurity('dashboard security suite', routes);

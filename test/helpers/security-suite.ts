@@ -8,7 +8,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accounts } from '../../src/db/schema.ts';
+import { accounts, transactions } from '../../src/db/schema.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
@@ -16,10 +16,18 @@ import { openSession } from '../../src/dashboard/tokens.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV } from './dashboard.ts';
 
-/** Who may call a route: the owning merchant of `:appId`, any logged-in account, or staff. */
-export type RouteScope = 'OWN_APP' | 'ANY_ACCOUNT' | 'STAFF_READ' | 'ADMIN';
+/**
+ * Who may call a route: the owning merchant of `:appId`, the owning merchant of the transaction
+ * `{transactionId}`, any logged-in account, or staff.
+ */
+export type RouteScope = 'OWN_APP' | 'OWN_TRANSACTION' | 'ANY_ACCOUNT' | 'STAFF_READ' | 'ADMIN';
 
-/** A protected route to check. `path` may use `{appId}` (the owner's application) and `{id}` (a uuid). */
+/**
+ * A protected route to check. `path` may use `{appId}` (the owner's application), `{id}` (a
+ * uuid) and `{transactionId}` (a pay-in of the owner's application, by id; `{transactionRef}`:
+ * the same by reference). Every placeholder is also replaced by a malformed value, which must
+ * answer 400 to a caller who may use the route.
+ */
 export interface ProtectedRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
@@ -32,6 +40,8 @@ export interface ProtectedRoute {
 interface Ctx {
   h: Harness;
   appId: string;
+  transactionId: string;
+  transactionRef: string;
   apiKey: string;
   tokens: Record<'owner' | 'other' | 'support' | 'admin' | 'suspended', string>;
 }
@@ -53,8 +63,20 @@ async function account(h: Harness, role: 'MERCHANT' | 'ADMIN' | 'SUPPORT') {
   return { row, accessToken };
 }
 
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
 function fill(path: string, ctx: Ctx): string {
-  return path.replace('{appId}', ctx.appId).replace('{id}', '00000000-0000-4000-8000-000000000000');
+  return path
+    .replace('{appId}', ctx.appId)
+    .replace('{id}', UNKNOWN_ID)
+    .replace('{transactionId}', ctx.transactionId)
+    .replace('{transactionRef}', ctx.transactionRef);
+}
+
+/** Placeholders of a path, each replaced by a malformed value (the others filled as usual). */
+function malformedVariants(path: string, ctx: Ctx): string[] {
+  const names = path.match(/\{(appId|id|transactionId|transactionRef)\}/g) ?? [];
+  return names.map((name) => fill(path.replace(name, 'not-a-uuid'), ctx));
 }
 
 /** Registers a `describe` block running every check on every route. */
@@ -71,6 +93,15 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
       const app = await createApplication(ctx.h.services, { merchantId: owner.row.id, name: 'Sécurité', currency: 'XAF' });
       ctx.appId = app.id;
       ctx.apiKey = (await createApiKey(ctx.h.services, { applicationId: app.id, name: 'k', environment: 'TEST' })).plainTextKey;
+      // A pay-in of the owner, for the transaction routes.
+      const charge = await ctx.h.request('POST', '/api/v1/pay-in/charge', {
+        key: ctx.apiKey,
+        body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
+      });
+      if (charge.status !== 201) throw new Error(`charge failed: ${charge.text}`);
+      ctx.transactionRef = charge.json.data.reference;
+      const [row] = await ctx.h.services.db.select({ id: transactions.id }).from(transactions).where(eq(transactions.reference, ctx.transactionRef));
+      ctx.transactionId = row!.id;
       ctx.tokens = {
         owner: owner.accessToken,
         other: other.accessToken,
@@ -116,7 +147,7 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
 
       it(`${name}: refuses an expired token with 401 TOKEN_EXPIRED`, async () => {
         const { h } = ctx;
-        const fresh = await account(h, route.scope === 'OWN_APP' || route.scope === 'ANY_ACCOUNT' ? 'MERCHANT' : 'ADMIN');
+        const fresh = await account(h, route.scope === 'STAFF_READ' || route.scope === 'ADMIN' ? 'ADMIN' : 'MERCHANT');
         h.clock.advance(h.config.accessTokenTtlMinutes * 60_000 + 1000);
         try {
           const response = await send(route, bearer(fresh.accessToken));
@@ -138,6 +169,35 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
             ...(route.body === undefined ? {} : { body: route.body }),
           });
           expect({ ...foreign.json, timestamp: null }).toEqual({ ...unknown.json, timestamp: null });
+        });
+      }
+
+      if (route.scope === 'OWN_TRANSACTION') {
+        it(`${name}: another merchant gets 404 TRANSACTION_NOT_FOUND, exactly like an unknown id`, async () => {
+          const foreign = await send(route, bearer(ctx.tokens.other));
+          expect(foreign.status).toBe(404);
+          expect(foreign.json.code).toBe('TRANSACTION_NOT_FOUND');
+          const unknown = await ctx.h.request(route.method, fill(route.path.replace(/\{transaction(Id|Ref)\}/, UNKNOWN_ID), ctx), {
+            headers: bearer(ctx.tokens.owner),
+            ...(route.body === undefined ? {} : { body: route.body }),
+          });
+          expect({ ...foreign.json, timestamp: null }).toEqual({ ...unknown.json, timestamp: null });
+          // The owner reads it (the refusal above is about ownership, not about the request).
+          expect((await send(route, bearer(ctx.tokens.owner))).status).toBe(200);
+        });
+      }
+
+      if (/\{(appId|id|transactionId|transactionRef)\}/.test(route.path)) {
+        it(`${name}: a malformed id answers 400`, async () => {
+          const caller = route.scope === 'STAFF_READ' || route.scope === 'ADMIN' ? ctx.tokens.admin : ctx.tokens.owner;
+          for (const path of malformedVariants(route.path, ctx)) {
+            const response = await ctx.h.request(route.method, path, {
+              headers: bearer(caller),
+              ...(route.body === undefined ? {} : { body: route.body }),
+            });
+            expect(response.status, path).toBe(400);
+            expect(response.json.success).toBe(false);
+          }
         });
       }
 

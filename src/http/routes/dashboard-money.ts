@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { merchantBalances, merchantDashboard, type DashboardTransaction } from '../../payments/merchant-balances.ts';
+import { merchantBalances, merchantDashboard } from '../../payments/merchant-balances.ts';
+import { transactionOut } from './dashboard-transactions.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { applications } from '../../db/schema.ts';
@@ -18,10 +19,6 @@ import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
-
-function transactionOut(t: DashboardTransaction) {
-  return { ...t, createdAt: ts(t.createdAt), updatedAt: ts(t.updatedAt) };
-}
 
 /** Registers the balance, dashboard summary and refund routes. */
 export async function dashboardMoneyRoutes(app: FastifyInstance, services: Services): Promise<void> {

@@ -47,6 +47,7 @@ const deliveriesPage = z.object({
   totalPages: z.number().int(),
   size: z.number().int(),
   number: z.number().int(),
+  page: z.number().int().describe('Le même index que number'),
   first: z.boolean(),
   last: z.boolean(),
 });

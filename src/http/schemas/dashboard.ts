@@ -64,6 +64,7 @@ export const profileData = z.object({
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),
+  provider: z.enum(['LOCAL', 'GOOGLE', 'GITHUB']).describe('Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -140,14 +141,19 @@ export const pageQuery = z.object({
   size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-/** A page object around `item` (compatibility.md "Pages"). */
+/**
+ * A page object around `item` (compatibility.md "Pages"). The page index is given twice, as
+ * `number` (Spring's name, read by the dashboard's tables) and `page` (the query's name, read by
+ * its pagers): issue 12 point 7.
+ */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({
     content: z.array(item),
     totalElements: z.number(),
     totalPages: z.number(),
     size: z.number(),
-    number: z.number(),
+    number: z.number().describe('Index de la page, à partir de 0'),
+    page: z.number().describe('Le même index que number'),
     first: z.boolean(),
     last: z.boolean(),
   });
@@ -156,5 +162,5 @@ export function pageOf<T extends z.ZodType>(item: T) {
 /** Builds the page object from rows of page `page` of `size`, out of `total`. */
 export function toPage<T>(content: T[], total: number, page: number, size: number) {
   const totalPages = Math.ceil(total / size);
-  return { content, totalElements: total, totalPages, size, number: page, first: page === 0, last: page >= totalPages - 1 };
+  return { content, totalElements: total, totalPages, size, number: page, page, first: page === 0, last: page >= totalPages - 1 };
 }

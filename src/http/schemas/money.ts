@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { amountSchema, fr, optionalText, requiredText } from './common.ts';
+import { transactionItem as dashboardTransaction } from './transactions.ts';
 
 /** Query of the balance and dashboard routes. */
 export const balanceQuery = z.object({
@@ -22,29 +23,6 @@ export const balanceLine = z.object({
   pendingAmount: z.number().describe('Encaissé, pas encore réglé par le moyen de paiement'),
   reservedAmount: z.number().describe('Réservé pour des virements en cours'),
   currency: z.string(),
-});
-
-/** A transaction as the dashboard lists it. */
-export const dashboardTransaction = z.object({
-  id: z.string(),
-  reference: z.string(),
-  merchantReference: z.string().nullable(),
-  type: z.string(),
-  amount: z.number(),
-  feeAmount: z.number().nullable(),
-  netAmount: z.number().nullable(),
-  currency: z.string(),
-  status: z.string(),
-  description: z.string().nullable(),
-  provider: z.string().nullable(),
-  payerAccount: z.string().nullable(),
-  payerName: z.string().nullable(),
-  payerEmail: z.string().nullable(),
-  appName: z.string(),
-  isLateSuccess: z.boolean().describe("Succès signalé par l'opérateur après la clôture de la transaction"),
-  refundedAmount: z.number(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
 });
 
 /** `GET /api/v1/merchants/dashboard` data. */

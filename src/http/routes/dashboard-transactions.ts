@@ -1,0 +1,298 @@
+/**
+ * Dashboard transaction routes (compatibility.md "Transactions, balances, providers"; issue 12
+ * points 2–4), bearer-authenticated, in two families built by the same code:
+ *
+ * - `/api/v1/merchants/…`: the caller's own transactions (a MERCHANT; staff accounts own none,
+ *   so they see empty lists there and use the admin family);
+ * - `/api/v1/admin/merchants/{id}/…`: any merchant's, for ADMIN and SUPPORT (read only; a
+ *   MERCHANT gets 403 ACCESS_DENIED, an unknown merchant 404 USER_NOT_FOUND).
+ *
+ * Each family: `transactions`, `transactions-in`, `transactions-out` (page, filters, newest
+ * first), their `/stats`, their `/export` (CSV, streamed), their `/{transactionId}` (by UUID or
+ * reference, with the event history; another merchant's answers 404 TRANSACTION_NOT_FOUND like an
+ * unknown one), and `transactions/chart`. Plus `GET /api/v1/merchants/providers`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { accountWithRole } from '../../dashboard/admin.ts';
+import { merchantProviders } from '../../dashboard/merchant-providers.ts';
+import { transactionChart } from '../../dashboard/transaction-chart.ts';
+import {
+  pageTransactions,
+  transactionDetail,
+  transactionStats,
+  transactionWhere,
+  type DashboardTransaction,
+  type Direction,
+  type TransactionFilter,
+} from '../../dashboard/transactions.ts';
+import { transactionsCsv } from '../../dashboard/transactions-csv.ts';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { applications } from '../../db/schema.ts';
+import type { Services } from '../../services.ts';
+import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { uuidParam } from '../schemas/common.ts';
+import { pageOf, toPage, ts } from '../schemas/dashboard.ts';
+import {
+  allTransactionFilterQuery,
+  allTransactionListQuery,
+  chartData,
+  chartQuery,
+  merchantProviderData,
+  transactionDetailData,
+  transactionFilterOnlyQuery,
+  transactionItem,
+  transactionKeyParams,
+  transactionListQuery,
+  transactionStatsData,
+} from '../schemas/transactions.ts';
+import { bearerSecurity as security } from './dashboard-auth.ts';
+
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+
+/** Serialises a transaction's dates like every dashboard answer. */
+export function transactionOut(t: DashboardTransaction) {
+  return { ...t, createdAt: ts(t.createdAt), updatedAt: ts(t.updatedAt), completedAt: ts(t.completedAt) };
+}
+
+/** The query fields that make a `TransactionFilter`. */
+type FilterQuery = {
+  status?: TransactionFilter['status'];
+  type?: TransactionFilter['type'];
+  appId?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  provider?: string | undefined;
+  search?: string | undefined;
+  environment?: 'LIVE' | 'TEST' | undefined;
+  direction?: Direction | undefined;
+};
+
+function filterOf(query: FilterQuery, direction: Direction | undefined): TransactionFilter {
+  return {
+    direction: direction ?? query.direction,
+    status: query.status,
+    type: query.type,
+    applicationId: query.appId,
+    from: query.from,
+    to: query.to,
+    provider: query.provider,
+    search: query.search,
+    environment: query.environment,
+  };
+}
+
+/** One family of routes: where it lives and whose transactions it reads. */
+interface Family {
+  /** Path prefix, e.g. `/api/v1/merchants` or `/api/v1/admin/merchants/:id`. */
+  prefix: string;
+  /** Params schema fields of the prefix (the admin family's merchant `id`). */
+  params: Record<string, z.ZodType>;
+  tags: string[];
+  /** Who the request reads for (resolves and checks the merchant). */
+  merchantOf(request: FastifyRequest): Promise<string>;
+  /** Role check run before validation (so a MERCHANT gets 403 on the admin family whatever the input). */
+  onRequest?: (request: FastifyRequest) => Promise<void>;
+  /** Staff see each event's diagnostic `detail`. */
+  isStaff: boolean;
+  /** Who, in summaries. */
+  whose: string;
+}
+
+/** `YYYY-MM-DD` of today (server local time), for the export's file name. */
+function today(services: Services): string {
+  return ts(services.clock.now()).slice(0, 10);
+}
+
+function registerFamily(app: FastifyInstance, services: Services, family: Family): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => services.clock.now();
+  const { prefix, tags } = family;
+  const hooks = family.onRequest ? { onRequest: family.onRequest } : {};
+  const withParams = <T extends Record<string, z.ZodType>>(extra: T) => z.object({ ...family.params, ...extra });
+  const lists: { path: string; direction: Direction | undefined; label: string }[] = [
+    { path: 'transactions', direction: undefined, label: 'Transactions (paiements et virements)' },
+    { path: 'transactions-in', direction: 'PAY_IN', label: 'Paiements reçus (pay-in)' },
+    { path: 'transactions-out', direction: 'PAY_OUT', label: 'Virements et retraits (pay-out)' },
+  ];
+
+  for (const list of lists) {
+    const listQuery = list.direction ? transactionListQuery : allTransactionListQuery;
+    const filterQuery = list.direction ? transactionFilterOnlyQuery : allTransactionFilterQuery;
+
+    r.get(
+      `${prefix}/${list.path}`,
+      {
+        schema: {
+          tags,
+          summary: `${list.label} ${family.whose} : page, filtres, du plus récent au plus ancien`,
+          security,
+          ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
+          querystring: listQuery,
+          response: { 200: envelopeOf(pageOf(transactionItem)), ...errors },
+        },
+        ...hooks,
+      },
+      async (request) => {
+        const merchantId = await family.merchantOf(request);
+        const q = request.query as FilterQuery & { page: number; size: number };
+        const { rows, total } = await pageTransactions(services.db, merchantId, filterOf(q, list.direction), q.page, q.size);
+        return ok(toPage(rows.map(transactionOut), total, q.page, q.size), 'Transactions récupérées.', now());
+      },
+    );
+
+    r.get(
+      `${prefix}/${list.path}/stats`,
+      {
+        schema: {
+          tags,
+          summary: `${list.label} ${family.whose} : nombres par statut et volumes (mêmes filtres que la liste)`,
+          security,
+          ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
+          querystring: filterQuery,
+          response: { 200: envelopeOf(transactionStatsData), ...errors },
+        },
+        ...hooks,
+      },
+      async (request) => {
+        const merchantId = await family.merchantOf(request);
+        const stats = await transactionStats(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
+        return ok(stats, 'Statistiques récupérées.', now());
+      },
+    );
+
+    r.get(
+      `${prefix}/${list.path}/export`,
+      {
+        schema: {
+          tags,
+          summary: `${list.label} ${family.whose} : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)`,
+          description:
+            'text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; ' +
+            'montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.',
+          security,
+          ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
+          querystring: filterQuery,
+          response: { 200: z.string().describe('Fichier CSV'), ...errors },
+        },
+        ...hooks,
+      },
+      async (request, reply: FastifyReply) => {
+        const merchantId = await family.merchantOf(request);
+        // Built (and its application checked) before the first byte, so a bad filter is still a JSON error.
+        const query = await transactionWhere(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
+        const stream = transactionsCsv(services.db, query, (error) => request.log.error({ err: error, merchantId }, 'CSV export failed'));
+        return reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${list.path}-${today(services)}.csv"`)
+          .header('cache-control', 'no-store')
+          .send(stream);
+      },
+    );
+
+    r.get(
+      `${prefix}/${list.path}/:transactionId`,
+      {
+        schema: {
+          tags,
+          summary: `${list.label} ${family.whose} : une transaction (UUID ou référence) et son historique`,
+          security,
+          params: withParams(transactionKeyParams.shape),
+          response: { 200: envelopeOf(transactionDetailData), ...errors },
+        },
+        ...hooks,
+      },
+      async (request) => {
+        const merchantId = await family.merchantOf(request);
+        const { transactionId } = request.params as { transactionId: string };
+        const detail = await transactionDetail(services.db, merchantId, transactionId, { direction: list.direction, withDetail: family.isStaff });
+        return ok(
+          { ...transactionOut(detail), events: detail.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })) },
+          'Transaction récupérée.',
+          now(),
+        );
+      },
+    );
+  }
+
+  r.get(
+    `${prefix}/transactions/chart`,
+    {
+      schema: {
+        tags,
+        summary: `Graphique ${family.whose} : nombres et volumes par heure ou par jour (UTC), par statut, moyen de paiement ou application`,
+        security,
+        ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
+        querystring: chartQuery,
+        response: { 200: envelopeOf(chartData), ...errors },
+      },
+      ...hooks,
+    },
+    async (request) => {
+      const merchantId = await family.merchantOf(request);
+      const q = request.query as z.output<typeof chartQuery>;
+      const currency = q.currency ?? (await oldestCurrency(services, merchantId));
+      const chart = await transactionChart(services.db, services.clock, merchantId, {
+        interval: q.interval,
+        groupBy: q.groupBy,
+        currency,
+        filter: { direction: q.direction, environment: q.environment, applicationId: q.appId },
+      });
+      return ok(chart, 'Graphique récupéré.', now());
+    },
+  );
+}
+
+/** The currency of the merchant's oldest live application (the dashboard's default), or null. */
+async function oldestCurrency(services: Services, merchantId: string): Promise<string | null> {
+  const [app] = await services.db
+    .select({ currency: applications.currency })
+    .from(applications)
+    .where(and(eq(applications.merchantId, merchantId), isNull(applications.deletedAt)))
+    .orderBy(asc(applications.createdAt))
+    .limit(1);
+  return app?.currency ?? null;
+}
+
+/** Registers both families and `GET /api/v1/merchants/providers`. */
+export async function dashboardTransactionRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  app.addHook('onRequest', dashboardAuthHook(services));
+
+  registerFamily(app, services, {
+    prefix: '/api/v1/merchants',
+    params: {},
+    tags: ['Dashboard : transactions'],
+    whose: '(les miennes)',
+    isStaff: false,
+    merchantOf: async (request) => requireAccount(request).accountId,
+  });
+
+  registerFamily(app, services, {
+    prefix: '/api/v1/admin/merchants/:id',
+    params: { id: uuidParam },
+    tags: ['Administration'],
+    whose: "d'un marchand",
+    isStaff: true,
+    onRequest: async (request) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT'),
+    merchantOf: async (request) => (await accountWithRole(services.db, (request.params as { id: string }).id, ['MERCHANT'])).id,
+  });
+
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/api/v1/merchants/providers',
+    {
+      schema: {
+        tags: ['Dashboard : transactions'],
+        summary: 'Moyens de paiement actifs utilisables (pour les comptes de retrait), avec mes frais',
+        security,
+        response: { 200: envelopeOf(z.array(merchantProviderData)), ...errors },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      return ok(await merchantProviders(services.db, services.connectors, account.accountId), 'Moyens de paiement récupérés.', services.clock.now());
+    },
+  );
+}
