@@ -13,6 +13,7 @@
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
 import { sql } from 'drizzle-orm';
+import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
@@ -96,29 +97,32 @@ export async function postEntries(tx: Db, postings: Posting[]): Promise<void> {
     if (!posting.transactionId) throw new Error(`ledger: a batched ${posting.kind} entry needs a transaction id`);
   }
   const idByKey = await applyAccountDeltas(tx, postings);
-  const entries = sql.join(
-    postings.map(
-      (p) => sql`(${p.kind}, ${p.transactionId}::uuid, ${p.currency}, ${p.description ?? null}, ${p.createdAt.toISOString()}::timestamptz)`,
-    ),
-    sql`, `,
-  );
-  const lines = sql.join(
-    postings.flatMap((p) =>
-      p.lines.map((line) => sql`(${p.transactionId}::uuid, ${p.kind}, ${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
-    ),
-    sql`, `,
-  );
-  await tx.execute(sql`
-    with entry as (
-      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
-      select * from (values ${entries}) as v(kind, transaction_id, currency, description, created_at)
-      returning id, transaction_id, kind
-    )
-    insert into ledger_lines (entry_id, account_id, amount)
-    select entry.id, l.account_id, l.amount
-      from (values ${lines}) as l(transaction_id, kind, account_id, amount)
-      join entry on entry.transaction_id = l.transaction_id and entry.kind = l.kind`);
+  const lines = postings.flatMap((p) => p.lines.map((line) => ({ posting: p, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
+  await runStatement(tx, insertEntries, [
+    postings.map((p) => p.kind),
+    postings.map((p) => p.transactionId),
+    postings.map((p) => p.currency),
+    postings.map((p) => p.description ?? null),
+    postings.map((p) => p.createdAt.toISOString()),
+    lines.map((l) => l.posting.transactionId),
+    lines.map((l) => l.posting.kind),
+    lines.map((l) => l.accountId),
+    lines.map((l) => l.amount),
+  ]);
 }
+
+// Entries and their lines, several at a time: each line finds its entry by (transaction, kind).
+const insertEntries = statement(
+  'insert_ledger_entries_v1',
+  `with entry as (
+     insert into ledger_entries (kind, transaction_id, currency, description, created_at)
+     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+     returning id, transaction_id, kind)
+   insert into ledger_lines (entry_id, account_id, amount)
+   select entry.id, l.account_id, l.amount
+     from unnest($6::uuid[], $7::text[], $8::bigint[], $9::bigint[]) as l(transaction_id, kind, account_id, amount)
+     join entry on entry.transaction_id = l.transaction_id and entry.kind = l.kind`,
+);
 
 /**
  * Round trip 1 of a posting: adds each touched account's summed normal-side delta (created on

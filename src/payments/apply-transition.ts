@@ -6,7 +6,9 @@
  * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
  * (the webhook outbox) so that no status change ever commits without its side records.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
+import { runStatement, statement } from '../db/statement.ts';
+import { mapRow } from '../db/batch.ts';
 import type { Db } from '../db/client.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import { nextStatus, type TransactionKind, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
@@ -120,6 +122,28 @@ export async function applyTransition(
   });
 }
 
+// The batch's compare-and-set: every row still PENDING takes its new status (one statement).
+const settleMany = statement(
+  'settle_many_v1',
+  `update transactions t
+      set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
+          operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
+          late_watch_until = v.late_watch_until, completed_at = $9::timestamptz, updated_at = $9::timestamptz
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[])
+       as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until)
+    where t.id = v.id and t.status = 'PENDING'
+   returning t.*`,
+);
+
+// The batch's status-change events (one statement).
+const insertEvents = statement(
+  'insert_status_events_v1',
+  `insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
+   select v.transaction_id, v.from_status, v.to_status, v.cause, v.failure_code, v.detail::jsonb, $7::timestamptz
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+       as v(transaction_id, from_status, to_status, cause, failure_code, detail)`,
+);
+
 /**
  * Applies many transitions in ONE database transaction — the poller's batch (issue 14): the
  * same rules and the same side records as `applyTransition` for each (compare-and-set on
@@ -143,7 +167,16 @@ export async function applyTransitions(
     const nowIso = now.toISOString();
     const terms = new Map<string, RailTerms>();
     const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
-    const values = [];
+    const columns = {
+      id: [] as string[],
+      status: [] as string[],
+      failureCode: [] as (string | null)[],
+      failureReason: [] as (string | null)[],
+      operatorReference: [] as (string | null)[],
+      feeAmount: [] as (number | null)[],
+      nextPollAt: [] as (string | null)[],
+      lateWatchUntil: [] as (string | null)[],
+    };
     for (const input of inputs) {
       const current = byId.get(input.transactionId);
       if (!current) continue;
@@ -162,42 +195,46 @@ export async function applyTransitions(
       }
       const isWatched = services.config.lateSuccessWatchHours > 0 && current.direction === 'PAY_IN' && input.event === 'TIMED_OUT';
       planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
-      values.push(
-        sql`(${current.id}::uuid, ${result.to}::text, ${isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null}::text,
-             ${isFailed ? (input.failureReason ?? null) : null}::text, ${input.operatorReference ?? current.operatorReference}::text,
-             ${feeAmount}::bigint, ${isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS).toISOString() : null}::timestamptz,
-             ${isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000).toISOString() : null}::timestamptz)`,
-      );
+      columns.id.push(current.id);
+      columns.status.push(result.to);
+      columns.failureCode.push(isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null);
+      columns.failureReason.push(isFailed ? (input.failureReason ?? null) : null);
+      columns.operatorReference.push(input.operatorReference ?? current.operatorReference);
+      columns.feeAmount.push(feeAmount);
+      columns.nextPollAt.push(isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS).toISOString() : null);
+      columns.lateWatchUntil.push(isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000).toISOString() : null);
     }
     if (planned.length === 0) return [];
-    const changed = await tx.execute(sql`
-      update transactions t
-         set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
-             operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
-             late_watch_until = v.late_watch_until, completed_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
-        from (values ${sql.join(values, sql`, `)}) as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until)
-       where t.id = v.id and t.status = 'PENDING'
-      returning t.id`);
-    const changedIds = (changed as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
-    if (changedIds.length === 0) return [];
-    const updatedRows = await tx.select().from(transactions).where(inArray(transactions.id, changedIds));
-    const updatedById = new Map(updatedRows.map((r) => [r.id, r]));
+    const { rows: changedRaw } = await runStatement<Record<string, unknown>>(tx, settleMany, [
+      columns.id,
+      columns.status,
+      columns.failureCode,
+      columns.failureReason,
+      columns.operatorReference,
+      columns.feeAmount,
+      columns.nextPollAt,
+      columns.lateWatchUntil,
+      nowIso,
+    ]);
+    if (changedRaw.length === 0) return [];
+    const updatedById = new Map(changedRaw.map((r) => [r.id as string, mapRow(transactions, r)]));
     const changes: (StatusChange & { input: TransitionInput; settlementDelaySeconds: number })[] = [];
     for (const p of planned) {
       const row = updatedById.get(p.input.transactionId);
       if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
     }
-    await tx.insert(transactionEvents).values(
-      changes.map(({ row, previous, input }) => ({
-        transactionId: row.id,
-        fromStatus: previous,
-        toStatus: row.status,
-        cause: input.cause,
-        failureCode: row.status === 'FAILED' ? row.failureCode : null,
-        detail: input.detail ?? (row.status === 'FAILED' ? { failureReason: row.failureReason } : null),
-        createdAt: now,
-      })),
-    );
+    await runStatement(tx, insertEvents, [
+      changes.map((c) => c.row.id),
+      changes.map((c) => c.previous),
+      changes.map((c) => c.row.status),
+      changes.map((c) => c.input.cause),
+      changes.map((c) => (c.row.status === 'FAILED' ? c.row.failureCode : null)),
+      changes.map((c) => {
+        const detail = c.input.detail ?? (c.row.status === 'FAILED' ? { failureReason: c.row.failureReason } : null);
+        return detail === null ? null : JSON.stringify(detail);
+      }),
+      nowIso,
+    ]);
     await postStatusChanges(
       tx,
       services,

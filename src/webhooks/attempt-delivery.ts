@@ -4,7 +4,8 @@
  * never both record (and schedule) the same attempt. Every attempt gets a row in
  * `webhook_attempts`: time, URL, HTTP status, duration, first 1 KiB of the answer, error.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
+import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import { webhookAttempts, webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
@@ -119,10 +120,33 @@ export async function performAttempt(
   return { delivery, url, startedAt, durationMs, httpStatus, responseBody, error, step, roundAttempts };
 }
 
+// Every attempt's outcome on its delivery (only while the lease is still ours) and its attempt
+// row, in one statement.
+const recordMany = statement(
+  'record_webhook_attempts_v1',
+  `with v as (
+     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[],
+                          $9::text[], $10::timestamptz[], $11::int[], $12::text[])
+       as v(id, lease_token, status, round_attempts, next_attempt_at, http_status, last_error, delivered_at, url, started_at, duration_ms, response_body)
+   ), u as (
+     update webhook_deliveries d
+        set status = v.status, attempt_count = d.attempt_count + 1, round_attempts = v.round_attempts,
+            next_attempt_at = v.next_attempt_at, lease_token = null, http_status = v.http_status,
+            last_error = v.last_error, delivered_at = v.delivered_at, updated_at = $13::timestamptz
+       from v
+      where d.id = v.id and d.lease_token = v.lease_token
+      returning d.id, d.attempt_count
+   ), a as (
+     insert into webhook_attempts (delivery_id, attempt_number, url, started_at, duration_ms, http_status, response_body, error)
+     select v.id, u.attempt_count, v.url, v.started_at, v.duration_ms, v.http_status, v.response_body, v.last_error
+       from v join u on u.id = v.id
+   )
+   select id from u`,
+);
+
 /**
- * Records performed attempts in one database transaction whatever their number (issue 14): one
- * UPDATE … FROM (VALUES …) of the deliveries, guarded by each lease token, and one insert of the
- * attempt rows. An attempt whose lease was lost (another worker took over) is not recorded and
+ * Records performed attempts in one statement whatever their number (issue 14): each delivery's
+ * outcome, guarded by its lease token, and its attempt row. An attempt whose lease was lost (another worker took over) is not recorded and
  * comes back with `recorded: false`.
  */
 export async function recordAttempts(
@@ -131,41 +155,22 @@ export async function recordAttempts(
 ): Promise<AttemptOutcome[]> {
   if (performed.length === 0) return [];
   const now = services.clock.now();
-  const nowIso = now.toISOString();
-  const values = performed.map(
-    (a) =>
-      sql`(${a.delivery.id}::uuid, ${a.delivery.leaseToken}::uuid, ${a.step.kind === 'RETRY' ? 'PENDING' : a.step.kind}::text,
-           ${a.roundAttempts}::int, ${a.step.kind === 'RETRY' ? new Date(now.getTime() + a.step.delayMs).toISOString() : null}::timestamptz,
-           ${a.httpStatus ?? null}::int, ${a.error}::text, ${a.step.kind === 'DELIVERED' ? nowIso : null}::timestamptz)`,
-  );
-  const recorded = await services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
-    const result = await tx.execute(sql`
-      update webhook_deliveries d
-         set status = v.status, attempt_count = d.attempt_count + 1, round_attempts = v.round_attempts,
-             next_attempt_at = v.next_attempt_at, lease_token = null, http_status = v.http_status,
-             last_error = v.last_error, delivered_at = v.delivered_at, updated_at = ${nowIso}::timestamptz
-        from (values ${sql.join(values, sql`, `)}) as v(id, lease_token, status, round_attempts, next_attempt_at, http_status, last_error, delivered_at)
-       where d.id = v.id and d.lease_token = v.lease_token
-      returning d.id, d.attempt_count`);
-    const counts = new Map((result as unknown as { rows: { id: string; attempt_count: number }[] }).rows.map((r) => [r.id, Number(r.attempt_count)]));
-    const attempts = performed.filter((a) => counts.has(a.delivery.id));
-    if (attempts.length > 0) {
-      await tx.insert(webhookAttempts).values(
-        attempts.map((a) => ({
-          deliveryId: a.delivery.id,
-          attemptNumber: counts.get(a.delivery.id)!,
-          url: a.url,
-          startedAt: a.startedAt,
-          durationMs: a.durationMs,
-          httpStatus: a.httpStatus ?? null,
-          responseBody: a.responseBody,
-          error: a.error,
-        })),
-      );
-    }
-    return new Set(counts.keys());
-  });
+  const { rows } = await runStatement<{ id: string }>(services.db, recordMany, [
+    performed.map((a) => a.delivery.id),
+    performed.map((a) => a.delivery.leaseToken),
+    performed.map((a) => (a.step.kind === 'RETRY' ? 'PENDING' : a.step.kind)),
+    performed.map((a) => a.roundAttempts),
+    performed.map((a) => (a.step.kind === 'RETRY' ? new Date(now.getTime() + a.step.delayMs).toISOString() : null)),
+    performed.map((a) => a.httpStatus ?? null),
+    performed.map((a) => a.error),
+    performed.map((a) => (a.step.kind === 'DELIVERED' ? now.toISOString() : null)),
+    performed.map((a) => a.url),
+    performed.map((a) => a.startedAt.toISOString()),
+    performed.map((a) => a.durationMs),
+    performed.map((a) => a.responseBody),
+    now.toISOString(),
+  ]);
+  const recorded = new Set(rows.map((r) => r.id));
   return performed.map((a) => {
     const isRecorded = recorded.has(a.delivery.id);
     if (!isRecorded) services.log.warn({ deliveryId: a.delivery.id }, 'webhook delivery lease lost before recording the attempt');

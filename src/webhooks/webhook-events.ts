@@ -6,6 +6,7 @@
  * commits both with the status change or neither: no status change without its delivery.
  */
 import { eq, inArray } from 'drizzle-orm';
+import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
@@ -104,6 +105,21 @@ export async function insertEventWithDelivery(
   return { eventId, deliveryId, payload };
 }
 
+// Events and their PENDING deliveries (due at once), several at a time, in one statement.
+const insertEventsWithDeliveries = statement(
+  'insert_events_with_deliveries_v1',
+  `with v as (
+     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[])
+       as v(event_id, application_id, event_name, transaction_id, payload, delivery_id)
+   ), e as (
+     insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
+     select event_id, application_id, event_name, transaction_id, payload, $7::timestamptz from v
+     returning id)
+   insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
+   select v.delivery_id, v.event_id, v.application_id, 'PENDING', $7::timestamptz, null, $7::timestamptz, $7::timestamptz
+     from v join e on e.id = v.event_id`,
+);
+
 /** The outbox listener registered by `createServices` (always on), with its batched form. */
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
   const listener: StatusChangeListener = async (tx, row) => {
@@ -133,34 +149,25 @@ export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' 
       .where(inArray(applications.id, appIds));
     const withUrl = new Set(apps.filter((a) => a.webhookUrl).map((a) => a.id));
     const now = services.clock.now();
-    const events: (typeof webhookEvents.$inferInsert)[] = [];
-    const deliveries: (typeof webhookDeliveries.$inferInsert)[] = [];
+    const eventIds: string[] = [];
+    const applicationIds: string[] = [];
+    const eventNames: string[] = [];
+    const transactionIds: string[] = [];
+    const payloads: string[] = [];
+    const deliveryIds: string[] = [];
     for (const { row, event } of announced) {
       if (!withUrl.has(row.applicationId)) continue;
       const eventId = newEventId(services);
       const data = transactionEventData(row, services.config.publicBaseUrl);
-      events.push({
-        id: eventId,
-        applicationId: row.applicationId,
-        eventName: event,
-        transactionId: row.id,
-        payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),
-        createdAt: now,
-      });
-      deliveries.push({
-        id: services.ids.uuid(),
-        eventId,
-        applicationId: row.applicationId,
-        status: 'PENDING',
-        nextAttemptAt: now,
-        leaseToken: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      eventIds.push(eventId);
+      applicationIds.push(row.applicationId);
+      eventNames.push(event);
+      transactionIds.push(row.id);
+      payloads.push(eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }));
+      deliveryIds.push(services.ids.uuid());
     }
-    if (events.length === 0) return;
-    await tx.insert(webhookEvents).values(events);
-    await tx.insert(webhookDeliveries).values(deliveries);
+    if (eventIds.length === 0) return;
+    await runStatement(tx, insertEventsWithDeliveries, [eventIds, applicationIds, eventNames, transactionIds, payloads, deliveryIds, now.toISOString()]);
   };
   return listener;
 }
