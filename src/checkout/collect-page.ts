@@ -19,7 +19,6 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { ApiError } from '../domain/errors.ts';
-import { sendError } from '../http/error-handler.ts';
 import { collectionStatus, findCollectionBySlug } from '../payments/fund-collections.ts';
 import {
   collectionRails,

@@ -11,7 +11,7 @@
  * automatic withdrawals (issue 11).
  * Stoppable; never overlaps itself.
  */
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
@@ -24,6 +24,8 @@ import { releaseDueSettlements } from '../payments/transaction-postings.ts';
 import { watchLateSuccesses } from '../payments/late-success.ts';
 import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
+import { runStatement, statement } from '../db/statement.ts';
+import { mapRow } from '../db/batch.ts';
 
 /** Counts of what one tick did. */
 export interface PollTickResult {
@@ -40,24 +42,45 @@ const CONCURRENCY = 16;
 const PURGE_BATCH = 1000;
 const SETTLEMENT_BATCH = 200;
 
+// The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
+// skip locked)` PostgreSQL may re-run the subquery for each row it updates, and each re-run,
+// seeing the rows just leased as no longer due, returns the next ones: the limit did not hold.
+const claimTransactions = statement(
+  'claim_due_transactions_v1',
+  `with due as materialized (
+     select id from transactions
+      where status = 'PENDING' and next_poll_at <= $1::timestamptz
+      order by next_poll_at
+      limit $2
+      for update skip locked)
+   update transactions t
+      set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
+     from due
+    where t.id = due.id and t.status = 'PENDING'
+   returning t.*`,
+);
+
+const claimAttempts = statement(
+  'claim_due_attempts_v1',
+  `with due as materialized (
+     select id from checkout_attempts
+      where status = 'PENDING' and next_poll_at <= $1::timestamptz
+      order by next_poll_at
+      limit $2
+      for update skip locked)
+   update checkout_attempts a
+      set next_poll_at = $3::timestamptz
+     from due
+    where a.id = due.id and a.status = 'PENDING'
+   returning a.*`,
+);
+
 /** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for `config.pollerLeaseMs`. */
 export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<TransactionRow[]> {
   const now = services.clock.now();
-  const due = services.db
-    .select({ id: transactions.id })
-    .from(transactions)
-    .where(and(eq(transactions.status, 'PENDING'), lte(transactions.nextPollAt, now)))
-    .orderBy(asc(transactions.nextPollAt))
-    .limit(batchSize)
-    .for('update', { skipLocked: true });
-  return services.db
-    .update(transactions)
-    .set({
-      nextPollAt: new Date(now.getTime() + services.config.pollerLeaseMs),
-      pollAttempts: sql`${transactions.pollAttempts} + 1`,
-    })
-    .where(and(inArray(transactions.id, due), eq(transactions.status, 'PENDING')))
-    .returning();
+  const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
+  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimTransactions, [now.toISOString(), batchSize, lease.toISOString()]);
+  return rows.map((r) => mapRow(transactions, r));
 }
 
 /**
@@ -67,18 +90,9 @@ export async function claimDueTransactions(services: Pick<Services, 'db' | 'cloc
  */
 export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<CheckoutAttemptRow[]> {
   const now = services.clock.now();
-  const due = services.db
-    .select({ id: checkoutAttempts.id })
-    .from(checkoutAttempts)
-    .where(and(eq(checkoutAttempts.status, 'PENDING'), lte(checkoutAttempts.nextPollAt, now)))
-    .orderBy(asc(checkoutAttempts.nextPollAt))
-    .limit(batchSize)
-    .for('update', { skipLocked: true });
-  return services.db
-    .update(checkoutAttempts)
-    .set({ nextPollAt: new Date(now.getTime() + services.config.pollerLeaseMs) })
-    .where(and(inArray(checkoutAttempts.id, due), eq(checkoutAttempts.status, 'PENDING')))
-    .returning();
+  const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
+  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimAttempts, [now.toISOString(), batchSize, lease.toISOString()]);
+  return rows.map((r) => mapRow(checkoutAttempts, r));
 }
 
 /**

@@ -7,8 +7,10 @@
  * timeout, so a live worker always records before its lease ends. Stoppable; never overlaps
  * itself; the API never waits for it.
  */
-import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { runStatement, statement } from '../db/statement.ts';
+import { mapRow } from '../db/batch.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Services } from '../services.ts';
 import {
@@ -33,19 +35,26 @@ const CONCURRENCY = 32;
 export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<DeliveryRow[]> {
   const now = services.clock.now();
   const leaseToken = randomUUID();
-  const due = services.db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'PENDING'), lte(webhookDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(batchSize)
-    .for('update', { skipLocked: true });
-  return services.db
-    .update(webhookDeliveries)
-    .set({ nextAttemptAt: new Date(now.getTime() + services.config.webhookLeaseMs), leaseToken })
-    .where(and(inArray(webhookDeliveries.id, due), eq(webhookDeliveries.status, 'PENDING')))
-    .returning();
+  const lease = new Date(now.getTime() + services.config.webhookLeaseMs);
+  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimDeliveries, [now.toISOString(), batchSize, lease.toISOString(), leaseToken]);
+  return rows.map((r) => mapRow(webhookDeliveries, r));
 }
+
+// Selected once (a materialized CTE), so the limit holds (see the poller's claim).
+const claimDeliveries = statement(
+  'claim_due_deliveries_v1',
+  `with due as materialized (
+     select id from webhook_deliveries
+      where status = 'PENDING' and next_attempt_at <= $1::timestamptz
+      order by next_attempt_at
+      limit $2
+      for update skip locked)
+   update webhook_deliveries d
+      set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
+     from due
+    where d.id = due.id and d.status = 'PENDING'
+   returning d.*`,
+);
 
 /** What one tick did. `more`: the claim came back full, the loop goes again at once. */
 export interface DeliverTickResult {

@@ -8,7 +8,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
-import { webhookAttempts, webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
+import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
 import type { Services } from '../services.ts';
 import { nextStep, parseRetryAfterMs, type NextStep } from './retry-schedule.ts';
 import { webhookHeaders } from './signing.ts';

@@ -13,7 +13,7 @@ import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRo
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
-import { appIdKeyParams, ts } from '../schemas/dashboard.ts';
+import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
