@@ -72,7 +72,9 @@ export const transactionFilterQuery = z.object({
 
 /** Refuses `from` ≥ `to` (an empty range is always a mistake). */
 function checkRange<T extends { from?: Date | undefined; to?: Date | undefined }>(query: T, ctx: z.RefinementCtx) {
-  if (query.from && query.to && query.from.getTime() >= query.to.getTime()) {
+  // The refinement also runs when a bound failed its own check (then it is still the raw string).
+  const { from, to } = query as { from?: unknown; to?: unknown };
+  if (from instanceof Date && to instanceof Date && from.getTime() >= to.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: fr('doit être postérieure à from').error });
   }
 }
