@@ -50,4 +50,6 @@ it('creates staff with the CLI and the configured ADMIN at start; both can log i
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
+  // Three CLI processes and a server start, each booting its own embedded database: ~16 s on an
+  // idle machine, over 30 s on a loaded one.
+}, 120_000);

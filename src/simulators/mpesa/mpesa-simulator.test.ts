@@ -15,7 +15,8 @@ let callbackUrl: string;
 const received: { url: string; body: string }[] = [];
 
 beforeAll(async () => {
-  sim = await startMpesaSimulator({ decisionDelayMs: 50 });
+  // Long enough that the "still open" checks below run before the decision, even on a loaded machine.
+  sim = await startMpesaSimulator({ decisionDelayMs: 1500 });
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -101,7 +102,7 @@ describe('Daraja simulator', () => {
     });
     const query = { BusinessShortCode: d.shortCode, Password: password(), Timestamp: timestamp, CheckoutRequestID: id };
     expect(await post('/mpesa/stkpushquery/v1/query', query)).toMatchObject({ status: 500, json: { errorMessage: 'The transaction is being processed' } });
-    for (let i = 0; i < 200 && !received.some((r) => r.body.includes(id)); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !received.some((r) => r.body.includes(id)); i++) await new Promise((r) => setTimeout(r, 10));
     const callback = JSON.parse(received.find((r) => r.body.includes(id))!.body);
     expect(callback.Body.stkCallback).toMatchObject({ CheckoutRequestID: id, ResultCode: 0 });
     expect(callback.Body.stkCallback.CallbackMetadata.Item.map((i: { Name: string }) => i.Name)).toEqual(['Amount', 'MpesaReceiptNumber', 'Balance', 'TransactionDate', 'PhoneNumber']);
@@ -125,7 +126,7 @@ describe('Daraja simulator', () => {
     expect(await post('/mpesa/b2c/v3/paymentrequest', { ...body, InitiatorName: 'other' })).toMatchObject({ status: 500, json: { errorMessage: 'The initiator information is invalid.' } });
     const sync = await post('/mpesa/b2c/v3/paymentrequest', body);
     expect(sync).toMatchObject({ status: 200, json: { OriginatorConversationID: 'sim-test-1', ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' } });
-    for (let i = 0; i < 200 && !received.some((r) => r.body.includes('"Result"') && r.body.includes('sim-test-1')); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !received.some((r) => r.body.includes('"Result"') && r.body.includes('sim-test-1')); i++) await new Promise((r) => setTimeout(r, 10));
     const result = JSON.parse(received.find((r) => r.body.includes('"Result"') && r.body.includes('sim-test-1'))!.body).Result;
     expect(result).toMatchObject({ ResultType: 0, ResultCode: 0, OriginatorConversationID: 'sim-test-1', ConversationID: sync.json.ConversationID });
     expect(result.ResultParameters.ResultParameter.map((p: { Key: string }) => p.Key)).toContain('TransactionReceipt');
