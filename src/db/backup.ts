@@ -6,7 +6,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 
 /** What a backup wrote: the file and its size in bytes. */
 export interface BackupResult {
@@ -20,6 +19,7 @@ export interface BackupResult {
  */
 export async function backupDataDir(dataDir: string, outFile: string): Promise<BackupResult> {
   if (!existsSync(dataDir) || readdirSync(dataDir).length === 0) throw new Error(`no embedded database in ${dataDir}`);
+  const { PGlite } = await import('@electric-sql/pglite');
   const client = await PGlite.create(dataDir);
   try {
     // A checkpoint first, so that the files on disk hold every committed change.
@@ -54,6 +54,7 @@ export async function restoreDataDir(fromFile: string, dataDir: string, now: Dat
     renameSync(dataDir, previousMovedTo);
   }
   mkdirSync(dataDir, { recursive: true });
+  const { PGlite } = await import('@electric-sql/pglite');
   const client = await PGlite.create(dataDir, { loadDataDir: new Blob([bytes]) });
   try {
     await client.query('select 1');

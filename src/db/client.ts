@@ -6,9 +6,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -54,6 +51,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return { db: drizzlePg({ client: pool }) as unknown as Db, kind: 'postgres', close: () => pool.end() };
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
+  // Loaded only when used: the embedded engine's module alone is ~45 MB of resident memory, which
+  // an instance on PostgreSQL does not need (issue 14, memory).
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = await PGlite.create(options.dataDir);
   return {
     db: drizzlePglite({ client }) as unknown as Db,
@@ -65,6 +66,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 /** Applies every pending migration. On PostgreSQL, takes a session advisory lock first. */
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.kind === 'pglite') {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
     await migratePglite(database.db as never, { migrationsFolder });
     return;
   }
