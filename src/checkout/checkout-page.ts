@@ -12,11 +12,8 @@
  * only when the attempt is due), so the page follows the payment without waiting for the poller.
  */
 import { readFileSync } from 'node:fs';
+import { registerPublicPagePlugins } from './page-plugins.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fastifyCookie from '@fastify/cookie';
-import fastifyFormbody from '@fastify/formbody';
-import fastifyHelmet from '@fastify/helmet';
-import fastifyRateLimit from '@fastify/rate-limit';
 import { eq } from 'drizzle-orm';
 import { applications, providers, transactions } from '../db/schema.ts';
 import { isAcceptingPayments } from '../accounts/applications.ts';
@@ -72,27 +69,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
   const csrfSecret = checkoutCsrfSecret(services.config);
   const isSecure = services.config.publicBaseUrl.startsWith('https:');
 
-  await app.register(fastifyCookie);
-  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
-  await app.register(fastifyHelmet, {
-    enableCSPNonces: true,
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'https:'],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    },
-    // The session token is in the URL: never send it to the merchant's site or a logo host.
-    referrerPolicy: { policy: 'no-referrer' },
-  });
-  await app.register(fastifyRateLimit, { global: false });
+  await registerPublicPagePlugins(app, FORM_BODY_LIMIT_BYTES);
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const isJson = request.url.endsWith('/status');

@@ -13,11 +13,8 @@
  * - `GET /collect/assets/collect.js`: the page script (no inline script: strict CSP).
  */
 import { readFileSync } from 'node:fs';
+import { registerPublicPagePlugins } from './page-plugins.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fastifyCookie from '@fastify/cookie';
-import fastifyFormbody from '@fastify/formbody';
-import fastifyHelmet from '@fastify/helmet';
-import fastifyRateLimit from '@fastify/rate-limit';
 import { ApiError } from '../domain/errors.ts';
 import { collectionStatus, findCollectionBySlug } from '../payments/fund-collections.ts';
 import {
@@ -48,26 +45,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
   const secret = checkoutCsrfSecret(services.config);
   const isSecure = services.config.publicBaseUrl.startsWith('https:');
 
-  await app.register(fastifyCookie);
-  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
-  await app.register(fastifyHelmet, {
-    enableCSPNonces: true,
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'https:'],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    },
-    referrerPolicy: { policy: 'no-referrer' },
-  });
-  await app.register(fastifyRateLimit, { global: false });
+  await registerPublicPagePlugins(app, FORM_BODY_LIMIT_BYTES);
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.statusCode === 429) {
