@@ -199,6 +199,28 @@ describe('workers', () => {
     expect(deliveries.every((d) => d.status === 'DELIVERED' && d.attemptCount === 1)).toBe(true);
   });
 
+  it('a tick claims at most its batch (5 here), says more is due while batches come back full, and delivers all', async () => {
+    for (let i = 0; i < 12; i++) {
+      await h.request('POST', '/api/v1/pay-in/charge', {
+        key: t.key,
+        body: { amount: 2000 + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
+      });
+    }
+    h.clock.advance(h.config.sandboxDelayMs + 1000);
+    await pollOnce(h.services);
+    const ticks = [];
+    for (let i = 0; i < 3; i++) {
+      const tick = await deliverOnce(h.services);
+      ticks.push({ claimed: tick.claimed, more: tick.more, delivered: tick.outcomes.filter((o) => o.step === 'DELIVERED' && o.recorded).length });
+    }
+    expect(ticks).toEqual([
+      { claimed: 5, more: true, delivered: 5 },
+      { claimed: 5, more: true, delivered: 5 },
+      { claimed: 2, more: false, delivered: 2 },
+    ]);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(12);
+  });
+
   it('recovers a delivery whose worker died between claim and send, once the lease has passed', async () => {
     await chargeTo(h, t, 'SUCCESS');
     // A worker claims, then "crashes" without sending or recording.
