@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
-import { createBatcher, mapRow } from '../db/batch.ts';
+import { mapRow, perDatabase } from '../db/batch.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, transactions } from '../db/schema.ts';
@@ -156,7 +156,7 @@ export async function authenticateApiKey(
   rawKey: string | undefined,
 ): Promise<ApiKeyAuth | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
-  const row = await lookupsOf(services.db).key.load(hashApiKey(rawKey));
+  const row = await keysOf(services.db).load(hashApiKey(rawKey));
   return row ? admit(services, row) : null;
 }
 
@@ -173,7 +173,7 @@ export async function authenticateApiKeyWithTransaction(
   lookup: { reference: string; direction: 'PAY_IN' | 'PAY_OUT' },
 ): Promise<{ auth: ApiKeyAuth; transaction: typeof transactions.$inferSelect | null } | null> {
   if (!rawKey || !KEY_PATTERN.test(rawKey)) return null;
-  const found = await lookupsOf(services.db).status.load({ keyHash: hashApiKey(rawKey), ...lookup });
+  const found = await statusReadsOf(services.db).load({ keyHash: hashApiKey(rawKey), ...lookup });
   const auth = found ? admit(services, found.key) : null;
   return auth ? { auth, transaction: found!.transaction } : null;
 }
@@ -233,39 +233,27 @@ function keyRowOf(raw: Record<string, unknown>): KeyLookupRow {
 
 type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
 
-interface Lookups {
-  key: { load(keyHash: string): Promise<KeyLookupRow | null> };
-  status: { load(lookup: StatusLookup): Promise<{ key: KeyLookupRow; transaction: typeof transactions.$inferSelect | null } | null> };
-}
+/** Every key asked in one turn, with its application and merchant (null: no such active key). */
+const keysOf = perDatabase<string, KeyLookupRow | null>(async (db, hashes) => {
+  const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [hashes]);
+  const byIndex = new Map(rows.map((r) => [Number(r.i), keyRowOf(r)]));
+  return hashes.map((_, i) => byIndex.get(i + 1) ?? null);
+});
 
-const lookups = new WeakMap<Db, Lookups>();
-
-/** The batched key and status lookups of `db` (one pair per database handle). */
-function lookupsOf(db: Db): Lookups {
-  let found = lookups.get(db);
-  if (!found) {
-    found = {
-      key: createBatcher(async (hashes: readonly string[]) => {
-        const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [hashes]);
-        const byIndex = new Map(rows.map((r) => [Number(r.i), keyRowOf(r)]));
-        return hashes.map((_, i) => byIndex.get(i + 1) ?? null);
-      }),
-      status: createBatcher(async (asked: readonly StatusLookup[]) => {
-        const { rows } = await runStatement<Record<string, unknown>>(db, statusReads, [
-          asked.map((l) => l.keyHash),
-          asked.map((l) => l.reference),
-          asked.map((l) => l.direction),
-        ]);
-        const byIndex = new Map(
-          rows.map((r) => [Number(r.i), { key: keyRowOf(r), transaction: r.id === null || r.id === undefined ? null : mapRow(transactions, r) }]),
-        );
-        return asked.map((_, i) => byIndex.get(i + 1) ?? null);
-      }),
-    };
-    lookups.set(db, found);
-  }
-  return found;
-}
+/** Every status read of one turn: the key and the transaction (null: none of that reference). */
+const statusReadsOf = perDatabase<StatusLookup, { key: KeyLookupRow; transaction: typeof transactions.$inferSelect | null } | null>(
+  async (db, asked) => {
+    const { rows } = await runStatement<Record<string, unknown>>(db, statusReads, [
+      asked.map((l) => l.keyHash),
+      asked.map((l) => l.reference),
+      asked.map((l) => l.direction),
+    ]);
+    const byIndex = new Map(
+      rows.map((r) => [Number(r.i), { key: keyRowOf(r), transaction: r.id === null || r.id === undefined ? null : mapRow(transactions, r) }]),
+    );
+    return asked.map((_, i) => byIndex.get(i + 1) ?? null);
+  },
+);
 
 /** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */
 function admit(services: Pick<Services, 'db' | 'clock' | 'log'>, row: KeyLookupRow): ApiKeyAuth | null {

@@ -10,6 +10,7 @@
  */
 import DataLoader from 'dataloader';
 import { getTableColumns, type Table } from 'drizzle-orm';
+import type { Db } from './client.ts';
 
 /** Most keys answered by one statement. */
 const MAX_BATCH = 256;
@@ -20,7 +21,7 @@ const MAX_BATCH = 256;
  * return one result per key, in the same order; an `Error` in place of a result rejects that
  * key's `load` only.
  */
-export function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V | Error)[]>): { load(key: K): Promise<V> } {
+function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V | Error)[]>): { load(key: K): Promise<V> } {
   const loader = new DataLoader<K, V>(answer, {
     cache: false,
     maxBatchSize: MAX_BATCH,
@@ -28,6 +29,19 @@ export function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V |
     batchScheduleFn: (callback) => setImmediate(callback),
   });
   return { load: (key) => loader.load(key) };
+}
+
+/**
+ * `createBatcher` per database handle: `batcherOf(db).load(key)`, the batcher of `db` built by
+ * `answer(db, keys)` on first use (statements must run on the database they were asked of).
+ */
+export function perDatabase<K, V>(answer: (db: Db, keys: readonly K[]) => Promise<(V | Error)[]>): (db: Db) => { load(key: K): Promise<V> } {
+  const batchers = new WeakMap<Db, { load(key: K): Promise<V> }>();
+  return (db) => {
+    let batcher = batchers.get(db);
+    if (!batcher) batchers.set(db, (batcher = createBatcher<K, V>((keys) => answer(db, keys))));
+    return batcher;
+  };
 }
 
 /**

@@ -50,6 +50,29 @@ export interface TransitionInput {
   detail?: Record<string, unknown>;
 }
 
+/**
+ * The fee and settlement delay a status change fixes: a pay-in's fee is fixed when the money
+ * moves (SUCCESS), on the rail that moved it, with the merchant's override if any; otherwise
+ * the row's fee stays and nothing is held. `terms` caches rail terms across a batch.
+ */
+async function moneyTermsOf(
+  tx: Db,
+  current: TransactionRow,
+  to: TransactionStatus,
+  terms?: Map<string, RailTerms>,
+): Promise<{ feeAmount: number | null; settlementDelaySeconds: number }> {
+  if (to !== 'SUCCESS' || current.direction !== 'PAY_IN' || !current.paymentMethod) {
+    return { feeAmount: current.feeAmount, settlementDelaySeconds: 0 };
+  }
+  const key = `${current.paymentMethod}:${current.applicationId}`;
+  let railTerms = terms?.get(key);
+  if (!railTerms) {
+    railTerms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId);
+    terms?.set(key, railTerms);
+  }
+  return { feeAmount: computeFee(current.amount, railTerms.rule, 'PAY_IN'), settlementDelaySeconds: railTerms.settlementDelaySeconds };
+}
+
 /** The kind of a transaction row, for the state machine. */
 export function kindOf(row: Pick<TransactionRow, 'direction' | 'type'>): TransactionKind {
   if (row.direction === 'PAY_OUT') return 'TRANSFER';
@@ -72,14 +95,7 @@ export async function applyTransition(
     if (!result.ok) return null;
     const now = services.clock.now();
     const isFailed = result.to === 'FAILED';
-    // A pay-in's fee is fixed when the money moves, on the rail that moved it.
-    let feeAmount = current.feeAmount;
-    let settlementDelaySeconds = 0;
-    if (result.to === 'SUCCESS' && current.direction === 'PAY_IN' && current.paymentMethod) {
-      const terms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId);
-      feeAmount = computeFee(current.amount, terms.rule, 'PAY_IN');
-      settlementDelaySeconds = terms.settlementDelaySeconds;
-    }
+    const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to);
     // A charge failed at its deadline, or a checkout ending after an attempt failed at its
     // deadline, is an ambiguous outcome: keep asking for a while (late-success.ts), so money
     // that moves late is never dropped.
@@ -184,15 +200,7 @@ export async function applyTransitions(
       const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
       if (!result.ok) continue;
       const isFailed = result.to === 'FAILED';
-      let feeAmount = current.feeAmount;
-      let settlementDelaySeconds = 0;
-      if (result.to === 'SUCCESS' && current.direction === 'PAY_IN' && current.paymentMethod) {
-        const key = `${current.paymentMethod}:${current.applicationId}`;
-        let railTerms = terms.get(key);
-        if (!railTerms) terms.set(key, (railTerms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId)));
-        feeAmount = computeFee(current.amount, railTerms.rule, 'PAY_IN');
-        settlementDelaySeconds = railTerms.settlementDelaySeconds;
-      }
+      const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
       const isWatched = services.config.lateSuccessWatchHours > 0 && current.direction === 'PAY_IN' && input.event === 'TIMED_OUT';
       planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
       columns.id.push(current.id);

@@ -16,8 +16,7 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { runStatement, statement } from '../db/statement.ts';
-import { createBatcher } from '../db/batch.ts';
-import type { Db } from '../db/client.ts';
+import { perDatabase } from '../db/batch.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -145,28 +144,19 @@ interface InitiationRecord {
   detail: Record<string, unknown>;
 }
 
-const recorders = new WeakMap<Db, { load(record: InitiationRecord): Promise<void> }>();
-
-function recorderOf(db: Db): { load(record: InitiationRecord): Promise<void> } {
-  let recorder = recorders.get(db);
-  if (!recorder) {
-    recorder = createBatcher(async (records: readonly InitiationRecord[]) => {
-      await runStatement(db, recordInitiations, [
-        records.map((r) => r.id),
-        records.map((r) => r.operatorReference),
-        records.map((r) => r.outcome),
-        records.map((r) => r.redirectUrl),
-        records.map((r) => r.nextPollAt.toISOString()),
-        records.map((r) => r.recordedAt.toISOString()),
-        records.map((r) => r.cause),
-        records.map((r) => JSON.stringify(r.detail)),
-      ]);
-      return records.map(() => undefined);
-    });
-    recorders.set(db, recorder);
-  }
-  return recorder;
-}
+const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
+  await runStatement(db, recordInitiations, [
+    records.map((r) => r.id),
+    records.map((r) => r.operatorReference),
+    records.map((r) => r.outcome),
+    records.map((r) => r.redirectUrl),
+    records.map((r) => r.nextPollAt.toISOString()),
+    records.map((r) => r.recordedAt.toISOString()),
+    records.map((r) => r.cause),
+    records.map((r) => JSON.stringify(r.detail)),
+  ]);
+  return records.map(() => undefined);
+});
 
 /**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With

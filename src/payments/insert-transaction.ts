@@ -11,7 +11,7 @@
 import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Db } from '../db/client.ts';
 import { runStatement, statement } from '../db/statement.ts';
-import { createBatcher } from '../db/batch.ts';
+import { perDatabase } from '../db/batch.ts';
 import type { Services } from '../services.ts';
 import type { IdempotencyScope } from './idempotency.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -98,38 +98,31 @@ const insertPayIns = statement(
    select id, null, 'PENDING', 'CREATED', created_at from t`,
 );
 
-const inserters = new WeakMap<Db, { load(params: unknown[]): Promise<void> }>();
-
 /**
  * Key-less pay-in inserts, coalesced per event-loop turn (db/batch.ts): one statement for all,
  * each row with its event. Should the statement fail (a reference that collided, say), each row
  * is inserted on its own, so one bad row fails only its own request.
  */
-function inserterOf(db: Db): { load(params: unknown[]): Promise<void> } {
-  let inserter = inserters.get(db);
-  if (!inserter) {
-    inserter = createBatcher<unknown[], void>(async (rows) => {
-      if (rows.length === 1) {
-        await runStatement(db, insertPayIn, rows[0]!);
-        return [undefined];
-      }
-      try {
-        await runStatement(db, insertPayIns, rows[0]!.map((_, column) => rows.map((row) => row[column])));
-        return rows.map(() => undefined);
-      } catch {
-        // Each row alone: a failing one rejects its own request only.
-        return Promise.all(
-          rows.map((row) => runStatement(db, insertPayIn, row).then(
-            () => undefined,
-            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-          )),
-        );
-      }
-    });
-    inserters.set(db, inserter);
+const inserterOf = perDatabase<unknown[], void>(async (db, rows) => {
+  if (rows.length === 1) {
+    await runStatement(db, insertPayIn, rows[0]!);
+    return [undefined];
   }
-  return inserter;
-}
+  try {
+    await runStatement(db, insertPayIns, rows[0]!.map((_, column) => rows.map((row) => row[column])));
+    return rows.map(() => undefined);
+  } catch {
+    // Each row alone: a failing one rejects its own request only.
+    return Promise.all(
+      rows.map((row) =>
+        runStatement(db, insertPayIn, row).then(
+          () => undefined,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        ),
+      ),
+    );
+  }
+});
 
 // The key is claimed (inserted, or an expired one taken over) with the response it will replay;
 // the transaction is inserted only when the claim returned a row. A live key with the same

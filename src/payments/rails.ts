@@ -4,7 +4,7 @@
  * when the currency is not the application's or not the rail's, and the rail's amount limits.
  */
 import { and, eq } from 'drizzle-orm';
-import { createBatcher, mapRow } from '../db/batch.ts';
+import { mapRow, perDatabase } from '../db/batch.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
@@ -29,20 +29,15 @@ export async function findActiveRail(db: Db, code: string): Promise<RailRow | nu
  * rail deactivated by an administrator refuses the very next request).
  */
 export async function findRail(db: Db, code: string): Promise<RailRow | null> {
-  let batcher = railBatchers.get(db);
-  if (!batcher) {
-    batcher = createBatcher(async (codes: readonly string[]) => {
-      const { rows } = await runStatement<Record<string, unknown>>(db, railsByCode, [[...new Set(codes)]]);
-      const byCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
-      return codes.map((c) => byCode.get(c) ?? null);
-    });
-    railBatchers.set(db, batcher);
-  }
-  return batcher.load(code);
+  return railsOf(db).load(code);
 }
 
 const railsByCode = statement('rails_by_code_v1', 'select * from providers where code = any($1::text[])');
-const railBatchers = new WeakMap<Db, { load(code: string): Promise<RailRow | null> }>();
+const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
+  const { rows } = await runStatement<Record<string, unknown>>(db, railsByCode, [[...new Set(codes)]]);
+  const byCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
+  return codes.map((c) => byCode.get(c) ?? null);
+});
 
 /** Active rails of a currency, by code. */
 export async function activeRailsForCurrency(db: Db, currency: string): Promise<RailRow[]> {

@@ -5,7 +5,7 @@
  * `data.status` is the status announced) and one PENDING delivery due at once. The transaction
  * commits both with the status change or neither: no status change without its delivery.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
@@ -122,20 +122,10 @@ const insertEventsWithDeliveries = statement(
 
 /** The outbox listener registered by `createServices` (always on), with its batched form. */
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
-  const listener: StatusChangeListener = async (tx, row) => {
-    const event = eventNameFor(row);
-    if (!event) return;
-    const [app] = await tx.select({ webhookUrl: applications.webhookUrl }).from(applications).where(eq(applications.id, row.applicationId));
-    if (!app?.webhookUrl) return;
-    await insertEventWithDelivery(tx, services, {
-      applicationId: row.applicationId,
-      event,
-      data: transactionEventData(row, services.config.publicBaseUrl),
-      transactionId: row.id,
-    });
-  };
-  // A batch of status changes (the poller's): one read of the webhook URLs, one insert of all
-  // events, one of all deliveries — the same rows as the per-change form writes.
+  // One change is a batch of one: the same statement writes it.
+  const listener: StatusChangeListener = (tx, row, previous) => listener.batch!(tx, [{ row, previous }]);
+  // A batch of status changes (the poller's): one read of the webhook URLs, then every event and
+  // its delivery in one statement.
   listener.batch = async (tx, changes) => {
     const announced = changes.flatMap(({ row }) => {
       const event = eventNameFor(row);
