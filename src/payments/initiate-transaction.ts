@@ -117,16 +117,16 @@ export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiated
  * event-loop turn share the statement (db/batch.ts).
  */
 const recordInitiations = statement(
-  'record_initiations_v1',
+  'record_initiations_v2',
   `with v as (
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[])
-       as v(id, operator_reference, outcome, redirect_url, next_poll_at, recorded_at, cause, detail)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])
+       as v(id, operator_reference, outcome, redirect_url, next_poll_at, recorded_at, cause, detail, expected_status)
    ), u as (
      update transactions t
         set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
             redirect_url = coalesce(v.redirect_url, t.redirect_url), next_poll_at = v.next_poll_at, updated_at = v.recorded_at
        from v
-      where t.id = v.id and t.status = 'PENDING'
+      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
       returning t.id)
    insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
    select v.id, 'PENDING', 'PENDING', v.cause, v.detail::jsonb, v.recorded_at from v join u on u.id = v.id`,
@@ -154,6 +154,7 @@ const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
     records.map((r) => r.recordedAt.toISOString()),
     records.map((r) => r.cause),
     records.map((r) => JSON.stringify(r.detail)),
+    records.map(() => 'PENDING'),
   ]);
   return records.map(() => undefined);
 });

@@ -154,14 +154,14 @@ export async function decideRefresh(services: Services, row: TransactionRow): Pr
 }
 
 const scheduleMany = statement(
-  'schedule_next_polls_v1',
+  'schedule_next_polls_v2',
   `update transactions t set next_poll_at = v.at
-     from (select unnest($1::uuid[]) as id, unnest($2::timestamptz[]) as at) v
-    where t.id = v.id and t.status = 'PENDING'`,
+     from unnest($1::uuid[], $2::timestamptz[], $3::text[]) as v(id, at, expected_status)
+    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status`,
 );
 
 /** Sets each still-PENDING transaction's next poll, all in one statement. */
 export async function scheduleNextPolls(services: Pick<Services, 'db'>, polls: { id: string; at: Date }[]): Promise<void> {
   if (polls.length === 0) return;
-  await runStatement(services.db, scheduleMany, [polls.map((p) => p.id), polls.map((p) => p.at.toISOString())]);
+  await runStatement(services.db, scheduleMany, [polls.map((p) => p.id), polls.map((p) => p.at.toISOString()), polls.map(() => 'PENDING')]);
 }

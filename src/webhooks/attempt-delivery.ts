@@ -123,7 +123,7 @@ export async function performAttempt(
 // Every attempt's outcome on its delivery (only while the lease is still ours) and its attempt
 // row, in one statement.
 const recordMany = statement(
-  'record_webhook_attempts_v1',
+  'record_webhook_attempts_v2',
   `with v as (
      select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[],
                           $9::text[], $10::timestamptz[], $11::int[], $12::text[])
@@ -134,7 +134,7 @@ const recordMany = statement(
             next_attempt_at = v.next_attempt_at, lease_token = null, http_status = v.http_status,
             last_error = v.last_error, delivered_at = v.delivered_at, updated_at = $13::timestamptz
        from v
-      where d.id = v.id and d.lease_token = v.lease_token
+      where d.id = any($1::uuid[]) and d.id = v.id and d.lease_token = v.lease_token
       returning d.id, d.attempt_count
    ), a as (
      insert into webhook_attempts (delivery_id, attempt_number, url, started_at, duration_ms, http_status, response_body, error)
