@@ -29,9 +29,23 @@ interface PgliteLike {
   query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
 }
 
-/** Declares a statement. Names must be unique in the process (they identify prepared plans). */
+const declared = new Map<string, Statement>();
+
+/**
+ * Declares a statement. Names must be unique in the process (they identify prepared plans);
+ * declaring a name twice with another text throws.
+ */
 export function statement(name: string, text: string): Statement {
-  return { name, text };
+  const known = declared.get(name);
+  if (known && known.text !== text) throw new Error(`statement ${name} declared twice with different texts`);
+  const st = { name, text };
+  declared.set(name, st);
+  return st;
+}
+
+/** Every statement declared so far, by name (the modules that declare them must be loaded): for plan checks. */
+export function declaredStatements(): ReadonlyMap<string, Statement> {
+  return declared;
 }
 
 /**
