@@ -210,7 +210,10 @@ export const transactions = pgTable(
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
-    uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken),
+    // Partial: only checkouts carry a session token, and every row version of a charge or a
+    // transfer would otherwise add a NULL entry to this index (issue 14: index upkeep is most of
+    // PostgreSQL's work per payment).
+    uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken).where(sql`${t.checkoutToken} is not null`),
     uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
     // Dashboard lists, stats, chart and export (issue 12): one application's rows newest first,
     // ties by id (the export's keyset cursor). Ascending on purpose: scanned backward it yields

@@ -1,0 +1,2 @@
+DROP INDEX "transactions_checkout_token_key";--> statement-breakpoint
+CREATE UNIQUE INDEX "transactions_checkout_token_key" ON "transactions" USING btree ("checkout_token") WHERE "transactions"."checkout_token" is not null;
