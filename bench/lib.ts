@@ -117,7 +117,7 @@ export function rssMb(pid: number): number {
 }
 
 /**
- * Resident memory of the server: `bin/kolo.js` runs the server in its own process today, but
+ * Resident memory of the server: `dist/main.js` runs the server in its own process today, but
  * should it spawn a child, the node process actually serving is a descendant; we report the
  * largest node process of the tree and the tree's total.
  */

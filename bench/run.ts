@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: the figures of issue 14, in one run, against a real Kolo (`node bin/kolo.js
- * serve`, its own process, poller and webhook worker on as by default), next to a bare Fastify
+ * `npm run bench`: the figures of issue 14, in one run, against a real Kolo as `npm start` runs
+ * it (`npm run build` first, then `node dist/main.js serve`, its own process, poller and webhook
+ * worker on as by default), next to a bare Fastify
  * JSON echo on the same machine as the ceiling. Load from autocannon on the same machine.
  *
  * Phases:
@@ -38,6 +39,7 @@
  *   SANDBOX_DELAY_MS=200 (unless set), WEBHOOK_ALLOW_PRIVATE_HOSTS=true, LOG_LEVEL=warn.
  * Not part of the tests; the exit code is 0 whatever the verdicts (1 when the harness fails).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,7 +133,7 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 /** Starts Kolo with the bench's settings; resolves once its demo banner is out. */
 async function startKolo(port: number, extra: Record<string, string>): Promise<{ server: Started; key: string; secret: string }> {
   const server = await startProcess(
-    ['bin/kolo.js', 'serve'],
+    ['dist/main.js', 'serve'],
     {
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -385,6 +387,8 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
 // ---------------------------------------------------------------------------------------------
 
 const started = performance.now();
+// The server runs compiled, as `npm start` runs it (its prestart is this build).
+execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run, targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
 const echoPort = await freePort();

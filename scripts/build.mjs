@@ -1,0 +1,19 @@
+/**
+ * `npm run build` (and `prestart`): compiles src/ to dist/ with the TypeScript compiler
+ * (tsconfig.build.json; incremental, so a rebuild with nothing changed takes a second or two)
+ * and copies beside the compiled modules what they read at run time relative to themselves:
+ * the SQL migrations, the page templates and the pages' static assets.
+ * Why a build at all (docs/architecture.md "Running compiled"): running the sources through
+ * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+for (const dir of ['db/migrations', 'checkout/views', 'checkout/assets']) {
+  cpSync(`${root}src/${dir}`, `${root}dist/${dir}`, { recursive: true });
+}
