@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, authenticateApiKeyWithTransaction, type ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
+import { readAllRails, type RailsByCode } from '../payments/rails.ts';
 import type { Services } from '../services.ts';
 
 declare module 'fastify' {
@@ -15,10 +16,14 @@ declare module 'fastify' {
     apiKey?: ApiKeyAuth;
     /** Status-read routes: the transaction read with the key (null: none of that reference). */
     statusTransaction?: TransactionRow | null;
+    /** Routes marked `railsRead`: every rail, read in parallel with the key. */
+    railsRead?: Promise<RailsByCode>;
   }
   interface FastifyContextConfig {
     /** Marks a status-read route: the hook reads the key and the `:reference` transaction of this direction together. */
     statusRead?: 'PAY_IN' | 'PAY_OUT';
+    /** Marks a route that resolves a rail (charge, transfer): the hook starts reading the rails with the key. */
+    railsRead?: boolean;
   }
 }
 
@@ -35,6 +40,13 @@ export function apiKeyHook(services: Services) {
       request.apiKey = found.auth;
       request.statusTransaction = found.transaction;
       return;
+    }
+    if (request.routeOptions.config.railsRead) {
+      // Started before the key lookup resolves, so both statements are sent in the same turn;
+      // a refused key leaves this read unused (its failure, if any, is nobody's error).
+      const read = readAllRails(services.db);
+      read.catch(() => undefined);
+      request.railsRead = read;
     }
     const auth = await authenticateApiKey(services, rawKey);
     if (!auth) throw new ApiError('UNAUTHORIZED');

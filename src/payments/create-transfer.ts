@@ -11,7 +11,7 @@ import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
 import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
-import { resolveRailFor } from './rails.ts';
+import { resolveRailFor, type RailsByCode } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { insertFundedPayOut } from './insert-funded-pay-out.ts';
 
@@ -40,8 +40,16 @@ export interface TransferData {
   beneficiaryEmail: string | null;
 }
 
-/** Creates the transfer; returns the 201 `data` of spec 4.4. */
-export async function createTransfer(services: Services, auth: ApiKeyAuth, input: TransferInput, idempotencyKey?: string): Promise<TransferData> {
+/**
+ * Creates the transfer; returns the 201 `data` of spec 4.4. `rails`: as for `createCharge`.
+ */
+export async function createTransfer(
+  services: Services,
+  auth: ApiKeyAuth,
+  input: TransferInput,
+  idempotencyKey?: string,
+  rails?: Promise<RailsByCode>,
+): Promise<TransferData> {
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'transfer', { ...input });
   const replay = await findReplay<TransferData>(services, scope);
   if (replay) return replay;
@@ -51,7 +59,7 @@ export async function createTransfer(services: Services, auth: ApiKeyAuth, input
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  });
+  }, rails);
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });

@@ -67,6 +67,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.post(
     '/api/v1/pay-in/charge',
     {
+      config: { railsRead: true },
       schema: {
         tags: ['Pay-in'],
         summary: 'Débiter directement un compte mobile money',
@@ -76,7 +77,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCharge(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createCharge(services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
       return reply.code(201).send(ok(data, 'Paiement initié.', services.clock.now()));
     },
   );
@@ -122,6 +123,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.post(
     '/api/v1/pay-out/transfer',
     {
+      config: { railsRead: true },
       schema: {
         tags: ['Pay-out'],
         summary: 'Envoyer de l’argent vers un compte mobile money',
@@ -131,7 +133,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createTransfer(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createTransfer(services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
       return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );
