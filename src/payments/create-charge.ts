@@ -11,7 +11,7 @@ import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
 import { findReplay, idempotencyScope, type IdempotencyScope } from './idempotency.ts';
-import { initiateTransaction, initiationLeaseEnd, prepareBeforeInsert } from './initiate-transaction.ts';
+import { firstPollAt, initiateTransaction, prepareBeforeInsert } from './initiate-transaction.ts';
 import { insertPayInOnce } from './insert-transaction.ts';
 import { countCreated } from '../metrics/transaction-metrics.ts';
 import { resolveRailFor, type RailsByCode } from './rails.ts';
@@ -108,7 +108,7 @@ export async function createCharge(
       payerEmail: data.payerEmail,
       merchantReference: input.merchantReference ?? null,
       ...(stored
-        ? { ...stored, nextPollAt: initiationLeaseEnd(services, stored.initiatedAt) }
+        ? { ...stored, nextPollAt: firstPollAt(stored.initiatedAt) }
         : // Until initiation is recorded, the poller treats the row as a possible crash leftover.
           { nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000) }),
     },

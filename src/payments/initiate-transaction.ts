@@ -105,9 +105,24 @@ export async function prepareBeforeInsert(
   };
 }
 
-/** When the poller first looks at a transaction whose initiation is stored but not yet answered. */
+/**
+ * Until when an initiation stored at `initiatedAt` may still be on its way to the operator (the
+ * connector's timeout and a second): before then, with no answer recorded, nobody asks the
+ * operator about it (a status query could find nothing yet and fail it; `decideRefresh`).
+ */
 export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiatedAt: Date): Date {
   return new Date(initiatedAt.getTime() + services.config.connectorTimeoutMs + 1000);
+}
+
+/**
+ * The first poll of an initiation stored at `initiatedAt`, written with it: the usual first delay
+ * (`nextPollDelayMs(0)`, 2 s). The answer's record then leaves `next_poll_at` alone, so that update
+ * touches no indexed column and PostgreSQL can make it a heap-only update (issue 14: no new
+ * entry in the table's indexes); should the answer still be missing at that poll, the poller
+ * waits until `initiationLeaseEnd` (`decideRefresh`).
+ */
+export function firstPollAt(initiatedAt: Date): Date {
+  return new Date(initiatedAt.getTime() + nextPollDelayMs(0));
 }
 
 /**
@@ -117,14 +132,14 @@ export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiated
  * event-loop turn share the statement (db/batch.ts).
  */
 const recordInitiations = statement(
-  'record_initiations_v2',
+  'record_initiations_v3',
   `with v as (
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])
-       as v(id, operator_reference, outcome, redirect_url, next_poll_at, recorded_at, cause, detail, expected_status)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
+       as v(id, operator_reference, outcome, redirect_url, recorded_at, cause, detail, expected_status)
    ), u as (
      update transactions t
         set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
-            redirect_url = coalesce(v.redirect_url, t.redirect_url), next_poll_at = v.next_poll_at, updated_at = v.recorded_at
+            redirect_url = coalesce(v.redirect_url, t.redirect_url), updated_at = v.recorded_at
        from v
       where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
       returning t.id)
@@ -138,7 +153,6 @@ interface InitiationRecord {
   operatorReference: string;
   outcome: 'ACCEPTED' | 'UNKNOWN';
   redirectUrl: string | null;
-  nextPollAt: Date;
   recordedAt: Date;
   cause: string;
   detail: Record<string, unknown>;
@@ -150,7 +164,6 @@ const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
     records.map((r) => r.operatorReference),
     records.map((r) => r.outcome),
     records.map((r) => r.redirectUrl),
-    records.map((r) => r.nextPollAt.toISOString()),
     records.map((r) => r.recordedAt.toISOString()),
     records.map((r) => r.cause),
     records.map((r) => JSON.stringify(r.detail)),
@@ -207,7 +220,7 @@ export async function initiateTransaction(
       callbackToken,
       initiatedAt,
       deadlineAt,
-      nextPollAt: initiationLeaseEnd(services, initiatedAt),
+      nextPollAt: firstPollAt(initiatedAt),
       updatedAt: initiatedAt,
     })
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
@@ -247,7 +260,6 @@ async function sendInitiation(
     operatorReference: accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
     outcome: accepted ? 'ACCEPTED' : 'UNKNOWN',
     redirectUrl: accepted && result.redirectUrl ? result.redirectUrl : null,
-    nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
     recordedAt: now,
     cause: accepted ? 'INITIATED' : 'INITIATION_UNREACHABLE',
     detail: { rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) },

@@ -14,7 +14,7 @@ import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition, type TransitionInput } from './apply-transition.ts';
 import { runStatement, statement } from '../db/statement.ts';
-import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
+import { callbackUrlFor, initiateTransaction, initiationLeaseEnd, withTimeout } from './initiate-transaction.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
@@ -91,6 +91,13 @@ export async function decideRefresh(services: Services, row: TransactionRow): Pr
     }
     await initiateTransaction(services, row, rail, connector);
     return { kind: 'DONE', outcome: 'REINITIATED' };
+  }
+  const sendLeaseEnd = initiationLeaseEnd(services, row.initiatedAt);
+  if (row.initiationOutcome === null && now < sendLeaseEnd) {
+    // Stored, not yet answered: the initiation may still be on its way (a slow operator, or a
+    // crash during the call). Asked now, the operator could have no trace of it yet and the
+    // transaction would fail; ask once the send has surely ended.
+    return { kind: 'SCHEDULE', at: sendLeaseEnd };
   }
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
   const status = await withTimeout(

@@ -1,0 +1,102 @@
+/**
+ * Issue 14 moved a stored initiation's first poll into the creating write (`firstPollAt`: 2 s
+ * after `initiatedAt`) so the answer's record touches no indexed column. What must not change:
+ * while the answer is not recorded, the initiation may still be on its way to the operator, and
+ * nobody asks the operator about it before the send's lease ends (asked too early, an operator
+ * with no trace of it yet would fail the transaction). Driven by hand: a manual clock, one
+ * `pollOnce` at a time, and the sandbox rail wrapped so that its initiation is held open and
+ * its status queries are counted.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transactions } from '../../src/db/schema.ts';
+import type { Connector } from '../../src/connectors/connector.ts';
+import { pollOnce } from '../../src/jobs/status-poller.ts';
+import { initiationLeaseEnd } from '../../src/payments/initiate-transaction.ts';
+import { startHarness, type Harness, type Tenant } from '../harness.ts';
+import { chargeBody, expectSuccess, PATHS, transactionRow } from '../helpers/merchant-api.ts';
+
+let h: Harness;
+let t: Tenant;
+let sandbox: Connector;
+let statusQueries: string[] = [];
+let release: (() => void) | null = null;
+
+beforeAll(async () => {
+  h = await startHarness();
+  t = await h.createTenant();
+  sandbox = h.services.connectors.sandbox;
+  const held: Connector = {
+    ...sandbox,
+    operator: sandbox.operator,
+    preparesLocally: sandbox.preparesLocally,
+    prepare: (request) => sandbox.prepare(request),
+    initiate: async (request) => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return sandbox.initiate(request);
+    },
+    getStatus: (query) => {
+      statusQueries.push(query.reference);
+      return sandbox.getStatus(query);
+    },
+  };
+  h.services.connectors.sandbox = held;
+});
+afterAll(async () => {
+  if (h) h.services.connectors.sandbox = sandbox;
+  await h?.close();
+});
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('a stored initiation whose answer is not recorded yet', () => {
+  it('is first polled 2 s after it was stored, and not asked about until its send lease ends', async () => {
+    expect(sandbox.preparesLocally).toBe(true);
+    // The charge's answer waits for the initiation: send it without awaiting.
+    const answer = h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ payerAccount: '237677000001' }) });
+    for (let i = 0; i < 100 && !release; i++) await flush();
+    expect(release).not.toBeNull();
+    const [stored] = await h.services.db.select().from(transactions).where(eq(transactions.applicationId, t.applicationId));
+    expect(stored!.initiatedAt).not.toBeNull();
+    expect(stored!.initiationOutcome).toBeNull();
+    expect(stored!.nextPollAt!.getTime() - stored!.initiatedAt!.getTime()).toBe(2000);
+
+    // The first poll comes: the answer is still missing, so the operator is not asked.
+    h.clock.advance(2500);
+    await pollOnce(h.services);
+    expect(statusQueries).toEqual([]);
+    const waiting = await transactionRow(h, stored!.reference);
+    expect(waiting.status).toBe('PENDING');
+    expect(waiting.nextPollAt!.getTime()).toBe(initiationLeaseEnd(h.services, stored!.initiatedAt!).getTime());
+
+    // The answer arrives; its record leaves the next poll where it is.
+    release!();
+    const created = expectSuccess(await answer, 201);
+    expect(created.reference).toBe(stored!.reference);
+    const answered = await transactionRow(h, stored!.reference);
+    expect(answered.initiationOutcome).toBe('ACCEPTED');
+    expect(answered.nextPollAt!.getTime()).toBe(waiting.nextPollAt!.getTime());
+
+    // Once the lease has ended, the poller asks and the sandbox settles it.
+    h.clock.set(new Date(waiting.nextPollAt!.getTime() + 10));
+    await pollOnce(h.services);
+    expect(statusQueries).toEqual([stored!.reference]);
+    expect((await transactionRow(h, stored!.reference)).status).toBe('SUCCESS');
+  });
+
+  it('with its answer recorded, is asked about at the first poll, 2 s after it was stored', async () => {
+    statusQueries = [];
+    release = null;
+    const answer = h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ payerAccount: '237677000001' }) });
+    for (let i = 0; i < 100 && !release; i++) await flush();
+    release!();
+    const { reference } = expectSuccess(await answer, 201) as { reference: string };
+    const row = await transactionRow(h, reference);
+    expect(row.initiationOutcome).toBe('ACCEPTED');
+    h.clock.set(new Date(row.initiatedAt!.getTime() + 2000));
+    await pollOnce(h.services);
+    expect(statusQueries).toEqual([reference]);
+  });
+});
