@@ -68,7 +68,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         row.operatorReference = reading.operatorReference;
       }
     }
-    await refreshTransaction(services, row);
+    await refreshTransaction(services, row, { prompted: true });
     return 'QUERIED';
   }
   const [attempt] = await services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.callbackToken, token)).limit(1);

@@ -25,7 +25,7 @@ export async function handleWaveWebhook(services: Services, event: unknown): Pro
       .limit(1);
     if (row) {
       if (row.status !== 'PENDING') return 'ALREADY_SETTLED';
-      await refreshTransaction(services, row);
+      await refreshTransaction(services, row, { prompted: true });
       return 'QUERIED';
     }
     const [attempt] = await services.db

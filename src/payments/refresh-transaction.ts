@@ -33,9 +33,18 @@ export type RefreshDecision =
   | { kind: 'SCHEDULE'; at: Date }
   | { kind: 'DONE'; outcome: RefreshOutcome };
 
+/** How a refresh came about. */
+export interface RefreshOptions {
+  /**
+   * The operator itself signalled this transaction (a callback, a Wave webhook): it knows of it,
+   * so it is asked at once even when the initiation's answer is not recorded yet.
+   */
+  prompted?: boolean;
+}
+
 /** Refreshes one PENDING transaction `row` (already claimed by the caller). */
-export async function refreshTransaction(services: Services, row: TransactionRow): Promise<RefreshOutcome> {
-  const decision = await decideRefresh(services, row);
+export async function refreshTransaction(services: Services, row: TransactionRow, options: RefreshOptions = {}): Promise<RefreshOutcome> {
+  const decision = await decideRefresh(services, row, options);
   if (decision.kind === 'DONE') return decision.outcome;
   if (decision.kind === 'SCHEDULE') {
     await scheduleNextPolls(services, [{ id: row.id, at: decision.at }]);
@@ -49,7 +58,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
  * (refresh-checkout.ts) and re-initiations: the caller applies the decision, alone
  * (`refreshTransaction`) or batched with others (the poller).
  */
-export async function decideRefresh(services: Services, row: TransactionRow): Promise<RefreshDecision> {
+export async function decideRefresh(services: Services, row: TransactionRow, options: RefreshOptions = {}): Promise<RefreshDecision> {
   // Checkouts are paid through attempts (one rail and number each, retried until the session
   // ends): their own backstop lives in refresh-checkout.ts.
   if (row.type === 'CHECKOUT') return { kind: 'DONE', outcome: await refreshCheckout(services, row) };
@@ -93,10 +102,11 @@ export async function decideRefresh(services: Services, row: TransactionRow): Pr
     return { kind: 'DONE', outcome: 'REINITIATED' };
   }
   const sendLeaseEnd = initiationLeaseEnd(services, row.initiatedAt);
-  if (row.initiationOutcome === null && now < sendLeaseEnd) {
+  if (!options.prompted && row.initiationOutcome === null && now < sendLeaseEnd) {
     // Stored, not yet answered: the initiation may still be on its way (a slow operator, or a
     // crash during the call). Asked now, the operator could have no trace of it yet and the
-    // transaction would fail; ask once the send has surely ended.
+    // transaction would fail; ask once the send has surely ended. Not when the operator itself
+    // called about it: its callback can overtake the answer to our own request.
     return { kind: 'SCHEDULE', at: sendLeaseEnd };
   }
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';

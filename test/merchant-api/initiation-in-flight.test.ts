@@ -5,14 +5,16 @@
  * nobody asks the operator about it before the send's lease ends (asked too early, an operator
  * with no trace of it yet would fail the transaction). Driven by hand: a manual clock, one
  * `pollOnce` at a time, and the sandbox rail wrapped so that its initiation is held open and
- * its status queries are counted.
+ * its status queries are counted. A callback from the operator is not held back: the operator
+ * knows of the transaction, and its callback can overtake the answer to our own request.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../src/db/schema.ts';
 import type { Connector } from '../../src/connectors/connector.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
-import { initiationLeaseEnd } from '../../src/payments/initiate-transaction.ts';
+import { initiationLeaseEnd, operatorSlug } from '../../src/payments/initiate-transaction.ts';
+import { handleOperatorCallback } from '../../src/payments/handle-operator-callback.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeBody, expectSuccess, PATHS, transactionRow } from '../helpers/merchant-api.ts';
 
@@ -84,6 +86,26 @@ describe('a stored initiation whose answer is not recorded yet', () => {
     await pollOnce(h.services);
     expect(statusQueries).toEqual([stored!.reference]);
     expect((await transactionRow(h, stored!.reference)).status).toBe('SUCCESS');
+  });
+
+  it('is asked about at once when the operator calls back before the answer is recorded', async () => {
+    statusQueries = [];
+    release = null;
+    const answer = h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ payerAccount: '237677000001' }) });
+    for (let i = 0; i < 100 && !release; i++) await flush();
+    const [stored] = await h.services.db
+      .select()
+      .from(transactions)
+      .where(and(eq(transactions.applicationId, t.applicationId), isNull(transactions.initiationOutcome)));
+    // Past the sandbox's delay, well before the send lease ends: the callback overtakes our answer.
+    h.clock.advance(h.config.sandboxDelayMs + 500);
+    expect(h.clock.now().getTime()).toBeLessThan(initiationLeaseEnd(h.services, stored!.initiatedAt!).getTime());
+    const outcome = await handleOperatorCallback(h.services, operatorSlug('MTN_MOMO'), stored!.callbackToken!);
+    expect(outcome).toBe('QUERIED');
+    expect(statusQueries).toEqual([stored!.reference]);
+    expect((await transactionRow(h, stored!.reference)).status).toBe('SUCCESS');
+    release!();
+    expectSuccess(await answer, 201);
   });
 
   it('with its answer recorded, is asked about at the first poll, 2 s after it was stored', async () => {
