@@ -3,7 +3,7 @@
  * successUrl/cancelUrl (spec "Application"). This module has what the merchant API and the CLI
  * need; the dashboard adds listing, update and deletion.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { accounts, applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -70,6 +70,20 @@ export async function findApplication(db: Db, id: string): Promise<ApplicationRo
     .from(applications)
     .where(and(eq(applications.id, id), isNull(applications.deletedAt)));
   return row ?? null;
+}
+
+/**
+ * The currency of the merchant's oldest live application (the dashboard's default currency:
+ * balances, withdrawal configuration), or null when the merchant has none.
+ */
+export async function oldestApplicationCurrency(db: Db, merchantId: string): Promise<string | null> {
+  const [app] = await db
+    .select({ currency: applications.currency })
+    .from(applications)
+    .where(and(eq(applications.merchantId, merchantId), isNull(applications.deletedAt)))
+    .orderBy(asc(applications.createdAt))
+    .limit(1);
+  return app?.currency ?? null;
 }
 
 /**

@@ -31,7 +31,7 @@ import { startCheckoutAttempt } from '../payments/start-checkout-attempt.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
-import { checkoutPaths, countryPhrase, renderForm, renderMessage, renderResult, renderWaiting, type PageApplication } from './checkout-view.ts';
+import { checkoutPaths, countryPhrase, renderForm, renderFormExpired, renderMessage, renderResult, renderTooManyAttempts, renderWaiting, type PageApplication } from './checkout-view.ts';
 import { formatAmount } from './format.ts';
 
 const TOKEN_PATTERN = /^cs_[0-9a-f]{32}$/;
@@ -75,7 +75,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
     const isJson = request.url.endsWith('/status');
     if (error.statusCode === 429) {
       if (isJson) return sendError(reply, services.clock, 'TOO_MANY_REQUESTS');
-      return sendHtml(reply, 429, renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] }));
+      return sendHtml(reply, 429, renderTooManyAttempts());
     }
     const isClientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
     if (!isClientError) request.log.error({ err: error }, 'checkout page error');
@@ -233,15 +233,7 @@ function closedMerchant(reply: FastifyReply) {
 }
 
 function csrfRefused(reply: FastifyReply, row: TransactionRow) {
-  return sendHtml(
-    reply,
-    403,
-    renderMessage({
-      heading: 'Formulaire expiré',
-      lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
-      link: { href: checkoutPaths(row.checkoutToken!).page, text: 'Recharger la page de paiement' },
-    }),
-  );
+  return sendHtml(reply, 403, renderFormExpired({ href: checkoutPaths(row.checkoutToken!).page, text: 'Recharger la page de paiement' }));
 }
 
 /** The CHECKOUT transaction of a well-formed session token, or null. */

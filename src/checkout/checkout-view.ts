@@ -194,6 +194,20 @@ export function renderResult(input: { row: TransactionRow; app: PageApplication;
   }
 }
 
+/** The page of a request refused by the pages' rate limit. */
+export function renderTooManyAttempts(): string {
+  return renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] });
+}
+
+/** The page of a form post refused for its CSRF token, with `link` back to the form. */
+export function renderFormExpired(link: { href: string; text: string }): string {
+  return renderMessage({
+    heading: 'Formulaire expiré',
+    lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
+    link,
+  });
+}
+
 /** A standalone message page (unknown session, refused form post, too many requests, hand-over to a redirect rail with `refreshUrl`). */
 export function renderMessage(input: { heading: string; lines: string[]; link?: { href: string; text: string }; refreshUrl?: string }): string {
   return eta.render('./message', { ...input, link: input.link ?? null, refreshUrl: input.refreshUrl ?? null });

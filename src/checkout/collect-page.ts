@@ -27,7 +27,7 @@ import {
 } from '../payments/pay-fund-collection.ts';
 import { findRail } from '../payments/rails.ts';
 import type { Services } from '../services.ts';
-import { renderMessage } from './checkout-view.ts';
+import { renderFormExpired, renderMessage, renderTooManyAttempts } from './checkout-view.ts';
 import { collectPaths, collectStatusToken, isValidCollectStatusToken } from './collect-token.ts';
 import { renderCollectForm, renderCollectResult, renderCollectWaiting, type CollectFormState } from './collect-view.ts';
 import { checkoutCsrfSecret, csrfToken, CSRF_FIELD, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
@@ -49,7 +49,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.statusCode === 429) {
-      return sendHtml(reply, 429, renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] }));
+      return sendHtml(reply, 429, renderTooManyAttempts());
     }
     const isClientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
     if (!isClientError) request.log.error({ err: error }, 'collect page error');
@@ -250,13 +250,5 @@ function styleNonce(reply: FastifyReply): string {
 }
 
 function csrfRefused(reply: FastifyReply, slug: string) {
-  return sendHtml(
-    reply,
-    403,
-    renderMessage({
-      heading: 'Formulaire expiré',
-      lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
-      link: { href: collectPaths(slug).page, text: 'Recharger la page de la collecte' },
-    }),
-  );
+  return sendHtml(reply, 403, renderFormExpired({ href: collectPaths(slug).page, text: 'Recharger la page de la collecte' }));
 }

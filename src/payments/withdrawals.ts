@@ -12,6 +12,7 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
+import { oldestApplicationCurrency } from '../accounts/applications.ts';
 import { ledgerAccounts } from '../db/schema-ledger.ts';
 import { withdrawalAccounts, withdrawalConfigs } from '../db/schema-withdrawals.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
@@ -111,14 +112,7 @@ export interface WithdrawalConfigView {
 }
 
 async function merchantCurrency(db: Db, merchantId: string, currency: string | undefined): Promise<string | null> {
-  if (currency) return currency;
-  const [app] = await db
-    .select({ currency: applications.currency })
-    .from(applications)
-    .where(and(eq(applications.merchantId, merchantId), isNull(applications.deletedAt)))
-    .orderBy(asc(applications.createdAt))
-    .limit(1);
-  return app?.currency ?? null;
+  return currency ?? oldestApplicationCurrency(db, merchantId);
 }
 
 /** The configuration of `currency` (default: the merchant's oldest application's), or null (= MANUAL). */

@@ -28,8 +28,7 @@ import {
   type TransactionFilter,
 } from '../../dashboard/transactions.ts';
 import { transactionsCsv } from '../../dashboard/transactions-csv.ts';
-import { and, asc, eq, isNull } from 'drizzle-orm';
-import { applications } from '../../db/schema.ts';
+import { oldestApplicationCurrency } from '../../accounts/applications.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
@@ -233,7 +232,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
     async (request) => {
       const merchantId = await family.merchantOf(request);
       const q = request.query as z.output<typeof chartQuery>;
-      const currency = q.currency ?? (await oldestCurrency(services, merchantId));
+      const currency = q.currency ?? (await oldestApplicationCurrency(services.db, merchantId));
       const chart = await transactionChart(services.db, services.clock, merchantId, {
         interval: q.interval,
         groupBy: q.groupBy,
@@ -243,17 +242,6 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       return ok(chart, 'Graphique récupéré.', now());
     },
   );
-}
-
-/** The currency of the merchant's oldest live application (the dashboard's default), or null. */
-async function oldestCurrency(services: Services, merchantId: string): Promise<string | null> {
-  const [app] = await services.db
-    .select({ currency: applications.currency })
-    .from(applications)
-    .where(and(eq(applications.merchantId, merchantId), isNull(applications.deletedAt)))
-    .orderBy(asc(applications.createdAt))
-    .limit(1);
-  return app?.currency ?? null;
 }
 
 /** Registers both families and `GET /api/v1/merchants/providers`. */
