@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, authenticateApiKeyWithTransaction, type ApiKeyAuth } from '../accounts/api-keys.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import type { StatusViewRow } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import { readAllRails, type RailsByCode } from '../payments/rails.ts';
 import type { Services } from '../services.ts';
@@ -15,7 +15,7 @@ declare module 'fastify' {
     /** Set by the API-key hook on merchant API routes. */
     apiKey?: ApiKeyAuth;
     /** Status-read routes: the transaction read with the key (null: none of that reference). */
-    statusTransaction?: TransactionRow | null;
+    statusTransaction?: StatusViewRow | null;
     /** Routes marked `railsRead`: every rail, read in parallel with the key. */
     railsRead?: Promise<RailsByCode>;
   }
@@ -61,7 +61,7 @@ export function requireApiKey(request: FastifyRequest): ApiKeyAuth {
 }
 
 /** The transaction of a status-read route (read with the key); throws TRANSACTION_NOT_FOUND when there is none. */
-export function requireStatusTransaction(request: FastifyRequest): TransactionRow {
+export function requireStatusTransaction(request: FastifyRequest): StatusViewRow {
   if (!request.statusTransaction) throw new ApiError('TRANSACTION_NOT_FOUND');
   return request.statusTransaction;
 }

@@ -9,12 +9,39 @@ import type { TransactionStatus } from '../domain/transaction-state.ts';
 /** A transaction row. */
 export type TransactionRow = typeof transactions.$inferSelect;
 
+/**
+ * The columns the status views read: what the status-read statement selects (issue 14: a status
+ * read decodes these, not the whole row).
+ */
+export type StatusViewRow = Pick<
+  TransactionRow,
+  | 'reference'
+  | 'direction'
+  | 'type'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'description'
+  | 'paymentMethod'
+  | 'payerAccount'
+  | 'payerName'
+  | 'payerEmail'
+  | 'beneficiaryAccount'
+  | 'beneficiaryName'
+  | 'beneficiaryEmail'
+  | 'checkoutToken'
+  | 'failureCode'
+  | 'failureReason'
+  | 'feeAmount'
+  | 'refundedAmount'
+>;
+
 /** The public URL of a checkout session (compatibility.md: `<public base>/checkout/<token>`). */
 export function checkoutUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/checkout/${token}`;
 }
 
-function failure(row: TransactionRow) {
+function failure(row: StatusViewRow) {
   return row.status === 'FAILED'
     ? { failureCode: row.failureCode, failureReason: row.failureReason }
     : { failureCode: null, failureReason: null };
@@ -25,14 +52,14 @@ function failure(row: TransactionRow) {
  * SUCCESS) and `netAmount` — for a pay-in what the merchant is credited (amount − fee), for a
  * pay-out what the merchant's balance is debited (amount + fee).
  */
-function money(row: TransactionRow) {
+function money(row: StatusViewRow) {
   const fee = row.feeAmount;
   if (fee === null) return { feeAmount: null, netAmount: null };
   return { feeAmount: fee, netAmount: row.direction === 'PAY_IN' ? row.amount - fee : row.amount + fee };
 }
 
 /** Pay-in status `data` (spec 4.3) with the money fields and `refundedAmount`. */
-export function payInStatusView(row: TransactionRow, publicBaseUrl: string) {
+export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
   return {
     reference: row.reference,
     type: (row.type ?? 'CHARGE') as 'CHECKOUT' | 'CHARGE' | 'FUND_COLLECTION',
@@ -53,7 +80,7 @@ export function payInStatusView(row: TransactionRow, publicBaseUrl: string) {
 }
 
 /** Pay-out status `data` (spec 4.5: pay-in's shape with beneficiary fields, without `type`), with the money fields. */
-export function payOutStatusView(row: TransactionRow) {
+export function payOutStatusView(row: StatusViewRow) {
   return {
     reference: row.reference,
     status: row.status as TransactionStatus,
@@ -70,6 +97,6 @@ export function payOutStatusView(row: TransactionRow) {
 }
 
 /** The status view matching the transaction's direction. */
-export function statusView(row: TransactionRow, publicBaseUrl: string) {
+export function statusView(row: StatusViewRow, publicBaseUrl: string) {
   return row.direction === 'PAY_IN' ? payInStatusView(row, publicBaseUrl) : payOutStatusView(row);
 }
