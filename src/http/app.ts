@@ -86,9 +86,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unknown';
     const elapsed = reply.elapsedTime;
     request.log.info({ method: request.method, url: route, status: reply.statusCode, ms: Math.round(elapsed) }, 'request');
-    const labels = { route, method: request.method, status: String(reply.statusCode) };
-    services.metrics.httpRequests.inc(labels);
-    services.metrics.httpDuration.observe(labels, elapsed / 1000);
+    services.metrics.observeHttpRequest(route, request.method, reply.statusCode, elapsed / 1000);
     done();
   });
 

@@ -35,3 +35,15 @@ export const errorEnvelope = z.object({
   data: z.record(z.string(), z.string()).nullable(),
   timestamp: z.string(),
 });
+
+/**
+ * The response serializer of the hottest merchant routes (issue 14: status reads, charges and
+ * transfers): `JSON.stringify` of the envelope the handler built, without zod re-encoding it at
+ * run time (a tenth of a status read's CPU). The bodies are still typed against the same response
+ * schemas at compile time (fastify-type-provider-zod), none of those schemas transforms a value,
+ * and test/merchant-api/response-schemas.test.ts checks every body these routes answer, success
+ * and error, against its schema, extra fields included. Set as a route's `serializerCompiler`.
+ */
+export function plainJsonSerializer() {
+  return (data: unknown): string => JSON.stringify(data);
+}

@@ -13,7 +13,7 @@ import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { apiKeyHook, requireApiKey, requireStatusTransaction } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { envelopeOf, errorEnvelope, ok, plainJsonSerializer } from '../envelope.ts';
 import {
   chargeData,
   chargeRequest,
@@ -68,6 +68,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/pay-in/charge',
     {
       config: { railsRead: true },
+      serializerCompiler: plainJsonSerializer,
       schema: {
         tags: ['Pay-in'],
         summary: 'Débiter directement un compte mobile money',
@@ -87,6 +88,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     {
       // One round trip: the hook reads the key and this transaction together.
       config: { statusRead: 'PAY_IN' },
+      serializerCompiler: plainJsonSerializer,
       schema: {
         tags: ['Pay-in'],
         summary: "Statut d'un paiement",
@@ -124,6 +126,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/pay-out/transfer',
     {
       config: { railsRead: true },
+      serializerCompiler: plainJsonSerializer,
       schema: {
         tags: ['Pay-out'],
         summary: 'Envoyer de l’argent vers un compte mobile money',
@@ -143,6 +146,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     {
       // One round trip: the hook reads the key and this transaction together.
       config: { statusRead: 'PAY_OUT' },
+      serializerCompiler: plainJsonSerializer,
       schema: {
         tags: ['Pay-out'],
         summary: "Statut d'un virement",

@@ -1,0 +1,66 @@
+/**
+ * The routes serialized without zod at run time (charge, transfer, both status reads:
+ * `plainJsonSerializer`, issue 14) still answer exactly what their response schemas say: every
+ * body they send, success and error, parses with the route's zod schema and loses nothing by it
+ * (no field outside the schema, no value of another type).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { envelopeOf, errorEnvelope } from '../../src/http/envelope.ts';
+import { chargeData, payInStatusData, payOutStatusData, transferData } from '../../src/http/schemas/payments.ts';
+import { startHarness, type Harness, type Tenant } from '../harness.ts';
+import { chargeBody, PATHS, transferBody } from '../helpers/merchant-api.ts';
+
+let h: Harness;
+let t: Tenant;
+beforeAll(async () => {
+  h = await startHarness();
+  t = await h.createTenant();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The body parses with `schema`, and what zod keeps of it is the whole body. */
+function expectExactly(schema: z.ZodType, body: unknown): void {
+  const parsed = schema.safeParse(body);
+  expect(parsed.error, JSON.stringify(body)).toBeUndefined();
+  expect(parsed.data).toStrictEqual(body);
+}
+
+describe('bodies of the plainly serialized routes match their response schemas', () => {
+  it('charge 201 and pay-in status 200, then 404, 401 and 400', async () => {
+    const created = await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ description: 'Commande 7' }) });
+    expect(created.status).toBe(201);
+    expectExactly(envelopeOf(chargeData), created.json);
+
+    const status = await h.request('GET', PATHS.payInStatus(created.json.data.reference), { key: t.key });
+    expect(status.status).toBe(200);
+    expect(status.json.data).toMatchObject({ reference: created.json.data.reference, description: 'Commande 7', amount: 5000 });
+    expectExactly(envelopeOf(payInStatusData), status.json);
+
+    const unknown = await h.request('GET', PATHS.payInStatus('PI-000000000000'), { key: t.key });
+    expect(unknown.status).toBe(404);
+    expectExactly(errorEnvelope, unknown.json);
+
+    const noKey = await h.request('GET', PATHS.payInStatus(created.json.data.reference), {});
+    expect(noKey.status).toBe(401);
+    expectExactly(errorEnvelope, noKey.json);
+
+    const invalid = await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ amount: -1 }) });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.code).toBe('VALIDATION_ERROR');
+    expectExactly(errorEnvelope, invalid.json);
+  });
+
+  it('transfer 201 and pay-out status 200', async () => {
+    const created = await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ beneficiaryEmail: 'awa@example.cm' }) });
+    expect(created.status).toBe(201);
+    expectExactly(envelopeOf(transferData), created.json);
+
+    const status = await h.request('GET', PATHS.payOutStatus(created.json.data.reference), { key: t.key });
+    expect(status.status).toBe(200);
+    expect(status.json.data).toMatchObject({ reference: created.json.data.reference, beneficiaryEmail: 'awa@example.cm' });
+    expectExactly(envelopeOf(payOutStatusData), status.json);
+  });
+});
