@@ -133,7 +133,7 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 /** Starts Kolo with the bench's settings; resolves once its demo banner is out. */
 async function startKolo(port: number, extra: Record<string, string>): Promise<{ server: Started; key: string; secret: string }> {
   const server = await startProcess(
-    ['dist/main.js', 'serve'],
+    ['--expose-gc', 'dist/main.js', 'serve'],
     {
       PORT: String(port),
       HOST: '127.0.0.1',

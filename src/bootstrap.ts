@@ -61,7 +61,7 @@ export async function openRuntime(
   overrides: { clock?: Clock; ids?: Ids; log?: Logger; services?: Partial<Pick<Services, 'connectors' | 'statusListeners'>> } = {},
 ): Promise<Runtime> {
   const log = overrides.log ?? createLogger(config.logLevel);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   try {
     await migrateDatabase(database);
   } catch (error) {

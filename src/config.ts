@@ -28,6 +28,7 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO_SEED: bool.default(true),
   PG_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(16),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
   CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
@@ -287,6 +288,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   demoSeed: boolean;
   pgPoolMax: number;
+  /** Embedded PGlite only: its `shared_buffers`, in MiB (memory held by the process; PostgreSQL's own default is 128). */
+  pgliteSharedBuffersMb: number;
   bodyLimitBytes: number;
   checkoutTtlMinutes: number;
   idempotencyTtlHours: number;
@@ -400,6 +403,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     demoSeed: e.DEMO_SEED,
     pgPoolMax: e.PG_POOL_MAX,
+    pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     checkoutTtlMinutes: e.CHECKOUT_TTL_MINUTES,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
