@@ -39,7 +39,7 @@ export const errorEnvelope = z.object({
 /**
  * The response serializer of the hottest merchant routes (issue 14: status reads, charges and
  * transfers): `JSON.stringify` of the envelope the handler built, without zod re-encoding it at
- * run time (a tenth of a status read's CPU). The bodies are still typed against the same response
+ * run time (about 6 % of a status read's CPU samples). The bodies are still typed against the same response
  * schemas at compile time (fastify-type-provider-zod), none of those schemas transforms a value,
  * and test/merchant-api/response-schemas.test.ts checks every body these routes answer, success
  * and error, against its schema, extra fields included. Set as a route's `serializerCompiler`.
