@@ -7,11 +7,11 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
-import { perDatabase } from '../db/batch.ts';
+import { mapRowPick, perDatabase, selectList } from '../db/batch.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
-import { apiKeys } from '../db/schema.ts';
-import type { StatusViewRow } from '../payments/transaction-view.ts';
+import { apiKeys, transactions } from '../db/schema.ts';
+import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
@@ -215,9 +215,7 @@ const keysByHash = statement(
 // timestamps above all, than the statement cost to run).
 const statusReads = statement(
   'auth_api_keys_status_batch_v2',
-  `select q.i::int4 as i, ${KEY_SELECT}, t.reference, t.direction, t.type, t.status, t.amount, t.currency, t.description,
-          t.payment_method, t.payer_account, t.payer_name, t.payer_email, t.beneficiary_account, t.beneficiary_name,
-          t.beneficiary_email, t.checkout_token, t.failure_code, t.failure_reason, t.fee_amount, t.refunded_amount
+  `select q.i::int4 as i, ${KEY_SELECT}, ${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}
      from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q(key_hash, reference, direction, i)
      ${KEY_JOIN}
      left join transactions t on t.reference = q.reference and t.application_id = k.application_id
@@ -239,32 +237,6 @@ function keyRowOf(raw: Record<string, unknown>): KeyLookupRow {
   };
 }
 
-/** The status-view columns of a `statusReads` row (bigint money columns arrive as strings from node-postgres). */
-function statusRowOf(raw: Record<string, unknown>): StatusViewRow {
-  const text = (v: unknown) => (v === undefined ? null : (v as string | null));
-  return {
-    reference: raw.reference as string,
-    direction: raw.direction as string,
-    type: text(raw.type),
-    status: raw.status as string,
-    amount: Number(raw.amount),
-    currency: raw.currency as string,
-    description: text(raw.description),
-    paymentMethod: text(raw.payment_method),
-    payerAccount: text(raw.payer_account),
-    payerName: text(raw.payer_name),
-    payerEmail: text(raw.payer_email),
-    beneficiaryAccount: text(raw.beneficiary_account),
-    beneficiaryName: text(raw.beneficiary_name),
-    beneficiaryEmail: text(raw.beneficiary_email),
-    checkoutToken: text(raw.checkout_token),
-    failureCode: text(raw.failure_code),
-    failureReason: text(raw.failure_reason),
-    feeAmount: raw.fee_amount === null || raw.fee_amount === undefined ? null : Number(raw.fee_amount),
-    refundedAmount: Number(raw.refunded_amount),
-  };
-}
-
 type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
 
 /** Every key asked in one turn, with its application and merchant (null: no such active key). */
@@ -283,7 +255,7 @@ const statusReadsOf = perDatabase<StatusLookup, { key: KeyLookupRow; transaction
       asked.map((l) => l.direction),
     ]);
     const byIndex = new Map(
-      rows.map((r) => [Number(r.i), { key: keyRowOf(r), transaction: r.reference === null || r.reference === undefined ? null : statusRowOf(r) }]),
+      rows.map((r) => [Number(r.i), { key: keyRowOf(r), transaction: r.reference === null || r.reference === undefined ? null : mapRowPick(transactions, STATUS_VIEW_PROPERTIES, r) }]),
     );
     return asked.map((_, i) => byIndex.get(i + 1) ?? null);
   },

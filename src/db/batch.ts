@@ -59,10 +59,45 @@ function columnsOf(table: Table): [string, ReturnType<typeof getTableColumns>[st
  * Columns absent from `raw` are null.
  */
 export function mapRow<T extends Table>(table: T, raw: Record<string, unknown>): T['$inferSelect'] {
+  return mapColumns(columnsOf(table), raw) as T['$inferSelect'];
+}
+
+// The (property, column) pairs of a subset of a table's properties, listed once per list.
+const subsetLists = new WeakMap<readonly string[], [string, ReturnType<typeof getTableColumns>[string]][]>();
+function subsetOf(table: Table, properties: readonly string[]): [string, ReturnType<typeof getTableColumns>[string]][] {
+  let list = subsetLists.get(properties);
+  if (!list) {
+    const columns = getTableColumns(table);
+    subsetLists.set(properties, (list = properties.map((p) => [p, columns[p]!] as [string, ReturnType<typeof getTableColumns>[string]])));
+  }
+  return list;
+}
+
+/**
+ * `mapRow` for a statement that selected only `properties` of `table` (under their SQL column
+ * names): a `Pick` of the row type, each column decoded as `mapRow` does. `properties` should be
+ * a constant list (its column list is kept per list).
+ */
+export function mapRowPick<T extends Table, K extends keyof T['$inferSelect'] & string>(
+  table: T,
+  properties: readonly K[],
+  raw: Record<string, unknown>,
+): Pick<T['$inferSelect'], K> {
+  return mapColumns(subsetOf(table, properties), raw) as Pick<T['$inferSelect'], K>;
+}
+
+/** The SQL column names of `properties` of `table`, each prefixed with `alias.`, comma-separated: a select list. */
+export function selectList(table: Table, properties: readonly string[], alias: string): string {
+  return subsetOf(table, properties)
+    .map(([, column]) => `${alias}.${column.name}`)
+    .join(', ');
+}
+
+function mapColumns(list: [string, ReturnType<typeof getTableColumns>[string]][], raw: Record<string, unknown>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const [property, column] of columnsOf(table)) {
+  for (const [property, column] of list) {
     const value = raw[column.name];
     row[property] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
-  return row as T['$inferSelect'];
+  return row;
 }

@@ -10,31 +10,33 @@ import type { TransactionStatus } from '../domain/transaction-state.ts';
 export type TransactionRow = typeof transactions.$inferSelect;
 
 /**
- * The columns the status views read: what the status-read statement selects (issue 14: a status
- * read decodes these, not the whole row).
+ * The properties the status views read, and all that the status-read statement selects and
+ * decodes (issue 14: a status read decodes these, not the whole row).
  */
-export type StatusViewRow = Pick<
-  TransactionRow,
-  | 'reference'
-  | 'direction'
-  | 'type'
-  | 'status'
-  | 'amount'
-  | 'currency'
-  | 'description'
-  | 'paymentMethod'
-  | 'payerAccount'
-  | 'payerName'
-  | 'payerEmail'
-  | 'beneficiaryAccount'
-  | 'beneficiaryName'
-  | 'beneficiaryEmail'
-  | 'checkoutToken'
-  | 'failureCode'
-  | 'failureReason'
-  | 'feeAmount'
-  | 'refundedAmount'
->;
+export const STATUS_VIEW_PROPERTIES = [
+  'reference',
+  'direction',
+  'type',
+  'status',
+  'amount',
+  'currency',
+  'description',
+  'paymentMethod',
+  'payerAccount',
+  'payerName',
+  'payerEmail',
+  'beneficiaryAccount',
+  'beneficiaryName',
+  'beneficiaryEmail',
+  'checkoutToken',
+  'failureCode',
+  'failureReason',
+  'feeAmount',
+  'refundedAmount',
+] as const satisfies readonly (keyof TransactionRow)[];
+
+/** The part of a transaction row the status views read. */
+export type StatusViewRow = Pick<TransactionRow, (typeof STATUS_VIEW_PROPERTIES)[number]>;
 
 /** The public URL of a checkout session (compatibility.md: `<public base>/checkout/<token>`). */
 export function checkoutUrl(publicBaseUrl: string, token: string): string {
