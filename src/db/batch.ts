@@ -12,8 +12,15 @@ import DataLoader from 'dataloader';
 import { getTableColumns, type Table } from 'drizzle-orm';
 import type { Db } from './client.ts';
 
-/** Most keys answered by one statement. */
-const MAX_BATCH = 256;
+/**
+ * Most keys answered by one statement; the keys of a busier turn are split into statements of
+ * this size, sent together. Measured under 64 connections of status reads (issue 14,
+ * docs/benchmarks.md): with one statement per turn (about 42 reads each) the process waited for
+ * its statement about a fifth of the time; split at 32, two statements are mostly in flight, the
+ * process's thread stays busy and it answered about 10 % more reads a second. Smaller (16, 24)
+ * cost PostgreSQL more per read and answered fewer.
+ */
+const MAX_BATCH = 32;
 
 /**
  * A batcher: `load(key)` resolves with `answer(keys)[i]` for its key, where `answer` is called
