@@ -27,6 +27,10 @@
  * Options (environment):
  * - BENCH_TARGETS: `pg,pglite` (default), `pg` or `pglite`.
  * - BENCH_DURATION_S (10): seconds of each autocannon run. BENCH_CONNECTIONS (64).
+ * - BENCH_WARMUP_S (2): seconds of the same load, not measured, before each run that changes
+ *   nothing (the echo ceilings and the status reads), so that each is measured with its code
+ *   compiled by the JIT, the ceiling as much as Kolo. The charge run has none: its every request
+ *   creates a charge the bench must then see settled.
  * - BENCH_DATABASE_URL: an existing, EMPTY PostgreSQL database for the charge run (the demo seed
  *   must print its key), kept at the end. Unset: `kolo_bench_<timestamp>` is created on
  *   BENCH_PG_ADMIN_URL and dropped at the end.
@@ -57,6 +61,7 @@ const webhookCount = Number(process.env.BENCH_WEBHOOKS ?? 20_000);
 const webhookTimeoutS = Number(process.env.BENCH_WEBHOOK_TIMEOUT_S ?? 90);
 const pollerRuns = Number(process.env.BENCH_POLLER_RUNS ?? 21);
 const pollerEnabled = process.env.BENCH_POLLER !== '0';
+const warmUpS = Number(process.env.BENCH_WARMUP_S ?? 2);
 for (const t of targets) if (t !== 'pg' && t !== 'pglite') throw new Error(`BENCH_TARGETS: unknown target ${t} (pg, pglite)`);
 
 const say = (line = '') => console.log(line);
@@ -67,6 +72,12 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionD
  * last three digits are 200–999 (never a magic suffix, README "Sandbox numbers": every charge
  * succeeds after SANDBOX_DELAY_MS), a merchant reference naming the run.
  */
+/** `load`, after `warmUpS` seconds of the same load that are not measured (runs that change nothing only). */
+async function loadWarm(name: string, options: Parameters<typeof load>[1]): Promise<Figures> {
+  if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });
+  return load(name, options);
+}
+
 const chargeBody = (i: number, tag: string) =>
   JSON.stringify({
     amount: 5000,
@@ -312,7 +323,7 @@ async function runTarget(target: 'pg' | 'pglite', ceilings: { post: Figures; get
     const chargeWebhooks = { events, received: receiver.seen.size, invalid: receiver.invalid() };
     say(`charge-run webhooks: ${fmt(chargeWebhooks.events)} events ${sqlClient ? 'written' : 'expected'}, ${fmt(chargeWebhooks.received)} distinct received with a valid signature, ${chargeWebhooks.invalid} refused`);
 
-    const status = await load('status read', { url: `${base}/api/v1/pay-in/check_status/${reference}`, method: 'GET', headers, connections, duration: durationS });
+    const status = await loadWarm('status read', { url: `${base}/api/v1/pay-in/check_status/${reference}`, method: 'GET', headers, connections, duration: durationS });
     say(`status reads: ${fmt(status.rps)} reads/s (${(status.rps / ceilings.get.rps).toFixed(3)} of echo GET), p50 ${status.p50} ms, p99 ${status.p99} ms, ${status.non2xx + status.errors + status.timeouts} failures`);
 
     const result: TargetResult = { target, label, charge, created, settled, settleSeconds, rssMb: rss.mb, rssTreeMb: rss.treeMb, status, chargeWebhooks };
@@ -389,7 +400,7 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
 const started = performance.now();
 // The server runs compiled, as `npm start` runs it (its prestart is this build).
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-say(`Kolo benchmark: ${connections} connections, ${durationS} s per run, targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
+say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
 const echoPort = await freePort();
 const echo = await startProcess(['--import', 'tsx', 'bench/echo-server.ts', String(echoPort)], {}, /LISTENING/);
@@ -397,8 +408,8 @@ let ceilings: { post: Figures; get: Figures };
 try {
   const headers = { 'content-type': 'application/json' };
   say('\n== ceiling: bare Fastify echo ==');
-  const post = await load('echo POST (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
-  const get = await load('echo GET (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'GET', connections, duration: durationS });
+  const post = await loadWarm('echo POST (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
+  const get = await loadWarm('echo GET (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'GET', connections, duration: durationS });
   ceilings = { post, get };
   say(`echo POST ${fmt(post.rps)} req/s (p99 ${post.p99} ms), echo GET ${fmt(get.rps)} req/s (p99 ${get.p99} ms)`);
 } finally {
@@ -541,7 +552,7 @@ say('\n== targets (issue 14) ==');
 for (const line of verdicts) say(line);
 
 say('\n== Markdown (for docs/benchmarks.md) ==\n');
-say(`Run of ${new Date().toISOString().slice(0, 10)}: ${connections} connections, ${durationS} s per run, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}.\n`);
+say(`Run of ${new Date().toISOString().slice(0, 10)}: ${connections} connections, ${durationS} s per run, ${warmUpS} s of warm-up before the echo and status runs, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}.\n`);
 say(`| ${keys.map((k) => headersRow[k]).join(' | ')} |`);
 say(`|${keys.map(() => '---').join('|')}|`);
 for (const r of rows) say(`| ${keys.map((k) => r[k].replace(/\|/g, '\\|')).join(' | ')} |`);
