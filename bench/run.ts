@@ -44,7 +44,7 @@
  * Not part of the tests; the exit code is 0 whatever the verdicts (1 when the harness fails).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -141,11 +141,21 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
   };
 }
 
+/**
+ * The environment `npm start` gives the server (package.json's `start`: `cross-env NAME=value …
+ * node …`), read from that script so the bench runs the server as it does: glibc's allocator
+ * settings (docs/architecture.md, "Memory").
+ */
+const startEnv: Record<string, string> = Object.fromEntries(
+  [...(JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.matchAll(/\b([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+);
+
 /** Starts Kolo with the bench's settings; resolves once its demo banner is out. */
 async function startKolo(port: number, extra: Record<string, string>): Promise<{ server: Started; key: string; secret: string }> {
   const server = await startProcess(
     ['--expose-gc', 'dist/main.js', 'serve'],
     {
+      ...startEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -400,6 +410,7 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
 const started = performance.now();
 // The server runs compiled, as `npm start` runs it (its prestart is this build).
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+say(`server environment from npm start: ${Object.entries(startEnv).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}`);
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
 const echoPort = await freePort();
