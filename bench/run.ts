@@ -67,17 +67,17 @@ for (const t of targets) if (t !== 'pg' && t !== 'pglite') throw new Error(`BENC
 const say = (line = '') => console.log(line);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/**
- * A charge body: amounts and currency as the demo application takes them, a sandbox number whose
- * last three digits are 200–999 (never a magic suffix, README "Sandbox numbers": every charge
- * succeeds after SANDBOX_DELAY_MS), a merchant reference naming the run.
- */
 /** `load`, after `warmUpS` seconds of the same load that are not measured (runs that change nothing only). */
 async function loadWarm(name: string, options: Parameters<typeof load>[1]): Promise<Figures> {
   if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });
   return load(name, options);
 }
 
+/**
+ * A charge body: amounts and currency as the demo application takes them, a sandbox number whose
+ * last three digits are 200–999 (never a magic suffix, README "Sandbox numbers": every charge
+ * succeeds after SANDBOX_DELAY_MS), a merchant reference naming the run.
+ */
 const chargeBody = (i: number, tag: string) =>
   JSON.stringify({
     amount: 5000,
@@ -142,9 +142,9 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 }
 
 /**
- * The environment `npm start` gives the server (package.json's `start`: `cross-env NAME=value …
- * node …`), read from that script so the bench runs the server as it does: glibc's allocator
- * settings (docs/architecture.md, "Memory").
+ * The environment `npm start` gives the server (package.json's `start`: `NAME=value … node …`),
+ * read from that script so the bench runs the server as it does: glibc's allocator settings
+ * (docs/architecture.md, "Memory").
  */
 const startEnv: Record<string, string> = Object.fromEntries(
   [...(JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.matchAll(/\b([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
