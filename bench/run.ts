@@ -142,20 +142,24 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 }
 
 /**
- * The environment `npm start` gives the server (package.json's `start`: `NAME=value … node …`),
- * read from that script so the bench runs the server as it does: glibc's allocator settings
- * (docs/architecture.md, "Memory").
+ * How `npm start` runs the server, read from package.json's `start` (`NAME=value … node <args>`)
+ * so the bench runs it the same way: its environment (glibc's allocator settings,
+ * docs/architecture.md "Memory") and node's arguments.
  */
-const startEnv: Record<string, string> = Object.fromEntries(
-  [...(JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.matchAll(/\b([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-);
+const startScript = (() => {
+  const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const parsed = /^((?:[A-Z][A-Z0-9_]*=\S+\s+)*)node\s+(.+)$/.exec(script.trim());
+  if (!parsed) throw new Error(`package.json's start script is not \`NAME=value … node <args>\`: ${script}`);
+  const env = Object.fromEntries([...parsed[1]!.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  return { env, args: parsed[2]!.split(/\s+/) };
+})();
 
 /** Starts Kolo with the bench's settings; resolves once its demo banner is out. */
 async function startKolo(port: number, extra: Record<string, string>): Promise<{ server: Started; key: string; secret: string }> {
   const server = await startProcess(
-    ['--expose-gc', 'dist/main.js', 'serve'],
+    startScript.args,
     {
-      ...startEnv,
+      ...startScript.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -410,7 +414,7 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
 const started = performance.now();
 // The server runs compiled, as `npm start` runs it (its prestart is this build).
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-say(`server environment from npm start: ${Object.entries(startEnv).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}`);
+say(`server started as npm start does: ${Object.entries(startScript.env).map(([k, v]) => `${k}=${v} `).join('')}node ${startScript.args.join(' ')}`);
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
 const echoPort = await freePort();

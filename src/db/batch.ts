@@ -51,10 +51,13 @@ export function perDatabase<K, V>(answer: (db: Db, keys: readonly K[]) => Promis
   };
 }
 
+/** (property, column) pairs of a table, in the order they are decoded. */
+type ColumnList = [string, ReturnType<typeof getTableColumns>[string]][];
+
 // A table's (property, column) pairs, listed once per table rather than once per row mapped
 // (a poller batch maps 200 rows of about 40 columns).
-const columnLists = new WeakMap<Table, [string, ReturnType<typeof getTableColumns>[string]][]>();
-function columnsOf(table: Table): [string, ReturnType<typeof getTableColumns>[string]][] {
+const columnLists = new WeakMap<Table, ColumnList>();
+function columnsOf(table: Table): ColumnList {
   let list = columnLists.get(table);
   if (!list) columnLists.set(table, (list = Object.entries(getTableColumns(table))));
   return list;
@@ -70,12 +73,12 @@ export function mapRow<T extends Table>(table: T, raw: Record<string, unknown>):
 }
 
 // The (property, column) pairs of a subset of a table's properties, listed once per list.
-const subsetLists = new WeakMap<readonly string[], [string, ReturnType<typeof getTableColumns>[string]][]>();
-function subsetOf(table: Table, properties: readonly string[]): [string, ReturnType<typeof getTableColumns>[string]][] {
+const subsetLists = new WeakMap<readonly string[], ColumnList>();
+function subsetOf(table: Table, properties: readonly string[]): ColumnList {
   let list = subsetLists.get(properties);
   if (!list) {
     const columns = getTableColumns(table);
-    subsetLists.set(properties, (list = properties.map((p) => [p, columns[p]!] as [string, ReturnType<typeof getTableColumns>[string]])));
+    subsetLists.set(properties, (list = properties.map((p): ColumnList[number] => [p, columns[p]!])));
   }
   return list;
 }
@@ -100,7 +103,7 @@ export function selectList(table: Table, properties: readonly string[], alias: s
     .join(', ');
 }
 
-function mapColumns(list: [string, ReturnType<typeof getTableColumns>[string]][], raw: Record<string, unknown>): Record<string, unknown> {
+function mapColumns(list: ColumnList, raw: Record<string, unknown>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const [property, column] of list) {
     const value = raw[column.name];
