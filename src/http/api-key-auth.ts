@@ -27,18 +27,24 @@ declare module 'fastify' {
   }
 }
 
-/** Builds the `onRequest` hook that authenticates the API key or throws UNAUTHORIZED. */
+/**
+ * Builds the `onRequest` hook that authenticates the API key, or fails the request with
+ * UNAUTHORIZED. Callback-style rather than async: an async hook costs promises and microtasks on
+ * every request, a measurable part of a status read (issue 14, docs/benchmarks.md).
+ */
 export function apiKeyHook(services: Services) {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     const header = request.headers['x-api-key'];
     const rawKey = typeof header === 'string' ? header.trim() : undefined;
     const direction = request.routeOptions.config.statusRead;
     if (direction) {
       const reference = (request.params as { reference?: unknown }).reference;
-      const found = await authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction });
-      if (!found) throw new ApiError('UNAUTHORIZED');
-      request.apiKey = found.auth;
-      request.statusTransaction = found.transaction;
+      authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction }).then((found) => {
+        if (!found) return done(new ApiError('UNAUTHORIZED'));
+        request.apiKey = found.auth;
+        request.statusTransaction = found.transaction;
+        done();
+      }, done);
       return;
     }
     if (request.routeOptions.config.railsRead) {
@@ -48,9 +54,11 @@ export function apiKeyHook(services: Services) {
       read.catch(() => undefined);
       request.railsRead = read;
     }
-    const auth = await authenticateApiKey(services, rawKey);
-    if (!auth) throw new ApiError('UNAUTHORIZED');
-    request.apiKey = auth;
+    authenticateApiKey(services, rawKey).then((auth) => {
+      if (!auth) return done(new ApiError('UNAUTHORIZED'));
+      request.apiKey = auth;
+      done();
+    }, done);
   };
 }
 

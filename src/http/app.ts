@@ -3,7 +3,7 @@
  * and serialises responses; the same schemas produce `/openapi.json` and `/docs`. Every
  * answer, including not-found and parser errors, uses the envelope.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -47,8 +47,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // X-Request-Id: the caller's when of sane form, else generated; returned on every answer.
     genReqId: (raw) => requestIdFor(raw.headers['x-request-id']),
     // The logger's mixin adds `requestId` to every line of the request (request-context.ts),
-    // so the request logger needs no binding of its own (it would repeat the field).
-    childLoggerFactory: (logger, _bindings, options) => logger.child({}, options),
+    // so the request logger needs no binding of its own (it would repeat the field): unless a
+    // route sets its own log level or serializers, it is the logger itself, not a child per
+    // request (pino's `child` is a measurable part of a status read, issue 14).
+    childLoggerFactory: (logger, _bindings, options) => (options.level || options.serializers ? logger.child({}, options) : logger),
     clientErrorHandler: clientErrorHandler(services.clock, services.log),
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -78,9 +80,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await registerDashboardCors(app, services.config.corsOrigins);
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+  // Attached to the routes that take a body only, so that reads run no hook for it (issue 14).
+  const emptyBody = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (request.body === undefined) request.body = {};
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
+    const own = route.preValidation;
+    route.preValidation = own === undefined ? [emptyBody] : [emptyBody, ...(Array.isArray(own) ? own : [own])];
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unknown';

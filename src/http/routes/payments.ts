@@ -97,7 +97,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: { 200: envelopeOf(payInStatusData), ...errors },
       },
     },
-    async (request) => {
+    // Not async: the hook has read everything, and a promise per read is measurable (issue 14).
+    (request) => {
       const row = requireStatusTransaction(request);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
     },
@@ -155,7 +156,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: { 200: envelopeOf(payOutStatusData), ...errors },
       },
     },
-    async (request) => {
+    // Not async, as the pay-in status read.
+    (request) => {
       const row = requireStatusTransaction(request);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
     },
