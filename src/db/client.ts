@@ -65,7 +65,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // postgresql.conf, left as initdb wrote it).
   const fresh = !options.dataDir.startsWith('memory://') && !existsSync(join(options.dataDir, 'PG_VERSION'));
   const client = await PGlite.create(options.dataDir, {
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.pgliteSharedBuffersMb ?? 16}MB`],
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.pgliteSharedBuffersMb ?? 8}MB`],
   });
   // A new data directory was made by initdb, a WebAssembly module of its own whose memory (about
   // 300 MB) V8 would free only at some later full collection. `npm start` runs node with
