@@ -75,6 +75,22 @@ export interface Figures {
   /** Socket errors, timeouts excluded (autocannon counts timeouts among its errors). */
   errors: number;
   timeouts: number;
+  /**
+   * Milliseconds of CPU the serving process spent per answered request during the run (user and
+   * system time of all its threads, from /proc), when the run was given its process id.
+   */
+  serverCpuMs?: number;
+}
+
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat; 0 when it is gone. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 /** Runs autocannon with `options` and reduces its result to `Figures`. */

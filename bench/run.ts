@@ -15,7 +15,8 @@
  *    a bounded wait until every created charge is settled (PostgreSQL: SQL on the bench
  *    database; PGlite, whose data directory the server locks: `GET check_status` of every
  *    reference) and, on PostgreSQL, every webhook delivery is finished.
- * 3. Status reads: `GET /api/v1/pay-in/check_status/{reference}` against `GET /echo`.
+ * 3. Status reads: `GET /api/v1/pay-in/check_status/{reference}` against `GET /echo`, with each
+ *    server's CPU per request during its run (from /proc).
  * 4. PostgreSQL only: webhook drain: N events + PENDING deliveries inserted by SQL the way
  *    src/webhooks/webhook-events.ts writes them (payload: a real event's body with a new id),
  *    timed until the worker has finished them all; the receiver must have seen every delivered
@@ -48,7 +49,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, load, mapLimit, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
+import { freePort, load, mapLimit, processCpuSeconds, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { measurePollerTick, type PollerFigures } from './poller-tick.ts';
 
@@ -67,11 +68,22 @@ for (const t of targets) if (t !== 'pg' && t !== 'pglite') throw new Error(`BENC
 const say = (line = '') => console.log(line);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** `load`, after `warmUpS` seconds of the same load that are not measured (runs that change nothing only). */
-async function loadWarm(name: string, options: Parameters<typeof load>[1]): Promise<Figures> {
+/**
+ * `load`, after `warmUpS` seconds of the same load that are not measured (runs that change nothing
+ * only); with `serverPid`, the serving process's CPU per request of the measured run
+ * (`serverCpuMs`): both the echo and Kolo are held by one core under this load, so the ratio of
+ * their CPU per request explains the ratio of their rates (docs/benchmarks.md, fourth session).
+ */
+async function loadWarm(name: string, options: Parameters<typeof load>[1], serverPid?: number): Promise<Figures> {
   if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });
-  return load(name, options);
+  const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
+  const figures = await load(name, options);
+  if (serverPid !== undefined && figures.total > 0) figures.serverCpuMs = ((processCpuSeconds(serverPid) - cpuBefore) * 1000) / figures.total;
+  return figures;
 }
+
+/** ` (server CPU x ms a request)`, when measured. */
+const cpuNote = (f: Figures, unit: string) => (f.serverCpuMs === undefined ? '' : `, server CPU ${f.serverCpuMs.toFixed(4)} ms ${unit}`);
 
 /**
  * A charge body: amounts and currency as the demo application takes them, a sandbox number whose
@@ -337,8 +349,8 @@ async function runTarget(target: 'pg' | 'pglite', ceilings: { post: Figures; get
     const chargeWebhooks = { events, received: receiver.seen.size, invalid: receiver.invalid() };
     say(`charge-run webhooks: ${fmt(chargeWebhooks.events)} events ${sqlClient ? 'written' : 'expected'}, ${fmt(chargeWebhooks.received)} distinct received with a valid signature, ${chargeWebhooks.invalid} refused`);
 
-    const status = await loadWarm('status read', { url: `${base}/api/v1/pay-in/check_status/${reference}`, method: 'GET', headers, connections, duration: durationS });
-    say(`status reads: ${fmt(status.rps)} reads/s (${(status.rps / ceilings.get.rps).toFixed(3)} of echo GET), p50 ${status.p50} ms, p99 ${status.p99} ms, ${status.non2xx + status.errors + status.timeouts} failures`);
+    const status = await loadWarm('status read', { url: `${base}/api/v1/pay-in/check_status/${reference}`, method: 'GET', headers, connections, duration: durationS }, server.child.pid);
+    say(`status reads: ${fmt(status.rps)} reads/s (${(status.rps / ceilings.get.rps).toFixed(3)} of echo GET), p50 ${status.p50} ms, p99 ${status.p99} ms, ${status.non2xx + status.errors + status.timeouts} failures${cpuNote(status, 'a read')}`);
 
     const result: TargetResult = { target, label, charge, created, settled, settleSeconds, rssMb: rss.mb, rssTreeMb: rss.treeMb, status, chargeWebhooks };
     if (sqlClient) result.drain = await webhookDrain(sqlClient, receiver);
@@ -424,9 +436,9 @@ try {
   const headers = { 'content-type': 'application/json' };
   say('\n== ceiling: bare Fastify echo ==');
   const post = await loadWarm('echo POST (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
-  const get = await loadWarm('echo GET (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'GET', connections, duration: durationS });
+  const get = await loadWarm('echo GET (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'GET', connections, duration: durationS }, echo.child.pid);
   ceilings = { post, get };
-  say(`echo POST ${fmt(post.rps)} req/s (p99 ${post.p99} ms), echo GET ${fmt(get.rps)} req/s (p99 ${get.p99} ms)`);
+  say(`echo POST ${fmt(post.rps)} req/s (p99 ${post.p99} ms), echo GET ${fmt(get.rps)} req/s (p99 ${get.p99} ms${cpuNote(get, 'a request')})`);
 } finally {
   await stop(echo.child);
 }
@@ -532,7 +544,7 @@ if (pgResult) {
     `${fmt(c.rps)}/s, p99 ${c.p99} ms, ${failures} errors, ${fmt(pgResult.settled)}/${fmt(pgResult.created)} settled`,
   );
   const s = pgResult.status;
-  verdict('2 status reads ≥ 0.5 × echo GET, p99 < 20 ms', s.rps >= 0.5 * ceilings.get.rps && s.p99 < 20, `${ratio(s.rps, ceilings.get.rps)} × echo GET, p99 ${s.p99} ms`);
+  verdict('2 status reads ≥ 0.5 × echo GET, p99 < 20 ms', s.rps >= 0.5 * ceilings.get.rps && s.p99 < 20, `${ratio(s.rps, ceilings.get.rps)} × echo GET, p99 ${s.p99} ms${s.serverCpuMs !== undefined && ceilings.get.serverCpuMs !== undefined ? ` (server CPU a read ${ratio(s.serverCpuMs, ceilings.get.serverCpuMs)} × echo's a request)` : ''}`);
 } else {
   verdict('1 PostgreSQL charges', null, 'pg not in BENCH_TARGETS');
   verdict('2 status reads', null, 'pg not in BENCH_TARGETS');
