@@ -71,8 +71,9 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionD
 /**
  * `load`, after `warmUpS` seconds of the same load that are not measured (runs that change nothing
  * only); with `serverPid`, the serving process's CPU per request of the measured run
- * (`serverCpuMs`): both the echo and Kolo are held by one core under this load, so the ratio of
- * their CPU per request explains the ratio of their rates (docs/benchmarks.md, fourth session).
+ * (`serverCpuMs`): Kolo is held by its one thread under this load (the echo by its thread and the
+ * load generator), so the ratio of their CPU per request goes most of the way to explaining the
+ * ratio of their rates (docs/benchmarks.md, fourth session).
  */
 async function loadWarm(name: string, options: Parameters<typeof load>[1], serverPid?: number): Promise<Figures> {
   if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });

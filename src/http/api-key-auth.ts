@@ -39,12 +39,11 @@ export function apiKeyHook(services: Services) {
     const direction = request.routeOptions.config.statusRead;
     if (direction) {
       const reference = (request.params as { reference?: unknown }).reference;
-      authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction }).then((found) => {
-        if (!found) return done(new ApiError('UNAUTHORIZED'));
+      const lookup = authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction });
+      continueWith(lookup, done, (found) => {
         request.apiKey = found.auth;
         request.statusTransaction = found.transaction;
-        done();
-      }, done);
+      });
       return;
     }
     if (request.routeOptions.config.railsRead) {
@@ -54,12 +53,22 @@ export function apiKeyHook(services: Services) {
       read.catch(() => undefined);
       request.railsRead = read;
     }
-    authenticateApiKey(services, rawKey).then((auth) => {
-      if (!auth) return done(new ApiError('UNAUTHORIZED'));
+    continueWith(authenticateApiKey(services, rawKey), done, (auth) => {
       request.apiKey = auth;
-      done();
-    }, done);
+    });
   };
+}
+
+/**
+ * Ends the hook once `lookup` settles: UNAUTHORIZED when it found nothing (null), its error when
+ * it failed, else after `accept` has recorded what it found on the request.
+ */
+function continueWith<T>(lookup: Promise<T | null>, done: (error?: Error) => void, accept: (found: T) => void): void {
+  lookup.then((found) => {
+    if (found === null) return done(new ApiError('UNAUTHORIZED'));
+    accept(found);
+    done();
+  }, done);
 }
 
 /** The authenticated key of a request that passed `apiKeyHook`. */
