@@ -3,12 +3,12 @@
  * server, the CLI and the test harness, so all three run exactly the same wiring.
  */
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { requestIdOf } from './request-context.ts';
 import type { Config } from './config.ts';
 import { migrateDatabase, openDatabase, type Database } from './db/client.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { randomIds, type Ids } from './domain/ids.ts';
 import { createServices, type Services } from './services.ts';
-import { currentRequestId } from './request-context.ts';
 
 /** An opened runtime: services plus the database handle to close. */
 export interface Runtime {
@@ -29,8 +29,8 @@ export function maskPhone(value: unknown): string {
 }
 
 /**
- * Creates the logger: JSON lines on stdout, each with the `requestId` of the request being
- * served (request-context.ts); secrets in headers and known secret fields are redacted, phone
+ * Creates the logger: JSON lines on stdout, those of a request's logger (`requestLogger`,
+ * request-context.ts) with its `requestId`; secrets in headers and known secret fields are redacted, phone
  * numbers masked to their last 3 digits (issue "Operating Kolo", 2).
  */
 export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
@@ -43,9 +43,10 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
   ];
   const options: LoggerOptions = {
     level,
-    mixin() {
-      const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+    // pino passes the logger that writes: a request's (`requestLogger`) carries its id.
+    mixin(_object, _level, logger) {
+      const requestId = requestIdOf(logger);
+      return requestId === undefined ? {} : { requestId };
     },
     redact: {
       paths,

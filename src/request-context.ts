@@ -1,23 +1,30 @@
 /**
- * The id of the HTTP request being served, carried through every await of that request with
- * AsyncLocalStorage (the pattern of @fastify/request-context), so that every log line written
- * while serving it — by the route, a use case or a connector — carries the same `requestId`
- * (logger mixin in `bootstrap.ts`), and the audit log records it.
+ * The id of an HTTP request (issue "Operating Kolo", 2): returned in `X-Request-Id`, carried by
+ * the request's logger (`request.log`, so on every line written while serving it, by the route or
+ * by a use case through `request.services.log`) and recorded in the audit log
+ * (`request.services.requestId`). Handed down explicitly rather than through AsyncLocalStorage,
+ * whose hooks cost every promise of the process on Node 20 (issue 14, docs/benchmarks.md).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
-/** What is known of the request being served. */
-export interface RequestContext {
-  requestId: string;
+/** A logger serving one request: its lines carry `requestId` (the mixin of `createLogger`). */
+export type RequestLogger<L extends object> = L & { readonly requestId: string };
+
+/**
+ * `logger` for the request `requestId`: an object whose prototype is `logger`, so it logs exactly
+ * as `logger` does (and its pino children inherit the id), and whose own `requestId` the mixin of
+ * `createLogger` (bootstrap.ts) adds to every line — pino hands the mixin the logger that writes.
+ * Far cheaper than `logger.child({ requestId })`, whose bindings pass through the redaction.
+ */
+export function requestLogger<L extends object>(logger: L, requestId: string): RequestLogger<L> {
+  const scoped = Object.create(logger) as { requestId: string };
+  scoped.requestId = requestId;
+  return scoped as RequestLogger<L>;
 }
 
-/** The store; entered by the HTTP layer's first hook for the whole request. */
-export const requestContext = new AsyncLocalStorage<RequestContext>();
-
-/** The id of the request being served, or undefined outside a request (background jobs). */
-export function currentRequestId(): string | undefined {
-  return requestContext.getStore()?.requestId;
+/** The `requestId` a logger carries (`requestLogger`), or undefined outside a request. */
+export function requestIdOf(logger: object): string | undefined {
+  return (logger as { requestId?: unknown }).requestId as string | undefined;
 }
 
 /** An incoming `X-Request-Id` we keep: 1–128 characters of letters, digits and `._:-`. */

@@ -35,6 +35,12 @@ export interface Services {
   webhookSender: WebhookSender;
   /** Prometheus metrics of this service (metrics/metrics.ts). */
   metrics: Metrics;
+  /**
+   * Set only in the services an HTTP request's use cases receive (`request.services`, http/app.ts):
+   * that request's `X-Request-Id`, which the audit log records; `log` is then the request's logger,
+   * every line of which carries it. Absent in background jobs.
+   */
+  requestId?: string;
 }
 
 /** Builds the services; `overrides` lets tests inject a clock, ids or connectors. */

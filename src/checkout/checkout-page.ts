@@ -99,16 +99,16 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
   const pageLimit = { rateLimit: { max: 120, timeWindow: 60_000 } };
 
   app.get('/checkout/:token', { schema: { hide: true }, config: pageLimit }, async (request: TokenRequest, reply) => {
-    const row = await loadFresh(services, request.params.token);
+    const row = await loadFresh(request.services, request.params.token);
     if (!row) return notFound(reply);
-    return showPage(services, request, reply, row, csrfSecret, isSecure);
+    return showPage(request.services, request, reply, row, csrfSecret, isSecure);
   });
 
   app.get('/checkout/:token/status', { schema: { hide: true }, config: pageLimit }, async (request: TokenRequest, reply) => {
     reply.header('cache-control', 'no-store');
-    const row = await loadFresh(services, request.params.token);
+    const row = await loadFresh(request.services, request.params.token);
     if (!row) return sendError(reply, services.clock, 'RESOURCE_NOT_FOUND', 'Session de paiement introuvable.');
-    if (await isSessionOver(services, row, services.clock.now())) return sendError(reply, services.clock, 'SESSION_EXPIRED');
+    if (await isSessionOver(request.services, row, services.clock.now())) return sendError(reply, services.clock, 'SESSION_EXPIRED');
     const latest = await findLatestAttempt(services.db, row.id);
     return ok(
       { status: row.status, attemptStatus: latest?.status ?? null, attemptFailureCode: latest?.status === 'FAILED' ? latest.failureCode : null },
@@ -124,7 +124,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       config: { rateLimit: { max: services.config.checkoutAttemptsPerIpPerHour, timeWindow: 3_600_000 } },
     },
     async (request: TokenRequest, reply) => {
-      const row = await loadCheckout(services, request.params.token);
+      const row = await loadCheckout(request.services, request.params.token);
       if (!row) return notFound(reply);
       const body = (request.body ?? {}) as Record<string, unknown>;
       if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
@@ -132,7 +132,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       if (row.status !== 'PENDING' || isExpired(row, services.clock.now())) return reply.redirect(paths.page, 303);
       if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply);
 
-      const rails = await availableRails(services, row);
+      const rails = await availableRails(request.services, row);
       const railCode = typeof body.rail === 'string' ? body.rail : '';
       const phone = typeof body.phone === 'string' ? body.phone.slice(0, 40) : '';
       const rail = rails.find((r) => r.code === railCode);
@@ -160,12 +160,12 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
         }
       }
       if (errors.rail || errors.phone || !rail || !msisdn) {
-        return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
+        return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
       }
       const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment)!;
-      const result = await startCheckoutAttempt(services, row, { rail, connector, msisdn, maxAttempts: services.config.checkoutMaxAttempts });
+      const result = await startCheckoutAttempt(request.services, row, { rail, connector, msisdn, maxAttempts: services.config.checkoutMaxAttempts });
       if (result.kind === 'TOO_MANY_ATTEMPTS') {
-        return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 429, {
+        return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 429, {
           values: { rail: railCode, phone },
           notice: {
             title: 'Nombre maximal de tentatives atteint.',
@@ -195,11 +195,11 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
     '/checkout/:token/cancel',
     { schema: { hide: true }, config: { rateLimit: { max: 60, timeWindow: 60_000 } } },
     async (request: TokenRequest, reply) => {
-      const row = await loadCheckout(services, request.params.token);
+      const row = await loadCheckout(request.services, request.params.token);
       if (!row) return notFound(reply);
       const body = (request.body ?? {}) as Record<string, unknown>;
       if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
-      if (row.status === 'PENDING' && !isExpired(row, services.clock.now())) await cancelCheckout(services, row);
+      if (row.status === 'PENDING' && !isExpired(row, services.clock.now())) await cancelCheckout(request.services, row);
       return reply.redirect(checkoutPaths(row.checkoutToken!).page, 303);
     },
   );

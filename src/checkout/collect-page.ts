@@ -70,7 +70,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
   const pageLimit = { rateLimit: { max: 120, timeWindow: 60_000 } };
 
   app.get('/collect/:slug', { schema: { hide: true }, config: pageLimit }, async (request: SlugRequest, reply) => {
-    const open = await openOrExplain(services, reply, request.params.slug);
+    const open = await openOrExplain(request.services, reply, request.params.slug);
     if (!open) return reply;
     return renderFormReply(request, reply, open, 200, {});
   });
@@ -82,7 +82,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
       const { slug } = request.params;
       const body = (request.body ?? {}) as Record<string, unknown>;
       if (!isValidCsrfToken(secret, slug, request.cookies[COLLECT_CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, slug);
-      const open = await openOrExplain(services, reply, slug);
+      const open = await openOrExplain(request.services, reply, slug);
       if (!open) return reply;
       const text = (name: string, max: number) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, max) : '');
       const values = {
@@ -107,7 +107,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
       }
       if (Object.keys(errors).length > 0) return renderFormReply(request, reply, open, 400, { values, errors });
       try {
-        const started = await payFundCollection(services, {
+        const started = await payFundCollection(request.services, {
           slug,
           amount,
           paymentMethod: values.paymentMethod,
@@ -133,7 +133,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         if (error.code === 'COLLECTION_NOT_FOUND' || error.code === 'COLLECTION_NOT_AVAILABLE') {
-          return (await openOrExplain(services, reply, slug)) ? reply.redirect(collectPaths(slug).page, 303) : reply;
+          return (await openOrExplain(request.services, reply, slug)) ? reply.redirect(collectPaths(slug).page, 303) : reply;
         }
         if (error.code === 'VALIDATION_ERROR') return renderFormReply(request, reply, open, 400, { values, errors: formErrors(error.data) });
         if (error.code === 'PROVIDER_NOT_FOUND') return renderFormReply(request, reply, open, 400, { values, errors: { paymentMethod: 'Choisissez votre opérateur.' } });
@@ -149,11 +149,11 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
   app.get('/collect/:slug/paiement/:reference', { schema: { hide: true }, config: pageLimit }, async (request: PaymentRequest, reply) => {
     const { slug, reference } = request.params;
     const found = await findCollectionBySlug(services.db, slug);
-    const payment = found && isValidCollectStatusToken(secret, reference, request.query.t) ? await findCollectPayment(services, reference) : null;
+    const payment = found && isValidCollectStatusToken(secret, reference, request.query.t) ? await findCollectPayment(request.services, reference) : null;
     if (!found || !payment || payment.merchantReference !== found.row.slug) {
       return sendHtml(reply, 404, renderMessage({ heading: 'Paiement introuvable', lines: ["Ce lien de suivi de paiement n'existe pas. Vérifiez l'adresse."] }));
     }
-    const row = await refreshCollectPayment(services, payment);
+    const row = await refreshCollectPayment(request.services, payment);
     const app = found.application;
     const isOpen = collectionStatus(found.row, services.clock.now()) === 'ACTIVE' && app.deletedAt === null;
     if (row.status === 'PENDING') {
@@ -219,7 +219,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
 
   async function renderFormReply(request: FastifyRequest, reply: FastifyReply, open: OpenCollection, status: number, state: CollectFormState) {
     const nonce = browserNonce(request, reply);
-    const rails = await collectionRails(services, open.row);
+    const rails = await collectionRails(request.services, open.row);
     const html = renderCollectForm({
       open,
       rails,

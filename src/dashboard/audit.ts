@@ -7,7 +7,6 @@ import { count, desc } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { auditLog } from '../db/schema-dashboard.ts';
 import type { Services } from '../services.ts';
-import { currentRequestId } from '../request-context.ts';
 
 /** Who did it, from where. `actorId` is null for anonymous actions (sign-up, reset). */
 export interface AuditActor {
@@ -52,7 +51,7 @@ export function changedFields(before: Record<string, unknown>, after: Record<str
 }
 
 /** Records `entry` (inside `db`, which may be the action's own transaction). */
-export async function recordAudit(services: Pick<Services, 'clock'> & { db: Db }, actor: AuditActor, entry: AuditEntry): Promise<void> {
+export async function recordAudit(services: Pick<Services, 'clock' | 'requestId'> & { db: Db }, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await services.db.insert(auditLog).values({
     actorId: actor.actorId,
     actorRole: actor.actorRole,
@@ -60,7 +59,7 @@ export async function recordAudit(services: Pick<Services, 'clock'> & { db: Db }
     targetType: entry.targetType,
     targetId: entry.targetId,
     clientIp: actor.clientIp,
-    requestId: currentRequestId() ?? null,
+    requestId: services.requestId ?? null,
     before: clean(entry.before),
     after: clean(entry.after),
     createdAt: services.clock.now(),

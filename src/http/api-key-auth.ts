@@ -4,6 +4,7 @@
  * the same 401 UNAUTHORIZED.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { authenticateApiKey, authenticateApiKeyWithTransaction, type ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { StatusViewRow } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -37,9 +38,12 @@ export function apiKeyHook(services: Services) {
     const header = request.headers['x-api-key'];
     const rawKey = typeof header === 'string' ? header.trim() : undefined;
     const direction = request.routeOptions.config.statusRead;
+    // The request's logger (its lines carry the request id), not the whole `request.services`,
+    // whose copy is a measurable part of a status read (issue 14).
+    const lookupServices = { db: services.db, clock: services.clock, log: request.log as unknown as Logger };
     if (direction) {
       const reference = (request.params as { reference?: unknown }).reference;
-      const lookup = authenticateApiKeyWithTransaction(services, rawKey, { reference: typeof reference === 'string' ? reference : '', direction });
+      const lookup = authenticateApiKeyWithTransaction(lookupServices, rawKey, { reference: typeof reference === 'string' ? reference : '', direction });
       continueWith(lookup, done, (found) => {
         request.apiKey = found.auth;
         request.statusTransaction = found.transaction;
@@ -53,7 +57,7 @@ export function apiKeyHook(services: Services) {
       read.catch(() => undefined);
       request.railsRead = read;
     }
-    continueWith(authenticateApiKey(services, rawKey), done, (auth) => {
+    continueWith(authenticateApiKey(lookupServices, rawKey), done, (auth) => {
       request.apiKey = auth;
     });
   };

@@ -7,8 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
-import { requestContext, requestIdFor } from '../request-context.ts';
+import { requestIdFor, requestLogger } from '../request-context.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -29,6 +30,16 @@ import { registerDashboardCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The services as the use cases serving this request receive them: `log` is the request's
+     * logger (`requestId` on every line) and `requestId` its id, for the audit log. Built on first use.
+     */
+    readonly services: Services;
+  }
+}
+
 /** Creates the application with every route registered, ready for `listen` or `inject`. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
@@ -38,6 +49,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     connectionTimeout: 30_000,
     keepAliveTimeout: 72_000,
     requestTimeout: 60_000,
+    // Each request's logger (`request.log`, and the use cases' through `request.services`) carries
+    // its id (Fastify's binding `reqId`), which the logger's mixin adds to every line
+    // (`requestLogger`, request-context.ts): cheaper than a pino child per request, whose bindings
+    // go through the redaction (issue 14). A child still when a route sets its level or serializers.
+    childLoggerFactory: (logger, bindings, options) =>
+      requestLogger(options.level || options.serializers ? logger.child({}, options) : logger, bindings.reqId as string),
     // Our own onResponse line replaces Fastify's request logs: it logs the route pattern, not
     // the raw URL, which may carry a checkout session token.
     logController: new LogController({ disableRequestLogging: true }),
@@ -46,11 +63,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler(services.clock),
     // X-Request-Id: the caller's when of sane form, else generated; returned on every answer.
     genReqId: (raw) => requestIdFor(raw.headers['x-request-id']),
-    // The logger's mixin adds `requestId` to every line of the request (request-context.ts),
-    // so the request logger needs no binding of its own (it would repeat the field): unless a
-    // route sets its own log level or serializers, it is the logger itself, not a child per
-    // request (pino's `child` is a measurable part of a status read, issue 14).
-    childLoggerFactory: (logger, _bindings, options) => (options.level || options.serializers ? logger.child({}, options) : logger),
     clientErrorHandler: clientErrorHandler(services.clock, services.log),
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -72,7 +84,18 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    requestContext.run({ requestId: request.id }, done);
+    done();
+  });
+
+  // `request.services`: what the use cases serving a request receive, built on first use (its
+  // slot is declared, so every request object keeps one shape).
+  const scoped = Symbol('request services');
+  app.decorateRequest(scoped, null);
+  app.decorateRequest('services', {
+    getter(this: FastifyRequest): Services {
+      const slot = this as unknown as { [scoped]: Services | null };
+      return (slot[scoped] ??= { ...services, log: this.log as unknown as Logger, requestId: this.id });
+    },
   });
 
   // CORS_ORIGINS: the dashboard API only; preflights are answered in this onRequest hook,

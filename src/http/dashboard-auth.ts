@@ -47,7 +47,7 @@ export function dashboardAuthHook(services: Services) {
     }
     const match = BEARER.exec(header);
     if (!match) throw new ApiError('INVALID_TOKEN');
-    const claims = await verifyAccessToken(services, match[1]!);
+    const claims = await verifyAccessToken(request.services, match[1]!);
     const [row] = await services.db
       .select({ role: accounts.role, email: accounts.email, status: accounts.status, sessionId: dashboardSessions.id })
       .from(accounts)

@@ -71,6 +71,25 @@ describe('request ids', () => {
     expect(unlabelled).toEqual([]);
   });
 
+  it('is on the lines of a hosted checkout page request and of the use case it runs', async () => {
+    const t = await h.createTenant();
+    const checkout = await createCheckout(h, t);
+    const customer = formClient(h);
+    const page = await customer.get(checkout.path);
+    lines.length = 0;
+    // …197: the sandbox operator is unreachable, which the checkout attempt logs as a warning.
+    const paid = await fetch(`${h.baseUrl}${checkout.path}/pay`, {
+      method: 'POST',
+      headers: { cookie: customer.cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'trace-checkout-3' },
+      body: new URLSearchParams({ _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000197' }).toString(),
+      redirect: 'manual',
+    });
+    expect(paid.headers.get('x-request-id')).toBe('trace-checkout-3');
+    const mine = lines.filter((l) => l.requestId === 'trace-checkout-3');
+    expect(mine.map((l) => l.msg)).toEqual(expect.arrayContaining(['operator unreachable at checkout attempt', 'request']));
+    expect(lines.filter((l) => l.requestId === undefined && l.msg === 'operator unreachable at checkout attempt')).toEqual([]);
+  });
+
   it('is recorded in the audit log', async () => {
     const admin = await createDashboardAccount(h, { role: 'ADMIN' });
     const merchant = await createDashboardAccount(h);

@@ -44,9 +44,9 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
 
   const handler = async (request: FastifyRequest<{ Params: { operator: string; token: string } }>, reply: FastifyReply) => {
     const { operator, token } = request.params;
-    const work = handleOperatorCallback(services, operator.slice(0, 64), token.slice(0, 256), jsonOf(request.body)).then(
-      (outcome) => services.log.info({ operator, outcome }, 'operator callback'),
-      (error: unknown) => services.log.error({ err: error, operator }, 'operator callback: status query failed'),
+    const work = handleOperatorCallback(request.services, operator.slice(0, 64), token.slice(0, 256), jsonOf(request.body)).then(
+      (outcome) => request.log.info({ operator, outcome }, 'operator callback'),
+      (error: unknown) => request.log.error({ err: error, operator }, 'operator callback: status query failed'),
     );
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
@@ -64,12 +64,12 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
     const header = request.headers['wave-signature'];
     const problem = secret ? waveSignatureProblem(typeof header === 'string' ? header : undefined, raw, secret, services.clock.now().getTime()) : 'Wave not configured';
     if (problem) {
-      services.log.warn({ operator: 'wave', problem }, 'Wave webhook refused');
+      request.log.warn({ operator: 'wave', problem }, 'Wave webhook refused');
       return reply.code(401).send(fail('UNAUTHORIZED', 'Signature Wave absente ou invalide.', null, services.clock.now()));
     }
-    const work = handleWaveWebhook(services, jsonOf(raw)).then(
-      (outcome) => services.log.info({ operator: 'wave', outcome }, 'operator callback'),
-      (error: unknown) => services.log.error({ err: error, operator: 'wave' }, 'operator callback: status query failed'),
+    const work = handleWaveWebhook(request.services, jsonOf(raw)).then(
+      (outcome) => request.log.info({ operator: 'wave', outcome }, 'operator callback'),
+      (error: unknown) => request.log.error({ err: error, operator: 'wave' }, 'operator callback: status query failed'),
     );
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));

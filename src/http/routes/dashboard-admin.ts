@@ -174,7 +174,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const target = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
-      const after = await setAccountStatus(services, auditActor(request), target, request.body.status);
+      const after = await setAccountStatus(request.services, auditActor(request), target, request.body.status);
       return ok(profileOut(profileView(after)), 'Statut du marchand mis à jour.', now());
     },
   );
@@ -194,7 +194,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const target = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
-      const after = await setKycLevel(services, auditActor(request), target, request.body.kycLevel);
+      const after = await setKycLevel(request.services, auditActor(request), target, request.body.kycLevel);
       return ok(profileOut(profileView(after)), 'Niveau KYC mis à jour.', now());
     },
   );
@@ -231,7 +231,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
       onRequest: adminOnly,
     },
     async (request, reply) => {
-      const row = await createStaff(services, auditActor(request), request.body);
+      const row = await createStaff(request.services, auditActor(request), request.body);
       return reply.code(201).send(ok(profileOut(profileView(row)), 'Compte du personnel créé.', now()));
     },
   );
@@ -251,7 +251,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const target = await accountWithRole(services.db, request.params.id, ['ADMIN', 'SUPPORT']);
-      const after = await setAccountStatus(services, auditActor(request), target, request.body.status);
+      const after = await setAccountStatus(request.services, auditActor(request), target, request.body.status);
       return ok(profileOut(profileView(after)), 'Statut mis à jour.', now());
     },
   );
@@ -265,7 +265,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     async (request, reply) => {
       const target = await accountWithRole(services.db, request.params.id, ['ADMIN', 'SUPPORT']);
       // Soft delete: the audit log keeps pointing at a real account.
-      await setAccountStatus(services, auditActor(request), target, 'DELETED');
+      await setAccountStatus(request.services, auditActor(request), target, 'DELETED');
       return reply.code(204).send(undefined);
     },
   );
@@ -311,7 +311,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const merchant = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
-      return ok(feeOverrideOut(await setFeeOverride(services, auditActor(request), merchant.id, request.body)), 'Frais enregistrés.', now());
+      return ok(feeOverrideOut(await setFeeOverride(request.services, auditActor(request), merchant.id, request.body)), 'Frais enregistrés.', now());
     },
   );
 
@@ -329,7 +329,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     },
     async (request, reply) => {
       const merchant = await accountWithRole(services.db, request.params.id, ['MERCHANT']);
-      await deleteFeeOverride(services, auditActor(request), merchant.id, request.params.providerCode, request.params.direction);
+      await deleteFeeOverride(request.services, auditActor(request), merchant.id, request.params.providerCode, request.params.direction);
       return reply.code(204).send(undefined);
     },
   );
@@ -347,7 +347,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
       onRequest: adminOnly,
     },
     async (request, reply) => {
-      const created = await createProvider(services, auditActor(request), request.body);
+      const created = await createProvider(request.services, auditActor(request), request.body);
       return reply.code(201).send(ok(providerOut(created), 'Moyen de paiement créé.', now()));
     },
   );
@@ -365,7 +365,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
       },
       onRequest: adminOnly,
     },
-    async (request) => ok(providerOut(await updateProvider(services, auditActor(request), request.params.id, request.body)), 'Moyen de paiement mis à jour.', now()),
+    async (request) => ok(providerOut(await updateProvider(request.services, auditActor(request), request.params.id, request.body)), 'Moyen de paiement mis à jour.', now()),
   );
 
   r.patch(
@@ -374,7 +374,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
       schema: { tags, summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: envelopeOf(providerData), ...errors } },
       onRequest: adminOnly,
     },
-    async (request) => ok(providerOut(await toggleProvider(services, auditActor(request), request.params.id)), 'Moyen de paiement mis à jour.', now()),
+    async (request) => ok(providerOut(await toggleProvider(request.services, auditActor(request), request.params.id)), 'Moyen de paiement mis à jour.', now()),
   );
 
   r.get(

@@ -73,7 +73,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       const account = requireAccount(request);
       // Applications belong to a merchant: staff accounts have none of their own.
       requireRole(account, 'MERCHANT');
-      const created = await createDashboardApplication(services, account.accountId, request.body, auditActor(request));
+      const created = await createDashboardApplication(request.services, account.accountId, request.body, auditActor(request));
       return reply.code(201).send(ok(appOut(created), 'Application créée.', now()));
     },
   );
@@ -82,7 +82,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
     '/api/v1/merchants/apps/:id',
     { schema: { tags, summary: 'Lire une application', security, params: appIdParams, response: { 200: envelopeOf(appData), ...errors } } },
     async (request) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: false });
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.id, { write: false });
       return ok(appOut(await applicationView(services.db, row)), 'Application récupérée.', now());
     },
   );
@@ -100,8 +100,8 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: true });
-      const updated = await updateDashboardApplication(services, row, request.body, auditActor(request));
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.id, { write: true });
+      const updated = await updateDashboardApplication(request.services, row, request.body, auditActor(request));
       return ok(appOut(updated), 'Application mise à jour.', now());
     },
   );
@@ -110,8 +110,8 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
     '/api/v1/merchants/apps/:id',
     { schema: { tags, summary: 'Supprimer une application (204, sans corps)', security, params: appIdParams, response: { 204: noContent, ...errors } } },
     async (request, reply) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.id, { write: true });
-      await deleteDashboardApplication(services, row, auditActor(request));
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.id, { write: true });
+      await deleteDashboardApplication(request.services, row, auditActor(request));
       return reply.code(204).send(undefined);
     },
   );
@@ -129,9 +129,9 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request, reply) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
-      const key = await createApiKey(services, { applicationId: row.id, ...request.body });
-      await recordAudit(services, auditActor(request), {
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
+      const key = await createApiKey(request.services, { applicationId: row.id, ...request.body });
+      await recordAudit(request.services, auditActor(request), {
         action: 'API_KEY_CREATED',
         targetType: 'API_KEY',
         targetId: key.id,
@@ -153,7 +153,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: false });
       return ok((await listApiKeys(services.db, row.id)).map(keyOut), 'Clés API récupérées.', now());
     },
   );
@@ -164,7 +164,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       schema: { tags: keyTags, summary: 'Lire la clé API active', security, params: appIdKeyParams, response: { 200: envelopeOf(apiKeyData), ...errors } },
     },
     async (request) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: false });
       const active = (await listApiKeys(services.db, row.id)).find((k) => k.active);
       if (!active) throw new ApiError('API_KEY_NOT_FOUND');
       return ok(keyOut(active), 'Clé API active récupérée.', now());
@@ -184,10 +184,10 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request, reply) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
       const before = (await listApiKeys(services.db, row.id)).find((k) => k.active);
-      const key = await rotateApiKey(services, { applicationId: row.id, ...request.body });
-      await recordAudit(services, auditActor(request), {
+      const key = await rotateApiKey(request.services, { applicationId: row.id, ...request.body });
+      await recordAudit(request.services, auditActor(request), {
         action: 'API_KEY_ROTATED',
         targetType: 'API_KEY',
         targetId: key.id,
@@ -204,10 +204,10 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       schema: { tags: keyTags, summary: 'Révoquer la clé API active (204)', security, params: appIdKeyParams, response: { 204: noContent, ...errors } },
     },
     async (request, reply) => {
-      const row = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
       const active = (await listApiKeys(services.db, row.id)).find((k) => k.active);
       if (!active || !(await revokeActiveKey(services.db, row.id, now()))) throw new ApiError('API_KEY_NOT_FOUND');
-      await recordAudit(services, auditActor(request), {
+      await recordAudit(request.services, auditActor(request), {
         action: 'API_KEY_REVOKED',
         targetType: 'API_KEY',
         targetId: active.id,

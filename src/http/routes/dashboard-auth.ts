@@ -61,7 +61,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/register',
     { schema: { tags, summary: 'Créer un compte marchand', body: registerRequest, response: { 201: nullData, ...errors } } },
     async (request, reply) => {
-      const account = await register(services, request.body, auditActor(request));
+      const account = await register(request.services, request.body, auditActor(request));
       const message =
         account.status === 'ACTIVE'
           ? 'Compte créé. Vous pouvez vous connecter.'
@@ -74,7 +74,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/verify-email-otp',
     { schema: { tags, summary: "Vérifier l'adresse e-mail avec le code reçu", body: emailOtpRequest, response: { 200: nullData, ...errors } } },
     async (request) => {
-      await verifyEmail(services, request.body.email, request.body.otp, auditActor(request));
+      await verifyEmail(request.services, request.body.email, request.body.otp, auditActor(request));
       return ok(null, 'Adresse e-mail vérifiée. Vous pouvez vous connecter.', now());
     },
   );
@@ -83,7 +83,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/resend-verify-email-code',
     { schema: { tags, summary: 'Renvoyer le code de vérification', body: emailRequest, response: { 200: nullData, ...errors } } },
     async (request) => {
-      await resendVerificationCode(services, request.body.email);
+      await resendVerificationCode(request.services, request.body.email);
       return ok(null, 'Un nouveau code de vérification a été envoyé.', now());
     },
   );
@@ -92,7 +92,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/login',
     { schema: { tags, summary: 'Se connecter', body: loginRequest, response: { 200: envelopeOf(loginData), ...errors } } },
     async (request) => {
-      const result = await login(services, request.body.email, request.body.password, auditActor(request));
+      const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
       return ok(result, 'Connexion réussie.', now());
     },
   );
@@ -107,15 +107,15 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
         response: { 200: envelopeOf(tokenPairData), ...errors },
       },
     },
-    async (request) => ok(await refreshSession(services, request.body.refreshToken), 'Session prolongée.', now()),
+    async (request) => ok(await refreshSession(request.services, request.body.refreshToken), 'Session prolongée.', now()),
   );
 
   r.post(
     '/api/v1/auth/logout',
     { schema: { tags, summary: 'Se déconnecter (ferme la session)', body: refreshRequest, response: { 200: nullData, ...errors } } },
     async (request) => {
-      const session = await closeSession(services, request.body.refreshToken);
-      await recordAudit(services, { ...auditActor(request), actorId: session.accountId }, {
+      const session = await closeSession(request.services, request.body.refreshToken);
+      await recordAudit(request.services, { ...auditActor(request), actorId: session.accountId }, {
         action: 'LOGOUT',
         targetType: 'SESSION',
         targetId: session.sessionId,
@@ -128,7 +128,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/forgot-password',
     { schema: { tags, summary: 'Demander un code de réinitialisation du mot de passe', body: emailRequest, response: { 200: nullData, ...errors } } },
     async (request) => {
-      await forgotPassword(services, request.body.email);
+      await forgotPassword(request.services, request.body.email);
       return ok(null, 'Si un compte existe pour cette adresse, un code de réinitialisation a été envoyé.', now());
     },
   );
@@ -144,7 +144,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
       },
     },
     async (request) => {
-      const resetToken = await verifyResetCode(services, request.body.email, request.body.otp);
+      const resetToken = await verifyResetCode(request.services, request.body.email, request.body.otp);
       return ok({ resetToken }, 'Code vérifié. Choisissez un nouveau mot de passe.', now());
     },
   );
@@ -153,7 +153,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     '/api/v1/auth/reset-password',
     { schema: { tags, summary: 'Choisir un nouveau mot de passe', body: resetRequest, response: { 200: nullData, ...errors } } },
     async (request) => {
-      await resetPassword(services, request.body.resetToken, request.body.newPassword, auditActor(request));
+      await resetPassword(request.services, request.body.resetToken, request.body.newPassword, auditActor(request));
       return ok(null, 'Mot de passe réinitialisé. Vous pouvez vous connecter.', now());
     },
   );
@@ -204,7 +204,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
         .set({ ...changes, updatedAt: now() })
         .where(eq(accounts.id, account.accountId))
         .returning();
-      await recordAudit(services, auditActor(request), {
+      await recordAudit(request.services, auditActor(request), {
         action: 'PROFILE_UPDATED',
         targetType: 'ACCOUNT',
         targetId: account.accountId,
@@ -227,7 +227,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const account = requireAccount(request);
-      await changePassword(services, account.accountId, account.sessionId, request.body.currentPassword, request.body.newPassword, auditActor(request));
+      await changePassword(request.services, account.accountId, account.sessionId, request.body.currentPassword, request.body.newPassword, auditActor(request));
       return ok(null, 'Mot de passe modifié.', now());
     },
   );

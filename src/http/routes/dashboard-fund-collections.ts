@@ -65,7 +65,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
   };
   /** One audit log entry per change (issue 3 "Audit log"), with the fields that changed. */
   const audit = (request: FastifyRequest, action: string, id: string, before: object | null, after: object | null) =>
-    recordAudit(services, auditActor(request), {
+    recordAudit(request.services, auditActor(request), {
       action,
       targetType: 'FUND_COLLECTION',
       targetId: id,
@@ -86,8 +86,8 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
       },
     },
     async (request, reply) => {
-      const application = await findAccessibleApplication(services, requireAccount(request), request.params.applicationId, { write: true });
-      const created = await createFundCollection(services, application, request.body);
+      const application = await findAccessibleApplication(request.services, requireAccount(request), request.params.applicationId, { write: true });
+      const created = await createFundCollection(request.services, application, request.body);
       await audit(request, 'FUND_COLLECTION_CREATED', created.id, null, { title: created.title, slug: created.slug, applicationId: created.applicationId });
       return reply.code(201).send(ok(out(created), 'Collecte créée.', now()));
     },
@@ -108,8 +108,8 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     async (request) => {
       const viewer = viewerOf(request);
       const { applicationId, status, page, size } = request.query;
-      if (applicationId) await findAccessibleApplication(services, requireAccount(request), applicationId, { write: false });
-      const { content, total } = await listFundCollections(services, viewer, { applicationId, status, page, size });
+      if (applicationId) await findAccessibleApplication(request.services, requireAccount(request), applicationId, { write: false });
+      const { content, total } = await listFundCollections(request.services, viewer, { applicationId, status, page, size });
       return ok({ ...toPage(content.map(out), total, page, size), page }, 'Collectes récupérées.', now());
     },
   );
@@ -139,7 +139,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      const updated = await updateFundCollection(services, found, request.body);
+      const updated = await updateFundCollection(request.services, found, request.body);
       const editable = { ...updated, isAmountFixed: updated.amountFixed };
       const after = Object.fromEntries(EDITABLE_FIELDS.map((key) => [key, editable[key]]));
       await audit(request, 'FUND_COLLECTION_UPDATED', updated.id, found.row, after);
@@ -161,7 +161,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      const closed = await closeFundCollection(services, found);
+      const closed = await closeFundCollection(request.services, found);
       await audit(request, 'FUND_COLLECTION_CLOSED', closed.id, { status: found.row.status }, { status: closed.status });
       return ok(out(closed), 'Collecte fermée.', now());
     },
@@ -182,7 +182,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const found = await forWrite(request, request.params.id);
-      const reopened = await reopenFundCollection(services, found, request.body ?? {});
+      const reopened = await reopenFundCollection(request.services, found, request.body ?? {});
       await audit(request, 'FUND_COLLECTION_REOPENED', reopened.id, { status: found.row.status, expiresAt: found.row.expiresAt }, { status: reopened.status, expiresAt: reopened.expiresAt });
       return ok(out(reopened), 'Collecte rouverte.', now());
     },
@@ -202,7 +202,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request, reply) => {
       const found = await forWrite(request, request.params.id);
-      await deleteFundCollection(services, found);
+      await deleteFundCollection(request.services, found);
       await audit(request, 'FUND_COLLECTION_DELETED', found.row.id, { status: found.row.status }, { status: 'DELETED' });
       return reply.code(204).send();
     },

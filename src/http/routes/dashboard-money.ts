@@ -39,7 +39,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const account = requireAccount(request);
-      const lines = await merchantBalances(services, account.accountId, { environment: request.query.environment, applicationId: request.query.appId });
+      const lines = await merchantBalances(request.services, account.accountId, { environment: request.query.environment, applicationId: request.query.appId });
       return ok(lines, 'Soldes récupérés.', services.clock.now());
     },
   );
@@ -57,7 +57,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const account = requireAccount(request);
-      const summary = await merchantDashboard(services, account.accountId, {
+      const summary = await merchantDashboard(request.services, account.accountId, {
         environment: request.query.environment,
         applicationId: request.query.appId,
         currency: request.query.currency,
@@ -90,7 +90,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       const account = requireAccount(request);
       // A refund moves a merchant's money: staff accounts have none of their own.
       requireRole(account, 'MERCHANT');
-      const data = await refundMerchantPayment(services, account.accountId, { ...request.body, reference: request.params.reference });
+      const data = await refundMerchantPayment(request.services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
   );
@@ -113,7 +113,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request) => {
-      const app = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: false });
+      const app = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: false });
       return ok({ lateSuccessPolicy: app.lateSuccessPolicy as 'REFUND' | 'KEEP' }, 'Réglages récupérés.', services.clock.now());
     },
   );
@@ -131,7 +131,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request) => {
-      const app = await findAccessibleApplication(services, requireAccount(request), request.params.appId, { write: true });
+      const app = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
       await services.db
         .update(applications)
         .set({ lateSuccessPolicy: request.body.lateSuccessPolicy, updatedAt: services.clock.now() })

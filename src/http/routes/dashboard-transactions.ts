@@ -185,7 +185,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         const stream = transactionsCsv(services.db, query, (error) => request.log.error({ err: error, merchantId }, 'CSV export failed'));
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${list.path}-${today(services)}.csv"`)
+          .header('content-disposition', `attachment; filename="${list.path}-${today(request.services)}.csv"`)
           .header('cache-control', 'no-store')
           .send(stream);
       },

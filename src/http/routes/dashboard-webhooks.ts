@@ -63,12 +63,12 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
   r.addHook('onRequest', dashboardAuthHook(services));
   const base = '/api/v1/merchants/apps/:appId/webhook';
   const appOf = async (request: { params: { appId: string } } & Parameters<typeof requireAccount>[0], write: boolean) =>
-    findAccessibleApplication(services, requireAccount(request), request.params.appId, { write });
+    findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write });
 
   r.get(
     base,
     { schema: { tags, summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
-    async (request) => ok(await getWebhookSettings(services, (await appOf(request, false)).id), 'Configuration du webhook.', services.clock.now()),
+    async (request) => ok(await getWebhookSettings(request.services, (await appOf(request, false)).id), 'Configuration du webhook.', services.clock.now()),
   );
 
   r.patch(
@@ -85,9 +85,9 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const app = await appOf(request, true);
-      const before = await getWebhookSettings(services, app.id);
-      const updated = await updateWebhookUrl(services, app.id, request.body.webhookUrl);
-      await recordAudit(services, auditActor(request), {
+      const before = await getWebhookSettings(request.services, app.id);
+      const updated = await updateWebhookUrl(request.services, app.id, request.body.webhookUrl);
+      await recordAudit(request.services, auditActor(request), {
         action: 'WEBHOOK_URL_UPDATED',
         targetType: 'APPLICATION',
         targetId: app.id,
@@ -103,9 +103,9 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     { schema: { tags, summary: 'Créer le secret de signature', security, params: appParams, response: { 201: envelopeOf(secretData), ...errors } } },
     async (request, reply) => {
       const app = await appOf(request, true);
-      const issued = await createWebhookSecret(services, app.id);
-      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_CREATED', targetType: 'APPLICATION', targetId: app.id });
-      const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
+      const issued = await createWebhookSecret(request.services, app.id);
+      await recordAudit(request.services, auditActor(request), { action: 'WEBHOOK_SECRET_CREATED', targetType: 'APPLICATION', targetId: app.id });
+      const data = { ...(await getWebhookSettings(request.services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
       return reply.code(201).send(ok(data, 'Secret de webhook créé. Conservez-le : il ne sera plus affiché.', services.clock.now()));
     },
   );
@@ -115,9 +115,9 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     { schema: { tags, summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: envelopeOf(secretData), ...errors } } },
     async (request) => {
       const app = await appOf(request, true);
-      const issued = await rotateWebhookSecret(services, app.id);
-      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_ROTATED', targetType: 'APPLICATION', targetId: app.id });
-      const data = { ...(await getWebhookSettings(services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
+      const issued = await rotateWebhookSecret(request.services, app.id);
+      await recordAudit(request.services, auditActor(request), { action: 'WEBHOOK_SECRET_ROTATED', targetType: 'APPLICATION', targetId: app.id });
+      const data = { ...(await getWebhookSettings(request.services, app.id)), plainTextWebhookSecret: issued.plainTextWebhookSecret };
       return ok(data, `Nouveau secret de webhook créé. L'ancien reste valide ${services.config.webhookSecretOverlapHours} h.`, services.clock.now());
     },
   );
@@ -127,8 +127,8 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     { schema: { tags, summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().describe('Pas de corps'), ...errors } } },
     async (request, reply) => {
       const app = await appOf(request, true);
-      await deleteWebhookSecret(services, app.id);
-      await recordAudit(services, auditActor(request), { action: 'WEBHOOK_SECRET_DELETED', targetType: 'APPLICATION', targetId: app.id });
+      await deleteWebhookSecret(request.services, app.id);
+      await recordAudit(request.services, auditActor(request), { action: 'WEBHOOK_SECRET_DELETED', targetType: 'APPLICATION', targetId: app.id });
       return reply.code(204).send(null);
     },
   );
@@ -147,7 +147,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const app = await appOf(request, true);
-      const data = await sendTestWebhook(services, app.id, request.body.data ?? undefined);
+      const data = await sendTestWebhook(request.services, app.id, request.body.data ?? undefined);
       return ok(data, data.delivered ? 'Événement de test livré.' : "Événement de test envoyé, mais le serveur n'a pas répondu 2xx.", services.clock.now());
     },
   );
@@ -166,7 +166,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const app = await appOf(request, false);
-      return ok(await listDeliveries(services, app.id, request.query), 'Livraisons du webhook.', services.clock.now());
+      return ok(await listDeliveries(request.services, app.id, request.query), 'Livraisons du webhook.', services.clock.now());
     },
   );
 
@@ -175,8 +175,8 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     { schema: { tags, summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
     async (request) => {
       const app = await appOf(request, true);
-      const replayed = await replayDelivery(services, app.id, request.params.deliveryId);
-      await recordAudit(services, auditActor(request), {
+      const replayed = await replayDelivery(request.services, app.id, request.params.deliveryId);
+      await recordAudit(request.services, auditActor(request), {
         action: 'WEBHOOK_DELIVERY_REPLAYED',
         targetType: 'WEBHOOK_DELIVERY',
         targetId: replayed.id,

@@ -108,7 +108,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
       },
     },
     async (request, reply) => {
-      const created = await addWithdrawalAccount(services, merchantOf(request), request.body);
+      const created = await addWithdrawalAccount(request.services, merchantOf(request), request.body);
       return reply.code(201).send(ok(accountOut(created), 'Compte de retrait ajouté.', now()));
     },
   );
@@ -117,7 +117,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     '/api/v1/merchants/withdrawals/accounts/:id',
     { schema: { tags, summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errors } } },
     async (request, reply) => {
-      await deleteWithdrawalAccount(services, merchantOf(request), request.params.id);
+      await deleteWithdrawalAccount(request.services, merchantOf(request), request.params.id);
       return reply.code(204).send(undefined);
     },
   );
@@ -125,7 +125,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
   r.patch(
     '/api/v1/merchants/withdrawals/accounts/:id/default',
     { schema: { tags, summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
-    async (request) => ok(accountOut(await setDefaultWithdrawalAccount(services, merchantOf(request), request.params.id)), 'Compte par défaut modifié.', now()),
+    async (request) => ok(accountOut(await setDefaultWithdrawalAccount(request.services, merchantOf(request), request.params.id)), 'Compte par défaut modifié.', now()),
   );
 
   r.get(
@@ -139,7 +139,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         response: { 200: envelopeOf(configData), ...errors },
       },
     },
-    async (request) => ok(configOut(await getWithdrawalConfig(services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
+    async (request) => ok(configOut(await getWithdrawalConfig(request.services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
   );
 
   r.put(
@@ -160,7 +160,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         response: { 200: envelopeOf(configData), ...errors },
       },
     },
-    async (request) => ok(configOut(await putWithdrawalConfig(services, merchantOf(request), request.body)), 'Réglage des retraits enregistré.', now()),
+    async (request) => ok(configOut(await putWithdrawalConfig(request.services, merchantOf(request), request.body)), 'Réglage des retraits enregistré.', now()),
   );
 
   r.post(
@@ -185,7 +185,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
       },
     },
     async (request, reply) => {
-      const data = await withdraw(services, merchantOf(request), request.body);
+      const data = await withdraw(request.services, merchantOf(request), request.body);
       return reply.code(201).send(ok(data, 'Retrait initié.', now()));
     },
   );

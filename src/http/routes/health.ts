@@ -5,12 +5,12 @@ import type { Services } from '../../services.ts';
 
 /** Registers the health endpoint. */
 export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get('/actuator/health', { schema: { tags: ['Santé'], summary: 'État du service' } }, async (_request, reply) => {
+  app.get('/actuator/health', { schema: { tags: ['Santé'], summary: 'État du service' } }, async (request, reply) => {
     try {
       await services.db.execute(sql`select 1`);
       return { status: 'UP' };
     } catch (error) {
-      services.log.error({ err: error }, 'health check: database unreachable');
+      request.log.error({ err: error }, 'health check: database unreachable');
       return reply.code(503).send({ status: 'DOWN' });
     }
   });

@@ -59,7 +59,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCheckout(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createCheckout(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Session de paiement créée.', services.clock.now()));
     },
   );
@@ -78,7 +78,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCharge(services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
+      const data = await createCharge(request.services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
       return reply.code(201).send(ok(data, 'Paiement initié.', services.clock.now()));
     },
   );
@@ -118,7 +118,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await refundPayment(services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await refundPayment(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
   );
@@ -137,7 +137,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createTransfer(services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
+      const data = await createTransfer(request.services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
       return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );

@@ -46,7 +46,7 @@ export async function publicCollectRoutes(app: FastifyInstance, services: Servic
       },
     },
     async (request, reply) => {
-      const started = await payFundCollection(services, request.body);
+      const started = await payFundCollection(request.services, request.body);
       const { row } = started;
       const token = collectStatusToken(secret, row.reference);
       return reply.code(201).send(
@@ -85,9 +85,9 @@ export async function publicCollectRoutes(app: FastifyInstance, services: Servic
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { reference } = request.params;
-      const found = isValidCollectStatusToken(secret, reference, request.query.token) ? await findCollectPayment(services, reference) : null;
+      const found = isValidCollectStatusToken(secret, reference, request.query.token) ? await findCollectPayment(request.services, reference) : null;
       if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
-      const row = await refreshCollectPayment(services, found);
+      const row = await refreshCollectPayment(request.services, found);
       return ok(
         { reference: row.reference, status: row.status, amount: row.amount, currency: row.currency, failureCode: row.status === 'FAILED' ? row.failureCode : null },
         'Statut du paiement.',

@@ -44,7 +44,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/webhook',
     { schema: { tags: ['Webhooks'], summary: 'Lire la configuration du webhook', security, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
-    async (request) => ok(await getWebhookSettings(services, requireApiKey(request).applicationId), 'Configuration du webhook.', services.clock.now()),
+    async (request) => ok(await getWebhookSettings(request.services, requireApiKey(request).applicationId), 'Configuration du webhook.', services.clock.now()),
   );
 
   r.patch(
@@ -59,7 +59,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const data = await updateWebhookUrl(services, requireApiKey(request).applicationId, request.body.webhookUrl);
+      const data = await updateWebhookUrl(request.services, requireApiKey(request).applicationId, request.body.webhookUrl);
       return ok(data, 'URL du webhook mise à jour.', services.clock.now());
     },
   );
@@ -68,7 +68,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/webhook/test',
     { schema: { tags: ['Webhooks'], summary: 'Envoyer un événement de test', security, response: { 200: envelopeOf(testWebhookData), ...errors } } },
     async (request) => {
-      const data = await sendTestWebhook(services, requireApiKey(request).applicationId);
+      const data = await sendTestWebhook(request.services, requireApiKey(request).applicationId);
       return ok(data, data.delivered ? 'Événement de test livré.' : "Événement de test envoyé, mais le serveur n'a pas répondu 2xx.", services.clock.now());
     },
   );
