@@ -27,14 +27,14 @@ export interface Started {
 }
 
 /**
- * Spawns `node <args>` and resolves once its output matches `ready` (rejects after 60 s or if it
- * exits first). `env` is added to the bench's own environment.
+ * Spawns `<command> <args>` (node by default) and resolves once its output matches `ready`
+ * (rejects after 60 s or if it exits first). `env` is added to the bench's own environment.
  */
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp, command: string = process.execPath): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`timeout starting ${args.join(' ')}:\n${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`timeout starting ${command} ${args.join(' ')}:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {
       // Keep the first 64 KiB only (the banner); a long run's warnings must not grow memory.
       if (out.length < 65_536) out += chunk.toString();
@@ -50,6 +50,11 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
       reject(new Error(`process exited with ${code}:\n${out}`));
     });
   });
+}
+
+/** The command line of process `pid` (from /proc), its arguments joined by spaces. */
+export function commandLine(pid: number): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
 }
 
 /** Stops a child with SIGTERM (SIGKILL after 10 s) and waits for it to exit. */

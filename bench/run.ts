@@ -49,7 +49,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, load, mapLimit, processCpuSeconds, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
+import { commandLine, freePort, load, mapLimit, processCpuSeconds, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { measurePollerTick, type PollerFigures } from './poller-tick.ts';
 
@@ -155,16 +155,15 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 }
 
 /**
- * How `npm start` runs the server, read from package.json's `start` (`NAME=value … node <args>`)
- * so the bench runs it the same way: its environment (glibc's allocator settings,
- * docs/architecture.md "Memory") and node's arguments.
+ * How `npm start` runs the server: package.json's `start` is `sh <script>`, which sets the
+ * allocator's environment and execs node with its flags (scripts/start.sh; docs/architecture.md
+ * "Memory"); the bench runs that same script, so the server is measured exactly as started.
  */
 const startScript = (() => {
   const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const parsed = /^((?:[A-Z][A-Z0-9_]*=\S+\s+)*)node\s+(.+)$/.exec(script.trim());
-  if (!parsed) throw new Error(`package.json's start script is not \`NAME=value … node <args>\`: ${script}`);
-  const env = Object.fromEntries([...parsed[1]!.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-  return { env, args: parsed[2]!.split(/\s+/) };
+  const parsed = /^sh\s+(\S+)$/.exec(script.trim());
+  if (!parsed) throw new Error(`package.json's start script is not \`sh <script>\`: ${script}`);
+  return { command: 'sh', args: [parsed[1]!] };
 })();
 
 /** Starts Kolo with the bench's settings; resolves once its demo banner is out. */
@@ -172,7 +171,6 @@ async function startKolo(port: number, extra: Record<string, string>): Promise<{
   const server = await startProcess(
     startScript.args,
     {
-      ...startScript.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -182,7 +180,9 @@ async function startKolo(port: number, extra: Record<string, string>): Promise<{
       ...extra,
     },
     /sk_test_[0-9a-f]{128}[\s\S]*whsec_[0-9a-f]{64}[\s\S]*={20,}/,
+    startScript.command,
   );
+  say(`server started as npm start starts it (${startScript.command} ${startScript.args.join(' ')}): ${commandLine(server.child.pid!)}`);
   const key = /sk_test_[0-9a-f]{128}/.exec(server.output())![0];
   const secret = /whsec_[0-9a-f]{64}/.exec(server.output())![0];
   return { server, key, secret };
@@ -427,7 +427,6 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
 const started = performance.now();
 // The server runs compiled, as `npm start` runs it (its prestart is this build).
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-say(`server started as npm start does: ${Object.entries(startScript.env).map(([k, v]) => `${k}=${v} `).join('')}node ${startScript.args.join(' ')}`);
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
 const echoPort = await freePort();
