@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the figures of issue 14, in one run, against a real Kolo as `npm start` runs
- * it (`npm run build` first, then `node dist/main.js serve`, its own process, poller and webhook
- * worker on as by default), next to a bare Fastify
+ * it (`npm run build` first, then scripts/start.sh, which execs `node <flags> dist/main.js serve`:
+ * its own process, poller and webhook worker on as by default), next to a bare Fastify
  * JSON echo on the same machine as the ceiling. Load from autocannon on the same machine.
  *
  * Phases:
