@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import examples from 'libphonenumber-js/mobile/examples';
 import { nationalNumber, normalizeMsisdn } from './msisdn.ts';
 
 describe('normalizeMsisdn', () => {
@@ -52,5 +54,23 @@ describe('nationalNumber', () => {
   it('strips the country code of a normalised number', () => {
     expect(nationalNumber('237677000100', 'CM')).toBe('677000100');
     expect(nationalNumber('233241234567', 'GH')).toBe('241234567');
+    expect(nationalNumber('2250707123456', 'CI')).toBe('0707123456');
+  });
+
+  it("is libphonenumber's national number for every country's example mobile number", () => {
+    let checked = 0;
+    for (const country of Object.keys(examples) as CountryCode[]) {
+      const parsed = parsePhoneNumberFromString(examples[country]!, country);
+      if (!parsed || parsed.country !== country) continue;
+      expect(nationalNumber(parsed.number.slice(1), country), country).toBe(String(parsed.nationalNumber));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
+
+  it('parses a number of another country or of an unknown one', () => {
+    expect(nationalNumber('233241234567', 'CM')).toBe('241234567');
+    expect(nationalNumber('237677000100', 'ZZ')).toBe('677000100');
+    expect(nationalNumber('12', 'ZZ')).toBe('12');
   });
 });

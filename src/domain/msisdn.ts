@@ -4,7 +4,7 @@
  * digits only, country code first (compatibility.md, "Merchant API"). Validity per country is
  * libphonenumber-js's (Google libphonenumber metadata).
  */
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 const SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
 
@@ -20,8 +20,26 @@ export function normalizeMsisdn(input: string, country: string): string | null {
   return parsed.number.slice(1);
 }
 
-/** The national significant number of a normalised MSISDN of `country`, e.g. `677000100`. */
+/**
+ * The national significant number of a normalised MSISDN of `country`, e.g. `677000100`. A
+ * normalised MSISDN is E.164's digits, which are the country calling code then the national
+ * significant number (ITU-T E.164 §6), so it is the MSISDN without `country`'s calling code (from
+ * libphonenumber-js's metadata), with no parsing (issue 14: parsing it again cost the charge path
+ * a second number parse). Anything else (another country's number, an unknown country) is
+ * parsed as before; a number that does not parse is returned unchanged.
+ */
 export function nationalNumber(msisdn: string, country: string): string {
+  const callingCode = callingCodeOf(country);
+  if (callingCode !== null && msisdn.startsWith(callingCode) && msisdn.length > callingCode.length) return msisdn.slice(callingCode.length);
   const parsed = parsePhoneNumberFromString(`+${msisdn}`, country as CountryCode);
   return parsed ? String(parsed.nationalNumber) : msisdn;
+}
+
+/** `country`'s calling code (`237` for CM), or null for a country libphonenumber-js does not know. */
+function callingCodeOf(country: string): string | null {
+  try {
+    return getCountryCallingCode(country as CountryCode);
+  } catch {
+    return null;
+  }
 }
