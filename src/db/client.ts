@@ -34,7 +34,7 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   poolMax?: number;
   statementTimeoutMs?: number;
-  /** PGlite's `shared_buffers` in MiB (default 16; see `openDatabase`). */
+  /** PGlite's `shared_buffers` in MiB (default 8, as PGLITE_SHARED_BUFFERS_MB's; see `openDatabase`). */
   pgliteSharedBuffersMb?: number;
 }
 
