@@ -9,18 +9,11 @@ import { migrateDatabase, openDatabase, type Database } from './db/client.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { randomIds, type Ids } from './domain/ids.ts';
 import { createServices, type Services } from './services.ts';
-import { createSecretBox, loadWebhookEncryptionKey } from './webhooks/secret-box.ts';
 
 /** An opened runtime: services plus the database handle to close. */
 export interface Runtime {
   services: Services;
   database: Database;
-  /**
-   * The webhook secrets' encryption key (32 bytes) the services use, as resolved at opening
-   * (WEBHOOK_ENCRYPTION_KEY, the data directory's file, or random for `memory://`): the jobs
-   * thread is given this very key, so it decrypts what this thread encrypted.
-   */
-  webhookEncryptionKey: Buffer;
   close(): Promise<void>;
 }
 
@@ -66,41 +59,23 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
 /** Opens the database, applies migrations and builds the services. */
 export async function openRuntime(
   config: Config,
-  overrides: {
-    clock?: Clock;
-    ids?: Ids;
-    log?: Logger;
-    services?: Partial<Pick<Services, 'connectors' | 'statusListeners'>>;
-    /** False: the schema is known to be current (the jobs thread, opened after its server migrated). */
-    migrate?: boolean;
-    /** PostgreSQL pool size, when not `config.pgPoolMax`. */
-    poolMax?: number;
-  } = {},
+  overrides: { clock?: Clock; ids?: Ids; log?: Logger; services?: Partial<Pick<Services, 'connectors' | 'statusListeners'>> } = {},
 ): Promise<Runtime> {
   const log = overrides.log ?? createLogger(config.logLevel);
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolMax: overrides.poolMax ?? config.pgPoolMax,
-    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
-  });
-  if (overrides.migrate !== false) {
-    try {
-      await migrateDatabase(database);
-    } catch (error) {
-      await database.close();
-      throw error;
-    }
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
+  try {
+    await migrateDatabase(database);
+  } catch (error) {
+    await database.close();
+    throw error;
   }
-  const webhookEncryptionKey = loadWebhookEncryptionKey(config, log);
   const services = createServices({
     config,
     db: database.db,
     clock: overrides.clock ?? systemClock,
     ids: overrides.ids ?? randomIds,
     log,
-    webhookSecretBox: createSecretBox(webhookEncryptionKey),
     ...overrides.services,
   });
-  return { services, database, webhookEncryptionKey, close: () => database.close() };
+  return { services, database, close: () => database.close() };
 }

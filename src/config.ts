@@ -33,10 +33,6 @@ const configSchema = z.object({
   CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
   POLLER_ENABLED: bool.default(true),
-  // On PostgreSQL, the poller, the webhook worker and the retention job run in a worker thread
-  // of their own, with a pool of JOBS_PG_POOL_MAX connections (jobs/background-jobs.ts).
-  JOBS_THREAD: bool.default(true),
-  JOBS_PG_POOL_MAX: z.coerce.number().int().min(1).max(200).default(4),
   POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
   // Unset: 60 s, or CONNECTOR_TIMEOUT_MS + 5 s when that is longer (see loadConfig).
@@ -301,13 +297,6 @@ export interface Config {
   checkoutTtlMinutes: number;
   idempotencyTtlHours: number;
   pollerEnabled: boolean;
-  /**
-   * On PostgreSQL: run the background jobs (poller, webhook worker, retention) in a worker thread
-   * with its own pool of `jobsPgPoolMax` connections, so they never hold the HTTP thread. Ignored
-   * on the embedded PGlite, whose one connection lives in the serving thread.
-   */
-  jobsThread: boolean;
-  jobsPgPoolMax: number;
   pollerIntervalMs: number;
   pollerBatchSize: number;
   /**
@@ -422,8 +411,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     checkoutTtlMinutes: e.CHECKOUT_TTL_MINUTES,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     pollerEnabled: e.POLLER_ENABLED,
-    jobsThread: e.JOBS_THREAD,
-    jobsPgPoolMax: e.JOBS_PG_POOL_MAX,
     pollerIntervalMs: e.POLLER_INTERVAL_MS,
     pollerBatchSize: e.POLLER_BATCH_SIZE,
     pollerLeaseMs: e.POLLER_LEASE_MS ?? Math.max(60_000, e.CONNECTOR_TIMEOUT_MS + 5000),

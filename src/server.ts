@@ -1,9 +1,8 @@
 /**
- * The running service: HTTP server plus background loops (in a thread of their own on
- * PostgreSQL: jobs/background-jobs.ts) and the metrics-only listener of `METRICS_PORT`, with a
- * graceful stop: stop taking connections and finish the requests in flight, while the poller and
- * the webhook worker finish the work under way and release the rest of their batch; then close
- * the metrics listener and the database. `main.ts` bounds it all by
+ * The running service: HTTP server plus background loops (and the metrics-only listener of
+ * `METRICS_PORT`), with a graceful stop: stop taking connections and finish the requests in
+ * flight, while the poller and the webhook worker finish the work under way and release the rest
+ * of their batch; then close the metrics listener and the database. `main.ts` bounds it all by
  * `SHUTDOWN_TIMEOUT_MS`.
  */
 import { createServer, type Server } from 'node:http';
@@ -12,7 +11,9 @@ import { enableProcessMetrics } from './metrics/metrics.ts';
 import type { Services } from './services.ts';
 import type { Runtime } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
-import { startBackgroundJobs } from './jobs/background-jobs.ts';
+import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
+import { startWebhookWorker } from './jobs/webhook-worker.ts';
+import { startRetentionJob } from './jobs/retention.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -32,8 +33,10 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const url = await app.listen({ port: services.config.port, host: services.config.host });
   enableProcessMetrics(services.metrics);
   const metricsServer = services.config.metricsPort ? await listenMetrics(services) : null;
-  // On PostgreSQL in a worker thread of their own (jobs/background-jobs.ts).
-  const jobs = startBackgroundJobs(runtime);
+  const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
+  if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
+  // With the poller: an instance that runs background work also keeps the tables bounded.
+  if (services.config.pollerEnabled) loops.push(startRetentionJob(services));
   return {
     app,
     url,
@@ -42,7 +45,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
       const log = services.log;
       await Promise.all([
         app.close().then(() => log.info('http: requests in flight finished, listener closed')),
-        jobs.stop(),
+        ...loops.map((loop) => loop.stop()),
       ]);
       log.info('background loops stopped');
       if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
@@ -59,7 +62,7 @@ async function listenMetrics(services: RunningServices): Promise<Server> {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
     }
-    services.metrics.render().then(
+    services.metrics.registry.metrics().then(
       (body) => response.writeHead(200, { 'content-type': services.metrics.registry.contentType, 'cache-control': 'no-store' }).end(body),
       (error: unknown) => {
         services.log.error({ err: error }, 'metrics collection failed');

@@ -13,26 +13,15 @@
  * once per serving process.
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { rowsOf, type Db } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Clock } from '../domain/clock.ts';
 
-/** One registry's metrics as `Registry.getMetricsAsJSON` gives them (what a jobs thread sends). */
-export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
-
 /** The service's metrics. */
 export interface Metrics {
   registry: Registry;
-  /**
-   * The Prometheus text of `/metrics`: this registry's metrics, summed with those of every added
-   * source (the background jobs thread's counters and histograms, jobs/background-jobs.ts), by
-   * prom-client's `AggregatorRegistry` (the same aggregation as for a Node cluster).
-   */
-  render(): Promise<string>;
-  /** Adds a source whose metrics `render` sums with this registry's (a thread's `snapshotOf`). */
-  addSource(source: () => Promise<MetricsSnapshot>): void;
   /**
    * Records one answered HTTP request: `route` is the route pattern (never the raw URL),
    * `seconds` the time to answer. Feeds `kolo_http_requests_total` and
@@ -74,17 +63,8 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
     },
   });
   const httpDuration = new Histogram({ name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
-  const sources: (() => Promise<MetricsSnapshot>)[] = [];
   const metrics: Metrics = {
     registry,
-    async render() {
-      if (sources.length === 0) return registry.metrics();
-      const snapshots = await Promise.all([registry.getMetricsAsJSON(), ...sources.map((source) => source())]);
-      return AggregatorRegistry.aggregate(snapshots).metrics();
-    },
-    addSource(source) {
-      sources.push(source);
-    },
     observeHttpRequest(route, method, status, elapsedSeconds) {
       const key = `${status} ${method} ${route}`;
       let series = answered.get(key);
@@ -141,16 +121,6 @@ export function enableProcessMetrics(metrics: Metrics): void {
   if (processMetricsEnabled.has(metrics.registry)) return;
   processMetricsEnabled.add(metrics.registry);
   collectDefaultMetrics({ register: metrics.registry, prefix: 'kolo_' });
-}
-
-/**
- * The counters and histograms of `metrics` (no gauge: those read at scrape time, poller lag and
- * queue depth, are read by the serving thread's own registry, and a sum of two would double them).
- * What a jobs thread sends for `render` to add to the serving thread's figures.
- */
-export async function snapshotOf(metrics: Metrics): Promise<MetricsSnapshot> {
-  const counted = metrics.registry.getMetricsAsArray().filter((metric) => !(metric instanceof Gauge)) as unknown as (Counter | Histogram)[];
-  return (await Promise.all(counted.map((metric) => metric.get()))) as MetricsSnapshot;
 }
 
 /** Seconds since `startedMs` (a `performance.now()` reading). */

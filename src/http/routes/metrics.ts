@@ -22,7 +22,7 @@ export async function metricsRoutes(app: FastifyInstance, services: Services): P
   if (!token) return;
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!isMetricsBearer(request.headers.authorization, token)) return sendError(reply, services.clock, 'INVALID_TOKEN');
-    const body = await services.metrics.render();
+    const body = await services.metrics.registry.metrics();
     return reply.type(services.metrics.registry.contentType).header('cache-control', 'no-store').send(body);
   });
 }
