@@ -4,7 +4,7 @@
  * digits only, country code first (compatibility.md, "Merchant API"). Validity per country is
  * libphonenumber-js's (Google libphonenumber metadata).
  */
-import { getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 const SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
 
@@ -29,17 +29,9 @@ export function normalizeMsisdn(input: string, country: string): string | null {
  * parsed as before; a number that does not parse is returned unchanged.
  */
 export function nationalNumber(msisdn: string, country: string): string {
-  const callingCode = callingCodeOf(country);
+  const callingCode = isSupportedCountry(country) ? getCountryCallingCode(country) : null;
   if (callingCode !== null && msisdn.startsWith(callingCode) && msisdn.length > callingCode.length) return msisdn.slice(callingCode.length);
   const parsed = parsePhoneNumberFromString(`+${msisdn}`, country as CountryCode);
   return parsed ? String(parsed.nationalNumber) : msisdn;
 }
 
-/** `country`'s calling code (`237` for CM), or null for a country libphonenumber-js does not know. */
-function callingCodeOf(country: string): string | null {
-  try {
-    return getCountryCallingCode(country as CountryCode);
-  } catch {
-    return null;
-  }
-}
