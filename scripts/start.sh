@@ -2,8 +2,10 @@
 # `npm start` (after its prestart build): the compiled server as production runs it. `exec`, so the
 # server is this very process (its pid, its signals). Measured in docs/benchmarks.md and
 # explained in docs/architecture.md "Memory":
-# - glibc's allocator: two arenas, blocks of 32 KiB and more in their own mappings, a fixed trim
-#   threshold (PGlite's resident memory);
+# - glibc's allocator: two arenas and a fixed trim threshold; blocks of 32 KiB and more in their
+#   own mappings on PGlite (its resident memory), of 128 KiB and more on PostgreSQL, where each
+#   socket read's 64 KiB buffer (libuv) would otherwise be an mmap and a munmap, 1.5 of each per
+#   charge;
 # - V8's old generation grows by at most half (PostgreSQL) or 30 % (PGlite) of what survived a
 #   collection (`--heap-growing-percent`), instead of up to four times;
 # - V8's young generation: semi-spaces of 32 MB on PostgreSQL (DATABASE_URL set), where requests'
@@ -11,10 +13,10 @@
 #   +30 MB resident); 8 MB on the embedded PGlite, whose engine shares this process's memory
 #   (about 20 MB less at the end of the bench's charge run, the same charge rate).
 # V8 sizes its heap when the process starts, hence flags chosen here, by database.
-export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=32768 MALLOC_TRIM_THRESHOLD_=131072
 if [ -n "${DATABASE_URL:-}" ]; then
-  heap_growing_percent=50 semi_space_mb=32
+  mmap_threshold=131072 heap_growing_percent=50 semi_space_mb=32
 else
-  heap_growing_percent=30 semi_space_mb=8
+  mmap_threshold=32768 heap_growing_percent=30 semi_space_mb=8
 fi
+export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_="$mmap_threshold" MALLOC_TRIM_THRESHOLD_=131072
 exec node --expose-gc --heap-growing-percent="$heap_growing_percent" --max-semi-space-size="$semi_space_mb" dist/main.js serve "$@"
