@@ -111,11 +111,7 @@ export function mapArrayPick<T extends Table, K extends keyof T['$inferSelect'] 
 ): Pick<T['$inferSelect'], K> {
   const row: Record<string, unknown> = {};
   const list = subsetOf(table, properties);
-  for (let i = 0; i < list.length; i++) {
-    const [property, column, decodes] = list[i]!;
-    const value = values[i];
-    row[property] = value === null || value === undefined ? null : decodes ? column.mapFromDriverValue(value) : value;
-  }
+  for (let i = 0; i < list.length; i++) row[list[i]![0]] = decode(list[i]!, values[i]);
   return row as Pick<T['$inferSelect'], K>;
 }
 
@@ -128,9 +124,11 @@ export function selectList(table: Table, properties: readonly string[], alias: s
 
 function mapColumns(list: ColumnList, raw: Record<string, unknown>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const [property, column, decodes] of list) {
-    const value = raw[column.name];
-    row[property] = value === null || value === undefined ? null : decodes ? column.mapFromDriverValue(value) : value;
-  }
+  for (const item of list) row[item[0]] = decode(item, raw[item[1].name]);
   return row;
+}
+
+/** A driver value decoded as its column decodes it (null stays null). */
+function decode([, column, decodes]: ColumnList[number], value: unknown): unknown {
+  return value === null || value === undefined ? null : decodes ? column.mapFromDriverValue(value) : value;
 }
