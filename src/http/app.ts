@@ -9,6 +9,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
+import type { HttpRecorder } from '../metrics/metrics.ts';
 import { requestIdFor, requestLogger } from '../request-context.ts';
 import { checkoutPageRoutes } from '../checkout/checkout-page.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
@@ -108,18 +109,23 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (request.body === undefined) request.body = {};
     done();
   };
+  // Each route's answers are logged and counted under its pattern by an `onResponse` hook made
+  // for it when it is registered, not by one hook reading the route's options on every request
+  // (Fastify builds that object anew on each read, issue 14); requests no route matched (404,
+  // malformed URLs) by the application's own hook below, under `unknown`.
   app.addHook('onRoute', (route) => {
+    const answered = answerHook(route.url, services.metrics.httpRecorder(route.url));
+    const ownResponse = route.onResponse;
+    route.onResponse = ownResponse === undefined ? [answered] : [...(Array.isArray(ownResponse) ? ownResponse : [ownResponse]), answered];
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
     const own = route.preValidation;
     route.preValidation = own === undefined ? [emptyBody] : [emptyBody, ...(Array.isArray(own) ? own : [own])];
   });
+  const unrouted = answerHook('unknown', services.metrics.httpRecorder('unknown'));
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unknown';
-    const elapsed = reply.elapsedTime;
-    request.log.info({ method: request.method, url: route, status: reply.statusCode, ms: Math.round(elapsed) }, 'request');
-    services.metrics.observeHttpRequest(route, request.method, reply.statusCode, elapsed / 1000);
-    done();
+    if (request.is404) unrouted(request, reply, done);
+    else done();
   });
 
   await app.register(fastifySwagger, {
@@ -162,4 +168,18 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
   await app.register(async (scope) => dashboardStatsRoutes(scope, services));
   return app;
+}
+
+/**
+ * The `onResponse` hook recording a request's answer under the route pattern `route`, with
+ * `record` (that route's series): one log line (method, route pattern, status, milliseconds),
+ * then the request counter and the duration histogram.
+ */
+function answerHook(route: string, record: HttpRecorder) {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const elapsed = reply.elapsedTime;
+    request.log.info({ method: request.method, url: route, status: reply.statusCode, ms: Math.round(elapsed) }, 'request');
+    record(request.method, reply.statusCode, elapsed / 1000);
+    done();
+  };
 }

@@ -3,6 +3,7 @@
  * metrics, never open on the public port: there only behind `METRICS_TOKEN`, else on the
  * metrics-only listener of `METRICS_PORT` (tested with a real `kolo serve` in cli.test).
  */
+import { Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeTo, startReceiver, transferTo, type Receiver } from '../helpers/webhooks.ts';
@@ -50,6 +51,9 @@ describe('GET /metrics on the public port', () => {
     await transferTo(h, t, 'SUCCESS');
     await deliverOnce(h.services);
     await h.request('GET', '/api/v1/pay-in/check_status/PI-000000000000', { key: t.key });
+    await h.request('GET', '/api/v1/pay-in/check_status/PI-000000000001', { key: `sk_test_${'0'.repeat(128)}` });
+    await h.request('GET', '/api/v1/no-such-route/secret-path', { key: t.key });
+    await h.request('HEAD', '/api/v1/webhook', { key: t.key });
     const response = await h.request('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -59,6 +63,13 @@ describe('GET /metrics on the public port', () => {
     expect(sample(page, 'kolo_http_requests_total', { route: '/api/v1/pay-in/charge', method: 'POST', status: '201' })).toBe(2);
     expect(sample(page, 'kolo_http_requests_total', { route: '/api/v1/pay-in/check_status/:reference', status: '404' })).toBe(1);
     expect(page).not.toContain('PI-000000000000');
+    // Each answer counted once, under its route's pattern: a refused key too; a URL no route
+    // matches under "unknown" (never the URL itself); a HEAD under its GET route's pattern.
+    expect(sample(page, 'kolo_http_requests_total', { route: '/api/v1/pay-in/check_status/:reference', status: '401' })).toBe(1);
+    expect(sample(page, 'kolo_http_requests_total', { route: 'unknown', method: 'GET', status: '404' })).toBe(1);
+    expect(page).not.toContain('secret-path');
+    expect(sample(page, 'kolo_http_requests_total', { route: '/api/v1/webhook', method: 'HEAD', status: '200' })).toBe(1);
+    expect(sample(page, 'kolo_http_request_duration_seconds_count', { route: 'unknown', method: 'GET', status: '404' })).toBe(1);
     expect(sample(page, 'kolo_http_request_duration_seconds_count', { route: '/api/v1/pay-in/charge' })).toBe(2);
     // Transactions created and finished by rail, direction, environment and final status.
     expect(sample(page, 'kolo_transactions_created_total', { rail: 'MTN_MOMO_CM', direction: 'PAY_IN', environment: 'TEST' })).toBe(2);
@@ -96,5 +107,32 @@ describe('GET /metrics on the public port', () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('the HTTP duration histogram', () => {
+  it('exposes exactly what prom-client’s own histogram gives for the same durations', async () => {
+    const durations = [0.0001, 0.004, 0.005, 0.0051, 0.02, 0.3, 0.3, 2, 9.99, 31, 120];
+    const record = h.services.metrics.httpRecorder('/compare/:id');
+    for (const seconds of durations) record('GET', 200, seconds);
+    record('POST', 409, 0.07);
+    const ours = (await h.services.metrics.registry.getSingleMetricAsString('kolo_http_request_duration_seconds'))
+      .split('\n')
+      .filter((line) => line.includes('route="/compare/:id"'));
+    // The bounds as exposed, then the same observations through a plain prom-client Histogram.
+    const bounds = [...new Set(ours.map((line) => /le="([^"]+)"/.exec(line)?.[1]).filter((le) => le && le !== '+Inf'))].map(Number);
+    expect(bounds.length).toBeGreaterThan(5);
+    const registry = new Registry();
+    const reference = new Histogram({ name: 'kolo_http_request_duration_seconds', help: 'x', labelNames: ['route', 'method', 'status'], buckets: bounds, registers: [registry] });
+    for (const seconds of durations) reference.observe({ route: '/compare/:id', method: 'GET', status: '200' }, seconds);
+    reference.observe({ route: '/compare/:id', method: 'POST', status: '409' }, 0.07);
+    const theirs = (await registry.getSingleMetricAsString('kolo_http_request_duration_seconds')).split('\n').filter((line) => line.includes('route="/compare/:id"'));
+    // Label order aside (prom-client puts `le` first), line for line the same samples.
+    const normalized = (line: string) => {
+      const [, name, labels, value] = /^(\w+)\{(.*)\} (.+)$/.exec(line)!;
+      return `${name}{${labels!.split(',').sort().join(',')}} ${value}`;
+    };
+    expect(ours.map(normalized).sort()).toEqual(theirs.map(normalized).sort());
+    expect(ours.length).toBe(2 * (bounds.length + 3));
   });
 });

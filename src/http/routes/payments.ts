@@ -12,7 +12,7 @@ import { payInStatusView, payOutStatusView } from '../../payments/transaction-vi
 import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
-import { apiKeyHook, requireApiKey, requireStatusTransaction } from '../api-key-auth.ts';
+import { requireApiKey, requireApiKeys, requireStatusTransaction } from '../api-key-auth.ts';
 import { envelopeOf, errorEnvelope, ok, plainJsonSerializer } from '../envelope.ts';
 import {
   chargeData,
@@ -45,7 +45,7 @@ const security = [{ apiKey: [] }];
 /** Registers the merchant payment endpoints (spec 4.1–4.5, and the refund of issue 11). */
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.addHook('onRequest', apiKeyHook(services));
+  requireApiKeys(app, services);
 
   r.post(
     '/api/v1/pay-in/checkout',

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { getWebhookSettings, sendTestWebhook, updateWebhookUrl } from '../../webhooks/webhook-settings.ts';
 import { WEBHOOK_URL_MAX } from '../../webhooks/webhook-url.ts';
-import { apiKeyHook, requireApiKey } from '../api-key-auth.ts';
+import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 
 /** `data` of the settings responses. */
@@ -39,7 +39,7 @@ const security = [{ apiKey: [] }];
 /** Registers the three API-key webhook endpoints. */
 export async function webhookRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.addHook('onRequest', apiKeyHook(services));
+  requireApiKeys(app, services);
 
   r.get(
     '/api/v1/webhook',
