@@ -200,36 +200,38 @@ interface KeyLookupRow {
 }
 
 // Only what the verdict needs, and no timestamp to parse: the last use as epoch milliseconds (a
-// float8, a JSON number), the deletion as a boolean; as ONE JSON array in `keyRowOf`'s order, which
-// the driver parses at once rather than field by field (issue 14: `pg`'s row parsing was about a
-// tenth of a status read's CPU).
-const KEY_SELECT = `json_build_array(k.id, k.application_id, k.environment, (extract(epoch from k.last_used_at) * 1000)::float8,
-  a.merchant_id, a.currency, a.name, a.status, a.deleted_at is not null, m.status) as key`;
+// float8, a JSON number), the deletion as a boolean; as ONE JSON array in `keyRowOf`'s order.
+const KEY_ARRAY = `json_build_array(k.id, k.application_id, k.environment, (extract(epoch from k.last_used_at) * 1000)::float8,
+  a.merchant_id, a.currency, a.name, a.status, a.deleted_at is not null, m.status)`;
 const KEY_JOIN = `join api_keys k on k.key_hash = q.key_hash and k.active
   join applications a on a.id = k.application_id
   join accounts m on m.id = a.merchant_id`;
 
-// Every key asked in one event-loop turn, in one statement (a hash matches at most one active key).
+// Every key asked in one event-loop turn, in one statement (a hash matches at most one active key),
+// answered as ONE row: a JSON array of [position asked, key array] for the keys found (null when
+// none is), which the driver parses at once (issue 14: `pg`'s work per row returned, not the
+// statement, was most of the lookup's CPU).
 const keysByHash = statement(
-  'auth_api_keys_batch_v3',
-  `select q.i::int4 as i, ${KEY_SELECT} from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
+  'auth_api_keys_batch_v4',
+  `select json_agg(json_build_array(q.i, ${KEY_ARRAY})) as found
+     from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
 );
 
 // Every status read of one turn: each (key, reference, direction) with the key and the columns of
 // its transaction that the status views show (issue 14: the whole row cost more to decode, its
-// timestamps above all, than the statement cost to run), as one JSON array (null: no such
-// transaction), which the driver parses at once rather than field by field.
+// timestamps above all, than the statement cost to run), as ONE row like `keysByHash`'s:
+// [position asked, key array, transaction array or null when there is no such transaction].
 const statusReads = statement(
-  'auth_api_keys_status_batch_v3',
-  `select q.i::int4 as i, ${KEY_SELECT},
-          case when t.id is null then null else json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}) end as tx
+  'auth_api_keys_status_batch_v4',
+  `select json_agg(json_build_array(q.i, ${KEY_ARRAY},
+          case when t.id is null then null else json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}) end)) as found
      from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q(key_hash, reference, direction, i)
      ${KEY_JOIN}
      left join transactions t on t.reference = q.reference and t.application_id = k.application_id
                              and t.environment = k.environment and t.direction = q.direction`,
 );
 
-/** The key lookup of `KEY_SELECT`'s array (as JSON.parse gave it). */
+/** The key lookup of `KEY_ARRAY` (as JSON.parse gave it). */
 function keyRowOf(key: unknown): KeyLookupRow {
   const [keyId, applicationId, environment, lastUsedMs, merchantId, currency, applicationName, applicationStatus, deleted, merchantStatus] = key as [
     string,
@@ -248,11 +250,21 @@ function keyRowOf(key: unknown): KeyLookupRow {
 
 type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
 
+/**
+ * The `found` JSON array of a batch statement (`keysByHash`, `statusReads`), as an array with one
+ * entry per key asked, in order: `entry(found item)` for the keys found, null for the others.
+ */
+function byPosition<T>(asked: number, rows: readonly Record<string, unknown>[], entry: (item: unknown[]) => T): (T | null)[] {
+  const answers = new Array<T | null>(asked).fill(null);
+  const found = rows[0]?.found as unknown[][] | null | undefined;
+  if (found) for (const item of found) answers[(item[0] as number) - 1] = entry(item);
+  return answers;
+}
+
 /** Every key asked in one turn, with its application and merchant (null: no such active key). */
 const keysOf = perDatabase<string, KeyLookupRow | null>(async (db, hashes) => {
   const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [hashes]);
-  const byIndex = new Map(rows.map((r) => [Number(r.i), keyRowOf(r.key)]));
-  return hashes.map((_, i) => byIndex.get(i + 1) ?? null);
+  return byPosition(hashes.length, rows, (item) => keyRowOf(item[1]));
 });
 
 /** Every status read of one turn: the key and the transaction (null: none of that reference). */
@@ -263,10 +275,10 @@ const statusReadsOf = perDatabase<StatusLookup, { key: KeyLookupRow; transaction
       asked.map((l) => l.reference),
       asked.map((l) => l.direction),
     ]);
-    const byIndex = new Map(
-      rows.map((r) => [Number(r.i), { key: keyRowOf(r.key), transaction: Array.isArray(r.tx) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, r.tx) : null }]),
-    );
-    return asked.map((_, i) => byIndex.get(i + 1) ?? null);
+    return byPosition(asked.length, rows, (item) => ({
+      key: keyRowOf(item[1]),
+      transaction: Array.isArray(item[2]) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, item[2]) : null,
+    }));
   },
 );
 
