@@ -207,28 +207,38 @@ const KEY_JOIN = `join api_keys k on k.key_hash = q.key_hash and k.active
   join applications a on a.id = k.application_id
   join accounts m on m.id = a.merchant_id`;
 
-// Every key asked in one event-loop turn, in one statement (a hash matches at most one active key),
-// answered as ONE row: a JSON array of [position asked, key array] for the keys found (null when
-// none is), which the driver parses at once (issue 14: `pg`'s work per row returned, not the
-// statement, was most of the lookup's CPU).
+// Every distinct key asked in one event-loop turn, in one statement (a hash matches at most one
+// active key), answered as ONE row: a JSON array of [position asked, key array] for the keys found
+// (null when none is), which the driver parses at once (issue 14: `pg`'s work per row returned,
+// not the statement, was most of the lookup's CPU).
 const keysByHash = statement(
   'auth_api_keys_batch_v4',
   `select json_agg(json_build_array(q.i, ${KEY_ARRAY})) as found
      from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
 );
 
-// Every status read of one turn: each (key, reference, direction) with the key and the columns of
-// its transaction that the status views show (issue 14: the whole row cost more to decode, its
-// timestamps above all, than the statement cost to run), as ONE row like `keysByHash`'s:
-// [position asked, key array, transaction array or null when there is no such transaction].
+// Every status read of one turn, in ONE row of two JSON arrays: `keys`, [position in $1, key
+// array] for each distinct key found ($1: the turn's distinct key hashes, most often one: a
+// merchant's back end polls with its one key); `found`, [position of the read, transaction array
+// or null when there is no such transaction] for each read ($2: the position of its key in $1,
+// $3/$4: reference and direction) whose key was found. A key is looked up, checked and encoded
+// once per turn, however many reads it makes (issue 14: PostgreSQL spent about 10 µs a read, the
+// key's three index lookups and its JSON among it), and only the columns that the status views
+// show are read (the whole row cost more to decode, its timestamps above all, than the statement
+// cost to run).
 const statusReads = statement(
-  'auth_api_keys_status_batch_v4',
-  `select json_agg(json_build_array(q.i, ${KEY_ARRAY},
-          case when t.id is null then null else json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}) end)) as found
-     from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q(key_hash, reference, direction, i)
-     ${KEY_JOIN}
-     left join transactions t on t.reference = q.reference and t.application_id = k.application_id
-                             and t.environment = k.environment and t.direction = q.direction`,
+  'auth_api_keys_status_batch_v5',
+  `with kf as (
+     select q.n, k.application_id, k.environment, ${KEY_ARRAY} as key
+       from unnest($1::text[]) with ordinality as q(key_hash, n)
+       ${KEY_JOIN})
+   select (select json_agg(json_build_array(kf.n, kf.key)) from kf) as keys,
+          (select json_agg(json_build_array(r.i,
+                  case when t.id is null then null else json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}) end))
+             from unnest($2::int4[], $3::text[], $4::text[]) with ordinality as r(n, reference, direction, i)
+             join kf on kf.n = r.n
+             left join transactions t on t.reference = r.reference and t.application_id = kf.application_id
+                                     and t.environment = kf.environment and t.direction = r.direction) as found`,
 );
 
 /** The key lookup of `KEY_ARRAY` (as JSON.parse gave it). */
@@ -251,8 +261,9 @@ function keyRowOf(key: unknown): KeyLookupRow {
 type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
 
 /**
- * The `found` JSON array of a batch statement (`keysByHash`, `statusReads`), as an array with one
- * entry per key asked, in order: `entry(found item)` for the keys found, null for the others.
+ * The `found` JSON array of a batch statement (`keysByHash`, `statusReads`), whose items start
+ * with a position asked (from 1), as an array with one entry per position asked, in order:
+ * `entry(found item)` for the positions found, null for the others.
  */
 function byPosition<T>(asked: number, rows: readonly Record<string, unknown>[], entry: (item: unknown[]) => T): (T | null)[] {
   const answers = new Array<T | null>(asked).fill(null);
@@ -261,23 +272,50 @@ function byPosition<T>(asked: number, rows: readonly Record<string, unknown>[], 
   return answers;
 }
 
+/**
+ * The distinct values of `values` in first-seen order, and for each value its position (from 1)
+ * among them: what the batch statements are sent so that each key is looked up once per turn.
+ */
+function distinctPositions(values: readonly string[]): { distinct: string[]; positions: number[] } {
+  const index = new Map<string, number>();
+  const distinct: string[] = [];
+  const positions = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]!;
+    let position = index.get(value);
+    if (position === undefined) {
+      distinct.push(value);
+      index.set(value, (position = distinct.length));
+    }
+    positions[i] = position;
+  }
+  return { distinct, positions };
+}
+
 /** Every key asked in one turn, with its application and merchant (null: no such active key). */
 const keysOf = perDatabase<string, KeyLookupRow | null>(async (db, hashes) => {
-  const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [hashes]);
-  return byPosition(hashes.length, rows, (item) => keyRowOf(item[1]));
+  const { distinct, positions } = distinctPositions(hashes);
+  const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [distinct]);
+  const keys = byPosition(distinct.length, rows, (item) => keyRowOf(item[1]));
+  return positions.map((position) => keys[position - 1]!);
 });
 
 /** Every status read of one turn: the key and the transaction (null: none of that reference). */
 const statusReadsOf = perDatabase<StatusLookup, { key: KeyLookupRow; transaction: StatusViewRow | null } | null>(
   async (db, asked) => {
+    const { distinct, positions } = distinctPositions(asked.map((l) => l.keyHash));
     const { rows } = await runStatement<Record<string, unknown>>(db, statusReads, [
-      asked.map((l) => l.keyHash),
+      distinct,
+      positions,
       asked.map((l) => l.reference),
       asked.map((l) => l.direction),
     ]);
+    const keys = new Array<KeyLookupRow | undefined>(distinct.length);
+    const keysFound = rows[0]?.keys as [number, unknown][] | null | undefined;
+    if (keysFound) for (const [position, key] of keysFound) keys[position - 1] = keyRowOf(key);
     return byPosition(asked.length, rows, (item) => ({
-      key: keyRowOf(item[1]),
-      transaction: Array.isArray(item[2]) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, item[2]) : null,
+      key: keys[positions[(item[0] as number) - 1]! - 1]!,
+      transaction: Array.isArray(item[1]) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, item[1]) : null,
     }));
   },
 );
