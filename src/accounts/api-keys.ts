@@ -215,6 +215,7 @@ const keysByHash = statement(
   'auth_api_keys_batch_v4',
   `select json_agg(json_build_array(q.i, ${KEY_ARRAY})) as found
      from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
+  { genericPlan: true },
 );
 
 // Every status read of one turn, in ONE row of two JSON arrays: `keys`, [position in $1, key
@@ -239,6 +240,7 @@ const statusReads = statement(
              join kf on kf.n = r.n
              left join transactions t on t.reference = r.reference and t.application_id = kf.application_id
                                      and t.environment = kf.environment and t.direction = r.direction) as found`,
+  { genericPlan: true },
 );
 
 /** The key lookup of `KEY_ARRAY` (as JSON.parse gave it). */

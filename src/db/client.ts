@@ -12,6 +12,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
+import { registerGenericPlanPool } from './statement.ts';
 
 /** The Drizzle database handle every query module takes, whatever the driver. */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -38,20 +39,48 @@ export interface OpenDatabaseOptions {
   pgliteSharedBuffersMb?: number;
 }
 
-/** Opens the database described by the options. Throws when PostgreSQL cannot be reached. */
+/**
+ * Most connections of the pool for the statements that force generic plans (the key lookups and
+ * status reads of each event-loop turn, split into statements of 32: two or three are in flight
+ * under load). Capped by `poolMax`.
+ */
+const GENERIC_PLAN_POOL_MAX = 4;
+
+/**
+ * Opens the database described by the options. Throws when PostgreSQL cannot be reached. On
+ * PostgreSQL, opens the main pool (`poolMax` connections) and a pool of at most
+ * `GENERIC_PLAN_POOL_MAX` for the statements declared with `genericPlan` (statement.ts).
+ */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    const poolOptions = {
       connectionString: options.databaseUrl,
-      max: options.poolMax ?? 10,
       connectionTimeoutMillis: 10_000,
       statement_timeout: options.statementTimeoutMs ?? 30_000,
       idleTimeoutMillis: 30_000,
-    });
+    };
+    const poolMax = options.poolMax ?? 10;
+    const pool = new pg.Pool({ ...poolOptions, max: poolMax });
+    // The statements declared with `genericPlan` (the key lookups and status reads, statement.ts)
+    // run on a few connections of their own that always use a prepared statement's generic plan.
+    const genericPool = new pg.Pool({ ...poolOptions, max: Math.min(GENERIC_PLAN_POOL_MAX, poolMax), options: '-c plan_cache_mode=force_generic_plan' });
     // A pool error on an idle client must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    await pool.query('select 1');
-    return { db: drizzlePg({ client: pool }) as unknown as Db, kind: 'postgres', close: () => pool.end() };
+    genericPool.on('error', () => {});
+    try {
+      await Promise.all([pool.query('select 1'), genericPool.query('select 1')]);
+    } catch (error) {
+      await Promise.all([pool.end(), genericPool.end()]).catch(() => {});
+      throw error;
+    }
+    registerGenericPlanPool(pool, genericPool);
+    return {
+      db: drizzlePg({ client: pool }) as unknown as Db,
+      kind: 'postgres',
+      close: async () => {
+        await Promise.all([pool.end(), genericPool.end()]);
+      },
+    };
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
   // Loaded only when used: the embedded engine's module alone is ~45 MB of resident memory, which

@@ -13,10 +13,15 @@
 import pg from 'pg';
 import type { Db } from './client.ts';
 
-/** A statement: a unique `name` (the PostgreSQL prepared statement's) and its SQL text. */
+/**
+ * A statement: a unique `name` (the PostgreSQL prepared statement's) and its SQL text.
+ * `genericPlan`: on PostgreSQL, always run with the statement's generic plan, planned once per
+ * connection (see `statement`).
+ */
 export interface Statement {
   readonly name: string;
   readonly text: string;
+  readonly genericPlan?: boolean;
 }
 
 /** Rows (column names as in SQL) and the number of rows the statement returned or changed. */
@@ -34,11 +39,20 @@ const declared = new Map<string, Statement>();
 /**
  * Declares a statement. Names must be unique in the process (they identify prepared plans);
  * declaring a name twice with another text throws.
+ *
+ * `options.genericPlan`: the statement runs, outside transactions, on connections where
+ * PostgreSQL always uses a prepared statement's generic plan (`plan_cache_mode =
+ * force_generic_plan`, PostgreSQL 12+, see `registerGenericPlanPool`), never a custom plan made
+ * again for each execution's parameters. For keyed lookups whose best plan does not depend on the
+ * values: PostgreSQL's default (`auto`) compares the generic plan's estimated cost with the custom
+ * plans' and, for the status reads' batch once the transactions table had grown, kept planning
+ * each execution (0.23–0.43 ms of planning for 0.16–0.26 ms of execution: PostgreSQL's CPU per
+ * status read 7.9 → 23–32 µs after the bench's charge run; issue 14, docs/benchmarks.md).
  */
-export function statement(name: string, text: string): Statement {
+export function statement(name: string, text: string, options: { genericPlan?: boolean } = {}): Statement {
   const known = declared.get(name);
-  if (known && known.text !== text) throw new Error(`statement ${name} declared twice with different texts`);
-  const st = { name, text };
+  if (known && (known.text !== text || known.genericPlan !== options.genericPlan)) throw new Error(`statement ${name} declared twice with different texts`);
+  const st = options.genericPlan ? { name, text, genericPlan: true } : { name, text };
   declared.set(name, st);
   return st;
 }
@@ -46,6 +60,24 @@ export function statement(name: string, text: string): Statement {
 /** Every statement declared so far, by name (the modules that declare them must be loaded): for plan checks. */
 export function declaredStatements(): ReadonlyMap<string, Statement> {
   return declared;
+}
+
+/** Main pool → the pool of the same database whose connections force generic plans. */
+const genericPlanPools = new WeakMap<pg.Pool, pg.Pool>();
+
+/**
+ * Registers `generic` as the pool on which the statements declared with `genericPlan` run when
+ * asked of `main` (outside transactions). `generic`'s connections must set `plan_cache_mode =
+ * force_generic_plan`; client.ts opens it next to the main pool.
+ */
+export function registerGenericPlanPool(main: pg.Pool, generic: pg.Pool): void {
+  genericPlanPools.set(main, generic);
+}
+
+/** The pool registered for `db`'s pool by `registerGenericPlanPool` (undefined: none, e.g. PGlite). */
+export function genericPlanPoolOf(db: Db): pg.Pool | undefined {
+  const pool = (db as unknown as { $client?: unknown }).$client;
+  return pool instanceof pg.Pool ? genericPlanPools.get(pool) : undefined;
 }
 
 /**
@@ -58,8 +90,9 @@ export async function runStatement<R = Record<string, unknown>>(db: Db, st: Stat
   // A database handle exposes its pool (or PGlite) as `$client`; a Drizzle transaction handle
   // does not, and its session's client is the connection the transaction runs on.
   const handle = db as unknown as { $client?: pg.Pool | PgliteLike; session?: { client: pg.PoolClient | PgliteLike } };
-  const client = handle.$client ?? handle.session?.client;
+  let client = handle.$client ?? handle.session?.client;
   if (!client) throw new Error('runStatement: no database client behind this handle');
+  if (st.genericPlan && client instanceof pg.Pool) client = genericPlanPools.get(client) ?? client;
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     const result = await client.query<R & pg.QueryResultRow>({ name: st.name, text: st.text, values });
     return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };

@@ -1,0 +1,112 @@
+/**
+ * Issue 14: the key lookups and status reads of each event-loop turn (src/accounts/api-keys.ts)
+ * run on connections that always use their prepared statement's generic plan. With PostgreSQL's
+ * default (`plan_cache_mode = auto`), once the transactions table had grown, the status reads'
+ * statement was planned again at every execution (its custom plans looked cheaper than the generic
+ * one), which cost more than running it: PostgreSQL's CPU per status read went from 8 to 23–32 µs
+ * after the bench's charge run. Checked here as the bench left it: 20,000 transactions in tables
+ * that no ANALYZE has visited yet (autovacuum had not come by); the same statement on a default
+ * connection is planned at each execution, and through Kolo never.
+ * PostgreSQL only (TEST_DATABASE_URL, as in CI).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgresDatabase } from '../harness.ts';
+import { openRuntime, type Runtime } from '../../src/bootstrap.ts';
+import { loadConfig } from '../../src/config.ts';
+import { seedDemo } from '../../src/accounts/demo-seed.ts';
+import { authenticateApiKey, authenticateApiKeyWithTransaction, hashApiKey } from '../../src/accounts/api-keys.ts';
+import { declaredStatements, genericPlanPoolOf } from '../../src/db/statement.ts';
+
+const STATUS_READS = 'auth_api_keys_status_batch_v5';
+const KEY_LOOKUPS = 'auth_api_keys_batch_v4';
+
+let database: { url: string; drop: () => Promise<void> };
+let runtime: Runtime;
+let client: pg.Client;
+let dataDir: string;
+let key: string;
+
+beforeAll(async () => {
+  database = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!, 'kolo_read_plans');
+  dataDir = mkdtempSync(join(tmpdir(), 'kolo-read-plans-'));
+  runtime = await openRuntime(loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PG_POOL_MAX: '3' }));
+  const seed = await seedDemo(runtime.services);
+  key = seed!.plainTextKey;
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  // No ANALYZE during the test either.
+  for (const table of ['transactions', 'api_keys', 'applications', 'accounts']) await client.query(`alter table ${table} set (autovacuum_enabled = false)`);
+  await client.query(
+    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
+       payment_method, payer_account, operator_reference, initiation_outcome, initiated_at, deadline_at, next_poll_at,
+       poll_attempts, created_at, updated_at)
+     select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'SUCCESS', 5000 + g, 'XAF',
+       'MTN_MOMO_CM', '237677000001', 'SBX-' || g, 'ACCEPTED', now(), now() + interval '1 day', null, 0, now(), now()
+     from generate_series(1, 20000) g`,
+    [seed!.applicationId],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await client?.end();
+  await runtime?.close();
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const reference = (g: number) => `PI-${g.toString(16).toUpperCase().padStart(12, '0')}`;
+
+/** The status reads' parameters for `count` reads of distinct references by the demo key. */
+function statusParameters(count: number): unknown[] {
+  return [[hashApiKey(key)], Array(count).fill(1), Array.from({ length: count }, (_, i) => reference(i + 1)), Array(count).fill('PAY_IN')];
+}
+
+/** Generic and custom plans made so far, per statement name, on one session. */
+async function plansOf(session: pg.Client | pg.PoolClient): Promise<Map<string, { generic: number; custom: number }>> {
+  const { rows } = await session.query<{ name: string; generic_plans: string; custom_plans: string }>('select name, generic_plans, custom_plans from pg_prepared_statements');
+  return new Map(rows.map((r) => [r.name, { generic: Number(r.generic_plans), custom: Number(r.custom_plans) }]));
+}
+
+describe('status reads and key lookups on PostgreSQL', () => {
+  it("are planned at every execution by PostgreSQL's default here (the case this guards against)", async () => {
+    const st = declaredStatements().get(STATUS_READS)!;
+    for (let i = 0; i < 10; i++) await client.query({ name: st.name, text: st.text, values: statusParameters(32) });
+    expect((await plansOf(client)).get(STATUS_READS)!.custom).toBeGreaterThanOrEqual(10);
+  });
+
+  it('use one generic plan per connection through Kolo, and answer each read', async () => {
+    for (let round = 0; round < 10; round++) {
+      const first = round * 40 + 1;
+      const reads = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => authenticateApiKeyWithTransaction(runtime.services, key, { reference: reference(first + i), direction: 'PAY_IN' })),
+      );
+      reads.forEach((read, i) => expect(read?.transaction).toMatchObject({ reference: reference(first + i), amount: 5000 + first + i }));
+      const auths = await Promise.all(Array.from({ length: 10 }, () => authenticateApiKey(runtime.services, key)));
+      expect(auths.every((auth) => auth?.applicationId === reads[0]!.auth.applicationId)).toBe(true);
+    }
+    const pool = genericPlanPoolOf(runtime.services.db)!;
+    expect(pool).toBeDefined();
+    // Every connection of that pool at once (each checkout while the others are held is another one).
+    const sessions = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
+    try {
+      const totals: Record<string, { generic: number; custom: number }> = { [STATUS_READS]: { generic: 0, custom: 0 }, [KEY_LOOKUPS]: { generic: 0, custom: 0 } };
+      for (const session of sessions) {
+        for (const [name, plans] of await plansOf(session)) {
+          if (!(name in totals)) continue;
+          totals[name]!.generic += plans.generic;
+          totals[name]!.custom += plans.custom;
+        }
+      }
+      expect(totals[STATUS_READS]!.generic).toBeGreaterThan(0);
+      expect(totals[KEY_LOOKUPS]!.generic).toBeGreaterThan(0);
+      expect(totals[STATUS_READS]!.custom).toBe(0);
+      expect(totals[KEY_LOOKUPS]!.custom).toBe(0);
+    } finally {
+      for (const session of sessions) session.release();
+    }
+  });
+});
