@@ -38,7 +38,7 @@ const declared = new Map<string, Statement>();
 
 /**
  * Declares a statement. Names must be unique in the process (they identify prepared plans);
- * declaring a name twice with another text throws.
+ * declaring a name twice with another text or options throws.
  *
  * `options.genericPlan`: the statement runs, outside transactions, on connections where
  * PostgreSQL always uses a prepared statement's generic plan (`plan_cache_mode =
@@ -51,7 +51,7 @@ const declared = new Map<string, Statement>();
  */
 export function statement(name: string, text: string, options: { genericPlan?: boolean } = {}): Statement {
   const known = declared.get(name);
-  if (known && (known.text !== text || known.genericPlan !== options.genericPlan)) throw new Error(`statement ${name} declared twice with different texts`);
+  if (known && (known.text !== text || known.genericPlan !== options.genericPlan)) throw new Error(`statement ${name} declared twice with different texts or options`);
   const st = options.genericPlan ? { name, text, genericPlan: true } : { name, text };
   declared.set(name, st);
   return st;

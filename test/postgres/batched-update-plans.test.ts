@@ -7,15 +7,9 @@
  * growing with the table). Checked here on the generic plan each prepared statement gets, with
  * 5,000 PENDING rows inserted and never analyzed. PostgreSQL only (TEST_DATABASE_URL, as in CI).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase } from '../harness.ts';
-import { openRuntime, type Runtime } from '../../src/bootstrap.ts';
-import { loadConfig } from '../../src/config.ts';
-import { seedDemo } from '../../src/accounts/demo-seed.ts';
+import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { declaredStatements } from '../../src/db/statement.ts';
 
 /** The statements under test and the table each one updates. */
@@ -26,36 +20,19 @@ const KEYED_UPDATES: Record<string, string> = {
   record_webhook_attempts_v2: 'webhook_deliveries',
 };
 
-let database: { url: string; drop: () => Promise<void> };
-let runtime: Runtime;
+let db: SeededPostgres;
 let client: pg.Client;
-let dataDir: string;
 
 beforeAll(async () => {
-  database = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!, 'kolo_plans');
-  dataDir = mkdtempSync(join(tmpdir(), 'kolo-plans-'));
-  runtime = await openRuntime(loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PG_POOL_MAX: '2' }));
-  const seed = await seedDemo(runtime.services);
-  client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+  db = await openSeededPostgres('kolo_plans', 2);
+  ({ client } = db);
   // Statistics as the migrations left them (an empty table), then 5,000 PENDING rows.
   await client.query('analyze transactions');
-  await client.query(
-    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-       payment_method, payer_account, operator_reference, initiation_outcome, initiated_at, deadline_at, next_poll_at,
-       poll_attempts, created_at, updated_at)
-     select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
-       'MTN_MOMO_CM', '237677000001', 'SBX-' || g, 'ACCEPTED', now(), now() + interval '1 day', now() + interval '1 hour', 0, now(), now()
-     from generate_series(1, 5000) g`,
-    [seed!.applicationId],
-  );
+  await insertPayIns(db, 5000, 'PENDING');
 }, 60_000);
 
 afterAll(async () => {
-  await client?.end();
-  await runtime?.close();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await db?.close();
 });
 
 /** The generic plan of a declared statement, as EXPLAIN prints it. */

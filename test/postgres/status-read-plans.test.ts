@@ -9,53 +9,30 @@
  * connection is planned at each execution, and through Kolo never.
  * PostgreSQL only (TEST_DATABASE_URL, as in CI).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase } from '../harness.ts';
-import { openRuntime, type Runtime } from '../../src/bootstrap.ts';
-import { loadConfig } from '../../src/config.ts';
-import { seedDemo } from '../../src/accounts/demo-seed.ts';
+import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { authenticateApiKey, authenticateApiKeyWithTransaction, hashApiKey } from '../../src/accounts/api-keys.ts';
 import { declaredStatements, genericPlanPoolOf } from '../../src/db/statement.ts';
 
 const STATUS_READS = 'auth_api_keys_status_batch_v5';
 const KEY_LOOKUPS = 'auth_api_keys_batch_v4';
 
-let database: { url: string; drop: () => Promise<void> };
-let runtime: Runtime;
+let db: SeededPostgres;
 let client: pg.Client;
-let dataDir: string;
 let key: string;
 
 beforeAll(async () => {
-  database = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!, 'kolo_read_plans');
-  dataDir = mkdtempSync(join(tmpdir(), 'kolo-read-plans-'));
-  runtime = await openRuntime(loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PG_POOL_MAX: '3' }));
-  const seed = await seedDemo(runtime.services);
-  key = seed!.plainTextKey;
-  client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+  db = await openSeededPostgres('kolo_read_plans', 3);
+  ({ client } = db);
+  key = db.seed.plainTextKey;
   // No ANALYZE during the test either.
   for (const table of ['transactions', 'api_keys', 'applications', 'accounts']) await client.query(`alter table ${table} set (autovacuum_enabled = false)`);
-  await client.query(
-    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-       payment_method, payer_account, operator_reference, initiation_outcome, initiated_at, deadline_at, next_poll_at,
-       poll_attempts, created_at, updated_at)
-     select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'SUCCESS', 5000 + g, 'XAF',
-       'MTN_MOMO_CM', '237677000001', 'SBX-' || g, 'ACCEPTED', now(), now() + interval '1 day', null, 0, now(), now()
-     from generate_series(1, 20000) g`,
-    [seed!.applicationId],
-  );
+  await insertPayIns(db, 20_000, 'SUCCESS');
 }, 60_000);
 
 afterAll(async () => {
-  await client?.end();
-  await runtime?.close();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await db?.close();
 });
 
 const reference = (g: number) => `PI-${g.toString(16).toUpperCase().padStart(12, '0')}`;
@@ -82,13 +59,13 @@ describe('status reads and key lookups on PostgreSQL', () => {
     for (let round = 0; round < 10; round++) {
       const first = round * 40 + 1;
       const reads = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => authenticateApiKeyWithTransaction(runtime.services, key, { reference: reference(first + i), direction: 'PAY_IN' })),
+        Array.from({ length: 40 }, (_, i) => authenticateApiKeyWithTransaction(db.runtime.services, key, { reference: reference(first + i), direction: 'PAY_IN' })),
       );
       reads.forEach((read, i) => expect(read?.transaction).toMatchObject({ reference: reference(first + i), amount: 5000 + first + i }));
-      const auths = await Promise.all(Array.from({ length: 10 }, () => authenticateApiKey(runtime.services, key)));
+      const auths = await Promise.all(Array.from({ length: 10 }, () => authenticateApiKey(db.runtime.services, key)));
       expect(auths.every((auth) => auth?.applicationId === reads[0]!.auth.applicationId)).toBe(true);
     }
-    const pool = genericPlanPoolOf(runtime.services.db)!;
+    const pool = genericPlanPoolOf(db.runtime.services.db)!;
     expect(pool).toBeDefined();
     // Every connection of that pool at once (each checkout while the others are held is another one).
     const sessions = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
