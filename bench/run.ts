@@ -214,18 +214,23 @@ async function scrapeCounts(metricsPort: number): Promise<{ created: number; fin
   }
 }
 
-/**
- * The echo GET ceiling as the bench's start measures it (warm-up, then `durationS` seconds, the
- * echo's CPU per request), on a fresh echo process started for this measure and stopped after.
- */
-async function measureEchoGet(name: string): Promise<Figures> {
+/** Runs `measure` against a fresh echo server (bench/echo-server.ts), stopped after. */
+async function withEcho<T>(measure: (url: string, pid: number) => Promise<T>): Promise<T> {
   const port = await freePort();
   const echo = await startProcess(['--import', 'tsx', 'bench/echo-server.ts', String(port)], {}, /LISTENING/);
   try {
-    return await loadWarm(name, { url: `http://127.0.0.1:${port}/echo`, method: 'GET', connections, duration: durationS }, echo.child.pid);
+    return await measure(`http://127.0.0.1:${port}/echo`, echo.child.pid!);
   } finally {
     await stop(echo.child);
   }
+}
+
+/**
+ * The echo GET ceiling as the bench's start measures it (warm-up, then `durationS` seconds, the
+ * echo's CPU per request), on a fresh echo process.
+ */
+function measureEchoGet(name: string): Promise<Figures> {
+  return withEcho((url, pid) => loadWarm(name, { url, method: 'GET', connections, duration: durationS }, pid));
 }
 
 /** Runs the phases of one target database. */
@@ -461,19 +466,14 @@ const started = performance.now();
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
-const echoPort = await freePort();
-const echo = await startProcess(['--import', 'tsx', 'bench/echo-server.ts', String(echoPort)], {}, /LISTENING/);
-let ceilings: { post: Figures; get: Figures };
-try {
+say('\n== ceiling: bare Fastify echo ==');
+const ceilings = await withEcho(async (url, pid) => {
   const headers = { 'content-type': 'application/json' };
-  say('\n== ceiling: bare Fastify echo ==');
-  const post = await loadWarm('echo POST (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
-  const get = await loadWarm('echo GET (ceiling)', { url: `http://127.0.0.1:${echoPort}/echo`, method: 'GET', connections, duration: durationS }, echo.child.pid);
-  ceilings = { post, get };
-  say(`echo POST ${fmt(post.rps)} req/s (p99 ${post.p99} ms), echo GET ${fmt(get.rps)} req/s (p99 ${get.p99} ms${cpuNote(get, 'a request')})`);
-} finally {
-  await stop(echo.child);
-}
+  const post = await loadWarm('echo POST (ceiling)', { url, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
+  const get = await loadWarm('echo GET (ceiling)', { url, method: 'GET', connections, duration: durationS }, pid);
+  return { post, get };
+});
+say(`echo POST ${fmt(ceilings.post.rps)} req/s (p99 ${ceilings.post.p99} ms), echo GET ${fmt(ceilings.get.rps)} req/s (p99 ${ceilings.get.p99} ms${cpuNote(ceilings.get, 'a request')})`);
 
 const results: TargetResult[] = [];
 for (const target of targets as ('pg' | 'pglite')[]) results.push(await runTarget(target, ceilings));

@@ -263,14 +263,13 @@ function keyRowOf(key: unknown): KeyLookupRow {
 type StatusLookup = { keyHash: string; reference: string; direction: 'PAY_IN' | 'PAY_OUT' };
 
 /**
- * The `found` JSON array of a batch statement (`keysByHash`, `statusReads`), whose items start
- * with a position asked (from 1), as an array with one entry per position asked, in order:
- * `entry(found item)` for the positions found, null for the others.
+ * A JSON array of a batch statement's row (`found`, `keys`), whose items start with a position
+ * asked (from 1), as an array with one entry per position asked, in order: `entry(item)` for the
+ * positions found, null for the others (and for a null array: none found).
  */
-function byPosition<T>(asked: number, rows: readonly Record<string, unknown>[], entry: (item: unknown[]) => T): (T | null)[] {
+function byPosition<T>(asked: number, items: unknown, entry: (item: unknown[]) => T): (T | null)[] {
   const answers = new Array<T | null>(asked).fill(null);
-  const found = rows[0]?.found as unknown[][] | null | undefined;
-  if (found) for (const item of found) answers[(item[0] as number) - 1] = entry(item);
+  if (Array.isArray(items)) for (const item of items as unknown[][]) answers[(item[0] as number) - 1] = entry(item);
   return answers;
 }
 
@@ -298,7 +297,7 @@ function distinctPositions(values: readonly string[]): { distinct: string[]; pos
 const keysOf = perDatabase<string, KeyLookupRow | null>(async (db, hashes) => {
   const { distinct, positions } = distinctPositions(hashes);
   const { rows } = await runStatement<Record<string, unknown>>(db, keysByHash, [distinct]);
-  const keys = byPosition(distinct.length, rows, (item) => keyRowOf(item[1]));
+  const keys = byPosition(distinct.length, rows[0]?.found, (item) => keyRowOf(item[1]));
   return positions.map((position) => keys[position - 1]!);
 });
 
@@ -312,10 +311,8 @@ const statusReadsOf = perDatabase<StatusLookup, { key: KeyLookupRow; transaction
       asked.map((l) => l.reference),
       asked.map((l) => l.direction),
     ]);
-    const keys = new Array<KeyLookupRow | undefined>(distinct.length);
-    const keysFound = rows[0]?.keys as [number, unknown][] | null | undefined;
-    if (keysFound) for (const [position, key] of keysFound) keys[position - 1] = keyRowOf(key);
-    return byPosition(asked.length, rows, (item) => ({
+    const keys = byPosition(distinct.length, rows[0]?.keys, (item) => keyRowOf(item[1]));
+    return byPosition(asked.length, rows[0]?.found, (item) => ({
       key: keys[positions[(item[0] as number) - 1]! - 1]!,
       transaction: Array.isArray(item[1]) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, item[1]) : null,
     }));
