@@ -45,8 +45,12 @@ const SETTLEMENT_BATCH = 200;
 // The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
 // skip locked)` PostgreSQL may re-run the subquery for each row it updates, and each re-run,
 // seeing the rows just leased as no longer due, returns the next ones: the limit did not hold.
+// The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
+// joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
+// the whole table once its statistics counted a few thousand rows, so every claim of a draining
+// backlog read the whole table (test/postgres/batched-update-plans.test.ts; issue 14).
 const claimTransactions = statement(
-  'claim_due_transactions_v1',
+  'claim_due_transactions_v2',
   `with due as materialized (
      select id from transactions
       where status = 'PENDING' and next_poll_at <= $1::timestamptz
@@ -55,13 +59,12 @@ const claimTransactions = statement(
       for update skip locked)
    update transactions t
       set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
-     from due
-    where t.id = due.id and t.status = 'PENDING'
+    where t.id = any(array(select id from due)) and t.status = 'PENDING'
    returning t.*`,
 );
 
 const claimAttempts = statement(
-  'claim_due_attempts_v1',
+  'claim_due_attempts_v2',
   `with due as materialized (
      select id from checkout_attempts
       where status = 'PENDING' and next_poll_at <= $1::timestamptz
@@ -70,8 +73,7 @@ const claimAttempts = statement(
       for update skip locked)
    update checkout_attempts a
       set next_poll_at = $3::timestamptz
-     from due
-    where a.id = due.id and a.status = 'PENDING'
+    where a.id = any(array(select id from due)) and a.status = 'PENDING'
    returning a.*`,
 );
 

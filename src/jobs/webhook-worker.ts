@@ -40,9 +40,10 @@ export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock'
   return rows.map((r) => mapRow(webhookDeliveries, r));
 }
 
-// Selected once (a materialized CTE), so the limit holds (see the poller's claim).
+// Selected once (a materialized CTE), so the limit holds, and updated by primary key (see the
+// poller's claim).
 const claimDeliveries = statement(
-  'claim_due_deliveries_v1',
+  'claim_due_deliveries_v2',
   `with due as materialized (
      select id from webhook_deliveries
       where status = 'PENDING' and next_attempt_at <= $1::timestamptz
@@ -51,8 +52,7 @@ const claimDeliveries = statement(
       for update skip locked)
    update webhook_deliveries d
       set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
-     from due
-    where d.id = due.id and d.status = 'PENDING'
+    where d.id = any(array(select id from due)) and d.status = 'PENDING'
    returning d.*`,
 );
 
