@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { chargeTo, startReceiver, type Receiver } from './helpers/webhooks.ts';
-import { claimDueDeliveries, deliverOnce } from '../src/jobs/webhook-worker.ts';
+import { claimDueDeliveries, deliverOnce, startWebhookWorker } from '../src/jobs/webhook-worker.ts';
 import { webhookAttempts, webhookDeliveries } from '../src/db/schema-webhooks.ts';
 import { applications } from '../src/db/schema.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/webhooks/retry-schedule.ts';
@@ -219,6 +219,40 @@ describe('workers', () => {
       { claimed: 2, more: false, delivered: 2 },
     ]);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(12);
+  });
+
+  it('keeps two batches in flight: a receiver slow to answer one batch does not hold back the next', async () => {
+    // A receiver that answers nothing until told to: with one batch at a time, the worker would
+    // wait for the first batch's 5 answers before claiming the next 5.
+    const held: http.ServerResponse[] = [];
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => held.push(res));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks/slow`;
+    await h.services.db.update(applications).set({ webhookUrl: slowUrl }).where(eq(applications.id, t.applicationId));
+    for (let i = 0; i < 10; i++) {
+      await h.request('POST', '/api/v1/pay-in/charge', {
+        key: t.key,
+        body: { amount: 3000 + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
+      });
+    }
+    h.clock.advance(h.config.sandboxDelayMs + 1000);
+    await pollOnce(h.services);
+    const worker = startWebhookWorker(h.services);
+    try {
+      for (let waited = 0; held.length < 10 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held).toHaveLength(10);
+    } finally {
+      for (const res of held) res.end('ok');
+      await worker.stop();
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+    const deliveries = await deliveriesOf(t.applicationId);
+    expect(deliveries).toHaveLength(10);
+    expect(deliveries.every((d) => d.status === 'DELIVERED' && d.attemptCount === 1)).toBe(true);
   });
 
   it('recovers a delivery whose worker died between claim and send, once the lease has passed', async () => {

@@ -4,8 +4,9 @@
  * `WEBHOOK_LEASE_MS` ahead, a fresh `lease_token`), so any number of instances share the work and
  * no attempt is made twice at once. A worker that dies after claiming leaves the lease to run
  * out; the delivery is then due again and another worker sends it. The lease outlasts the send
- * timeout, so a live worker always records before its lease ends. Stoppable; never overlaps
- * itself; the API never waits for it.
+ * timeout, so a live worker always records before its lease ends. Each instance runs
+ * `BATCHES_IN_FLIGHT` such loops, which share the work the same way. Stoppable; a loop never
+ * overlaps itself; the API never waits for it.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +26,18 @@ import {
 import { signingSecrets } from '../webhooks/webhook-secrets.ts';
 import { startLoop, type Loop } from './status-poller.ts';
 
-/** Attempts in flight at once (each waits on a receiver; most of the time is spent waiting). */
+/**
+ * Batches in flight at once: each is its own loop of claim, send, record, as if each were another
+ * instance (the leases keep them apart), so that one batch is sent while another is being
+ * claimed or recorded. With one, the sends waited for every statement of the tick: the machine
+ * sat 36–41 % idle through a drain (issue 14, docs/benchmarks.md).
+ */
+const BATCHES_IN_FLIGHT = 2;
+/**
+ * Attempts in flight at once per batch (each waits on a receiver; most of the time is spent
+ * waiting). A receiver still gets at most 32 connections (http-sender.ts); attempts beyond wait
+ * for one of them.
+ */
 const CONCURRENCY = 32;
 
 /**
@@ -112,7 +124,18 @@ export async function deliverOnce(services: Services, options: AttemptOptions = 
   return { claimed: rows.length, outcomes, more: rows.length === batchSize && !signal?.aborted };
 }
 
-/** Starts the worker loop with the configured interval. */
+/**
+ * Starts the worker: `BATCHES_IN_FLIGHT` loops of `deliverOnce`, each ticking at the configured
+ * interval when idle and at once after a full batch. `stop` stops them all and waits for their
+ * attempts under way to be recorded.
+ */
 export function startWebhookWorker(services: Services): Loop {
-  return startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, (signal) => deliverOnce(services, {}, signal), services.log);
+  const loops = Array.from({ length: BATCHES_IN_FLIGHT }, () =>
+    startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, (signal) => deliverOnce(services, {}, signal), services.log),
+  );
+  return {
+    async stop() {
+      await Promise.all(loops.map((loop) => loop.stop()));
+    },
+  };
 }
