@@ -163,17 +163,22 @@ describe('retries', () => {
   });
 });
 
+/** `count` charges of the test's tenant (amounts from `firstAmount` up), settled by the poller: one webhook delivery each. */
+async function settledCharges(count: number, firstAmount: number) {
+  for (let i = 0; i < count; i++) {
+    await h.request('POST', '/api/v1/pay-in/charge', {
+      key: t.key,
+      body: { amount: firstAmount + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
+    });
+  }
+  h.clock.advance(h.config.sandboxDelayMs + 1000);
+  await pollOnce(h.services);
+}
+
 describe('workers', () => {
   it('two workers share the work: each event is sent exactly once per attempt', async () => {
     const count = 12;
-    for (let i = 0; i < count; i++) {
-      await h.request('POST', '/api/v1/pay-in/charge', {
-        key: t.key,
-        body: { amount: 1000 + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
-      });
-    }
-    h.clock.advance(h.config.sandboxDelayMs + 1000);
-    await pollOnce(h.services);
+    await settledCharges(count, 1000);
     // A second instance: its own connection pool on PostgreSQL; on PGlite the same (single) connection.
     let second: Services = h.services;
     let closeSecond = async () => {};
@@ -200,14 +205,7 @@ describe('workers', () => {
   });
 
   it('a tick claims at most its batch (5 here), says more is due while batches come back full, and delivers all', async () => {
-    for (let i = 0; i < 12; i++) {
-      await h.request('POST', '/api/v1/pay-in/charge', {
-        key: t.key,
-        body: { amount: 2000 + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
-      });
-    }
-    h.clock.advance(h.config.sandboxDelayMs + 1000);
-    await pollOnce(h.services);
+    await settledCharges(12, 2000);
     const ticks = [];
     for (let i = 0; i < 3; i++) {
       const tick = await deliverOnce(h.services);
@@ -232,14 +230,7 @@ describe('workers', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks/slow`;
     await h.services.db.update(applications).set({ webhookUrl: slowUrl }).where(eq(applications.id, t.applicationId));
-    for (let i = 0; i < 10; i++) {
-      await h.request('POST', '/api/v1/pay-in/charge', {
-        key: t.key,
-        body: { amount: 3000 + i, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
-      });
-    }
-    h.clock.advance(h.config.sandboxDelayMs + 1000);
-    await pollOnce(h.services);
+    await settledCharges(10, 3000);
     const worker = startWebhookWorker(h.services);
     try {
       for (let waited = 0; held.length < 10 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
