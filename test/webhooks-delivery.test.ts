@@ -47,6 +47,23 @@ async function deliveriesOf(applicationId: string) {
 async function attemptsOf(deliveryId: string) {
   return h.services.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.id));
 }
+/**
+ * A local receiver answering as `handler` does, set as the test tenant's webhook URL; `close`
+ * drops its connections and stops it.
+ */
+async function receiverOfTenant(handler: http.RequestListener): Promise<{ close(): Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/kolo`;
+  await h.services.db.update(applications).set({ webhookUrl: url }).where(eq(applications.id, t.applicationId));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 // The jitter lengthens a delay by at most 20 %.
 const afterDelay = (ms: number) => h.clock.advance(Math.ceil(ms * 1.2) + 1);
 
@@ -144,10 +161,7 @@ describe('retries', () => {
   });
   it('gives up on an attempt that gets no answer within the timeout, and retries later', async () => {
     // A receiver that accepts the connection and never answers.
-    const hanging = http.createServer(() => {});
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    const port = (hanging.address() as AddressInfo).port;
-    await h.services.db.update(applications).set({ webhookUrl: `http://127.0.0.1:${port}/` }).where(eq(applications.id, t.applicationId));
+    const hanging = await receiverOfTenant(() => {});
     const configured = h.services.config.webhookTimeoutMs;
     h.services.config.webhookTimeoutMs = 300;
     try {
@@ -155,8 +169,7 @@ describe('retries', () => {
       await deliverOnce(h.services);
     } finally {
       h.services.config.webhookTimeoutMs = configured;
-      hanging.closeAllConnections();
-      hanging.close();
+      await hanging.close();
     }
     const [delivery] = await deliveriesOf(t.applicationId);
     expect(delivery).toMatchObject({ status: 'PENDING', httpStatus: null, lastError: 'pas de réponse en 300 ms', attemptCount: 1 });
@@ -223,13 +236,10 @@ describe('workers', () => {
     // A receiver that answers nothing until told to: with one batch at a time, the worker would
     // wait for the first batch's 5 answers before claiming the next 5.
     const held: http.ServerResponse[] = [];
-    const slow = http.createServer((req, res) => {
+    const slow = await receiverOfTenant((req, res) => {
       req.resume();
       req.on('end', () => held.push(res));
     });
-    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks/slow`;
-    await h.services.db.update(applications).set({ webhookUrl: slowUrl }).where(eq(applications.id, t.applicationId));
     await settledCharges(10, 3000);
     const worker = startWebhookWorker(h.services);
     try {
@@ -238,8 +248,7 @@ describe('workers', () => {
     } finally {
       for (const res of held) res.end('ok');
       await worker.stop();
-      slow.closeAllConnections();
-      await new Promise<void>((resolve) => slow.close(() => resolve()));
+      await slow.close();
     }
     const deliveries = await deliveriesOf(t.applicationId);
     expect(deliveries).toHaveLength(10);
