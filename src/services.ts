@@ -18,6 +18,7 @@ import { webhookOutboxListener } from './webhooks/webhook-events.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { instrumentRegistry } from './metrics/instrument-connector.ts';
 import { finishedTransactionsListener } from './metrics/transaction-metrics.ts';
+import { createApiActivity, type ApiActivity } from './jobs/fair-share.ts';
 
 /** Everything a use case may need. */
 export interface Services {
@@ -35,6 +36,11 @@ export interface Services {
   webhookSender: WebhookSender;
   /** Prometheus metrics of this service (metrics/metrics.ts). */
   metrics: Metrics;
+  /**
+   * Requests the API has begun (counted by http/app.ts); the background loops read it to leave the
+   * API its share of the event loop (jobs/fair-share.ts).
+   */
+  apiActivity: ApiActivity;
   /**
    * Set only in the services an HTTP request's use cases receive (`request.services`, http/app.ts):
    * that request's `X-Request-Id`, which the audit log records; `log` is then the request's logger,
@@ -64,6 +70,7 @@ export function createServices(
   return {
     ...base,
     metrics,
+    apiActivity: createApiActivity(),
     connectors: instrumentRegistry(connectors, metrics),
     // The webhook outbox is always on: every terminal status change writes its delivery.
     statusListeners: [webhookOutboxListener(base), finishedTransactionsListener(metrics), ...(base.statusListeners ?? [])],

@@ -83,7 +83,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  // Each request counts as API activity, which the background loops read (jobs/fair-share.ts).
+  const activity = services.apiActivity;
   app.addHook('onRequest', (request, reply, done) => {
+    activity.requests++;
     reply.header('x-request-id', request.id);
     done();
   });

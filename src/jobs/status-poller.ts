@@ -26,6 +26,7 @@ import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import { mapRow } from '../db/batch.ts';
+import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';
 
 /** Counts of what one tick did. */
 export interface PollTickResult {
@@ -236,16 +237,25 @@ export interface Loop {
 
 /**
  * Runs `tick` every `intervalMs` (measured from the end of the previous tick) until stopped, or
- * again at once when the tick returns `{ more: true }` (its batch was full: work is waiting).
+ * again when the tick returns `{ more: true }` (its batch was full: work is waiting): at once, or,
+ * with `activity`, after the rest `restAfterFullBatch` gives while the API is serving on a
+ * saturated event loop (fair-share.ts).
  * `stop` aborts the signal given to the tick in progress (which finishes its work under way and
  * releases the rest) and resolves once that tick has returned.
  */
-export function startLoop(name: string, intervalMs: number, tick: (signal: AbortSignal) => Promise<unknown>, log: Services['log']): Loop {
+export function startLoop(
+  name: string,
+  intervalMs: number,
+  tick: (signal: AbortSignal) => Promise<unknown>,
+  log: Services['log'],
+  activity?: ApiActivity,
+): Loop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const stopping = new AbortController();
   const run = () => {
+    const batch = activity ? measureBatch(activity) : null;
     running = tick(stopping.signal)
       .then(
         (result) => (result as { more?: boolean } | undefined)?.more === true,
@@ -255,8 +265,11 @@ export function startLoop(name: string, intervalMs: number, tick: (signal: Abort
         },
       )
       .then((more) => {
-        // A full batch means more is due: go again at once (yielding to I/O first).
-        if (!stopped) timer = setTimeout(run, more ? 0 : intervalMs);
+        if (stopped) return;
+        // A full batch means more is due: go again at once (yielding to I/O first), or after a
+        // rest that leaves the API its share of the event loop.
+        const delay = !more ? intervalMs : batch ? restAfterFullBatch(batch.end(), intervalMs) : 0;
+        timer = setTimeout(run, delay);
       });
   };
   timer = setTimeout(run, intervalMs);
@@ -272,5 +285,5 @@ export function startLoop(name: string, intervalMs: number, tick: (signal: Abort
 
 /** Starts the status poller loop with the configured interval. */
 export function startStatusPoller(services: Services): Loop {
-  return startLoop('status-poller', services.config.pollerIntervalMs, (signal) => pollOnce(services, signal), services.log);
+  return startLoop('status-poller', services.config.pollerIntervalMs, (signal) => pollOnce(services, signal), services.log, services.apiActivity);
 }

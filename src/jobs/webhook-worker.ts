@@ -126,12 +126,13 @@ export async function deliverOnce(services: Services, options: AttemptOptions = 
 
 /**
  * Starts the worker: `BATCHES_IN_FLIGHT` loops of `deliverOnce`, each ticking at the configured
- * interval when idle and at once after a full batch. `stop` stops them all and waits for their
+ * interval when idle and again after a full batch (at once, or after its fair-share rest while the
+ * API is serving, fair-share.ts). `stop` stops them all and waits for their
  * attempts under way to be recorded.
  */
 export function startWebhookWorker(services: Services): Loop {
   const loops = Array.from({ length: BATCHES_IN_FLIGHT }, () =>
-    startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, (signal) => deliverOnce(services, {}, signal), services.log),
+    startLoop('webhook-worker', services.config.webhookWorkerIntervalMs, (signal) => deliverOnce(services, {}, signal), services.log, services.apiActivity),
   );
   return {
     async stop() {
