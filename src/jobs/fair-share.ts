@@ -7,7 +7,7 @@
  * second, and requests waited 85 ms and more (docs/benchmarks.md, "Twelfth session").
  *
  * The rule: a loop whose batch came back full rests before its next batch, as long as that batch
- * kept it busy. It rests only when both of these held during the batch:
+ * took. It rests only when both of these held during the batch:
  * - the API was serving: at least one request began;
  * - the event loop was saturated: busy at least `SATURATED_UTILIZATION` of the time.
  * Background work then gets about half of a saturated event loop while requests come in.
@@ -34,19 +34,19 @@ export const SATURATED_UTILIZATION = 0.8;
 
 /** What a batch that came back full did: wall milliseconds, event-loop utilisation (0–1), requests begun meanwhile. */
 export interface FullBatch {
-  busyMs: number;
+  durationMs: number;
   utilization: number;
   requestsDuring: number;
 }
 
 /**
  * Milliseconds to rest after a full batch before the next one, at most `maxRestMs`.
- * It is the batch's own `busyMs` when the API was serving and the event loop was saturated,
+ * It is the batch's own duration when the API was serving and the event loop was saturated,
  * else 0 (go again at once).
  */
 export function restAfterFullBatch(batch: FullBatch, maxRestMs: number): number {
   if (batch.requestsDuring === 0 || batch.utilization < SATURATED_UTILIZATION) return 0;
-  return Math.min(Math.max(0, batch.busyMs), maxRestMs);
+  return Math.min(Math.max(0, batch.durationMs), maxRestMs);
 }
 
 /** Measures one batch for `restAfterFullBatch`: call it as the batch starts, and `end` once the batch has returned. */
@@ -56,7 +56,7 @@ export function measureBatch(activity: ApiActivity): { end(): FullBatch } {
   const requestsBefore = activity.requests;
   return {
     end: () => ({
-      busyMs: performance.now() - startedAt,
+      durationMs: performance.now() - startedAt,
       utilization: performance.eventLoopUtilization(loopBefore).utilization,
       requestsDuring: activity.requests - requestsBefore,
     }),

@@ -1,6 +1,6 @@
 /**
  * Fair share between the API and the background loops (src/jobs/fair-share.ts, issue 14): a loop
- * whose batch came back full rests as long as the batch kept the event loop busy, only while API
+ * whose batch came back full rests as long as the batch took, only while API
  * requests come in. Measured on the real `startLoop` with real timers: the rest is a
  * `setTimeout`, which never fires early, so a rested gap is at least the batch's length whatever
  * the machine's load.
@@ -11,7 +11,7 @@ import { startLoop, type Loop } from '../../src/jobs/status-poller.ts';
 import { createApiActivity, type ApiActivity } from '../../src/jobs/fair-share.ts';
 import { startHarness, type Harness } from '../harness.ts';
 
-const BATCH_MS = 40;
+const BATCH_MS = 60;
 const log = pino({ level: 'silent' });
 
 /** Keeps the event loop busy for `ms` (a CPU-bound batch). */
