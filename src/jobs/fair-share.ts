@@ -17,7 +17,7 @@
  * The rest only delays the loop. It never drops work: what is due stays due, leased or not, as
  * before.
  */
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 
 /** Requests the API has begun since the process started; `http/app.ts` counts each in `onRequest`. */
 export interface ApiActivity {
@@ -46,13 +46,13 @@ export interface FullBatch {
  */
 export function restAfterFullBatch(batch: FullBatch, maxRestMs: number): number {
   if (batch.requestsDuring === 0 || batch.utilization < SATURATED_UTILIZATION) return 0;
-  return Math.min(Math.max(0, batch.durationMs), maxRestMs);
+  return Math.min(batch.durationMs, maxRestMs);
 }
 
 /** Measures one batch for `restAfterFullBatch`: call it as the batch starts, and `end` once the batch has returned. */
 export function measureBatch(activity: ApiActivity): { end(): FullBatch } {
   const startedAt = performance.now();
-  const loopBefore: EventLoopUtilization = performance.eventLoopUtilization();
+  const loopBefore = performance.eventLoopUtilization();
   const requestsBefore = activity.requests;
   return {
     end: () => ({
