@@ -1,17 +1,23 @@
 /**
- * Poller phase of the benchmark (issue 14, point 4), PostgreSQL only, on its own fresh database:
- * opens the server's own runtime in-process (`openRuntime`: the same migrations and services as
- * `kolo serve`; src is imported, never modified), seeds the demo application, then
+ * Poller phase of the benchmark (issue 14, point 4), PostgreSQL only, on two fresh databases side
+ * by side: one with 10,000 not-yet-due PENDING rows, the other with 1,000,000. For each it opens
+ * the server's own runtime in-process (`openRuntime`: the same migrations and services as
+ * `kolo serve`; src is imported, never modified) and seeds the demo application, then
  *
- * 1. seeds 10,000 not-yet-due PENDING charges (one `INSERT … SELECT generate_series`,
- *    `next_poll_at` 1–2 h ahead) plus `POLLER_BATCH_SIZE` due ones, `ANALYZE`;
+ * 1. seeds the not-yet-due PENDING charges (one `INSERT … SELECT generate_series`, `next_poll_at`
+ *    1–2 h ahead) plus `POLLER_BATCH_SIZE` due ones, `ANALYZE`;
  * 2. times the poller's claim (`claimDueTransactions`, exactly what a tick runs first) `runs`
  *    times, putting the claimed rows back to due between runs, and takes the median;
  * 3. times a whole idle tick (`pollOnce` with nothing due: the claims plus the tick's other
  *    scans: idempotency purge, settlements, late successes, withdrawals), median;
  * 4. captures the SQL the claim sent (node-postgres clients wrapped) and prints its
- *    `EXPLAIN (ANALYZE, BUFFERS)` (inside a rolled-back transaction: it is an UPDATE);
- * 5. grows the table to 1,000,000 rows and repeats 2–4.
+ *    `EXPLAIN (ANALYZE, BUFFERS)` (inside a rolled-back transaction: it is an UPDATE).
+ *
+ * Steps 2 and 3 alternate between the two sizes, run by run (which one goes first alternates
+ * too), so both medians are taken over the same minutes: on these shared machines the speed of
+ * the same code moves by half within minutes (docs/benchmarks.md, ninth and thirteenth
+ * sessions), and a size measured a minute after the other compared the machine's moments as much
+ * as the table sizes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,141 +57,171 @@ const REPRODUCED_CLAIM = `update "transactions" set "next_poll_at" = $2, "poll_a
   where ("transactions"."id" in (select "id" from "transactions" where ("transactions"."status" = 'PENDING' and "transactions"."next_poll_at" <= $1)
     order by "transactions"."next_poll_at" asc limit $3 for update skip locked) and "transactions"."status" = 'PENDING') returning *`;
 
-/** Runs the poller phase against `databaseUrl` (an empty database). */
-export async function measurePollerTick(databaseUrl: string, runs: number, log: (line: string) => void): Promise<PollerFigures[]> {
+/** Sizes measured, in this order (the verdict compares the second with the first). */
+const SIZES = [10_000, 1_000_000] as const;
+
+/** One database of the phase: its runtime, an admin connection and what it was seeded with. */
+interface Sized {
+  rows: number;
+  seedSeconds: number;
+  runtime: Awaited<ReturnType<typeof openRuntime>>;
+  admin: pg.Client;
+  dataDir: string;
+  claimTimes: number[];
+  tickTimes: number[];
+  claimed: number;
+  claimSql: Captured[];
+}
+
+/**
+ * Runs the poller phase against `databaseUrls` (two empty databases: the 10,000-row table in the
+ * first, the 1,000,000-row one in the second). Returns the figures of both, smaller first.
+ */
+export async function measurePollerTick(databaseUrls: readonly [string, string], runs: number, log: (line: string) => void): Promise<PollerFigures[]> {
+  // Capture what the claim sends, whatever builds it (Drizzle today, maybe raw SQL tomorrow):
+  // every query of a node-postgres client while a sink is set (the pools' go through it).
+  let sink: Captured[] | null = null;
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const originalQuery = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    if (sink) {
+      const [first, second] = args;
+      if (typeof first === 'string') sink.push({ text: first, values: Array.isArray(second) ? second : [] });
+      else if (first && typeof first === 'object' && 'text' in first) {
+        const q = first as { text: string; values?: unknown[] };
+        sink.push({ text: q.text, values: Array.isArray(second) ? second : (q.values ?? []) });
+      }
+    }
+    return originalQuery.apply(this, args);
+  };
+  const opened: Sized[] = [];
+  try {
+    for (const [i, rows] of SIZES.entries()) opened.push(await openSized(databaseUrls[i]!, rows));
+    const batch = opened[0]!.runtime.services.config.pollerBatchSize;
+    for (const sized of opened) await sized.admin.query('analyze transactions');
+
+    // Claims, alternating sizes run by run; the last run of each size is captured.
+    for (let i = 0; i < runs; i++) {
+      for (const sized of i % 2 === 0 ? opened : [...opened].reverse()) {
+        await makeDue(sized.admin);
+        const captured: Captured[] = [];
+        sink = i === runs - 1 ? captured : null;
+        const started = performance.now();
+        const got = await claimDueTransactions(sized.runtime.services, batch);
+        sized.claimTimes.push(performance.now() - started);
+        sink = null;
+        if (captured.length > 0) sized.claimSql = captured;
+        sized.claimed = got.length;
+      }
+    }
+    // Idle ticks, alternating the same way.
+    for (const sized of opened) await makeNotDue(sized.admin);
+    for (let i = 0; i < runs; i++) {
+      for (const sized of i % 2 === 0 ? opened : [...opened].reverse()) {
+        const started = performance.now();
+        await pollOnce(sized.runtime.services);
+        sized.tickTimes.push(performance.now() - started);
+      }
+    }
+
+    const results: PollerFigures[] = [];
+    for (const sized of opened) {
+      const plan = await explainClaim(sized, batch);
+      const indexes = [...new Set(plan.flatMap((line) => [...line.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]!)))];
+      const top = plan.find((line) => /Buffers: shared/.test(line)) ?? '';
+      const buffers = [...top.matchAll(/(?:hit|read)=(\d+)/g)].reduce((total, m) => total + Number(m[1]), 0);
+      const figures: PollerFigures = {
+        rows: sized.rows,
+        seedSeconds: sized.seedSeconds,
+        claimMedianMs: median(sized.claimTimes),
+        claimed: sized.claimed,
+        idleTickMedianMs: median(sized.tickTimes),
+        indexes,
+        buffers,
+        seqScan: plan.some((line) => /Seq Scan on transactions/.test(line)),
+        plan,
+      };
+      log(
+        `  ${sized.rows.toLocaleString('en')} not-due PENDING rows (seeded in ${sized.seedSeconds.toFixed(1)} s): claim of ${figures.claimed} due rows median ${figures.claimMedianMs.toFixed(2)} ms, idle tick median ${figures.idleTickMedianMs.toFixed(2)} ms (${runs} runs each, alternating with the other size); claim plan uses ${indexes.join(', ') || 'no index'} (${buffers} buffers)${figures.seqScan ? ' and a Seq Scan on transactions' : ''}`,
+      );
+      results.push(figures);
+    }
+    log(`  EXPLAIN (ANALYZE, BUFFERS) of the claim at ${results[1]!.rows.toLocaleString('en')} rows:`);
+    for (const line of results[1]!.plan) log(`    ${line}`);
+    return results;
+  } finally {
+    prototype.query = originalQuery;
+    for (const sized of opened) {
+      await sized.admin.end().catch(() => {});
+      await sized.runtime.close().catch(() => {});
+      rmSync(sized.dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Opens `databaseUrl` with the server's runtime, seeds the demo application, `rows` not-due PENDING charges and one batch of due ones. */
+async function openSized(databaseUrl: string, rows: number): Promise<Sized> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kolo-bench-poller-'));
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PG_POOL_MAX: '4' });
   const runtime = await openRuntime(config);
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
-  let restore = () => {};
-  try {
-    const seed = await seedDemo(runtime.services);
-    const applicationId = seed?.applicationId ?? (await admin.query<{ id: string }>('select id from applications limit 1')).rows[0]!.id;
-    const batch = config.pollerBatchSize;
+  const seed = await seedDemo(runtime.services);
+  const applicationId = seed?.applicationId ?? (await admin.query<{ id: string }>('select id from applications limit 1')).rows[0]!.id;
+  // The due rows: a full batch, so a claim claims `POLLER_BATCH_SIZE` rows.
+  await admin.query(
+    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
+       payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
+       deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
+     select gen_random_uuid(), '${DUE_PREFIX}' || lpad(upper(to_hex(g)), 4, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
+       'MTN_MOMO_CM', '237677000001', 'due-' || g, 'SBX-due-' || g, 'ACCEPTED', now(),
+       now() + interval '1 day', now() - interval '1 second', 0, now(), now()
+     from generate_series(1, $2::int) g`,
+    [applicationId, config.pollerBatchSize],
+  );
+  const started = performance.now();
+  await admin.query(
+    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
+       payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
+       deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
+     select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
+       'MTN_MOMO_CM', '237677000001', 'seed-' || g, 'SBX-seed-' || g, 'ACCEPTED', now(),
+       now() + interval '1 day', now() + interval '1 hour' + (g % 3600) * interval '1 second', 3, now(), now()
+     from generate_series(1, $2::int) g`,
+    [applicationId, rows],
+  );
+  const seedSeconds = (performance.now() - started) / 1000;
+  return { rows, seedSeconds, runtime, admin, dataDir, claimTimes: [], tickTimes: [], claimed: 0, claimSql: [] };
+}
 
-    // Capture what the claim sends, whatever builds it (Drizzle today, maybe raw SQL tomorrow):
-    // every query of a node-postgres client while the flag is up (the pool's go through it).
-    let captured: Captured[] = [];
-    let capturing = false;
-    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const originalQuery = prototype.query;
-    prototype.query = function (this: unknown, ...args: unknown[]) {
-      if (capturing) {
-        const [first, second] = args;
-        if (typeof first === 'string') captured.push({ text: first, values: Array.isArray(second) ? second : [] });
-        else if (first && typeof first === 'object' && 'text' in first) {
-          const q = first as { text: string; values?: unknown[] };
-          captured.push({ text: q.text, values: Array.isArray(second) ? second : (q.values ?? []) });
-        }
-      }
-      return originalQuery.apply(this, args);
-    };
-    restore = () => {
-      prototype.query = originalQuery;
-    };
+/**
+ * Puts the batch of due rows back to due: an hour ago, so that they are still due for a claim's
+ * captured parameters (its `now`) when its plan is explained later, after the other size's runs.
+ */
+const makeDue = (admin: pg.Client) =>
+  admin.query(`update transactions set next_poll_at = now() - interval '1 hour', poll_attempts = 0 where reference like '${DUE_PREFIX}%'`);
+const makeNotDue = (admin: pg.Client) => admin.query(`update transactions set next_poll_at = now() + interval '3 hours' where reference like '${DUE_PREFIX}%'`);
 
-    const seedRows = async (from: number, to: number) => {
-      const started = performance.now();
-      await admin.query(
-        `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-           payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
-           deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
-         select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
-           'MTN_MOMO_CM', '237677000001', 'seed-' || g, 'SBX-seed-' || g, 'ACCEPTED', now(),
-           now() + interval '1 day', now() + interval '1 hour' + (g % 3600) * interval '1 second', 3, now(), now()
-         from generate_series($2::int, $3::int) g`,
-        [applicationId, from, to],
-      );
-      return (performance.now() - started) / 1000;
-    };
-    const makeDue = () =>
-      admin.query(`update transactions set next_poll_at = now() - interval '1 second', poll_attempts = 0 where reference like '${DUE_PREFIX}%'`);
-    const makeNotDue = () => admin.query(`update transactions set next_poll_at = now() + interval '3 hours' where reference like '${DUE_PREFIX}%'`);
-
-    // The due rows: a full batch, so a claim claims `batch` rows.
-    await admin.query(
-      `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-         payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
-         deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
-       select gen_random_uuid(), '${DUE_PREFIX}' || lpad(upper(to_hex(g)), 4, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
-         'MTN_MOMO_CM', '237677000001', 'due-' || g, 'SBX-due-' || g, 'ACCEPTED', now(),
-         now() + interval '1 day', now() - interval '1 second', 0, now(), now()
-       from generate_series(1, $2::int) g`,
-      [applicationId, batch],
-    );
-
-    const measureAt = async (rows: number, seedSeconds: number): Promise<PollerFigures> => {
-      await admin.query('analyze transactions');
-      const claimTimes: number[] = [];
-      let claimed = 0;
-      for (let i = 0; i < runs; i++) {
-        await makeDue();
-        capturing = i === runs - 1;
-        captured = capturing ? [] : captured;
-        const started = performance.now();
-        const got = await claimDueTransactions(runtime.services, batch);
-        claimTimes.push(performance.now() - started);
-        capturing = false;
-        claimed = got.length;
-      }
-      const claimSql = captured;
-      await makeNotDue();
-      const tickTimes: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const started = performance.now();
-        await pollOnce(runtime.services);
-        tickTimes.push(performance.now() - started);
-      }
-      // EXPLAIN each statement the claim sent, rows due again, in a transaction rolled back. When
-      // nothing could be captured (another driver), today's claim SQL is explained instead.
-      await makeDue();
-      const statements = claimSql.filter((statement) => /^\s*(select|update|with)/i.test(statement.text));
-      const plan: string[] = [];
-      if (statements.length === 0) {
-        plan.push('(the claim\'s own SQL could not be captured: plan of the claim as written in status-poller.ts at the time of this bench)');
-        statements.push({ text: REPRODUCED_CLAIM, values: [new Date(), new Date(Date.now() + config.pollerLeaseMs), batch] });
-      }
-      await admin.query('begin');
-      try {
-        for (const statement of statements) {
-          const result = await admin.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values as unknown[]);
-          plan.push(...result.rows.map((r) => r['QUERY PLAN']));
-        }
-      } finally {
-        await admin.query('rollback').catch(() => {});
-      }
-      const indexes = [...new Set(plan.flatMap((line) => [...line.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]!)))];
-      const top = plan.find((line) => /Buffers: shared/.test(line)) ?? '';
-      const buffers = [...top.matchAll(/(?:hit|read)=(\d+)/g)].reduce((total, m) => total + Number(m[1]), 0);
-      const seqScan = plan.some((line) => /Seq Scan on transactions/.test(line));
-      const figures = {
-        rows,
-        seedSeconds,
-        claimMedianMs: median(claimTimes),
-        claimed,
-        idleTickMedianMs: median(tickTimes),
-        indexes,
-        buffers,
-        seqScan,
-        plan,
-      };
-      log(
-        `  ${rows.toLocaleString('en')} not-due PENDING rows (seeded in ${seedSeconds.toFixed(1)} s): claim of ${claimed} due rows median ${figures.claimMedianMs.toFixed(2)} ms, idle tick median ${figures.idleTickMedianMs.toFixed(2)} ms (${runs} runs each); claim plan uses ${indexes.join(', ') || 'no index'} (${buffers} buffers)${seqScan ? ' and a Seq Scan on transactions' : ''}`,
-      );
-      return figures;
-    };
-
-    const results: PollerFigures[] = [];
-    results.push(await measureAt(10_000, await seedRows(1, 10_000)));
-    results.push(await measureAt(1_000_000, await seedRows(10_001, 1_000_000)));
-    log(`  EXPLAIN (ANALYZE, BUFFERS) of the claim at 1,000,000 rows:`);
-    for (const line of results[1]!.plan) log(`    ${line}`);
-    return results;
-  } finally {
-    restore();
-    await admin.end().catch(() => {});
-    await runtime.close().catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
+/**
+ * `EXPLAIN (ANALYZE, BUFFERS)` of each statement the claim sent, rows due again, in a transaction
+ * rolled back. When nothing could be captured (another driver), today's claim SQL is explained.
+ */
+async function explainClaim(sized: Sized, batch: number): Promise<string[]> {
+  await makeDue(sized.admin);
+  const statements = sized.claimSql.filter((statement) => /^\s*(select|update|with)/i.test(statement.text));
+  const plan: string[] = [];
+  if (statements.length === 0) {
+    plan.push('(the claim\'s own SQL could not be captured: plan of the claim as written in status-poller.ts at the time of this bench)');
+    statements.push({ text: REPRODUCED_CLAIM, values: [new Date(), new Date(Date.now() + sized.runtime.services.config.pollerLeaseMs), batch] });
   }
+  await sized.admin.query('begin');
+  try {
+    for (const statement of statements) {
+      const result = await sized.admin.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values as unknown[]);
+      plan.push(...result.rows.map((r) => r['QUERY PLAN']));
+    }
+  } finally {
+    await sized.admin.query('rollback').catch(() => {});
+  }
+  return plan;
 }

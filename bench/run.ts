@@ -26,8 +26,9 @@
  *    src/webhooks/webhook-events.ts writes them (payload: a real event's body with a new id),
  *    timed until the worker has finished them all; the receiver must have seen every delivered
  *    event at least once (duplicates reported).
- * 5. PostgreSQL only, its own fresh database: poller tick at 10,000 and 1,000,000 not-yet-due
- *    PENDING rows (bench/poller-tick.ts), with the claim's EXPLAIN (ANALYZE, BUFFERS).
+ * 5. PostgreSQL only, two fresh databases of its own: poller tick at 10,000 and 1,000,000
+ *    not-yet-due PENDING rows, the two sizes measured in alternation (bench/poller-tick.ts), with
+ *    the claim's EXPLAIN (ANALYZE, BUFFERS).
  * Then a table, the same figures as Markdown (for docs/benchmarks.md), and PASS/FAIL per target.
  *
  * Options (environment):
@@ -41,7 +42,7 @@
  *   must print its key), kept at the end. Unset: `kolo_bench_<timestamp>` is created on
  *   BENCH_PG_ADMIN_URL and dropped at the end.
  * - BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres): where fresh databases are
- *   created (the charge run's unless BENCH_DATABASE_URL is set, and always the poller phase's).
+ *   created (the charge run's unless BENCH_DATABASE_URL is set, and always the poller phase's two).
  * - BENCH_SETTLE_TIMEOUT_S (120): longest wait for settlement (and webhooks) after the run.
  * - BENCH_WEBHOOKS (20000): deliveries of the webhook drain; BENCH_WEBHOOK_TIMEOUT_S (90): longest wait.
  * - BENCH_POLLER_RUNS (21): timed runs per size in the poller phase; BENCH_POLLER=0 skips it.
@@ -480,12 +481,17 @@ for (const target of targets as ('pg' | 'pglite')[]) results.push(await runTarge
 
 let poller: PollerFigures[] | null = null;
 if (targets.includes('pg') && pollerEnabled) {
-  say('\n== poller tick (PostgreSQL, own database) ==');
-  const fresh = await freshDatabase('_poller');
+  say('\n== poller tick (PostgreSQL, two databases of their own, measured in alternation) ==');
+  const small = await freshDatabase('_poller_10k');
   try {
-    poller = await measurePollerTick(fresh.url, pollerRuns, say);
+    const large = await freshDatabase('_poller_1m');
+    try {
+      poller = await measurePollerTick([small.url, large.url], pollerRuns, say);
+    } finally {
+      await large.drop();
+    }
   } finally {
-    await fresh.drop();
+    await small.drop();
   }
 }
 
