@@ -169,29 +169,45 @@ async function openSized(databaseUrl: string, rows: number): Promise<Sized> {
   const seed = await seedDemo(runtime.services);
   const applicationId = seed?.applicationId ?? (await admin.query<{ id: string }>('select id from applications limit 1')).rows[0]!.id;
   // The due rows: a full batch, so a claim claims `POLLER_BATCH_SIZE` rows.
-  await admin.query(
-    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-       payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
-       deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
-     select gen_random_uuid(), '${DUE_PREFIX}' || lpad(upper(to_hex(g)), 4, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
-       'MTN_MOMO_CM', '237677000001', 'due-' || g, 'SBX-due-' || g, 'ACCEPTED', now(),
-       now() + interval '1 day', now() - interval '1 second', 0, now(), now()
-     from generate_series(1, $2::int) g`,
-    [applicationId, config.pollerBatchSize],
-  );
+  await seedPending(admin, applicationId, {
+    count: config.pollerBatchSize,
+    reference: `'${DUE_PREFIX}' || lpad(upper(to_hex(g)), 4, '0')`,
+    tag: 'due',
+    nextPollAt: `now() - interval '1 second'`,
+    pollAttempts: 0,
+  });
   const started = performance.now();
-  await admin.query(
-    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
-       payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
-       deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
-     select gen_random_uuid(), 'PI-' || lpad(upper(to_hex(g)), 12, '0'), $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
-       'MTN_MOMO_CM', '237677000001', 'seed-' || g, 'SBX-seed-' || g, 'ACCEPTED', now(),
-       now() + interval '1 day', now() + interval '1 hour' + (g % 3600) * interval '1 second', 3, now(), now()
-     from generate_series(1, $2::int) g`,
-    [applicationId, rows],
-  );
+  await seedPending(admin, applicationId, {
+    count: rows,
+    reference: `'PI-' || lpad(upper(to_hex(g)), 12, '0')`,
+    tag: 'seed',
+    nextPollAt: `now() + interval '1 hour' + (g % 3600) * interval '1 second'`,
+    pollAttempts: 3,
+  });
   const seedSeconds = (performance.now() - started) / 1000;
   return { rows, seedSeconds, runtime, admin, dataDir, claimTimes: [], tickTimes: [], claimed: 0, claimSql: [] };
+}
+
+/**
+ * Inserts `count` PENDING sandbox charges of `applicationId` with one `INSERT … SELECT
+ * generate_series` (`g` = 1…count): `reference` and `nextPollAt` are SQL expressions of `g`,
+ * `tag` names their merchant and operator references.
+ */
+async function seedPending(
+  admin: pg.Client,
+  applicationId: string,
+  rows: { count: number; reference: string; tag: string; nextPollAt: string; pollAttempts: number },
+): Promise<void> {
+  await admin.query(
+    `insert into transactions (id, reference, application_id, direction, type, environment, status, amount, currency,
+       payment_method, payer_account, merchant_reference, operator_reference, initiation_outcome, initiated_at,
+       deadline_at, next_poll_at, poll_attempts, created_at, updated_at)
+     select gen_random_uuid(), ${rows.reference}, $1, 'PAY_IN', 'CHARGE', 'TEST', 'PENDING', 5000, 'XAF',
+       'MTN_MOMO_CM', '237677000001', '${rows.tag}-' || g, 'SBX-${rows.tag}-' || g, 'ACCEPTED', now(),
+       now() + interval '1 day', ${rows.nextPollAt}, $3::int, now(), now()
+     from generate_series(1, $2::int) g`,
+    [applicationId, rows.count, rows.pollAttempts],
+  );
 }
 
 /**
