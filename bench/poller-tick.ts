@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openRuntime } from '../src/bootstrap.ts';
+import { openRuntime, type Runtime } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
 import { seedDemo } from '../src/accounts/demo-seed.ts';
 import { claimDueTransactions, pollOnce } from '../src/jobs/status-poller.ts';
@@ -64,7 +64,7 @@ const SIZES = [10_000, 1_000_000] as const;
 interface Sized {
   rows: number;
   seedSeconds: number;
-  runtime: Awaited<ReturnType<typeof openRuntime>>;
+  runtime: Runtime;
   admin: pg.Client;
   dataDir: string;
   claimTimes: number[];
@@ -102,7 +102,7 @@ export async function measurePollerTick(databaseUrls: readonly [string, string],
 
     // Claims, alternating sizes run by run; the last run of each size is captured.
     for (let i = 0; i < runs; i++) {
-      for (const sized of i % 2 === 0 ? opened : [...opened].reverse()) {
+      for (const sized of inTurn(opened, i)) {
         await makeDue(sized.admin);
         const captured: Captured[] = [];
         sink = i === runs - 1 ? captured : null;
@@ -117,7 +117,7 @@ export async function measurePollerTick(databaseUrls: readonly [string, string],
     // Idle ticks, alternating the same way.
     for (const sized of opened) await makeNotDue(sized.admin);
     for (let i = 0; i < runs; i++) {
-      for (const sized of i % 2 === 0 ? opened : [...opened].reverse()) {
+      for (const sized of inTurn(opened, i)) {
         const started = performance.now();
         await pollOnce(sized.runtime.services);
         sized.tickTimes.push(performance.now() - started);
@@ -158,6 +158,9 @@ export async function measurePollerTick(databaseUrls: readonly [string, string],
     }
   }
 }
+
+/** The sizes in the order run `run` measures them: as opened on even runs, reversed on odd ones. */
+const inTurn = (sizes: Sized[], run: number): Sized[] => (run % 2 === 0 ? sizes : [...sizes].reverse());
 
 /** Opens `databaseUrl` with the server's runtime, seeds the demo application, `rows` not-due PENDING charges and one batch of due ones. */
 async function openSized(databaseUrl: string, rows: number): Promise<Sized> {
