@@ -5,7 +5,8 @@
  * charge load), so the statements that run once or more per payment are written once as SQL text
  * with `$n` parameters and sent as they are:
  * - on PostgreSQL (node-postgres pool) as a named prepared statement: parsed and planned once
- *   per connection, then only bound and executed;
+ *   per connection, then only bound and executed (unless declared `customPlan`: then parsed and
+ *   planned at each execution, see `statement`);
  * - on PGlite as the same text with the same parameters (one code path for both databases).
  * Parameters are always bound, never interpolated. Casts in the text (`$1::uuid`,
  * `$2::timestamptz`) fix the parameter types, so values are passed as strings or numbers.
@@ -16,12 +17,14 @@ import type { Db } from './client.ts';
 /**
  * A statement: a unique `name` (the PostgreSQL prepared statement's) and its SQL text.
  * `genericPlan`: on PostgreSQL, always run with the statement's generic plan, planned once per
- * connection (see `statement`).
+ * connection. `customPlan`: on PostgreSQL, planned anew at each execution, never prepared (see
+ * `statement` for both).
  */
 export interface Statement {
   readonly name: string;
   readonly text: string;
   readonly genericPlan?: boolean;
+  readonly customPlan?: boolean;
 }
 
 /** Rows (column names as in SQL) and the number of rows the statement returned or changed. */
@@ -48,11 +51,27 @@ const declared = new Map<string, Statement>();
  * plans' and, for the status reads' batch once the transactions table had grown, kept planning
  * each execution (0.23–0.43 ms of planning for 0.16–0.26 ms of execution: PostgreSQL's CPU per
  * status read 7.9 → 23–32 µs after the bench's charge run; issue 14, docs/benchmarks.md).
+ *
+ * `options.customPlan`: on PostgreSQL the statement is sent unnamed, so it is parsed and planned
+ * at each execution for the table as it is then. For a statement that every connection runs from
+ * a table's first rows on, and that finds rows of that table by a list of ids: with the default
+ * (`plan_cache_mode = auto`), a connection that settled on the prepared statement's generic plan
+ * (from its sixth execution) while the table held a few rows keeps that plan, a sequential scan,
+ * until the table's next ANALYZE (autovacuum: a minute or more), and each execution then reads
+ * the whole grown table. Measured on the initiation records under the bench's charge run on a
+ * fresh database: 300–660 rows read per charge by sequential scans, PostgreSQL's CPU 177–225 µs
+ * per charge during the run and 3,286–3,635 charges/s; planned at each execution, 7–8 rows,
+ * 129–133 µs and 4,458–4,508 charges/s (issue 14, docs/benchmarks.md, fourteenth session).
+ * The two options exclude each other. Throws when a name is declared twice with another text or
+ * options, or with both options.
  */
-export function statement(name: string, text: string, options: { genericPlan?: boolean } = {}): Statement {
+export function statement(name: string, text: string, options: { genericPlan?: boolean; customPlan?: boolean } = {}): Statement {
+  if (options.genericPlan && options.customPlan) throw new Error(`statement ${name}: genericPlan and customPlan exclude each other`);
   const known = declared.get(name);
-  if (known && (known.text !== text || known.genericPlan !== options.genericPlan)) throw new Error(`statement ${name} declared twice with different texts or options`);
-  const st = options.genericPlan ? { name, text, genericPlan: true } : { name, text };
+  if (known && (known.text !== text || known.genericPlan !== options.genericPlan || known.customPlan !== options.customPlan)) {
+    throw new Error(`statement ${name} declared twice with different texts or options`);
+  }
+  const st: Statement = options.genericPlan ? { name, text, genericPlan: true } : options.customPlan ? { name, text, customPlan: true } : { name, text };
   declared.set(name, st);
   return st;
 }
@@ -94,7 +113,7 @@ export async function runStatement<R = Record<string, unknown>>(db: Db, st: Stat
   if (!client) throw new Error('runStatement: no database client behind this handle');
   if (st.genericPlan && client instanceof pg.Pool) client = genericPlanPools.get(client) ?? client;
   if (client instanceof pg.Pool || client instanceof pg.Client) {
-    const result = await client.query<R & pg.QueryResultRow>({ name: st.name, text: st.text, values });
+    const result = await client.query<R & pg.QueryResultRow>(st.customPlan ? { text: st.text, values } : { name: st.name, text: st.text, values });
     return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };
   }
   const result = await (client as PgliteLike).query<R>(st.text, values);

@@ -129,7 +129,9 @@ export function firstPollAt(initiatedAt: Date): Date {
  * Records initiation answers and their events in one statement (an ACCEPTED or UNKNOWN outcome;
  * the prepared id stays unless the operator named another). Nothing is written for a
  * transaction no longer PENDING: a callback may already have settled it. The answers of one
- * event-loop turn share the statement (db/batch.ts).
+ * event-loop turn share the statement (db/batch.ts). Planned at each execution (`customPlan`):
+ * every connection runs it from the first payments on, and a plan kept from a small table read the
+ * whole table at each execution as it grew (issue 14, db/statement.ts).
  */
 const recordInitiations = statement(
   'record_initiations_v3',
@@ -145,6 +147,7 @@ const recordInitiations = statement(
       returning t.id)
    insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
    select v.id, 'PENDING', 'PENDING', v.cause, v.detail::jsonb, v.recorded_at from v join u on u.id = v.id`,
+  { customPlan: true },
 );
 
 /** One initiation answer to record. */
