@@ -151,7 +151,7 @@ const recordInitiations = statement(
 );
 
 /** One initiation answer to record. */
-interface InitiationRecord {
+export interface InitiationRecord {
   id: string;
   operatorReference: string;
   outcome: 'ACCEPTED' | 'UNKNOWN';
@@ -161,8 +161,12 @@ interface InitiationRecord {
   detail: Record<string, unknown>;
 }
 
-const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
-  await runStatement(db, recordInitiations, [
+/**
+ * The parameters of `record_initiations_v3` (`recordInitiations`) for `records`, in the
+ * statement's order: one array per column, each transaction expected still PENDING.
+ */
+export function initiationRecordValues(records: readonly InitiationRecord[]): unknown[] {
+  return [
     records.map((r) => r.id),
     records.map((r) => r.operatorReference),
     records.map((r) => r.outcome),
@@ -171,7 +175,11 @@ const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
     records.map((r) => r.cause),
     records.map((r) => JSON.stringify(r.detail)),
     records.map(() => 'PENDING'),
-  ]);
+  ];
+}
+
+const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
+  await runStatement(db, recordInitiations, initiationRecordValues(records));
   return records.map(() => undefined);
 });
 

@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { declaredStatements, runStatement } from '../../src/db/statement.ts';
-import '../../src/payments/initiate-transaction.ts';
+import { initiationRecordValues } from '../../src/payments/initiate-transaction.ts';
 
 let db: SeededPostgres;
 
@@ -29,17 +29,10 @@ afterAll(async () => {
 
 /** The parameters of `record_initiations_v3` for the transactions `ids` (answers ACCEPTED). */
 function initiationRecords(ids: string[]): unknown[] {
-  const now = new Date().toISOString();
-  return [
-    ids,
-    ids.map((_, i) => `SBX-${i + 1}`),
-    ids.map(() => 'ACCEPTED'),
-    ids.map(() => null),
-    ids.map(() => now),
-    ids.map(() => 'INITIATED'),
-    ids.map(() => '{}'),
-    ids.map(() => 'PENDING'),
-  ];
+  const recordedAt = new Date();
+  return initiationRecordValues(
+    ids.map((id, i) => ({ id, operatorReference: `SBX-${i + 1}`, outcome: 'ACCEPTED', redirectUrl: null, recordedAt, cause: 'INITIATED', detail: {} })),
+  );
 }
 
 describe('initiation records on a table that grows from empty', () => {
