@@ -12,15 +12,11 @@
 #   short-lived objects then die young instead of being copied and promoted (status reads +20–50 %,
 #   +30 MB resident); 8 MB on the embedded PGlite, whose engine shares this process's memory
 #   (about 20 MB less at the end of the bench's charge run, the same charge rate);
-# - on PostgreSQL, no allocation-site pretenuring: V8 may decide, during a charge run whose
-#   requests live across scavenges, to allocate the objects of some code sites straight into the
-#   old generation, and it keeps that decision for the process's life
-#   (--trace-pretenuring-statistics); status reads then filled the old generation at about
-#   20 MB/s, with scavenges of 4-5 ms instead of under 1 ms and about three full collections a
-#   second: 33-35 instead of 21-24 us of CPU a read, in 5 of 21 benches; with the flag, none in
-#   10. On PGlite the flag cost a third of the status reads (56-67 -> 80-96 us of CPU a read) and
-#   that state was never seen, so PGlite keeps V8's pretenuring (docs/benchmarks.md "Fifteenth
-#   session").
+# - on PostgreSQL, no allocation-site pretenuring: a decision V8 takes during a charge run, and
+#   keeps for the process's life, to allocate some code sites' objects straight into the old
+#   generation made status reads cost a third more CPU in a quarter of the benches; PGlite keeps
+#   V8's default, which the flag would cost a third of its status reads (docs/architecture.md
+#   "Memory", docs/benchmarks.md "Fifteenth session").
 # V8 sizes its heap when the process starts, hence flags chosen here, by database.
 if [ -n "${DATABASE_URL:-}" ]; then
   mmap_threshold=131072 heap_growing_percent=50 semi_space_mb=32 pretenuring=--no-allocation-site-pretenuring
