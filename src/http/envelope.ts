@@ -2,6 +2,7 @@
  * The response envelope of every JSON answer (spec "Response envelope"):
  * `{success, code, message, data, timestamp}`, `timestamp` in server local time without zone.
  */
+import fastJsonStringify from 'fast-json-stringify';
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../domain/clock.ts';
 import type { ErrorCode } from '../domain/errors.ts';
@@ -38,12 +39,17 @@ export const errorEnvelope = z.object({
 
 /**
  * The response serializer of the hottest merchant routes (issue 14: status reads, charges and
- * transfers): `JSON.stringify` of the envelope the handler built, without zod re-encoding it at
- * run time (about 6 % of a status read's CPU samples). The bodies are still typed against the same response
- * schemas at compile time (fastify-type-provider-zod), none of those schemas transforms a value,
- * and test/merchant-api/response-schemas.test.ts checks every body these routes answer, success
- * and error, against its schema, extra fields included. Set as a route's `serializerCompiler`.
+ * transfers), set as their `serializerCompiler`. A success body (2xx) is written by
+ * fast-json-stringify (Fastify's own serializer) compiled from the JSON Schema of the route's zod
+ * response schema (`z.toJSONSchema`, the one OpenAPI shows): it writes each field by its declared
+ * type, in the schema's order, instead of `JSON.stringify` inspecting every value (about 0.6 µs of
+ * a status read's 20), and zod does not re-encode the body at run time either (about 6 % of a
+ * status read). Error bodies (`fail`, rare) are `JSON.stringify`'d. The bodies are typed against
+ * the same schemas at compile time (fastify-type-provider-zod), none of those schemas transforms a
+ * value, and test/merchant-api/response-schemas.test.ts checks every body these routes answer,
+ * success and error, against its schema.
  */
-export function plainJsonSerializer() {
-  return (data: unknown): string => JSON.stringify(data);
+export function compiledJsonSerializer({ schema, httpStatus }: { schema: unknown; httpStatus?: string }): (data: unknown) => string {
+  if (!httpStatus?.startsWith('2')) return (data) => JSON.stringify(data);
+  return fastJsonStringify(z.toJSONSchema(schema as z.ZodType, { io: 'output' }) as fastJsonStringify.AnySchema);
 }

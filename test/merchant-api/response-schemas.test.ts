@@ -1,8 +1,9 @@
 /**
  * The routes serialized without zod at run time (charge, transfer, both status reads:
- * `plainJsonSerializer`, issue 14) still answer exactly what their response schemas say: every
+ * `compiledJsonSerializer`, issue 14) still answer exactly what their response schemas say: every
  * body they send, success and error, parses with the route's zod schema and loses nothing by it
- * (no field outside the schema, no value of another type).
+ * (no field outside the schema, no value of another type), and the merchant's own text comes back
+ * exactly as it was sent, whatever characters JSON must escape in it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -51,6 +52,18 @@ describe('bodies of the plainly serialized routes match their response schemas',
     expect(invalid.status).toBe(400);
     expect(invalid.json.code).toBe('VALIDATION_ERROR');
     expectExactly(errorEnvelope, invalid.json);
+  });
+
+  it("the merchant's text, escapes and non-ASCII included, comes back as it was sent", async () => {
+    const description = 'Café « n°7 » "entre guillemets" \\ barre, tab\t, ligne\u2028, émoji 🙂, contrôle \u0001';
+    const created = await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ description }) });
+    expect(created.status).toBe(201);
+    expectExactly(envelopeOf(chargeData), created.json);
+    const status = await h.request('GET', PATHS.payInStatus(created.json.data.reference), { key: t.key });
+    expect(status.status).toBe(200);
+    expect(status.json.data.description).toBe(description);
+    expect(status.json.message).toBe('Statut du paiement récupéré.');
+    expectExactly(envelopeOf(payInStatusData), status.json);
   });
 
   it('transfer 201 and pay-out status 200', async () => {

@@ -13,7 +13,7 @@ import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys, requireStatusTransaction } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok, plainJsonSerializer } from '../envelope.ts';
+import { envelopeOf, errorEnvelope, ok, compiledJsonSerializer } from '../envelope.ts';
 import {
   chargeData,
   chargeRequest,
@@ -68,7 +68,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/pay-in/charge',
     {
       config: { railsRead: true },
-      serializerCompiler: plainJsonSerializer,
+      serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-in'],
         summary: 'Débiter directement un compte mobile money',
@@ -88,7 +88,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     {
       // One round trip: the hook reads the key and this transaction together.
       config: { statusRead: 'PAY_IN' },
-      serializerCompiler: plainJsonSerializer,
+      serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-in'],
         summary: "Statut d'un paiement",
@@ -127,7 +127,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/pay-out/transfer',
     {
       config: { railsRead: true },
-      serializerCompiler: plainJsonSerializer,
+      serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-out'],
         summary: 'Envoyer de l’argent vers un compte mobile money',
@@ -147,7 +147,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     {
       // One round trip: the hook reads the key and this transaction together.
       config: { statusRead: 'PAY_OUT' },
-      serializerCompiler: plainJsonSerializer,
+      serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-out'],
         summary: "Statut d'un virement",
