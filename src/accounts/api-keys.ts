@@ -16,7 +16,17 @@ import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
 
-const KEY_PATTERN = /^sk_(live|test)_[0-9a-f]{128}$/;
+/** A key's length: `sk_live_` or `sk_test_` and 128 hexadecimal digits (`generateApiKey`). */
+const KEY_LENGTH = 136;
+
+/**
+ * Whether `raw` has a key's length and prefix: all that is checked before its digest is looked up.
+ * A string of that form that is not a key matches no digest and gets the same 401; a regular
+ * expression over the 128 digits cost about 1.5 % of a status read's CPU (issue 14).
+ */
+function hasKeyForm(raw: string): boolean {
+  return raw.length === KEY_LENGTH && (raw.startsWith('sk_test_') || raw.startsWith('sk_live_'));
+}
 /** How often `lastUsedAt` is refreshed at most, per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -156,7 +166,7 @@ export function authenticateApiKey(
   services: Pick<Services, 'db' | 'clock' | 'log'>,
   rawKey: string | undefined,
 ): Promise<ApiKeyAuth | null> {
-  if (!rawKey || !KEY_PATTERN.test(rawKey)) return Promise.resolve(null);
+  if (!rawKey || !hasKeyForm(rawKey)) return Promise.resolve(null);
   // `then`, not async/await: one promise fewer per request on the hottest path (issue 14).
   return keysOf(services.db)
     .load(hashApiKey(rawKey))
@@ -175,7 +185,7 @@ export function authenticateApiKeyWithTransaction(
   rawKey: string | undefined,
   lookup: { reference: string; direction: 'PAY_IN' | 'PAY_OUT' },
 ): Promise<{ auth: ApiKeyAuth; transaction: StatusViewRow | null } | null> {
-  if (!rawKey || !KEY_PATTERN.test(rawKey)) return Promise.resolve(null);
+  if (!rawKey || !hasKeyForm(rawKey)) return Promise.resolve(null);
   return statusReadsOf(services.db)
     .load({ keyHash: hashApiKey(rawKey), reference: lookup.reference, direction: lookup.direction })
     .then((found) => {
