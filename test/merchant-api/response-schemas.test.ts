@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { envelopeOf, errorEnvelope } from '../../src/http/envelope.ts';
+import { compiledJsonSerializer, envelopeOf, errorEnvelope, ok } from '../../src/http/envelope.ts';
 import { chargeData, payInStatusData, payOutStatusData, transferData } from '../../src/http/schemas/payments.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeBody, PATHS, transferBody } from '../helpers/merchant-api.ts';
@@ -75,5 +75,40 @@ describe('bodies of the plainly serialized routes match their response schemas',
     expect(status.status).toBe(200);
     expect(status.json.data).toMatchObject({ reference: created.json.data.reference, beneficiaryEmail: 'awa@example.cm' });
     expectExactly(envelopeOf(payOutStatusData), status.json);
+  });
+});
+
+describe('compiledJsonSerializer writes each value as it is', () => {
+  const serialize = compiledJsonSerializer({ schema: envelopeOf(chargeData), httpStatus: '201' });
+  const data = {
+    reference: 'PI-0123456789AB',
+    status: 'PENDING' as const,
+    amount: 5000,
+    currency: 'XAF',
+    description: 'Café « 7 »',
+    paymentMethod: 'MTN_MOMO_CM',
+    payerAccount: '237677000321',
+    payerName: null,
+    payerEmail: null,
+  };
+
+  it('the same text as JSON.stringify for a body of its schema', () => {
+    const body = ok(data, 'Paiement initié.', new Date(2026, 10, 24, 6, 0, 0, 123));
+    expect(serialize(body)).toBe(JSON.stringify(body));
+    const wave = { ...body, data: { ...data, redirectUrl: 'https://pay.wave.com/c/x' } };
+    expect(serialize(wave)).toBe(JSON.stringify(wave));
+  });
+
+  it('neither a constant of the schema nor 0 or "" in place of what the body holds', () => {
+    const astray = { ...ok(data, 'Paiement initié.', new Date()), success: false, data: { ...data, status: 'SUCCESS', amount: null, currency: null } };
+    const written = JSON.parse(serialize(astray));
+    expect(written.success).toBe(false);
+    expect(written.data).toMatchObject({ status: 'SUCCESS', amount: null, currency: null });
+    expect(envelopeOf(chargeData).safeParse(written).success).toBe(false);
+  });
+
+  it('error bodies as JSON.stringify writes them', () => {
+    const body = { success: false, code: 'UNAUTHORIZED', message: 'Clé API invalide.', data: null, timestamp: '2026-11-24T06:00:00.000' };
+    expect(compiledJsonSerializer({ schema: errorEnvelope, httpStatus: '401' })(body)).toBe(JSON.stringify(body));
   });
 });
