@@ -27,6 +27,7 @@ const KEY_LENGTH = 136;
 function hasKeyForm(raw: string): boolean {
   return raw.length === KEY_LENGTH && (raw.startsWith('sk_test_') || raw.startsWith('sk_live_'));
 }
+
 /** How often `lastUsedAt` is refreshed at most, per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 

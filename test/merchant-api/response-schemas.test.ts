@@ -29,7 +29,7 @@ function expectExactly(schema: z.ZodType, body: unknown): void {
   expect(parsed.data).toStrictEqual(body);
 }
 
-describe('bodies of the plainly serialized routes match their response schemas', () => {
+describe('bodies of the routes with a compiled serializer match their response schemas', () => {
   it('charge 201 and pay-in status 200, then 404, 401 and 400', async () => {
     const created = await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ description: 'Commande 7' }) });
     expect(created.status).toBe(201);

@@ -13,7 +13,7 @@ import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys, requireStatusTransaction } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok, compiledJsonSerializer } from '../envelope.ts';
+import { compiledJsonSerializer, envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import {
   chargeData,
   chargeRequest,
