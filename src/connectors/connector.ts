@@ -1,9 +1,14 @@
 /**
  * The connector contract: what every rail adapter (sandbox or real operator) implements.
- * One function per flow (pay-in, pay-out, status). Results are data, never exceptions:
- * an operator decline is a `FAILED` result, an unreachable operator is `UNREACHABLE`
- * (ambiguous: the caller keeps the transaction PENDING). See `connectors/README.md`.
- * Amounts are integers in the currency's base unit; MSISDNs are normalised digits.
+ * One function per flow (pay-in, pay-out, status). Results are data, never exceptions.
+ *
+ * The one rule of outcomes: a connector reports a definite outcome (`SUCCEEDED`, `FAILED`,
+ * `NOT_FOUND`) only for an answer its operator documents as definite. Everything else — a
+ * timeout, a reset, an HTTP 5xx, a code missing from its mapping table, a body it cannot
+ * parse — is `UNREACHABLE` ("unknown": the money stays where it is and the caller asks again).
+ * Mapping tables go through `documentedOutcome`, whose fallback is unknown, never a failure.
+ * See `connectors/README.md`. Amounts are integers in the currency's base unit; MSISDNs are
+ * normalised digits.
  */
 
 /** The rail a request goes over (a row of the `providers` table, reduced to what connectors need). */
@@ -82,23 +87,70 @@ export interface StatusQuery {
    * (Daraja Transaction Status Query → ResultURL); absent or null when there is none.
    */
   callbackUrl?: string | null;
+  /**
+   * The operator's id of the last asynchronous status query (`StatusResult` PENDING's
+   * `statusQueryReference`), for `readCallback` to recognise that query's answer; null if none.
+   */
+  statusQueryReference?: string | null;
 }
 
 /**
  * What a connector reads in an operator callback body (only operators whose callbacks carry
  * something a status query cannot give: Daraja). `QUERY`: a hint, query the operator (with the
- * operator reference the body named, when we never learnt it); `RESULT`: the operator's verdict
- * on this very transaction, delivered on its unguessable per-transaction path.
+ * operator reference the body named, when we never learnt it). `RESULT`: the operator's verdict
+ * on this very transaction — returned only when the body carries what only the operator and Kolo
+ * know (Daraja's `ConversationID` of the request, answered to Kolo synchronously and never shown
+ * to merchants); `isStatusQueryAnswer` when it answers Kolo's own status query (named by
+ * `StatusQuery.statusQueryReference`) rather than reporting the operation itself. The caller
+ * still confirms by a status query a failure that would release reserved money, unless it is
+ * that query's answer.
  */
-export type CallbackReading = { kind: 'QUERY'; operatorReference: string | null } | { kind: 'RESULT'; status: StatusResult };
+export type CallbackReading =
+  | { kind: 'QUERY'; operatorReference: string | null }
+  | { kind: 'RESULT'; status: StatusResult; isStatusQueryAnswer: boolean };
 
-/** Operator answer to a status query. `NOT_FOUND`: the operator has no record of it. */
+/**
+ * Operator answer to a status query. `NOT_FOUND`: the operator has no record of it.
+ * `SUCCEEDED.operatorTransactionId`: the operator's own id of the money movement, as on its
+ * statements and the customer's SMS (MTN `financialTransactionId`, Orange `txnid`, M-Pesa
+ * receipt, Wave transaction id), when the answer carries it. `PENDING.statusQueryReference`: an
+ * asynchronous query was sent and its answer will name this id (Daraja `ConversationID`).
+ */
 export type StatusResult =
-  | { kind: 'PENDING' }
-  | { kind: 'SUCCEEDED'; operatorReference: string | null }
+  | { kind: 'PENDING'; statusQueryReference?: string }
+  | { kind: 'SUCCEEDED'; operatorReference: string | null; operatorTransactionId?: string | null }
   | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
   | { kind: 'NOT_FOUND' }
   | { kind: 'UNREACHABLE'; error: string };
+
+/**
+ * What an operator documents one of its codes or statuses to mean: a definite outcome, or still
+ * in progress. The rows of every connector's mapping table.
+ */
+export type DocumentedMeaning =
+  | { kind: 'SUCCEEDED' }
+  | { kind: 'PENDING' }
+  | { kind: 'FAILED'; failureCode: FailureCode };
+
+/**
+ * Reads `code` through a connector's mapping table (the operator's documented codes, and only
+ * those). A code missing from the table — undocumented, new, misspelt, absent — is unknown
+ * (`UNREACHABLE`), never a failure: the money stays where it is until the operator answers a
+ * documented code. `reason` is the operator's text, kept as `failureReason`; `success` fills a
+ * SUCCEEDED result's ids.
+ */
+export function documentedOutcome(
+  table: Readonly<Record<string, DocumentedMeaning>>,
+  code: string | null | undefined,
+  reason: string,
+  success: { operatorReference: string | null; operatorTransactionId?: string | null } = { operatorReference: null },
+): StatusResult {
+  const meaning = code !== null && code !== undefined && Object.hasOwn(table, code) ? table[code] : undefined;
+  if (!meaning) return { kind: 'UNREACHABLE', error: `undocumented operator answer ${JSON.stringify(code ?? null)}: ${reason}`.slice(0, 500) };
+  if (meaning.kind === 'SUCCEEDED') return { kind: 'SUCCEEDED', ...success };
+  if (meaning.kind === 'PENDING') return { kind: 'PENDING' };
+  return { kind: 'FAILED', failureCode: meaning.failureCode, failureReason: reason };
+}
 
 /**
  * Our stable failure codes (operators.md §0), plus SESSION_EXPIRED for unpaid checkouts.

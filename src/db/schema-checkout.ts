@@ -9,7 +9,7 @@
  * - at most one attempt succeeds per checkout (`checkout_attempts_one_success`).
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { transactions } from './schema.ts';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -49,6 +49,15 @@ export const checkoutAttempts = pgTable(
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     completedAt: ts('completed_at'),
+    /** The operator's own id of the money movement (see `transactions.operatorTransactionId`). */
+    operatorTransactionId: text('operator_transaction_id'),
+    /**
+     * Attempt failed at its deadline without a definitive answer: the operator is still asked, at
+     * `next_poll_at`, until this time, whatever its checkout ended as. Null: not watched.
+     */
+    lateWatchUntil: ts('late_watch_until'),
+    /** True once the operator reported this attempt's money moved after it had failed (recorded once). */
+    isLateSuccess: boolean('is_late_success').notNull().default(false),
   },
   (t) => [
     uniqueIndex('checkout_attempts_number_key').on(t.transactionId, t.attemptNumber),
@@ -58,5 +67,6 @@ export const checkoutAttempts = pgTable(
     index('checkout_attempts_tx_idx').on(t.transactionId, t.createdAt),
     // The poller's claim of due attempts in flight (status-poller.ts): cost independent of history.
     index('checkout_attempts_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
+    index('checkout_attempts_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),
   ],
 );

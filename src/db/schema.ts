@@ -207,6 +207,23 @@ export const transactions = pgTable(
      * `next_poll_at`, until this time, so a late success is never dropped. Null: not watched.
      */
     lateWatchUntil: ts('late_watch_until'),
+    /**
+     * The operator's own id of the money movement, as on its statements and the customer's SMS
+     * (MTN `financialTransactionId`, Orange `txnid`, M-Pesa receipt, Wave transaction id); null
+     * until the operator names it.
+     */
+    operatorTransactionId: text('operator_transaction_id'),
+    /**
+     * Pay-out failed at its deadline without a definitive answer (TIMEOUT): its amount and fee
+     * stay in RESERVED, and it stays watched, until the operator says paid (the reservation is
+     * consumed) or not paid (released). False otherwise.
+     */
+    isReservationHeld: boolean('is_reservation_held').notNull().default(false),
+    /**
+     * The operator's id of the last asynchronous status query (Daraja Transaction Status
+     * `ConversationID`): only a Result naming it is that query's answer. Never shown to merchants.
+     */
+    statusQueryReference: text('status_query_reference'),
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
@@ -226,6 +243,8 @@ export const transactions = pgTable(
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
     index('transactions_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),
+    // Support finds a payment from the id on the customer's SMS.
+    index('transactions_operator_txn_idx').on(t.operatorTransactionId).where(sql`${t.operatorTransactionId} is not null`),
   ],
 );
 

@@ -137,7 +137,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       const reading = readDarajaCallback(body, query);
       // An STK callback's CheckoutRequestID only matters when the push's answer never reached us.
       if (reading.kind === 'QUERY' && query.direction === 'PAY_IN' && !noCheckoutRequestId(query)) return { kind: 'QUERY', operatorReference: null };
-      return reading;
+      return reading.kind === 'RESULT' ? { ...reading, isStatusQueryAnswer: false } : reading;
     },
 
     async check(): Promise<ConnectorCheck[]> {
