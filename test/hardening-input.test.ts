@@ -119,3 +119,20 @@ describe('requests the HTTP parser rejects', () => {
     expect((await h.request('GET', '/actuator/health')).status).toBe(200);
   });
 });
+
+describe('bodies that are not JSON on JSON routes', () => {
+  it('text/plain gets 415 UNSUPPORTED_MEDIA_TYPE like every other non-JSON type, and creates nothing', async () => {
+    const t = await h.createTenant({ environment: 'TEST' });
+    const body = JSON.stringify({ amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' });
+    for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const answer = await h.app.inject({ method: 'POST', url: '/api/v1/pay-in/charge', headers: { 'content-type': contentType, 'x-api-key': t.key }, payload: body });
+      expect(answer.statusCode, contentType).toBe(415);
+      expect(answer.json()).toMatchObject({ success: false, code: 'UNSUPPORTED_MEDIA_TYPE', data: null });
+    }
+    const login = await h.app.inject({ method: 'POST', url: '/api/v1/auth/login', headers: { 'content-type': 'text/plain' }, payload: '{}' });
+    expect(login.statusCode).toBe(415);
+    // The same body as JSON is accepted.
+    const json = await h.app.inject({ method: 'POST', url: '/api/v1/pay-in/charge', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, payload: body });
+    expect(json.statusCode).toBe(201);
+  });
+});

@@ -69,6 +69,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandlers(app, services.clock);
+  // JSON routes take JSON only: Fastify's default text/plain parser would hand a string to the
+  // body schema (400) where every other non-JSON type gets 415 UNSUPPORTED_MEDIA_TYPE. The pages'
+  // form parser and the callbacks' catch-all are registered in their own scopes.
+  app.removeContentTypeParser('text/plain');
 
   // Graceful stop: once closing has begun, every answer (those in flight included) closes its
   // keep-alive connection, so the listener's close does not wait for idle clients (72 s).
