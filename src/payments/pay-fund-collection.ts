@@ -7,6 +7,7 @@
  */
 import { and, eq, lte } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
+import { fundCollections } from '../db/schema-collections.ts';
 import { isAcceptingPayments } from '../accounts/applications.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
@@ -106,8 +107,13 @@ export async function payFundCollection(services: Services, input: CollectPaymen
   }
   const connector = resolveConnector(services.connectors, rail.code, collection.environment as Environment)!;
   const now = services.clock.now();
-  const row = await services.db.transaction((tx) =>
-    insertTransaction(
+  const row = await services.db.transaction(async (tx) => {
+    // Serialized with the close: the collection row is share-locked while the payment is
+    // written, so a close (an UPDATE of that row) waits for it, and a payment that comes after
+    // an acknowledged close sees CLOSED here and is refused.
+    const [locked] = await tx.select().from(fundCollections).where(eq(fundCollections.id, collection.id)).for('share');
+    if (!locked || collectionStatus(locked, services.clock.now()) !== 'ACTIVE') throw new ApiError('COLLECTION_NOT_AVAILABLE');
+    return insertTransaction(
       tx,
       {
         id: services.ids.uuid(),
@@ -128,8 +134,8 @@ export async function payFundCollection(services: Services, input: CollectPaymen
         nextPollAt: new Date(now.getTime() + services.config.connectorTimeoutMs + 5000),
       },
       now,
-    ),
-  );
+    );
+  });
   const initiated = await initiateTransaction(services, row, rail, connector);
   const [fresh] = await services.db.select().from(transactions).where(eq(transactions.id, row.id)).limit(1);
   return { row: fresh ?? row, collection, ...(initiated.redirectUrl ? { redirectUrl: initiated.redirectUrl } : {}) };

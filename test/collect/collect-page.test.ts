@@ -11,6 +11,7 @@ import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
+import { fundCollections } from '../../src/db/schema-collections.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { formClient } from '../helpers/checkout.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
@@ -279,6 +280,23 @@ describe('paying through POST /api/v1/public/collect/confirm (JSON)', () => {
 });
 
 describe('collections that no longer take payments', () => {
+  it('a payment racing the close waits for it: none is accepted once the close is acknowledged', async () => {
+    const c = await collection({ title: 'Course à la clôture' });
+    const body = { slug: c.slug, amount: 700, paymentMethod: 'MTN_MOMO_CM', payerAccount: '677123456' };
+    let payment: ReturnType<typeof h.request> | undefined;
+    // The close's write, held open while a payment arrives (it has already read the collection
+    // as ACTIVE on PostgreSQL: reads do not wait for writers).
+    await h.services.db.transaction(async (tx) => {
+      await tx.update(fundCollections).set({ status: 'CLOSED', updatedAt: h.clock.now() }).where(eq(fundCollections.id, c.id));
+      payment = h.request('POST', CONFIRM, { body });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    });
+    // The close is acknowledged (committed): the payment that raced it is refused, and nothing was written.
+    expectError(await payment!, 410, 'COLLECTION_NOT_AVAILABLE');
+    const written = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, c.slug));
+    expect(written).toEqual([]);
+  });
+
   it('closed, expired and deleted: the page says why (410, French) and confirm answers 410 COLLECTION_NOT_AVAILABLE', async () => {
     const closed = await collection({ title: 'Fermée' });
     expectSuccess(await dashboard('PATCH', `/api/v1/merchants/fund-collections/${closed.id}/close`), 200);
