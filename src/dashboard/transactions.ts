@@ -11,6 +11,8 @@
 import { and, asc, desc, eq, gte, ilike, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
+import { heldAmountOf } from '../payments/transaction-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isUuid } from '../domain/ids.ts';
 
@@ -51,6 +53,10 @@ export interface DashboardTransaction {
   failureCode: string | null;
   failureReason: string | null;
   isLateSuccess: boolean;
+  /** The operator's own id of the money movement (as on the customer's SMS); null until named. */
+  operatorTransactionId: string | null;
+  /** Pay-out: amount + fee still reserved while the operator has not answered definitively (0 for pay-ins). */
+  heldAmount: number;
   refundedAmount: number;
   createdAt: Date;
   updatedAt: Date;
@@ -83,6 +89,8 @@ export function dashboardTransactionView(row: TransactionRow, appName: string): 
     failureCode: row.status === 'FAILED' ? row.failureCode : null,
     failureReason: row.status === 'FAILED' ? row.failureReason : null,
     isLateSuccess: row.isLateSuccess,
+    operatorTransactionId: row.operatorTransactionId,
+    heldAmount: isPayIn ? 0 : heldAmountOf(row),
     refundedAmount: row.refundedAmount,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -103,7 +111,11 @@ export interface TransactionFilter {
   to?: Date | undefined;
   /** Provider code (rail). */
   provider?: string | undefined;
-  /** Case-insensitive part of our reference or of the merchant's reference. */
+  /**
+   * Case-insensitive part of our reference or of the merchant's reference, or exactly the
+   * operator's transaction id (as on the customer's SMS) of the transaction or of one of its
+   * checkout attempts.
+   */
   search?: string | undefined;
 }
 
@@ -119,11 +131,18 @@ const WHOLE_REFERENCE = /^[A-Z]{2}-[0-9A-F]{12}$/i;
  * The free-text search: a whole reference of ours is looked up exactly (the unique index on
  * `reference`, instant at any volume); anything else is a case-insensitive substring of our
  * reference or of the merchant's reference, which reads the merchant's rows in scope (narrow it
- * with `from`/`to` or `appId` on large accounts).
+ * with `from`/`to` or `appId` on large accounts), or exactly an operator's transaction id — the
+ * transaction's own, or one of its checkout attempts' (a late success) — through their partial
+ * indexes: support finds a payment from the id on the customer's SMS.
  */
 function searchCondition(search: string): SQL | undefined {
   if (WHOLE_REFERENCE.test(search)) return eq(transactions.reference, search.toUpperCase());
-  return or(ilike(transactions.reference, likePattern(search)), ilike(transactions.merchantReference, likePattern(search)));
+  return or(
+    ilike(transactions.reference, likePattern(search)),
+    ilike(transactions.merchantReference, likePattern(search)),
+    eq(transactions.operatorTransactionId, search),
+    sql`${transactions.id} in (select ${checkoutAttempts.transactionId} from ${checkoutAttempts} where ${checkoutAttempts.operatorTransactionId} = ${search})`,
+  );
 }
 
 function typeCondition(type: DashboardTransactionType): SQL | undefined {

@@ -68,5 +68,6 @@ export const checkoutAttempts = pgTable(
     // The poller's claim of due attempts in flight (status-poller.ts): cost independent of history.
     index('checkout_attempts_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('checkout_attempts_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),
+    index('checkout_attempts_operator_txn_idx').on(t.operatorTransactionId).where(sql`${t.operatorTransactionId} is not null`),
   ],
 );

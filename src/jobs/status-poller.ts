@@ -188,7 +188,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
  */
 async function refreshClaimed(services: Services, rows: TransactionRow[], outcomes: PollTickResult['outcomes'], signal: AbortSignal | undefined): Promise<TransactionRow[]> {
   const transitions: Extract<RefreshDecision, { kind: 'TRANSITION' }>[] = [];
-  const polls: { id: string; at: Date }[] = [];
+  const polls: { id: string; at: Date; statusQueryReference?: string | undefined }[] = [];
   // The claim incremented pollAttempts; the schedule is indexed from 0.
   const left = await refreshAll(
     services,
@@ -196,7 +196,7 @@ async function refreshClaimed(services: Services, rows: TransactionRow[], outcom
     async (row) => {
       const decision = await decideRefresh(services, { ...row, pollAttempts: row.pollAttempts - 1 });
       if (decision.kind === 'DONE') return decision.outcome;
-      if (decision.kind === 'SCHEDULE') polls.push({ id: row.id, at: decision.at });
+      if (decision.kind === 'SCHEDULE') polls.push({ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference });
       else transitions.push(decision);
       return null;
     },

@@ -19,10 +19,7 @@ import { computeFee, railTermsFor } from './fees.ts';
 import { planStatusChange, postStatusChange, postStatusChanges } from './transaction-postings.ts';
 import type { RailTerms } from './fees.ts';
 import { settleRefund } from './refund-payment.ts';
-import { latestAmbiguousAttempt } from './late-success.ts';
-
-/** Delay before a charge failed at its deadline is first asked about again. */
-const LATE_WATCH_FIRST_ASK_MS = 60_000;
+import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
 
 /** One applied status change: the updated row and the status it left. */
 export interface StatusChange {
@@ -47,7 +44,37 @@ export interface TransitionInput {
   failureCode?: FailureCode;
   failureReason?: string;
   operatorReference?: string | null;
+  /** The operator's own id of the money movement, when its answer carried it. */
+  operatorTransactionId?: string | null;
   detail?: Record<string, unknown>;
+}
+
+/**
+ * What a transition fixes about watching the transaction after it: a charge failed at its
+ * deadline is asked about again for `LATE_SUCCESS_WATCH_HOURS` (late-success.ts); a pay-out
+ * failed at its deadline after it may have reached the operator keeps its reservation and is
+ * asked about until the operator answers (late-watch.ts). Checkouts are watched attempt by
+ * attempt (checkout-attempt-records.ts), never here.
+ */
+export function watchAfter(
+  current: Pick<TransactionRow, 'direction' | 'type' | 'initiatedAt' | 'reservedAmount'>,
+  event: TransitionEvent,
+  config: Pick<Services['config'], 'lateSuccessWatchHours'>,
+  now: Date,
+): { nextPollAt: Date | null; lateWatchUntil: Date | null; isReservationHeld: boolean } {
+  const none = { nextPollAt: null, lateWatchUntil: null, isReservationHeld: false };
+  if (event !== 'TIMED_OUT') return none;
+  if (current.direction === 'PAY_OUT') {
+    // Never sent (initiatedAt null) or unfunded: nothing can have left, the release is safe.
+    if (current.initiatedAt === null || current.reservedAmount === null) return none;
+    return { nextPollAt: new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS), lateWatchUntil: payOutWatchEnd(config, now), isReservationHeld: true };
+  }
+  if (current.type === 'CHECKOUT' || config.lateSuccessWatchHours <= 0) return none;
+  return {
+    nextPollAt: new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS),
+    lateWatchUntil: new Date(now.getTime() + config.lateSuccessWatchHours * 3_600_000),
+    isReservationHeld: false,
+  };
 }
 
 /**
@@ -96,15 +123,7 @@ export async function applyTransition(
     const now = services.clock.now();
     const isFailed = result.to === 'FAILED';
     const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to);
-    // A charge failed at its deadline, or a checkout ending after an attempt failed at its
-    // deadline, is an ambiguous outcome: keep asking for a while (late-success.ts), so money
-    // that moves late is never dropped.
-    const isWatched =
-      services.config.lateSuccessWatchHours > 0 &&
-      current.direction === 'PAY_IN' &&
-      (current.type === 'CHECKOUT'
-        ? (input.event === 'TIMED_OUT' || input.event === 'CUSTOMER_CANCELLED') && (await latestAmbiguousAttempt(tx, current.id)) !== null
-        : input.event === 'TIMED_OUT');
+    const watch = watchAfter(current, input.event, services.config, now);
     const [updated] = await tx
       .update(transactions)
       .set({
@@ -112,9 +131,11 @@ export async function applyTransition(
         failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
         failureReason: isFailed ? (input.failureReason ?? null) : null,
         operatorReference: input.operatorReference ?? current.operatorReference,
+        operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
         feeAmount,
-        nextPollAt: isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS) : null,
-        lateWatchUntil: isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000) : null,
+        nextPollAt: watch.nextPollAt,
+        lateWatchUntil: watch.lateWatchUntil,
+        isReservationHeld: watch.isReservationHeld,
         completedAt: now,
         updatedAt: now,
       })
@@ -146,13 +167,16 @@ export async function applyTransition(
 // a batch of twenty (seen at 9 ms a batch, growing with the table). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleMany = statement(
-  'settle_many_v2',
+  'settle_many_v3',
   `update transactions t
       set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
           operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
-          late_watch_until = v.late_watch_until, completed_at = $9::timestamptz, updated_at = $9::timestamptz
-     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[])
-       as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until, expected_status)
+          late_watch_until = v.late_watch_until, completed_at = $9::timestamptz, updated_at = $9::timestamptz,
+          operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
+                 $11::text[], $12::boolean[])
+       as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until, expected_status,
+            operator_transaction_id, is_reservation_held)
     where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
    returning t.*`,
 );
@@ -174,7 +198,7 @@ const insertEvents = statement(
  * one insert of all events, two ledger statements (`postStatusChanges`), the listeners' batch
  * writes. Returns the rows that changed (a transition that no longer applies is skipped, as in
  * `applyTransition`). Any error rolls the whole batch back and is thrown: the caller then applies
- * them one by one. Not for checkouts (their late-success rule reads their attempts).
+ * them one by one. Not for checkouts (they change through their attempts).
  */
 export async function applyTransitions(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
@@ -198,6 +222,8 @@ export async function applyTransitions(
       feeAmount: [] as (number | null)[],
       nextPollAt: [] as (string | null)[],
       lateWatchUntil: [] as (string | null)[],
+      operatorTransactionId: [] as (string | null)[],
+      isReservationHeld: [] as boolean[],
     };
     for (const input of inputs) {
       const current = byId.get(input.transactionId);
@@ -207,7 +233,7 @@ export async function applyTransitions(
       if (!result.ok) continue;
       const isFailed = result.to === 'FAILED';
       const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
-      const isWatched = services.config.lateSuccessWatchHours > 0 && current.direction === 'PAY_IN' && input.event === 'TIMED_OUT';
+      const watch = watchAfter(current, input.event, services.config, now);
       planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
       columns.id.push(current.id);
       columns.status.push(result.to);
@@ -215,8 +241,10 @@ export async function applyTransitions(
       columns.failureReason.push(isFailed ? (input.failureReason ?? null) : null);
       columns.operatorReference.push(input.operatorReference ?? current.operatorReference);
       columns.feeAmount.push(feeAmount);
-      columns.nextPollAt.push(isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS).toISOString() : null);
-      columns.lateWatchUntil.push(isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000).toISOString() : null);
+      columns.nextPollAt.push(watch.nextPollAt?.toISOString() ?? null);
+      columns.lateWatchUntil.push(watch.lateWatchUntil?.toISOString() ?? null);
+      columns.operatorTransactionId.push(input.operatorTransactionId ?? current.operatorTransactionId);
+      columns.isReservationHeld.push(watch.isReservationHeld);
     }
     if (planned.length === 0) return [];
     const { rows: changedRaw } = await runStatement<Record<string, unknown>>(tx, settleMany, [
@@ -230,6 +258,8 @@ export async function applyTransitions(
       columns.lateWatchUntil,
       nowIso,
       columns.id.map(() => 'PENDING'),
+      columns.operatorTransactionId,
+      columns.isReservationHeld,
     ]);
     if (changedRaw.length === 0) return [];
     const updatedById = new Map(changedRaw.map((r) => [r.id as string, mapRow(transactions, r)]));

@@ -10,7 +10,8 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { applyTransition } from './apply-transition.ts';
-import { recordLateSuccess } from './late-success.ts';
+import { isAmbiguousFailure, recordLateSuccess } from './late-success.ts';
+import { LATE_WATCH_FIRST_ASK_MS } from './late-watch.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** A checkout attempt row. */
@@ -82,21 +83,33 @@ export async function recordAttemptEvent(
 
 /**
  * Marks a PENDING attempt FAILED (the checkout itself stays PENDING: the customer may retry).
- * Returns false when the attempt was no longer PENDING (another writer resolved it first).
+ * An attempt failed at its deadline without the operator's answer (cause DEADLINE, TIMEOUT or
+ * PROVIDER_UNAVAILABLE) is watched on its own for `LATE_SUCCESS_WATCH_HOURS`, whatever its
+ * checkout ends as (late-success.ts). Returns false when the attempt was no longer PENDING
+ * (another writer resolved it first).
  */
 export async function failAttempt(
-  services: Pick<Services, 'db' | 'clock'>,
+  services: Pick<Services, 'db' | 'clock' | 'config'>,
   attempt: CheckoutAttemptRow,
   failure: { code: AttemptFailureCode; reason: string; cause: string },
 ): Promise<boolean> {
   const now = services.clock.now();
+  const isWatched = failure.cause === 'DEADLINE' && isAmbiguousFailure(failure.code) && services.config.lateSuccessWatchHours > 0;
   return services.db.transaction(async (txHandle) => {
     const tx = txHandle as unknown as Db;
     // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
     await tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, attempt.transactionId)).for('update');
     const [updated] = await tx
       .update(checkoutAttempts)
-      .set({ status: 'FAILED', failureCode: failure.code, failureReason: failure.reason, nextPollAt: null, completedAt: now, updatedAt: now })
+      .set({
+        status: 'FAILED',
+        failureCode: failure.code,
+        failureReason: failure.reason,
+        nextPollAt: isWatched ? new Date(now.getTime() + LATE_WATCH_FIRST_ASK_MS) : null,
+        lateWatchUntil: isWatched ? new Date(now.getTime() + services.config.lateSuccessWatchHours * 3_600_000) : null,
+        completedAt: now,
+        updatedAt: now,
+      })
       .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')))
       .returning();
     if (!updated) return false;
@@ -130,6 +143,7 @@ export async function succeedAttempt(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'ids' | 'statusListeners' | 'log'>,
   attempt: CheckoutAttemptRow,
   operatorReference: string | null,
+  operatorTransactionId: string | null = null,
 ): Promise<'SUCCESS' | 'LATE' | null> {
   const now = services.clock.now();
   return services.db.transaction(async (txHandle) => {
@@ -141,6 +155,7 @@ export async function succeedAttempt(
       .set({
         status: 'SUCCEEDED',
         operatorReference: operatorReference ?? attempt.operatorReference,
+        operatorTransactionId,
         nextPollAt: null,
         completedAt: now,
         updatedAt: now,
@@ -163,7 +178,13 @@ export async function succeedAttempt(
     const moved = current
       ? await applyTransition(
           { ...services, db: tx },
-          { transactionId: transaction.id, event: 'MONEY_MOVED', cause: 'CHECKOUT_ATTEMPT', operatorReference: updated.operatorReference },
+          {
+            transactionId: transaction.id,
+            event: 'MONEY_MOVED',
+            cause: 'CHECKOUT_ATTEMPT',
+            operatorReference: updated.operatorReference,
+            operatorTransactionId,
+          },
         )
       : null;
     if (!moved) {
@@ -172,7 +193,9 @@ export async function succeedAttempt(
         railCode: updated.railCode,
         msisdn: updated.msisdn,
         operatorReference: updated.operatorReference,
+        operatorTransactionId,
         origin: 'CHECKOUT_ATTEMPT',
+        attempt: updated,
       });
       services.log.warn(
         { reference: transaction.reference, attempt: updated.attemptNumber, status: transaction.status, decision },

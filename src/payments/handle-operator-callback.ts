@@ -1,18 +1,23 @@
 /**
  * An operator callback (MTN `X-Callback-Url`, Orange `notifUrl`, Daraja `CallBackURL` /
- * `ResultURL`): a hint, never proof (operators.md §0 rule 2: the operators sign nothing). The
- * per-transaction token in the URL path finds the transaction or checkout attempt; a callback
- * triggers a fresh status query at the operator, whose answer goes through the usual
- * compare-and-set transitions. The body is read only by connectors with `readCallback` (Daraja):
- * an STK callback may name the CheckoutRequestID we never received (then queried with it); a
- * B2C result naming this very pay-out is Daraja's verdict (its status query answers only there).
+ * `ResultURL`): a hint, never proof (operators.md §0 rule 2: the operators sign nothing). No
+ * callback body moves money by itself. The per-transaction token in the URL path finds the
+ * transaction or checkout attempt; a callback triggers a fresh status query at the operator,
+ * whose answer goes through the usual compare-and-set transitions. The body is read only by
+ * connectors with `readCallback` (Daraja, whose answers come only by callback): an STK callback
+ * may name the CheckoutRequestID we never received (then queried with it); a Result is applied
+ * only when the connector vouches for it (it carries the ConversationID Daraja answered Kolo
+ * alone), and a failure that would release a pay-out's reserved money only when it answers
+ * Kolo's own status query — any other failure Result triggers that query instead.
  * Unknown tokens, another operator's path, or a transaction already settled change nothing —
- * except a pay-in closed without a final answer, whose late-success watch is reopened
- * (`reopenLateWatch`): the operator may be reporting a late success, and the watch's status
- * query decides.
+ * except what closed without the operator's definitive answer (a charge or pay-out failed at its
+ * deadline, a checkout attempt failed at its own): its watch is made due now (late-success.ts),
+ * and the watch's status query decides.
  */
 import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import type { CallbackReading, StatusQuery } from '../connectors/connector.ts';
 import { applyTransition } from './apply-transition.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
@@ -21,13 +26,40 @@ import { operatorSlug } from './initiate-transaction.ts';
 import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
-import { reopenLateWatch } from './late-success.ts';
+import { reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from './late-success.ts';
+import type { TransactionRow } from './transaction-view.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
 export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED';
 
 /** Shape of a callback token (hex, see `newCallbackToken`); anything else is unknown at once. */
 const TOKEN_SHAPE = /^[0-9a-f]{16,128}$/;
+
+/** The status query a transaction's callback is read against. */
+function queryOf(row: TransactionRow, rail: { code: string; operator: string; country: string; currency: string }, initiatedAt: Date): StatusQuery {
+  return {
+    direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+    reference: row.reference,
+    operatorReference: row.operatorReference,
+    initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+    rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+    msisdn: (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '',
+    amount: row.amount,
+    initiatedAt,
+    statusQueryReference: row.statusQueryReference,
+  };
+}
+
+/**
+ * Whether a vouched-for Result may be applied as it is: a success always (the money moved; the
+ * operator alone could name the request), a failure of a pay-in (nothing reserved is released),
+ * and a failure of a pay-out only as the answer to Kolo's own status query.
+ */
+function isApplicable(reading: Extract<CallbackReading, { kind: 'RESULT' }>, direction: string): boolean {
+  if (reading.status.kind === 'SUCCEEDED') return true;
+  if (reading.status.kind !== 'FAILED') return false;
+  return direction === 'PAY_IN' || reading.isStatusQueryAnswer;
+}
 
 /** Handles a callback on `/api/v1/callbacks/<operatorPath>/<token>`. Never throws for bad input. */
 export async function handleOperatorCallback(services: Services, operatorPath: string, token: string, body?: unknown): Promise<CallbackOutcome> {
@@ -36,37 +68,51 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   if (row) {
     const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
     if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
-    // A closed pay-in whose outcome was never known: maybe a late success; the watch asks.
-    if (row.status !== 'PENDING') return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
-    if (connector?.readCallback && row.initiatedAt) {
-      const reading = connector.readCallback(body, {
-        direction: row.direction as 'PAY_IN' | 'PAY_OUT',
-        reference: row.reference,
-        operatorReference: row.operatorReference,
-        initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
-        rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-        msisdn: (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '',
-        amount: row.amount,
-        initiatedAt: row.initiatedAt,
-      });
-      if (reading.kind === 'RESULT') {
+    const reading = connector?.readCallback && row.initiatedAt ? connector.readCallback(body, queryOf(row, rail, row.initiatedAt)) : null;
+    if (row.status !== 'PENDING') {
+      // A pay-out whose reservation is held: a vouched-for answer settles it; anything else
+      // makes its watch ask the operator now.
+      if (row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction)) {
         const status = reading.status;
+        const settled = await services.db.transaction((tx) =>
+          settleHeldPayOut(
+            tx as unknown as Db,
+            services,
+            row.id,
+            status.kind === 'SUCCEEDED'
+              ? { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin: 'CALLBACK' }
+              : { paid: false, failureCode: status.kind === 'FAILED' ? status.failureCode : 'PROVIDER_ERROR', failureReason: status.kind === 'FAILED' ? status.failureReason : '', origin: 'CALLBACK' },
+          ),
+        );
+        return settled ? 'APPLIED' : 'ALREADY_SETTLED';
+      }
+      return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
+    }
+    if (reading?.kind === 'RESULT') {
+      const status = reading.status;
+      if (isApplicable(reading, row.direction)) {
         if (status.kind === 'SUCCEEDED') {
-          await applyTransition(services, { transactionId: row.id, event: 'MONEY_MOVED', cause: 'CALLBACK', operatorReference: status.operatorReference });
+          await applyTransition(services, {
+            transactionId: row.id,
+            event: 'MONEY_MOVED',
+            cause: 'CALLBACK',
+            operatorReference: status.operatorReference,
+            operatorTransactionId: status.operatorTransactionId ?? null,
+          });
         } else if (status.kind === 'FAILED') {
           await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'CALLBACK', failureCode: status.failureCode, failureReason: status.failureReason });
         }
         return 'APPLIED';
       }
-      if (reading.operatorReference) {
-        // The operator's id for a request whose answer we never got: recorded, then queried.
-        await services.db
-          .update(transactions)
-          .set({ operatorReference: reading.operatorReference })
-          .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
-        row.operatorReference = reading.operatorReference;
-      }
+      // A failure that would release reserved money: confirmed by a status query first.
+    } else if (reading?.kind === 'QUERY' && reading.operatorReference) {
+      // The operator's id for a request whose answer we never got: recorded, then queried.
+      await services.db
+        .update(transactions)
+        .set({ operatorReference: reading.operatorReference })
+        .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
+      row.operatorReference = reading.operatorReference;
     }
     await refreshTransaction(services, row, { prompted: true });
     return 'QUERIED';
@@ -75,7 +121,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   if (!attempt) return 'UNKNOWN_TOKEN';
   const rail = await findRail(services.db, attempt.railCode);
   if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
-  if (attempt.status !== 'PENDING') return (await reopenLateWatch(services, attempt.transactionId)) ? 'QUERIED' : 'ALREADY_SETTLED';
+  if (attempt.status !== 'PENDING') return (await reopenAttemptWatch(services, attempt)) ? 'QUERIED' : 'ALREADY_SETTLED';
   const [owner] = await services.db.select({ environment: transactions.environment }).from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
   const connector = owner ? resolveConnector(services.connectors, rail.code, owner.environment as Environment) : null;
   if (connector?.readCallback && attempt.initiatedAt) {

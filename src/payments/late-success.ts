@@ -1,45 +1,57 @@
 /**
- * Late successes (issue 11 item 9): an operator reports that a pay-in's money moved after Kolo
- * had closed the transaction (checkout expired or cancelled, charge failed at its deadline).
- * The money is never dropped. In one database transaction:
- * - the transaction keeps its final status (FAILED/CANCELLED never change: integrations rely
- *   on it) but is flagged `isLateSuccess` (compare-and-set, so it happens once) and gets a
- *   LATE_SUCCESS event;
+ * Money that an operator moves after Kolo closed its transaction without a definitive answer.
+ * An outcome left unknown at its deadline is never a failure of money: it is watched, and only
+ * the operator's definitive answer moves money.
+ *
+ * Pay-ins (a charge failed at its deadline; each checkout attempt failed at its deadline, on its
+ * own, whatever its checkout ended as) are watched for `LATE_SUCCESS_WATCH_HOURS`. A late success
+ * is recorded once per charge or per attempt, in one database transaction:
+ * - the transaction keeps its status (FAILED/CANCELLED never change, and a checkout paid by
+ *   another attempt stays SUCCESS) but is flagged `isLateSuccess` and gets a LATE_SUCCESS event;
  * - the amount is posted from the rail's float to SUSPENSE;
  * - by the application's `lateSuccessPolicy`: REFUND (default) writes a refund pay-out to the
- *   payer funded from SUSPENSE, no fee, initiated by the poller's backstop right after commit
- *   (a crash cannot lose it); KEEP credits the merchant from SUSPENSE like a normal pay-in
+ *   number that paid, funded from SUSPENSE, no fee, initiated by the poller's backstop right after
+ *   commit (a crash cannot lose it); KEEP credits the merchant from SUSPENSE like a pay-in
  *   (amount − fee to AVAILABLE, fee to revenue);
  * - the merchant is told: a `payment.late_success` webhook (the status view plus
- *   `lateSuccess: {decision, refundReference}`), and the dashboard lists `isLateSuccess`.
- * Charges that failed at their deadline, and checkouts that ended after an attempt failed at its
- * deadline, are watched (`late_watch_until`, `LATE_SUCCESS_WATCH_HOURS`) by `watchLateSuccesses`,
- * run by the background jobs: for a checkout, its latest such attempt is asked about.
+ *   `lateSuccess: {decision, refundReference, attemptNumber}`).
+ *
+ * Pay-outs failed at their deadline after they may have reached the operator keep their amount
+ * and fee in RESERVED (`isReservationHeld`) and are asked about until the operator answers: paid
+ * consumes the reservation (PAYOUT_SUCCESS, `isLateSuccess`, a `payout.late_success` webhook);
+ * not paid (a documented decline, or no record of it) releases it (PAYOUT_RELEASE, a
+ * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`, as the spec says.
  */
-import { and, asc, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
 import { postEntry } from '../ledger/post-entry.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
+import type { StatusQuery, StatusResult } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
-import { insertEventWithDelivery, transactionEventData } from '../webhooks/webhook-events.ts';
+import { insertEventWithDelivery, transactionEventData, type WebhookEventName } from '../webhooks/webhook-events.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { withTimeout } from './initiate-transaction.ts';
+import { callbackUrlFor, withTimeout } from './initiate-transaction.ts';
+import { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
-import { insertRefund } from './refund-payment.ts';
-import { creditPayIn } from './transaction-postings.ts';
+import { insertRefund, settleRefund } from './refund-payment.ts';
+import { creditPayIn, postPayOutResolution } from './transaction-postings.ts';
 import type { TransactionRow } from './transaction-view.ts';
+import type { CheckoutAttemptRow } from './checkout-attempt-records.ts';
 
-/** What the operator told us: the rail and number that paid, and its reference. */
+/** What the operator told us: the rail and number that paid, and its ids. */
 export interface LateSuccessReport {
   railCode: string;
   msisdn: string;
   operatorReference: string | null;
-  /** Where it was learnt (POLL, CHECKOUT_ATTEMPT, LATE_WATCH). */
+  operatorTransactionId?: string | null;
+  /** Where it was learnt (POLL, CHECKOUT_ATTEMPT, LATE_WATCH, CALLBACK). */
   origin: string;
+  /** The checkout attempt that paid; absent for a charge. */
+  attempt?: Pick<CheckoutAttemptRow, 'id' | 'attemptNumber'>;
 }
 
 /** What Kolo did with a late success. */
@@ -47,41 +59,70 @@ export type LateSuccessDecision = 'REFUND' | 'KEEP';
 
 type LateServices = Pick<Services, 'db' | 'clock' | 'config' | 'ids'>;
 
+/** Failure codes of a charge or attempt that ended without a final answer from the operator. */
+export const AMBIGUOUS_FAILURES: readonly string[] = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'];
+
 /**
- * Records a late success of the closed pay-in `transactionId` inside `tx` (see the file
- * comment). Returns the decision, or null when the transaction is not a closed pay-in or the
- * late success was already recorded.
+ * Records a late success of the pay-in `transactionId` (of its attempt `report.attempt`, for a
+ * checkout) inside `tx` (see the file comment). Returns the decision, or null when there is
+ * nothing to record: a charge that is not closed, or a late success already recorded for this
+ * charge or attempt (compare-and-set: recorded once, whoever asks).
  */
 export async function recordLateSuccess(tx: Db, services: LateServices, transactionId: string, report: LateSuccessReport): Promise<LateSuccessDecision | null> {
   const now = services.clock.now();
-  const [row] = await tx
-    .update(transactions)
-    .set({
-      isLateSuccess: true,
-      lateWatchUntil: null,
-      nextPollAt: null,
-      paymentMethod: report.railCode,
-      payerAccount: report.msisdn,
-      operatorReference: report.operatorReference,
-      updatedAt: now,
-    })
-    .where(
-      and(
-        eq(transactions.id, transactionId),
-        eq(transactions.direction, 'PAY_IN'),
-        eq(transactions.isLateSuccess, false),
-        inArray(transactions.status, ['FAILED', 'CANCELLED']),
-      ),
-    )
-    .returning();
-  if (!row) return null;
+  let row: TransactionRow | undefined;
+  if (report.attempt) {
+    const [attempt] = await tx
+      .update(checkoutAttempts)
+      .set({ isLateSuccess: true, lateWatchUntil: null, nextPollAt: null, operatorTransactionId: report.operatorTransactionId ?? null, updatedAt: now })
+      .where(and(eq(checkoutAttempts.id, report.attempt.id), eq(checkoutAttempts.isLateSuccess, false)))
+      .returning({ id: checkoutAttempts.id });
+    if (!attempt) return null;
+    [row] = await tx
+      .update(transactions)
+      .set({
+        isLateSuccess: true,
+        paymentMethod: sql`coalesce(${transactions.paymentMethod}, ${report.railCode})`,
+        payerAccount: sql`coalesce(${transactions.payerAccount}, ${report.msisdn})`,
+        updatedAt: now,
+      })
+      .where(and(eq(transactions.id, transactionId), eq(transactions.direction, 'PAY_IN')))
+      .returning();
+    if (!row) throw new Error(`checkout attempt ${report.attempt.id} has no pay-in`);
+  } else {
+    [row] = await tx
+      .update(transactions)
+      .set({
+        isLateSuccess: true,
+        lateWatchUntil: null,
+        nextPollAt: null,
+        paymentMethod: report.railCode,
+        payerAccount: report.msisdn,
+        operatorReference: report.operatorReference,
+        operatorTransactionId: report.operatorTransactionId ?? null,
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(transactions.id, transactionId),
+          eq(transactions.direction, 'PAY_IN'),
+          eq(transactions.isLateSuccess, false),
+          inArray(transactions.status, ['FAILED', 'CANCELLED']),
+        ),
+      )
+      .returning();
+    if (!row) return null;
+  }
+  // One entry of a kind per transaction (ledger_entries_tx_kind_key): a checkout's attempts each
+  // get their own kind.
+  const suffix = report.attempt ? `_ATTEMPT_${report.attempt.attemptNumber}` : '';
   const [app] = await tx
     .select({ policy: applications.lateSuccessPolicy, webhookUrl: applications.webhookUrl })
     .from(applications)
     .where(eq(applications.id, row.applicationId));
   const decision: LateSuccessDecision = app?.policy === 'KEEP' ? 'KEEP' : 'REFUND';
   await postEntry(tx, {
-    kind: 'LATE_SUCCESS',
+    kind: `LATE_SUCCESS${suffix}`,
     transactionId: row.id,
     currency: row.currency,
     description: 'Succès tardif : fonds en attente de décision',
@@ -95,19 +136,21 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
   let refundReference: string | null = null;
   if (decision === 'KEEP') {
     const terms = await railTermsFor(tx, report.railCode, 'PAY_IN', row.applicationId);
-    const [withFee] = await tx
-      .update(transactions)
-      .set({ feeAmount: computeFee(row.amount, terms.rule, 'PAY_IN') })
-      .where(eq(transactions.id, row.id))
-      .returning();
-    current = withFee!;
-    await creditPayIn(tx, services, current, 'LATE_SUCCESS_KEPT', platformAccount('SUSPENSE', row.environment, row.currency), {
+    const feeAmount = computeFee(row.amount, terms.rule, 'PAY_IN');
+    if (!report.attempt) {
+      const [withFee] = await tx.update(transactions).set({ feeAmount }).where(eq(transactions.id, row.id)).returning();
+      current = withFee!;
+    }
+    // An attempt's fee is its own: the checkout's row (maybe paid by another attempt) keeps its fee.
+    await creditPayIn(tx, services, { ...current, feeAmount }, `LATE_SUCCESS_KEPT${suffix}`, platformAccount('SUSPENSE', row.environment, row.currency), {
       settlementDelaySeconds: terms.settlementDelaySeconds,
     });
   } else {
     // Initiated by the poller's backstop at once (its first poll is due now).
     const refund = await insertRefund(tx, services, current, {
       funding: 'SUSPENSE',
+      amount: row.amount,
+      beneficiaryAccount: report.msisdn,
       reason: 'Remboursement automatique d’un paiement reçu après la clôture de la transaction',
       railCode: report.railCode,
       feeRule: null,
@@ -120,61 +163,123 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
     fromStatus: row.status,
     toStatus: row.status,
     cause: 'LATE_SUCCESS',
-    detail: { origin: report.origin, rail: report.railCode, operatorReference: report.operatorReference, decision, refund: refundReference },
+    detail: {
+      origin: report.origin,
+      rail: report.railCode,
+      operatorReference: report.operatorReference,
+      operatorTransactionId: report.operatorTransactionId ?? null,
+      attemptNumber: report.attempt?.attemptNumber ?? null,
+      decision,
+      refund: refundReference,
+    },
     createdAt: now,
   });
   if (app?.webhookUrl) {
     await insertEventWithDelivery(tx, services, {
       applicationId: row.applicationId,
       event: 'payment.late_success',
-      data: { ...transactionEventData(current, services.config.publicBaseUrl), lateSuccess: { decision, refundReference } },
+      data: {
+        ...transactionEventData(current, services.config.publicBaseUrl),
+        lateSuccess: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
+      },
       transactionId: row.id,
     });
   }
   return decision;
 }
 
-/** Failure codes of an attempt that ended without a final answer from the operator. */
-const AMBIGUOUS_FAILURES = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'];
+/** The operator's definitive answer about a pay-out whose reservation is held. */
+export type HeldPayOutAnswer =
+  | { paid: true; operatorReference: string | null; operatorTransactionId: string | null; origin: string }
+  | { paid: false; failureCode: string; failureReason: string; origin: string };
 
 /**
- * The latest attempt of checkout `transactionId` that failed without a final answer (at its
- * deadline), or null: the one a late success of an ended checkout would come from.
+ * Settles the reservation of pay-out `transactionId`, held since it failed at its deadline,
+ * inside `tx`: paid consumes it (PAYOUT_SUCCESS; a refund's amount counts as refunded), not paid
+ * releases it (PAYOUT_RELEASE); an event and a webhook either way (see the file comment). The
+ * status stays FAILED. Returns false when the reservation was not held any more (already settled
+ * by another reader: compare-and-set).
  */
-export async function latestAmbiguousAttempt(db: Db, transactionId: string) {
-  const [attempt] = await db
-    .select()
-    .from(checkoutAttempts)
-    .where(
-      and(
-        eq(checkoutAttempts.transactionId, transactionId),
-        eq(checkoutAttempts.status, 'FAILED'),
-        inArray(checkoutAttempts.failureCode, AMBIGUOUS_FAILURES),
-      ),
-    )
-    .orderBy(desc(checkoutAttempts.attemptNumber))
-    .limit(1);
-  return attempt ?? null;
+export async function settleHeldPayOut(tx: Db, services: LateServices & Pick<Services, 'statusListeners'>, transactionId: string, answer: HeldPayOutAnswer): Promise<boolean> {
+  const now = services.clock.now();
+  const [row] = await tx
+    .update(transactions)
+    .set({
+      isReservationHeld: false,
+      isLateSuccess: answer.paid,
+      lateWatchUntil: null,
+      nextPollAt: null,
+      ...(answer.paid
+        ? {
+            operatorReference: sql`coalesce(${answer.operatorReference}, ${transactions.operatorReference})`,
+            operatorTransactionId: answer.operatorTransactionId,
+          }
+        : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(transactions.id, transactionId), eq(transactions.direction, 'PAY_OUT'), eq(transactions.isReservationHeld, true)))
+    .returning();
+  if (!row) return false;
+  await postPayOutResolution(tx, services, row, answer.paid);
+  // A refund paid late: its amount is refunded after all (the pay-in's refundedAmount).
+  if (answer.paid && row.refundOf) await settleRefund(tx, services, { ...row, status: 'SUCCESS' });
+  await tx.insert(transactionEvents).values({
+    transactionId: row.id,
+    fromStatus: row.status,
+    toStatus: row.status,
+    cause: answer.paid ? 'LATE_SUCCESS' : 'RESERVATION_RELEASED',
+    failureCode: answer.paid ? null : answer.failureCode,
+    detail: answer.paid
+      ? { origin: answer.origin, operatorTransactionId: answer.operatorTransactionId, consumed: row.reservedAmount }
+      : { origin: answer.origin, failureReason: answer.failureReason, released: row.reservedAmount },
+    createdAt: now,
+  });
+  const [app] = await tx.select({ webhookUrl: applications.webhookUrl }).from(applications).where(eq(applications.id, row.applicationId));
+  if (app?.webhookUrl) {
+    const event: WebhookEventName = answer.paid ? 'payout.late_success' : 'payout.reservation_released';
+    await insertEventWithDelivery(tx, services, {
+      applicationId: row.applicationId,
+      event,
+      data: {
+        ...transactionEventData(row, services.config.publicBaseUrl),
+        reservation: { amount: row.reservedAmount, outcome: answer.paid ? 'CONSUMED' : 'RELEASED' },
+      },
+      transactionId: row.id,
+    });
+  }
+  return true;
+}
+
+/** True for a checkout attempt or charge failure that left the operator's answer unknown. */
+export function isAmbiguousFailure(failureCode: string | null): boolean {
+  return failureCode !== null && AMBIGUOUS_FAILURES.includes(failureCode);
 }
 
 /** How long a callback on a closed pay-in reopens its watch, at least. */
 const CALLBACK_WATCH_MS = 3_600_000;
 
 /**
- * An operator callback on a pay-in Kolo closed without a final answer (a charge failed at its
- * deadline, TIMEOUT or PROVIDER_UNAVAILABLE; a checkout that ended after such an attempt): the
- * operator may be reporting a late success, possibly after the watch ended. The callback proves
- * nothing (unsigned), so it only reopens the watch for at least an hour and makes it due now: the
- * next background run asks the operator, and only its answer counts. Returns true when a watch
- * was (re)opened; false for anything else (settled, declined, already recorded).
+ * An operator callback about a charge or pay-out Kolo closed without a final answer (failed at
+ * its deadline): the operator may be reporting money that moved late, possibly after the watch
+ * ended. The callback proves nothing (unsigned), so it only makes the watch due now (reopened for
+ * at least an hour for a pay-in): the next background run asks the operator, and only its answer
+ * counts. Returns true when a watch was (re)opened; false for anything else (settled, declined,
+ * already recorded).
  */
 export async function reopenLateWatch(services: Pick<Services, 'db' | 'clock'>, transactionId: string): Promise<boolean> {
   const [row] = await services.db.select().from(transactions).where(eq(transactions.id, transactionId)).limit(1);
-  if (!row || row.direction !== 'PAY_IN' || row.isLateSuccess || (row.status !== 'FAILED' && row.status !== 'CANCELLED')) return false;
-  const isAmbiguous =
-    row.type === 'CHECKOUT' ? (await latestAmbiguousAttempt(services.db, row.id)) !== null : AMBIGUOUS_FAILURES.includes(row.failureCode ?? '');
-  if (!isAmbiguous) return false;
+  if (!row || row.type === 'CHECKOUT') return false;
   const now = services.clock.now();
+  if (row.direction === 'PAY_OUT') {
+    if (!row.isReservationHeld) return false;
+    const due = await services.db
+      .update(transactions)
+      .set({ nextPollAt: now })
+      .where(and(eq(transactions.id, row.id), eq(transactions.isReservationHeld, true)))
+      .returning({ id: transactions.id });
+    return due.length === 1;
+  }
+  if (row.isLateSuccess || (row.status !== 'FAILED' && row.status !== 'CANCELLED') || !isAmbiguousFailure(row.failureCode)) return false;
   const until = new Date(now.getTime() + CALLBACK_WATCH_MS);
   const reopened = await services.db
     .update(transactions)
@@ -184,17 +289,37 @@ export async function reopenLateWatch(services: Pick<Services, 'db' | 'clock'>, 
   return reopened.length === 1;
 }
 
-/** Rows looked at per run of `watchLateSuccesses`. */
+/**
+ * The same for a checkout attempt that failed at its deadline (whatever its checkout ended as):
+ * its own watch is reopened for at least an hour and made due now. Returns true when reopened.
+ */
+export async function reopenAttemptWatch(services: Pick<Services, 'db' | 'clock'>, attempt: CheckoutAttemptRow): Promise<boolean> {
+  if (attempt.status !== 'FAILED' || attempt.isLateSuccess || !isAmbiguousFailure(attempt.failureCode)) return false;
+  const now = services.clock.now();
+  const until = new Date(now.getTime() + CALLBACK_WATCH_MS);
+  const reopened = await services.db
+    .update(checkoutAttempts)
+    .set({ lateWatchUntil: attempt.lateWatchUntil && attempt.lateWatchUntil > until ? attempt.lateWatchUntil : until, nextPollAt: now })
+    .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.isLateSuccess, false)))
+    .returning({ id: checkoutAttempts.id });
+  return reopened.length === 1;
+}
+
+/** Rows (and, separately, attempts) looked at per run of `watchLateSuccesses`. */
 const WATCH_BATCH = 50;
 
 /**
- * Asks the operator again about pay-ins that failed at their deadline, while their watch lasts:
- * a success becomes a late success; a decline or an unknown transaction ends the watch; no
- * answer reschedules (backoff, ≤ 60 s, capped at the watch's end). Claims rows with
- * `FOR UPDATE SKIP LOCKED` and a lease, like the poller. Returns how many were asked.
+ * Asks the operators again about what ended without their definitive answer, while its watch
+ * lasts: charges and pay-outs failed at their deadline, and checkout attempts failed at theirs.
+ * A success is recorded as a late success (a pay-out's reservation consumed); a documented
+ * decline or an unknown transaction ends the watch (a pay-out's reservation released); no answer
+ * reschedules (backoff ≤ 60 s, capped at the watch's end; a held pay-out then hourly, for as long
+ * as it takes). Claims rows with `FOR UPDATE SKIP LOCKED` and a lease, like the poller. Returns
+ * how many were asked.
  */
 export async function watchLateSuccesses(services: Services): Promise<number> {
   const now = services.clock.now();
+  const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
   const due = services.db
     .select({ id: transactions.id })
     .from(transactions)
@@ -204,55 +329,54 @@ export async function watchLateSuccesses(services: Services): Promise<number> {
     .for('update', { skipLocked: true });
   const rows = await services.db
     .update(transactions)
-    .set({ nextPollAt: new Date(now.getTime() + services.config.pollerLeaseMs), pollAttempts: sql`${transactions.pollAttempts} + 1` })
+    .set({ nextPollAt: lease, pollAttempts: sql`${transactions.pollAttempts} + 1` })
     .where(and(inArray(transactions.id, due), isNotNull(transactions.lateWatchUntil)))
+    .returning();
+  const dueAttempts = services.db
+    .select({ id: checkoutAttempts.id })
+    .from(checkoutAttempts)
+    .where(and(isNotNull(checkoutAttempts.lateWatchUntil), lte(checkoutAttempts.nextPollAt, now)))
+    .orderBy(asc(checkoutAttempts.nextPollAt))
+    .limit(WATCH_BATCH)
+    .for('update', { skipLocked: true });
+  const attempts = await services.db
+    .update(checkoutAttempts)
+    .set({ nextPollAt: lease, pollCount: sql`${checkoutAttempts.pollCount} + 1` })
+    .where(and(inArray(checkoutAttempts.id, dueAttempts), isNotNull(checkoutAttempts.lateWatchUntil)))
     .returning();
   for (const row of rows) {
     try {
-      await watchOne(services, row);
+      await (row.direction === 'PAY_OUT' ? watchPayOut(services, row) : watchCharge(services, row));
     } catch (error) {
-      services.log.error({ err: error, reference: row.reference }, 'late-success watch failed');
+      services.log.error({ err: error, reference: row.reference }, 'late watch failed');
     }
   }
-  return rows.length;
+  for (const attempt of attempts) {
+    try {
+      await watchAttempt(services, attempt);
+    } catch (error) {
+      services.log.error({ err: error, attempt: attempt.id }, 'late watch of a checkout attempt failed');
+    }
+  }
+  return rows.length + attempts.length;
 }
 
-async function watchOne(services: Services, row: TransactionRow): Promise<void> {
-  const now = services.clock.now();
-  const stop = () =>
-    services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
-  // A charge is asked about under its own reference; an ended checkout through its latest
-  // attempt that failed without a final answer.
-  const attempt = row.type === 'CHECKOUT' ? await latestAmbiguousAttempt(services.db, row.id) : null;
-  const asked =
-    row.type === 'CHECKOUT'
-      ? attempt && {
-          reference: attempt.correlationId,
-          operatorReference: attempt.operatorReference,
-          railCode: attempt.railCode,
-          msisdn: attempt.msisdn,
-          initiatedAt: attempt.initiatedAt,
-          initiation: attempt.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
-        }
-      : row.paymentMethod && row.payerAccount && row.initiatedAt
-        ? {
-            reference: row.reference,
-            operatorReference: row.operatorReference,
-            railCode: row.paymentMethod,
-            msisdn: row.payerAccount,
-            initiatedAt: row.initiatedAt,
-            initiation: row.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
-          }
-        : null;
-  const rail = asked ? await findRail(services.db, asked.railCode) : null;
-  const connector = rail ? resolveConnector(services.connectors, rail.operator, row.environment as Environment) : null;
-  if (!asked || !rail || !connector || !row.lateWatchUntil) {
-    await stop();
-    return;
-  }
+/** What the watch asks about: the request as the operator knows it. */
+type Asked = Pick<StatusQuery, 'reference' | 'operatorReference' | 'msisdn' | 'initiatedAt' | 'initiation'> & { railCode: string };
+
+/** Asks the rail of `asked` (null: the rail or its connector is gone). */
+async function askOperator(
+  services: Services,
+  row: TransactionRow,
+  asked: Asked,
+  extra: Pick<StatusQuery, 'callbackUrl' | 'statusQueryReference'> = {},
+): Promise<{ status: StatusResult; railCode: string } | null> {
+  const rail = await findRail(services.db, asked.railCode);
+  const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
+  if (!rail || !connector) return null;
   const status = await withTimeout(
     connector.getStatus({
-      direction: 'PAY_IN',
+      direction: row.direction as 'PAY_IN' | 'PAY_OUT',
       reference: asked.reference,
       operatorReference: asked.operatorReference,
       rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
@@ -260,31 +384,142 @@ async function watchOne(services: Services, row: TransactionRow): Promise<void> 
       amount: row.amount,
       initiatedAt: asked.initiatedAt,
       initiation: asked.initiation,
+      ...extra,
     }),
     services.config.connectorTimeoutMs,
   );
+  return { status, railCode: rail.code };
+}
+
+/** The next question of a watch that got no definitive answer (null: the watch is over). */
+function nextAsk(now: Date, asked: number, until: Date, isHeldPayOut: boolean): Date | null {
+  if (until <= now) return isHeldPayOut ? new Date(now.getTime() + HELD_PAY_OUT_ASK_MS) : null;
+  // The claim counted this question; the schedule is indexed from 0.
+  const next = new Date(now.getTime() + nextPollDelayMs(Math.max(asked - 1, 0)));
+  return next > until ? until : next;
+}
+
+async function watchCharge(services: Services, row: TransactionRow): Promise<void> {
+  const stop = () => services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
+  if (row.type === 'CHECKOUT' || !row.paymentMethod || !row.payerAccount || !row.initiatedAt || !row.lateWatchUntil) {
+    await stop();
+    return;
+  }
+  const answer = await askOperator(services, row, {
+    reference: row.reference,
+    operatorReference: row.operatorReference,
+    railCode: row.paymentMethod,
+    msisdn: row.payerAccount,
+    initiatedAt: row.initiatedAt,
+    initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+  });
+  if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
+    await stop();
+    return;
+  }
+  const status = answer.status;
   if (status.kind === 'SUCCEEDED') {
     await services.db.transaction((tx) =>
       recordLateSuccess(tx as unknown as Db, services, row.id, {
-        railCode: rail.code,
-        msisdn: asked.msisdn,
+        railCode: answer.railCode,
+        msisdn: row.payerAccount!,
         operatorReference: status.operatorReference,
+        operatorTransactionId: status.operatorTransactionId ?? null,
         origin: 'LATE_WATCH',
       }),
     );
     return;
   }
-  if (status.kind === 'FAILED' || status.kind === 'NOT_FOUND') {
+  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, false);
+  if (!next) await stop();
+  else await services.db.update(transactions).set({ nextPollAt: next }).where(and(eq(transactions.id, row.id), isNotNull(transactions.lateWatchUntil)));
+}
+
+async function watchPayOut(services: Services, row: TransactionRow): Promise<void> {
+  if (!row.isReservationHeld || !row.paymentMethod || !row.initiatedAt || !row.lateWatchUntil) {
+    // Not a held pay-out (nothing reserved can move): nothing to watch.
+    await services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
+    return;
+  }
+  const rail = await findRail(services.db, row.paymentMethod);
+  const answer = await askOperator(
+    services,
+    row,
+    {
+      reference: row.reference,
+      operatorReference: row.operatorReference,
+      railCode: row.paymentMethod,
+      msisdn: row.beneficiaryAccount ?? '',
+      initiatedAt: row.initiatedAt,
+      initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+    },
+    {
+      callbackUrl: rail && row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
+      statusQueryReference: row.statusQueryReference,
+    },
+  );
+  const status = answer?.status;
+  if (status?.kind === 'SUCCEEDED' || status?.kind === 'FAILED' || status?.kind === 'NOT_FOUND') {
+    await services.db.transaction((tx) =>
+      settleHeldPayOut(
+        tx as unknown as Db,
+        services,
+        row.id,
+        status.kind === 'SUCCEEDED'
+          ? { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin: 'LATE_WATCH' }
+          : {
+              paid: false,
+              failureCode: status.kind === 'FAILED' ? status.failureCode : 'NOT_FOUND_AT_PROVIDER',
+              failureReason: status.kind === 'FAILED' ? status.failureReason : "L'opérateur n'a aucune trace de ce virement.",
+              origin: 'LATE_WATCH',
+            },
+      ),
+    );
+    return;
+  }
+  if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');
+  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, true)!;
+  await services.db
+    .update(transactions)
+    .set({ nextPollAt: next, ...(status?.kind === 'PENDING' && status.statusQueryReference ? { statusQueryReference: status.statusQueryReference } : {}) })
+    .where(and(eq(transactions.id, row.id), eq(transactions.isReservationHeld, true)));
+}
+
+async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Promise<void> {
+  const stop = () =>
+    services.db.update(checkoutAttempts).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(checkoutAttempts.id, attempt.id));
+  const [row] = await services.db.select().from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
+  if (!row || attempt.isLateSuccess || !attempt.lateWatchUntil) {
     await stop();
     return;
   }
-  if (row.lateWatchUntil <= now) {
-    // That was the last question: the watch is over.
+  const answer = await askOperator(services, row, {
+    reference: attempt.correlationId,
+    operatorReference: attempt.operatorReference,
+    railCode: attempt.railCode,
+    msisdn: attempt.msisdn,
+    initiatedAt: attempt.initiatedAt,
+    initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+  });
+  if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
     await stop();
     return;
   }
-  // pollAttempts was incremented by the claim; the schedule is indexed from 0.
-  let next = new Date(now.getTime() + nextPollDelayMs(Math.max(row.pollAttempts - 1, 0)));
-  if (next > row.lateWatchUntil) next = row.lateWatchUntil;
-  await services.db.update(transactions).set({ nextPollAt: next }).where(and(eq(transactions.id, row.id), isNotNull(transactions.lateWatchUntil)));
+  const status = answer.status;
+  if (status.kind === 'SUCCEEDED') {
+    await services.db.transaction((tx) =>
+      recordLateSuccess(tx as unknown as Db, services, row.id, {
+        railCode: attempt.railCode,
+        msisdn: attempt.msisdn,
+        operatorReference: status.operatorReference,
+        operatorTransactionId: status.operatorTransactionId ?? null,
+        origin: 'LATE_WATCH',
+        attempt,
+      }),
+    );
+    return;
+  }
+  const next = nextAsk(services.clock.now(), attempt.pollCount, attempt.lateWatchUntil, false);
+  if (!next) await stop();
+  else await services.db.update(checkoutAttempts).set({ nextPollAt: next }).where(and(eq(checkoutAttempts.id, attempt.id), isNotNull(checkoutAttempts.lateWatchUntil)));
 }

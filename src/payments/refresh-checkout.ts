@@ -114,7 +114,7 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
   );
   switch (status.kind) {
     case 'SUCCEEDED': {
-      const result = await succeedAttempt(services, attempt, status.operatorReference);
+      const result = await succeedAttempt(services, attempt, status.operatorReference, status.operatorTransactionId ?? null);
       return result === 'SUCCESS' ? 'SUCCESS' : 'FAILED';
     }
     case 'FAILED':

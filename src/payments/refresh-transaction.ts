@@ -8,7 +8,9 @@
  *   never landed (operators.md §7.2) and fails with NOT_FOUND_AT_PROVIDER.
  * - Past the rail's deadline an unresolved transaction fails: TIMEOUT, or PROVIDER_UNAVAILABLE
  *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
- *   recorded as FAILED.
+ *   recorded as FAILED, and after it the money stays where it is: a pay-out that may have
+ *   reached the operator keeps its reservation, and both directions stay watched
+ *   (late-success.ts) until the operator answers.
  */
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
@@ -30,7 +32,7 @@ export type RefreshOutcome = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'STILL_PENDING' 
  */
 export type RefreshDecision =
   | { kind: 'TRANSITION'; input: TransitionInput; outcome: 'SUCCESS' | 'FAILED' }
-  | { kind: 'SCHEDULE'; at: Date }
+  | { kind: 'SCHEDULE'; at: Date; statusQueryReference?: string }
   | { kind: 'DONE'; outcome: RefreshOutcome };
 
 /** How a refresh came about. */
@@ -47,7 +49,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
   const decision = await decideRefresh(services, row, options);
   if (decision.kind === 'DONE') return decision.outcome;
   if (decision.kind === 'SCHEDULE') {
-    await scheduleNextPolls(services, [{ id: row.id, at: decision.at }]);
+    await scheduleNextPolls(services, [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }]);
     return 'STILL_PENDING';
   }
   return (await applyTransition(services, decision.input)) ? decision.outcome : 'SKIPPED';
@@ -121,6 +123,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
       initiatedAt: row.initiatedAt,
       initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
       callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
+      statusQueryReference: row.statusQueryReference,
     }),
     services.config.connectorTimeoutMs,
   );
@@ -131,6 +134,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
         event: 'MONEY_MOVED',
         cause: 'POLL',
         operatorReference: status.operatorReference,
+        operatorTransactionId: status.operatorTransactionId ?? null,
       } };
     }
     case 'FAILED':
@@ -165,20 +169,33 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
       const jitter = 0.9 + Math.random() * 0.2;
       let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts) * jitter);
       if (deadline && next > deadline) next = deadline;
-      return { kind: 'SCHEDULE', at: next };
+      // An asynchronous query (Daraja): its answer will name this id, kept to recognise it.
+      const queried = status.kind === 'PENDING' ? status.statusQueryReference : undefined;
+      return { kind: 'SCHEDULE', at: next, ...(queried ? { statusQueryReference: queried } : {}) };
     }
   }
 }
 
 const scheduleMany = statement(
-  'schedule_next_polls_v2',
-  `update transactions t set next_poll_at = v.at
-     from unnest($1::uuid[], $2::timestamptz[], $3::text[]) as v(id, at, expected_status)
+  'schedule_next_polls_v3',
+  `update transactions t set next_poll_at = v.at, status_query_reference = coalesce(v.status_query_reference, t.status_query_reference)
+     from unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) as v(id, at, expected_status, status_query_reference)
     where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status`,
 );
 
-/** Sets each still-PENDING transaction's next poll, all in one statement. */
-export async function scheduleNextPolls(services: Pick<Services, 'db'>, polls: { id: string; at: Date }[]): Promise<void> {
+/**
+ * Sets each still-PENDING transaction's next poll (and the id of the asynchronous status query
+ * just sent, when there is one), all in one statement.
+ */
+export async function scheduleNextPolls(
+  services: Pick<Services, 'db'>,
+  polls: { id: string; at: Date; statusQueryReference?: string | undefined }[],
+): Promise<void> {
   if (polls.length === 0) return;
-  await runStatement(services.db, scheduleMany, [polls.map((p) => p.id), polls.map((p) => p.at.toISOString()), polls.map(() => 'PENDING')]);
+  await runStatement(services.db, scheduleMany, [
+    polls.map((p) => p.id),
+    polls.map((p) => p.at.toISOString()),
+    polls.map(() => 'PENDING'),
+    polls.map((p) => p.statusQueryReference ?? null),
+  ]);
 }

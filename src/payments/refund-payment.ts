@@ -11,7 +11,7 @@
  * `refund.failed`. A refund of a late success (see late-success.ts) is funded from SUSPENSE and
  * carries no fee.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -52,12 +52,23 @@ export interface RefundCaller {
   environment: Environment;
 }
 
-/** Σ of a pay-in's refunds that are PENDING or SUCCESS (base units), read in `tx`. */
+/**
+ * Σ of a pay-in's merchant-funded refunds that may still pay or have paid (base units), read in
+ * `tx`: PENDING, SUCCESS, and FAILED with their reservation held (failed at their deadline: the
+ * operator may still pay them). Refunds of late successes (SUSPENSE) return another payment's
+ * money and do not count.
+ */
 async function committedRefunds(tx: Db, paymentId: string): Promise<number> {
   const [row] = await tx
     .select({ total: sql<string>`coalesce(sum(${transactions.amount}), 0)::text` })
     .from(transactions)
-    .where(and(eq(transactions.refundOf, paymentId), inArray(transactions.status, ['PENDING', 'SUCCESS'])));
+    .where(
+      and(
+        eq(transactions.refundOf, paymentId),
+        sql`${transactions.fundingSource} is distinct from 'SUSPENSE'`,
+        or(inArray(transactions.status, ['PENDING', 'SUCCESS']), eq(transactions.isReservationHeld, true)),
+      ),
+    );
   return Number(row?.total ?? 0);
 }
 
@@ -128,16 +139,18 @@ export async function startRefund(
  * Writes the refund pay-out of `locked` (the pay-in, locked by the caller in `tx`), reserves it
  * and records REFUND_REQUESTED on the pay-in; the operator is called after commit (by the
  * caller, or by the poller's backstop, which initiates any PENDING row never initiated).
- * Throws REFUND_AMOUNT_EXCEEDED and INSUFFICIENT_BALANCE.
+ * A SUSPENSE refund returns a late success (one per charge or checkout attempt, recorded once:
+ * late-success.ts): its `amount` and `beneficiaryAccount` are that payment's, outside the
+ * pay-in's own refundable amount. Throws REFUND_AMOUNT_EXCEEDED and INSUFFICIENT_BALANCE.
  */
 export async function insertRefund(
   tx: Db,
   services: Pick<Services, 'ids' | 'clock' | 'config' | 'db'>,
   locked: TransactionRow,
-  options: StartRefundOptions & { railCode: string; feeRule: FeeRule | null; pollAt?: Date },
+  options: StartRefundOptions & { railCode: string; feeRule: FeeRule | null; pollAt?: Date; beneficiaryAccount?: string },
 ): Promise<{ row: TransactionRow; data: RefundData }> {
   const now = services.clock.now();
-  const remaining = locked.amount - (await committedRefunds(tx, locked.id));
+  const remaining = options.funding === 'SUSPENSE' ? locked.amount : locked.amount - (await committedRefunds(tx, locked.id));
   const amount = options.amount ?? remaining;
   if (amount < 1 || amount > remaining) {
     throw new ApiError('REFUND_AMOUNT_EXCEEDED', {
@@ -158,7 +171,7 @@ export async function insertRefund(
       currency: locked.currency,
       description: options.reason,
       paymentMethod: options.railCode,
-      beneficiaryAccount: locked.payerAccount,
+      beneficiaryAccount: options.beneficiaryAccount ?? locked.payerAccount,
       beneficiaryName: locked.payerName ?? 'Client',
       beneficiaryEmail: locked.payerEmail,
       merchantReference: locked.merchantReference,
@@ -204,7 +217,8 @@ export async function settleRefund(
   services: Pick<Services, 'clock' | 'statusListeners'>,
   refund: TransactionRow,
 ): Promise<void> {
-  if (!refund.refundOf || refund.status !== 'SUCCESS') return;
+  // A refund of a late success (SUSPENSE) returned another payment: the pay-in's own money is untouched.
+  if (!refund.refundOf || refund.status !== 'SUCCESS' || refund.fundingSource === 'SUSPENSE') return;
   const now = services.clock.now();
   const [payment] = await tx
     .update(transactions)

@@ -9,7 +9,9 @@
  * | settlement release            | merchant PENDING A−F       | merchant AVAILABLE A−F                       |
  * | pay-out accepted              | merchant AVAILABLE R       | merchant RESERVED R                          |
  * | pay-out SUCCESS               | merchant RESERVED R        | OPERATOR_FLOAT(rail) A, FEE_REVENUE F        |
- * | pay-out FAILED                | merchant RESERVED R        | merchant AVAILABLE R                         |
+ * | pay-out FAILED (not held)     | merchant RESERVED R        | merchant AVAILABLE R                         |
+ * | held pay-out paid late        | merchant RESERVED R        | OPERATOR_FLOAT(rail) A, FEE_REVENUE F        |
+ * | held pay-out not paid         | merchant RESERVED R        | merchant AVAILABLE R                         |
  * | late success                  | OPERATOR_FLOAT(rail) A     | SUSPENSE A                                   |
  * | late success kept             | SUSPENSE A                 | merchant AVAILABLE A−F, FEE_REVENUE F        |
  * | sandbox opening / top-up      | SANDBOX_FUNDING X          | merchant AVAILABLE X (TEST only)             |
@@ -160,18 +162,34 @@ const NOTHING: PostingPlan = { postings: [], settlement: null, sandboxOpening: n
 
 /**
  * The plan of a status change that moved money (see the table above). Pay-ins: SUCCESS credits
- * the merchant. Funded pay-outs: SUCCESS consumes the reservation, FAILED releases it. Anything
- * else posts nothing. An unfunded pay-out (created before the ledger existed) posts nothing.
+ * the merchant. Funded pay-outs: SUCCESS consumes the reservation, FAILED releases it — unless
+ * the reservation is held (`isReservationHeld`: failed at its deadline without the operator's
+ * answer), which posts nothing until the operator answers. Anything else posts nothing. An
+ * unfunded pay-out (created before the ledger existed) posts nothing.
  */
 export function planStatusChange(row: TransactionRow, options: StatusChangePostingOptions, now: Date): PostingPlan {
-  const fee = row.feeAmount ?? 0;
   if (row.direction === 'PAY_IN') {
     if (row.status !== 'SUCCESS') return NOTHING;
     return planPayInCredit(row, 'PAYIN_SUCCESS', operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), options, now);
   }
   if (row.reservedAmount === null) return NOTHING;
+  if (row.status === 'SUCCESS') return planPayOutResolution(row, true, now);
+  // Failed at its deadline after it may have reached the operator: the reservation stays held
+  // until the operator answers (late-success.ts, `settleHeldPayOut`).
+  if (row.status === 'FAILED' && row.isReservationHeld) return NOTHING;
+  if (row.status === 'FAILED' || row.status === 'CANCELLED') return planPayOutResolution(row, false, now);
+  return NOTHING;
+}
+
+/**
+ * The plan settling a funded pay-out's reservation R = A + F: `paid` consumes it (holding → the
+ * rail's float A and fee revenue F, PAYOUT_SUCCESS), otherwise it is released to where it came
+ * from (PAYOUT_RELEASE). Pure.
+ */
+export function planPayOutResolution(row: TransactionRow, paid: boolean, now: Date): PostingPlan {
+  if (row.reservedAmount === null) return NOTHING;
   const { source, holding } = fundingOf(row);
-  if (row.status === 'SUCCESS') {
+  if (paid) {
     return {
       ...NOTHING,
       postings: [
@@ -183,30 +201,32 @@ export function planStatusChange(row: TransactionRow, options: StatusChangePosti
           lines: lines(
             { account: holding, amount: row.reservedAmount },
             { account: operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), amount: -row.amount },
-            { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -fee },
+            { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -(row.feeAmount ?? 0) },
           ),
         },
       ],
     };
   }
-  if (row.status === 'FAILED' || row.status === 'CANCELLED') {
-    return {
-      ...NOTHING,
-      postings: [
-        {
-          kind: 'PAYOUT_RELEASE',
-          transactionId: row.id,
-          currency: row.currency,
-          createdAt: now,
-          lines: [
-            { account: holding, amount: row.reservedAmount },
-            { account: source, amount: -row.reservedAmount },
-          ],
-        },
-      ],
-    };
-  }
-  return NOTHING;
+  return {
+    ...NOTHING,
+    postings: [
+      {
+        kind: 'PAYOUT_RELEASE',
+        transactionId: row.id,
+        currency: row.currency,
+        createdAt: now,
+        lines: [
+          { account: holding, amount: row.reservedAmount },
+          { account: source, amount: -row.reservedAmount },
+        ],
+      },
+    ],
+  };
+}
+
+/** Posts `planPayOutResolution` of a held pay-out in `tx` (late-success.ts). */
+export async function postPayOutResolution(tx: Db, services: LedgerServices, row: TransactionRow, paid: boolean): Promise<void> {
+  await writePlan(tx, services, planPayOutResolution(row, paid, services.clock.now()));
 }
 
 /**

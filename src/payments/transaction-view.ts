@@ -33,6 +33,10 @@ export const STATUS_VIEW_PROPERTIES = [
   'failureReason',
   'feeAmount',
   'refundedAmount',
+  'operatorTransactionId',
+  'isLateSuccess',
+  'isReservationHeld',
+  'reservedAmount',
 ] as const satisfies readonly (keyof TransactionRow)[];
 
 /** The part of a transaction row the status views read. */
@@ -60,6 +64,26 @@ function money(row: StatusViewRow) {
   return { feeAmount: fee, netAmount: row.direction === 'PAY_IN' ? row.amount - fee : row.amount + fee };
 }
 
+/**
+ * Extension fields of both directions: `operatorTransactionId`, the operator's own id of the
+ * money movement (as on the customer's SMS; null until the operator names it), and
+ * `lateSuccess`, true once the operator reported money moved after Kolo had closed the
+ * transaction (the status itself never changes: see late-success.ts).
+ */
+function operatorFields(row: StatusViewRow) {
+  return { operatorTransactionId: row.operatorTransactionId, lateSuccess: row.isLateSuccess };
+}
+
+/**
+ * A pay-out's `heldAmount`: amount + fee still reserved from the balance while the operator has
+ * not answered definitively — the whole reservation while PENDING, and after a FAILED `TIMEOUT`
+ * whose outcome is still unknown; 0 once paid or released.
+ */
+export function heldAmountOf(row: Pick<StatusViewRow, 'status' | 'isReservationHeld' | 'reservedAmount'>): number {
+  const isHeld = row.status === 'PENDING' || (row.status === 'FAILED' && row.isReservationHeld);
+  return isHeld ? (row.reservedAmount ?? 0) : 0;
+}
+
 /** Pay-in status `data` (spec 4.3) with the money fields and `refundedAmount`. */
 export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
   return {
@@ -78,6 +102,7 @@ export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
     ...failure(row),
     ...money(row),
     refundedAmount: row.refundedAmount,
+    ...operatorFields(row),
   };
 }
 
@@ -95,6 +120,8 @@ export function payOutStatusView(row: StatusViewRow) {
     beneficiaryEmail: row.beneficiaryEmail,
     ...failure(row),
     ...money(row),
+    ...operatorFields(row),
+    heldAmount: heldAmountOf(row),
   };
 }
 

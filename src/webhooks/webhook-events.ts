@@ -25,6 +25,8 @@ export const WEBHOOK_EVENT_NAMES = [
   'refund.success',
   'refund.failed',
   'payment.late_success',
+  'payout.late_success',
+  'payout.reservation_released',
   'webhook.test',
 ] as const;
 /** One of the event names. */

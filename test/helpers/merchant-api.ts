@@ -45,6 +45,8 @@ export const FIELDS = {
     'feeAmount',
     'netAmount',
     'refundedAmount',
+    'operatorTransactionId',
+    'lateSuccess',
   ].sort(),
   payOutStatus: [
     'reference',
@@ -60,6 +62,9 @@ export const FIELDS = {
     'failureReason',
     'feeAmount',
     'netAmount',
+    'operatorTransactionId',
+    'lateSuccess',
+    'heldAmount',
   ].sort(),
 };
 
@@ -69,6 +74,7 @@ export const PATHS = {
   transfer: '/api/v1/pay-out/transfer',
   payInStatus: (reference: string) => `/api/v1/pay-in/check_status/${reference}`,
   payOutStatus: (reference: string) => `/api/v1/pay-out/check_status/${reference}`,
+  refund: '/api/v1/pay-in/refund',
 };
 
 /** A valid checkout body (XAF). */

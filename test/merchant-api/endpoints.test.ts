@@ -156,6 +156,8 @@ describe('4.3 / 4.5 status', () => {
       failureReason: null,      feeAmount: null,
       netAmount: null,
       refundedAmount: 0,
+      operatorTransactionId: null,
+      lateSuccess: false,
     });
   });
 
@@ -179,6 +181,8 @@ describe('4.3 / 4.5 status', () => {
       failureReason: null,      feeAmount: null,
       netAmount: null,
       refundedAmount: 0,
+      operatorTransactionId: null,
+      lateSuccess: false,
     });
   });
 
@@ -201,6 +205,10 @@ describe('4.3 / 4.5 status', () => {
       failureReason: null,      // The rail's pay-out fee is 0 by default: the reservation is the amount.
       feeAmount: 0,
       netAmount: 5000,
+      operatorTransactionId: null,
+      lateSuccess: false,
+      // Reserved while the operator has not answered.
+      heldAmount: 5000,
     });
   });
 

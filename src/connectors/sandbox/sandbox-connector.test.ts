@@ -76,7 +76,11 @@ describe('sandbox connector', () => {
     clock.advance(DELAY - 1);
     expect(await connector.getStatus(query('237677000001'))).toEqual({ kind: 'PENDING' });
     clock.advance(1);
-    expect(await connector.getStatus(query('237677000001'))).toEqual({ kind: 'SUCCEEDED', operatorReference: 'SBX-PI-0123456789AB' });
+    expect(await connector.getStatus(query('237677000001'))).toEqual({
+      kind: 'SUCCEEDED',
+      operatorReference: 'SBX-PI-0123456789AB',
+      operatorTransactionId: 'SBX23456789AB',
+    });
   });
 
   it.each(DECLINES)('…%s declines pay-in with %s and pay-out with %s after the delay', async (suffix, payIn, payOut) => {

@@ -37,6 +37,15 @@ export function sandboxBehaviour(msisdn: string, country: string): SandboxBehavi
   return SANDBOX_SUFFIXES[national.slice(-3)] ?? { kind: 'SUCCEED', late: false };
 }
 
+/**
+ * The sandbox's own transaction id of a successful request (what an operator prints on the
+ * customer's SMS): `SBX` and the reference's last 10 characters, upper-cased; the same at every
+ * question.
+ */
+export function sandboxTransactionId(reference: string): string {
+  return `SBX${reference.slice(-10).toUpperCase()}`;
+}
+
 /** Options of the sandbox connector; delays in milliseconds from initiation. */
 export interface SandboxOptions {
   clock: Clock;
@@ -68,7 +77,9 @@ export function createSandboxConnector(options: SandboxOptions): Connector {
           return { kind: 'PENDING' };
         case 'SUCCEED': {
           const waitMs = behaviour.late ? options.lateDelayMs : options.delayMs;
-          return elapsedMs >= waitMs ? { kind: 'SUCCEEDED', operatorReference: `SBX-${query.reference}` } : { kind: 'PENDING' };
+          return elapsedMs >= waitMs
+            ? { kind: 'SUCCEEDED', operatorReference: `SBX-${query.reference}`, operatorTransactionId: sandboxTransactionId(query.reference) }
+            : { kind: 'PENDING' };
         }
         case 'DECLINE':
           if (elapsedMs < options.delayMs) return { kind: 'PENDING' };

@@ -109,7 +109,17 @@ const moneyFields = {
     .describe('Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais).'),
 };
 
-/** Spec 4.3 response data, with the money fields of issue 11. */
+const operatorFields = {
+  operatorTransactionId: z
+    .string()
+    .nullable()
+    .describe("Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné"),
+  lateSuccess: z
+    .boolean()
+    .describe("Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas)"),
+};
+
+/** Spec 4.3 response data, with the money fields and the operator's extension fields. */
 export const payInStatusData = z.object({
   reference: z.string(),
   type: z.enum(['CHECKOUT', 'CHARGE', 'FUND_COLLECTION']),
@@ -125,6 +135,7 @@ export const payInStatusData = z.object({
   ...failureFields,
   ...moneyFields,
   refundedAmount: z.number().describe('Somme des remboursements réussis (unités de base)'),
+  ...operatorFields,
 });
 
 /** Spec 4.5 response data. */
@@ -140,4 +151,10 @@ export const payOutStatusData = z.object({
   beneficiaryEmail: z.string().nullable(),
   ...failureFields,
   ...moneyFields,
+  ...operatorFields,
+  heldAmount: z
+    .number()
+    .describe(
+      "Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite",
+    ),
 });

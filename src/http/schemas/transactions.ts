@@ -66,7 +66,7 @@ export const transactionFilterQuery = z.object({
     .max(64)
     .regex(/^[^\u0000]*$/, fr('ne doit pas contenir le caractère nul (U+0000)'))
     .optional()
-    .describe('Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand'),
+    .describe("Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand, ou exactement l'identifiant de transaction de l'opérateur (celui du SMS du client)"),
   environment: z.enum(['LIVE', 'TEST']).optional().describe('LIVE ou TEST ; les deux par défaut'),
 });
 
@@ -127,6 +127,8 @@ export const transactionItem = z.object({
   failureCode: z.string().nullable(),
   failureReason: z.string().nullable(),
   isLateSuccess: z.boolean(),
+  operatorTransactionId: z.string().nullable().describe("Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client)"),
+  heldAmount: z.number().describe("Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement"),
   refundedAmount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
