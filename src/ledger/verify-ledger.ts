@@ -2,7 +2,10 @@
  * The ledger's invariant check (`kolo ledger verify`, and every concurrency and crash test):
  * 1. Σ of all lines = 0, and every entry balances;
  * 2. every account's kept balance = Σ of its lines on its normal side;
- * 3. no non-negative account is below zero.
+ * 3. no non-negative account is below zero;
+ * 4. every funded pay-out holds exactly its reservation (amount + fee) in RESERVED (or
+ *    SUSPENSE_RESERVED) while its money may still leave — PENDING, or FAILED at its deadline with
+ *    the reservation held — and nothing once paid or released.
  * Each check is one aggregate query; at most `limit` discrepancies of each kind are reported.
  */
 import { sql } from 'drizzle-orm';
@@ -11,7 +14,7 @@ import { rowsOf } from './post-entry.ts';
 
 /** One broken invariant, described for a human. */
 export interface Discrepancy {
-  check: 'TOTAL' | 'ENTRY' | 'BALANCE' | 'NEGATIVE';
+  check: 'TOTAL' | 'ENTRY' | 'BALANCE' | 'NEGATIVE' | 'RESERVATION';
   detail: string;
 }
 
@@ -69,6 +72,26 @@ export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
       where is_non_negative and balance < 0 order by id limit ${limit}`),
   ) as { key: string; balance: string }[];
   for (const n of negatives) discrepancies.push({ check: 'NEGATIVE', detail: `account ${n.key}: balance ${n.balance} < 0` });
+
+  const reservations = rowsOf(
+    await db.execute(sql`
+      select t.reference, t.status, t.is_reservation_held, t.reserved_amount::text as reserved, r.held::text as held
+      from transactions t
+      cross join lateral (
+        select coalesce(-sum(l.amount), 0) as held
+        from ledger_entries e
+        join ledger_lines l on l.entry_id = e.id
+        join ledger_accounts a on a.id = l.account_id and a.kind in ('RESERVED', 'SUSPENSE_RESERVED')
+        where e.transaction_id = t.id
+      ) r
+      where t.direction = 'PAY_OUT' and t.reserved_amount is not null
+        and r.held <> case when t.status = 'PENDING' or t.is_reservation_held then t.reserved_amount else 0 end
+      order by t.reference limit ${limit}`),
+  ) as { reference: string; status: string; is_reservation_held: boolean; reserved: string; held: string }[];
+  for (const r of reservations) {
+    const expected = r.status === 'PENDING' || r.is_reservation_held ? r.reserved : '0';
+    discrepancies.push({ check: 'RESERVATION', detail: `pay-out ${r.reference} (${r.status}): ${r.held} held in reserve, expected ${expected}` });
+  }
 
   return {
     ok: discrepancies.length === 0,

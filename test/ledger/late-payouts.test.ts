@@ -16,6 +16,7 @@ import { ledgerEntries } from '../../src/db/schema-ledger.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
+import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import { expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { transactionRow } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
@@ -228,5 +229,11 @@ describe('a pay-out the operator never answers about', () => {
     expect(row.lateWatchUntil).not.toBeNull();
     expect(row.nextPollAt!.getTime()).toBeLessThanOrEqual(h.clock.now().getTime() + 3_600_000);
     expect(await tenantBalances(h, t)).toEqual({ available: OPENING - reserved, pending: 0, reserved });
+    // The ledger check knows a held reservation from a lost one.
+    expect((await verifyLedger(h.services.db)).ok).toBe(true);
+    await h.services.db.update(transactions).set({ isReservationHeld: false }).where(eq(transactions.reference, reference));
+    const report = await verifyLedger(h.services.db);
+    expect(report.discrepancies).toEqual([{ check: 'RESERVATION', detail: `pay-out ${reference} (FAILED): ${reserved} held in reserve, expected 0` }]);
+    await h.services.db.update(transactions).set({ isReservationHeld: true }).where(eq(transactions.reference, reference));
   });
 });
