@@ -122,7 +122,7 @@ export async function startRefund(
   if (!isSuspense && payment.status !== 'SUCCESS') throw new ApiError('REFUND_NOT_ALLOWED');
   if (!payment.paymentMethod || !payment.payerAccount) throw new ApiError('REFUND_NOT_ALLOWED');
   const rail = await findActiveRail(services.db, payment.paymentMethod);
-  const connector = rail ? resolveConnector(services.connectors, rail.operator, payment.environment as Environment) : null;
+  const connector = rail ? resolveConnector(services.connectors, rail.code, payment.environment as Environment) : null;
   if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
   const terms = isSuspense ? null : await railTermsFor(services.db, rail.code, 'PAY_OUT', payment.applicationId);
   const result = await createOnce<RefundData>(services, scope, async (tx) => {

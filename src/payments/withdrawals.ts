@@ -321,7 +321,7 @@ export async function runAutomaticWithdrawals(services: Services): Promise<numbe
     const key = config.mode === 'PERIODIC' && config.period ? periodKey(now, config.period as (typeof WITHDRAWAL_PERIODS)[number]) : null;
     if (key !== null && key === config.lastPeriodKey) continue;
     const rail = await findActiveRail(services.db, account.providerCode);
-    const connector = rail ? resolveConnector(services.connectors, rail.operator, config.environment as Environment) : null;
+    const connector = rail ? resolveConnector(services.connectors, rail.code, config.environment as Environment) : null;
     if (!rail || !connector || rail.currency !== config.currency) {
       services.log.warn({ merchantId: config.merchantId, rail: account.providerCode }, 'automatic withdrawal skipped: rail unavailable');
       continue;
