@@ -88,8 +88,9 @@ describe.each(['PAY_IN', 'PAY_OUT'] as const)('MTN MoMo %s: fault modes with a L
     const row = await rowOf(h, reference);
     expect(row.status).toBe('SUCCESS');
     expect(movedOf(reference)).toHaveLength(1);
-    expect(row.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
     expect(sim.requests.filter((r) => r.method === 'POST' && r.body.includes(`"externalId":"${reference}"`))).toHaveLength(1);
+    // Last: it needs the payments layer to store SUCCEEDED.operatorTransactionId.
+    expect(row.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
   });
 
   it('held past Kolo’s timeout, then processed: PENDING, then SUCCESS by the status query', async () => {

@@ -89,8 +89,9 @@ describe.each(['PAY_IN', 'PAY_OUT'] as const)('Orange Money %s: fault modes with
     const row = await rowOf(h, reference);
     expect(row.status).toBe('SUCCESS');
     expect(movedOf(reference)).toHaveLength(1);
-    expect(row.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
     expect(sim.requests.filter((r) => r.path.endsWith('/pay') && JSON.parse(r.body).orderId === reference)).toHaveLength(1);
+    // Last: it needs the payments layer to store SUCCEEDED.operatorTransactionId.
+    expect(row.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
   });
 
   it('held past Kolo’s timeout, then processed: PENDING, then SUCCESS by the status query', async () => {
