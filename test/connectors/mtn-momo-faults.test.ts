@@ -2,7 +2,8 @@
  * MTN MoMo with a LIVE key when MTN answers late, badly or not at all, both directions
  * (requesttopay pay-ins, transfer pay-outs): a 500 after MTN processed the request; a request
  * held past Kolo's timeout, then processed; MTN paying after the rail's deadline (…198); a
- * dropped callback; a duplicated one. After each scenario, `kolo ledger verify`'s invariants
+ * dropped callback; a duplicated one; a hosted checkout whose first attempt MTN pays after its
+ * deadline while a second attempt succeeds (both payments recorded). After each scenario, `kolo ledger verify`'s invariants
  * hold and what the simulator moved equals what the ledger posted on MTN's float, transaction by
  * transaction.
  */
@@ -15,6 +16,8 @@ import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-m
 import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
+import { createCheckout, formClient } from '../helpers/checkout.ts';
+import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
 import { eventTrail, mtnEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
 import { expectReconciled, ledgerEntryKinds } from '../helpers/reconcile.ts';
 
@@ -157,5 +160,35 @@ describe.each(['PAY_IN', 'PAY_OUT'] as const)('MTN MoMo %s: fault modes with a L
       expect(await webhookTypes(h, reference)).toEqual(['payout.failed', 'payout.late_success']);
     }
     expect(late.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
+  });
+});
+
+describe('MTN MoMo hosted checkout: an attempt paid after its deadline, another attempt paid too', () => {
+  it('both payments are in the books: the checkout succeeds by the second attempt, the first is recorded as a late success', async () => {
+    const c = await createCheckout(h, t, { merchantReference: 'LATE-ATTEMPT' });
+    track(c.reference);
+    const b = formClient(h);
+    let page = await b.get(c.path);
+    expect((await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000198' })).status).toBe(303);
+    const checkoutId = (await rowOf(h, c.reference)).id;
+    await pollAfter(PAST_DEADLINE_MS);
+    expect((await listAttempts(h.services.db, checkoutId))[0]).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+
+    page = await b.get(c.path);
+    expect((await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000105' })).status).toBe(303);
+    expect((await settled(h, c.reference)).status).toBe('SUCCESS');
+
+    // MTN now pays the first attempt too: the customer paid twice.
+    expect(sim.decideLate()).toBeGreaterThanOrEqual(1);
+    const first = (await listAttempts(h.services.db, checkoutId))[0]!;
+    await waitUntil('MTN to pay the first attempt', () => sim.resources.get(`collection:${first.operatorReference}`)?.status === 'SUCCESSFUL');
+    await callbacksIdle(h.services);
+    for (let i = 0; i < 3; i++) await pollAfter(60_000);
+
+    expect(sim.moved().filter((m) => m.reference.startsWith(`${c.reference}-`))).toHaveLength(2);
+    expect((await listAttempts(h.services.db, checkoutId))[0]).toMatchObject({ status: 'FAILED', isLateSuccess: true });
+    expect(await rowOf(h, c.reference)).toMatchObject({ status: 'SUCCESS' });
+    expect(await webhookTypes(h, c.reference)).toContain('payment.late_success');
+    // afterEach: both movements (10 000 XAF) against the checkout's float postings.
   });
 });
