@@ -132,6 +132,32 @@ describe('Wave statuses (§3.4 mapping)', () => {
     expect(waveGetResult(404, { code: 'checkout-session-not-found', message: 'x' }, 'PAY_IN')).toEqual({ kind: 'NOT_FOUND' });
   });
 
+  // operators.md §3.4's mapping table, row by row: [code, pay-in, pay-out].
+  const ROWS: [string, string, string][] = [
+    ['insufficient-funds', 'INSUFFICIENT_FUNDS', 'MERCHANT_INSUFFICIENT_FUNDS'],
+    ['blocked-account', 'ACCOUNT_BLOCKED', 'ACCOUNT_BLOCKED'],
+    ['recipient-account-blocked', 'ACCOUNT_BLOCKED', 'ACCOUNT_BLOCKED'],
+    ['recipient-account-inactive', 'ACCOUNT_INACTIVE', 'ACCOUNT_INACTIVE'],
+    ['recipient-limit-exceeded', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED'],
+    ['kyb-limits-exceeded', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED'],
+    ['recipient-minor', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['customer-age-restricted', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['cross-border-payment-not-allowed', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['payer-mobile-mismatch', 'REJECTED_BY_PAYER', 'REJECTED_BY_PAYER'],
+    ['country-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['currency-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['request-validation-error', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['idempotency-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['no-matching-api-key', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['disabled-wallet', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['unauthorized-wallet', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['payment-failure', 'PROVIDER_ERROR', 'PROVIDER_ERROR'],
+  ];
+  it.each(ROWS)('a 4xx %s refuses: %s (pay-in) / %s (pay-out), Wave text kept', (code, payIn, payOut) => {
+    expect(waveCreateResult(400, { code, message: 'm' }, 'PAY_IN')).toEqual({ kind: 'FAILED', failureCode: payIn, failureReason: `Wave ${code}: m` });
+    expect(waveCreateResult(400, { code, message: 'm' }, 'PAY_OUT')).toEqual({ kind: 'FAILED', failureCode: payOut, failureReason: `Wave ${code}: m` });
+  });
+
   it('the mapping table covers every refusal code of §3.4, and no code that refuses nothing for certain', () => {
     const documented = [
       'insufficient-funds', 'blocked-account', 'recipient-account-blocked', 'recipient-account-inactive', 'recipient-limit-exceeded',
