@@ -278,6 +278,7 @@ export function mtnStatusResult(
     if (!reason) return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'MTN FAILED (no reason given)' };
     return mtnReasonOutcome(reason, direction);
   }
+  // FAILED was read above: the rows left are DocumentedMeaning.
   return documentedOutcome(MTN_STATUSES as Record<string, DocumentedMeaning>, state, `MTN status ${JSON.stringify(state ?? null)}`, {
     operatorReference: referenceId,
     operatorTransactionId: stringField(json, 'financialTransactionId') ?? null,

@@ -181,8 +181,8 @@ export function orangeTransactionOutcome(data: unknown, direction: 'PAY_IN' | 'P
     const code = stringField(data, 'confirmtxnstatus') ?? stringField(data, 'inittxnstatus');
     return { kind: 'FAILED', ...orangeFailure(message, code === '200' ? undefined : code, direction) };
   }
-  const table = ORANGE_STATUS_TABLE as Record<string, DocumentedMeaning | 'FAILED_BY_MESSAGE'>;
-  return documentedOutcome(table as Record<string, DocumentedMeaning>, status, `Orange Money ${status ?? 'no status'}`, {
+  // FAILED was read above: the rows left are DocumentedMeaning.
+  return documentedOutcome(ORANGE_STATUS_TABLE as Record<string, DocumentedMeaning>, status, `Orange Money ${status ?? 'no status'}`, {
     operatorReference: payToken,
     operatorTransactionId: stringField(data, 'txnid') ?? null,
   });
