@@ -155,6 +155,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
         operatorReference: tx.payToken,
         direction: tx.flow === 'mp' ? 'PAY_IN' : 'PAY_OUT',
         amount: Number(tx.data.amount),
+        // The OM API serves Cameroon: francs CFA (XAF), whole units.
         currency: 'XAF',
         msisdn: String(tx.data.subscriberMsisdn),
         operatorTransactionId: String(tx.data.txnid),
