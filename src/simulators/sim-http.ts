@@ -1,8 +1,9 @@
 /**
  * What the operator simulators share: a bounded request-body reader, JSON answers, a request log,
- * a fault switch (time out, or answer 500, on demand) and callback delivery with the operator's
- * method and body, optionally delayed, duplicated or dropped. Simulators are test and staging
- * tooling: only `cli/` and tests import them, never production code.
+ * the fault modes (answer 5xx but process; hold past the client's timeout, then process; pay
+ * after the rail's deadline; drop the callback; send it twice), callback delivery with the
+ * operator's method and body, and the list of money movements a simulator made. Simulators are
+ * test and staging tooling: only `cli/` and tests import them, never production code.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,11 +17,13 @@ export interface SimRequest {
 }
 
 /**
- * The fault switch. `mode`: `timeout` never answers (the caller's timeout fires), `error500`
- * answers 500. `on`: which calls it hits (`prepare`: Orange's `init`; `initiate`: the call that
- * moves money, MTN `requesttopay`/`transfer`, Orange `pay`). `landed`: whether the operator processed the request
- * before failing to answer (the ambiguous case) or not at all. `remaining`: how many calls it
- * hits before switching itself off (undefined: until cleared).
+ * The fault switch. `mode`: `timeout` holds the request without answering (the caller's timeout
+ * fires), `error500` answers 500. `on`: which calls it hits (`prepare`: Orange's `init`;
+ * `initiate`: the call that moves money, MTN `requesttopay`/`transfer`, Orange `pay`, Wave's
+ * session or payout creation). `landed`: whether the operator processed the request before
+ * failing to answer (the ambiguous cases: "5xx but processed", "held past the timeout, then
+ * processed") or not at all. `remaining`: how many calls it hits before switching itself off
+ * (undefined: until cleared).
  */
 export interface SimFault {
   mode: 'timeout' | 'error500';
@@ -29,7 +32,10 @@ export interface SimFault {
   remaining?: number;
 }
 
-/** How callbacks are delivered. */
+/**
+ * How callbacks are delivered: after `delayMs`, once (no retry: MTN's callback pages say so, and
+ * a failed delivery is not repeated), twice (`duplicate`) or not at all (`drop`).
+ */
 export interface SimCallbackOptions {
   delayMs: number;
   duplicate: boolean;
@@ -42,6 +48,64 @@ export interface SimCallback {
   method: string;
   body: string;
   status: number | null;
+}
+
+/**
+ * Last three digits of a customer number whose operator decides late: the money moves (success)
+ * only after the simulator's `lateDecisionMs`, or when `decideLate()` (`POST
+ * /_simulator/decide-late`) is called — after Kolo's rail deadline in the tests. The sandbox
+ * rail's "late success" number ends the same way.
+ */
+export const SIM_LATE_SUFFIX = '198';
+
+/** Default `lateDecisionMs`: longer than every rail deadline, so only `decideLate()` ends it in a test. */
+export const SIM_LATE_DECISION_MS = 3_600_000;
+
+/**
+ * One money movement a simulator made (a successful pay-in or pay-out), for reconciliation
+ * against Kolo's ledger. `reference`: our correlation key as the operator received it (MTN
+ * `externalId`, Orange `orderId`, Wave `client_reference`); `operatorReference`: the operator's id
+ * of the request (MTN X-Reference-Id, Orange payToken, Wave session or payout id); `amount` in the
+ * currency's base unit; `msisdn` as the operator names the customer, digits only.
+ */
+export interface SimMovement {
+  reference: string;
+  operatorReference: string;
+  direction: 'PAY_IN' | 'PAY_OUT';
+  amount: number;
+  currency: string;
+  msisdn: string;
+  operatorTransactionId: string;
+}
+
+/**
+ * Timers of a simulator's decisions. `later(ms, fn, isLate)`; `decideLate()` runs every pending
+ * late decision now and returns how many ran; `stop()` cancels all (on close).
+ */
+export function createDecisionTimers() {
+  const timers = new Map<NodeJS.Timeout, { fn: () => void; isLate: boolean }>();
+  return {
+    later(ms: number, fn: () => void, isLate = false) {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        fn();
+      }, ms);
+      timers.set(t, { fn, isLate });
+    },
+    decideLate(): number {
+      const late = [...timers].filter(([, v]) => v.isLate);
+      for (const [t, v] of late) {
+        clearTimeout(t);
+        timers.delete(t);
+        v.fn();
+      }
+      return late.length;
+    },
+    stop() {
+      for (const t of timers.keys()) clearTimeout(t);
+      timers.clear();
+    },
+  };
 }
 
 /** Largest request body a simulator reads (the operators' payloads are small). */

@@ -1,7 +1,8 @@
 /**
  * LIVE keys against the MTN MoMo simulator, end to end (real Kolo over HTTP, real database,
  * the simulator on a loopback port): charge → push → callback → SUCCESS → payment.success
- * webhook; every decline family; the payer who never approves; a 500 or a timeout at
+ * webhook; every decline family; a reason MTN does not document (unknown, not a decline); the
+ * payer who never approves; a 500 or a timeout at
  * initiation (PENDING, then resolved by the status query); a lost callback (the poller
  * resolves it); a duplicated callback (one transition, one webhook); an expired token (one
  * refresh); transfers (success, payee not found, our float short); configuration errors.
@@ -100,8 +101,6 @@ describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
     ['460', 'CONFIGURATION_ERROR', 'MTN INVALID_CURRENCY'],
     ['461', 'PROVIDER_ERROR', 'MTN INTERNAL_PROCESSING_ERROR'],
     ['462', 'PROVIDER_UNAVAILABLE', 'MTN SERVICE_UNAVAILABLE'],
-    // An unknown reason keeps MTN's text, under PROVIDER_ERROR.
-    ['464', 'PROVIDER_ERROR', 'MTN TRANSFERTYPE_UNKNOWN'],
   ];
   it.each(DECLINES)('a payer number ending in %s fails with %s and MTN reason kept', async (suffix, failureCode, failureReason) => {
     const reference = await charge(`237677000${suffix}`);
@@ -117,6 +116,17 @@ describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
       const reference = await charge(`237677000${suffix}`);
       expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
     }
+  });
+
+  it('a reason MTN does not document (…464 TRANSFERTYPE_UNKNOWN) is unknown: PENDING, then TIMEOUT at the rail deadline, never a decline', async () => {
+    const reference = await charge('237677000464');
+    await waitUntil('MTN to decide', () => [...sim.resources.values()].some((r) => r.body.externalId === reference && r.status === 'FAILED'));
+    await callbacksIdle(h.services);
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    await pollAfter(900_000);
+    // Failed at the deadline as an ambiguous outcome (the last answer was unknown), never as MTN's decline.
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: expect.stringMatching(/^(TIMEOUT|PROVIDER_UNAVAILABLE)$/) });
   });
 
   it('ONGOING (…453) stays PENDING at each poll, then fails TIMEOUT at the rail deadline, never before', async () => {

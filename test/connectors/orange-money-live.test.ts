@@ -1,7 +1,7 @@
 /**
  * LIVE keys against the Orange Money Cameroon simulator, end to end: charge → mp/init →
  * mp/pay (USSD push) → notification → status query → SUCCESS → payment.success; each decline
- * family of §2C; the customer who cancels or never answers; a 500 or timeout on `pay` (the
+ * family of §2C (declines at `pay` are HTTP 417 with the reason, read as definite); the customer who cancels or never answers; a 500 or timeout on `pay` (the
  * payToken is queried, `pay` is never resent); `init` unreachable (nothing pushed, prepared
  * again later); lost and duplicated notifications; an expired token; cash-in transfers.
  */
@@ -85,10 +85,13 @@ describe('Orange Money pay-in (mp) with a LIVE key', () => {
     ['605', 'REJECTED_BY_PAYER', 'Orange Money CANCELLED'],
     ['606', 'TIMEOUT', 'Orange Money EXPIRED'],
     ['608', 'INSUFFICIENT_FUNDS', 'Orange Money 60019: Le solde du compte du payeur est insuffisant'],
+    ['609', 'WRONG_PIN', 'Orange Money: Code PIN incorrect'],
   ];
   it.each(DECLINES)('a payer number ending in %s fails with %s', async (suffix, failureCode, failureReason) => {
     const reference = await charge(`237699000${suffix}`);
     expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode, failureReason });
+    // Declined at `pay` (HTTP 417) or later: never read as "unreachable".
+    expect((await eventTrail(h, reference)).map(([, , cause]) => cause)).not.toContain('INITIATION_UNREACHABLE');
     expect(await webhookTypes(h, reference)).toEqual(['payment.failed']);
   });
 

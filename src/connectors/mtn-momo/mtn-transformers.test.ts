@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { InitiateRequest } from '../connector.ts';
 import {
-  MTN_REASON_TABLE,
+  MTN_INITIATION_REFUSALS,
+  MTN_PAY_IN_REASONS,
+  MTN_PAY_OUT_REASONS,
   MTN_REASONS,
   mtnAccountHolderCall,
   mtnAccountHolderResult,
@@ -124,6 +126,36 @@ describe('reading MTN answers', () => {
     expect(mtnInitiateResult(500, { code: 'INTERNAL_PROCESSING_ERROR' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
     expect(mtnInitiateResult(503, { code: 'SERVICE_UNAVAILABLE' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
     expect(mtnInitiateResult(500, undefined, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
+    expect(mtnInitiateResult(429, undefined, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
+    expect(mtnInitiateResult(502, 'Bad Gateway', 'PAY_OUT', REF).kind).toBe('UNREACHABLE');
+  });
+
+  // §1.4 (requesttopay: "production may reject synchronously") and §1.6 (transfer).
+  const SYNC_REFUSALS: ['PAY_IN' | 'PAY_OUT', string, string][] = [
+    ['PAY_IN', 'NOT_ALLOWED', 'CONFIGURATION_ERROR'],
+    ['PAY_IN', 'NOT_ALLOWED_TARGET_ENVIRONMENT', 'CONFIGURATION_ERROR'],
+    ['PAY_IN', 'INVALID_CALLBACK_URL_HOST', 'CONFIGURATION_ERROR'],
+    ['PAY_IN', 'INVALID_CURRENCY', 'CONFIGURATION_ERROR'],
+    ['PAY_IN', 'PAYER_NOT_FOUND', 'PAYER_NOT_FOUND'],
+    ['PAY_IN', 'PAYEE_NOT_ALLOWED_TO_RECEIVE', 'PAYEE_NOT_ALLOWED'],
+    ['PAY_OUT', 'NOT_ALLOWED', 'CONFIGURATION_ERROR'],
+    ['PAY_OUT', 'NOT_ALLOWED_TARGET_ENVIRONMENT', 'CONFIGURATION_ERROR'],
+    ['PAY_OUT', 'INVALID_CALLBACK_URL_HOST', 'CONFIGURATION_ERROR'],
+    ['PAY_OUT', 'INVALID_CURRENCY', 'CONFIGURATION_ERROR'],
+    ['PAY_OUT', 'NOT_ENOUGH_FUNDS', 'MERCHANT_INSUFFICIENT_FUNDS'],
+    ['PAY_OUT', 'PAYER_LIMIT_REACHED', 'LIMIT_EXCEEDED'],
+    ['PAY_OUT', 'PAYEE_NOT_FOUND', 'PAYEE_NOT_FOUND'],
+  ];
+  it.each(SYNC_REFUSALS)('%s: a synchronous 500 %s is a definite %s', (direction, code, failureCode) => {
+    expect(mtnInitiateResult(500, { code, message: 'refused' }, direction, REF)).toEqual({ kind: 'FAILED', failureCode, failureReason: `MTN ${code}: refused` });
+  });
+
+  it('the synchronous refusals are exactly the documented rows; other codes on a 5xx are unknown', () => {
+    expect(Object.keys(MTN_INITIATION_REFUSALS.PAY_IN).length + Object.keys(MTN_INITIATION_REFUSALS.PAY_OUT).length).toBe(SYNC_REFUSALS.length);
+    for (const code of ['INTERNAL_PROCESSING_ERROR', 'SERVICE_UNAVAILABLE', 'APPROVAL_REJECTED', 'PAYER_NOT_FOUND', 'BRAND_NEW']) {
+      expect(mtnInitiateResult(500, { code }, 'PAY_OUT', REF).kind, code).toBe('UNREACHABLE');
+    }
+    expect(mtnInitiateResult(500, { code: 'NOT_ENOUGH_FUNDS' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
   });
 
   it('§1.5 status example: SUCCESSFUL → SUCCEEDED under our X-Reference-Id', () => {
@@ -137,7 +169,9 @@ describe('reading MTN answers', () => {
       payeeNote: '…',
       status: 'SUCCESSFUL',
     };
-    expect(mtnStatusResult(200, body, 'PAY_IN', REF)).toEqual({ kind: 'SUCCEEDED', operatorReference: REF });
+    expect(mtnStatusResult(200, body, 'PAY_IN', REF)).toEqual({ kind: 'SUCCEEDED', operatorReference: REF, operatorTransactionId: '1530828708' });
+    const { financialTransactionId: _f, ...withoutId } = body;
+    expect(mtnStatusResult(200, withoutId, 'PAY_OUT', REF)).toEqual({ kind: 'SUCCEEDED', operatorReference: REF, operatorTransactionId: null });
   });
 
   it('FAILED with the reason as a string (current platform) or as {code, message} (swagger)', () => {
@@ -154,11 +188,22 @@ describe('reading MTN answers', () => {
     expect(parseMtnReason('')).toBeNull();
   });
 
-  it('PENDING, CREATED, unknown statuses and ONGOING / *_DELAYED reasons stay PENDING', () => {
-    for (const status of ['PENDING', 'CREATED', 'SOMETHING_NEW']) expect(mtnStatusResult(200, { status }, 'PAY_IN', REF)).toEqual({ kind: 'PENDING' });
+  it('PENDING, CREATED and ONGOING / *_DELAYED reasons stay PENDING', () => {
+    for (const status of ['PENDING', 'CREATED']) expect(mtnStatusResult(200, { status }, 'PAY_IN', REF)).toEqual({ kind: 'PENDING' });
     for (const reason of ['ONGOING', 'PAYER_DELAYED', 'PAYEE_DELAYED']) {
       expect(mtnStatusResult(200, { status: 'FAILED', reason }, 'PAY_IN', REF)).toEqual({ kind: 'PENDING' });
     }
+  });
+
+  it('an undocumented status, an undocumented reason or an unreadable body is unknown, never a failure', () => {
+    for (const body of [{ status: 'SOMETHING_NEW' }, { status: 'FAILED', reason: 'TRANSFERTYPE_UNKNOWN' }, {}, 'not json', undefined, null, { status: 42 }]) {
+      expect(mtnStatusResult(200, body, 'PAY_OUT', REF).kind, JSON.stringify(body)).toBe('UNREACHABLE');
+    }
+    expect(mtnStatusResult(200, { status: 'constructor' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
+  });
+
+  it("FAILED without any reason is MTN's decision: PROVIDER_ERROR", () => {
+    expect(mtnStatusResult(200, { status: 'FAILED' }, 'PAY_IN', REF)).toEqual({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'MTN FAILED (no reason given)' });
   });
 
   it('404 RESOURCE_NOT_FOUND → NOT_FOUND when the initiation outcome was unknown, PENDING when MTN acknowledged it; other errors → UNREACHABLE', () => {
@@ -179,7 +224,8 @@ describe('reading MTN answers', () => {
 
 describe('the reason table (§1.9, §1.11)', () => {
   it('covers every documented reason', () => {
-    expect(Object.keys(MTN_REASON_TABLE).sort()).toEqual([...MTN_REASONS].sort());
+    expect(Object.keys(MTN_PAY_IN_REASONS).sort()).toEqual([...MTN_REASONS].sort());
+    expect(Object.keys(MTN_PAY_OUT_REASONS).sort()).toEqual([...MTN_REASONS].sort());
   });
 
   const EXPECTED: [string, string, string][] = [
@@ -201,17 +247,18 @@ describe('the reason table (§1.9, §1.11)', () => {
     ['SERVICE_UNAVAILABLE', 'PROVIDER_UNAVAILABLE', 'PROVIDER_UNAVAILABLE'],
     ['INTERNAL_PROCESSING_ERROR', 'PROVIDER_ERROR', 'PROVIDER_ERROR'],
     ['RESOURCE_NOT_FOUND', 'NOT_FOUND_AT_PROVIDER', 'NOT_FOUND_AT_PROVIDER'],
+    ['RESOURCE_ALREADY_EXIST', 'PROVIDER_ERROR', 'PROVIDER_ERROR'],
   ];
   it.each(EXPECTED)('%s → %s (pay-in) / %s (pay-out)', (reason, payIn, payOut) => {
     expect(mtnReasonOutcome({ code: reason, message: null }, 'PAY_IN')).toMatchObject({ kind: 'FAILED', failureCode: payIn });
     expect(mtnReasonOutcome({ code: reason, message: null }, 'PAY_OUT')).toMatchObject({ kind: 'FAILED', failureCode: payOut });
   });
 
-  it('an unknown reason is PROVIDER_ERROR with MTN text kept', () => {
+  it('an unknown reason is unknown (UNREACHABLE) with MTN text kept, never a failure', () => {
     expect(mtnReasonOutcome({ code: 'BRAND_NEW_REASON', message: 'Something new' }, 'PAY_IN')).toEqual({
-      kind: 'FAILED',
-      failureCode: 'PROVIDER_ERROR',
-      failureReason: 'MTN BRAND_NEW_REASON: Something new',
+      kind: 'UNREACHABLE',
+      error: 'undocumented operator answer "BRAND_NEW_REASON": MTN BRAND_NEW_REASON: Something new',
     });
+    expect(mtnReasonOutcome({ code: 'toString', message: null }, 'PAY_OUT').kind).toBe('UNREACHABLE');
   });
 });

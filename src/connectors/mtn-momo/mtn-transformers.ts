@@ -3,7 +3,7 @@
  * (operators.md §1.4–§1.11, https://momodeveloper.mtn.com/api-documentation). No I/O here:
  * the plumbing (`mtn-momo-connector.ts`) adds the bearer token and sends what these build.
  */
-import type { FailureCode, InitiateRequest, InitiateResult, StatusResult } from '../connector.ts';
+import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** The two MTN products Kolo uses, each with its own credentials and token. */
@@ -37,41 +37,87 @@ export const MTN_REASONS = [
 /** An MTN reason code. */
 export type MtnReason = (typeof MTN_REASONS)[number];
 
-/** What a reason means: a failure code per direction, or "not a failure, still pending". */
-type ReasonOutcome = { payIn: FailureCode; payOut: FailureCode } | 'PENDING';
-
-const both = (code: FailureCode): ReasonOutcome => ({ payIn: code, payOut: code });
+const failed = (failureCode: FailureCode): DocumentedMeaning => ({ kind: 'FAILED', failureCode });
+const PENDING: DocumentedMeaning = { kind: 'PENDING' };
 
 /**
- * Exhaustive reason → failureCode table (operators.md §1.11). The `Record` over `MtnReason`
- * makes a missing reason a compile error; an unknown reason is `PROVIDER_ERROR` (see below).
+ * What each reason of a `FAILED` status means for a pay-in (operators.md §1.9, §1.11; MTN's 2023
+ * "reason enrichment" table). Exhaustive over `MtnReason` (a missing one is a compile error);
+ * read through `documentedOutcome`, so a reason MTN never documented is unknown, not a failure:
+ * MTN's reasons are a closed vocabulary in which some (`ONGOING`, `*_DELAYED`) mean "still in
+ * progress", so an unlisted one cannot be read as a refusal.
  */
-export const MTN_REASON_TABLE: Record<MtnReason, ReasonOutcome> = {
-  // Collection: the payer's wallet; disbursement: our account (or the receiver's limit).
-  NOT_ENOUGH_FUNDS: { payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' },
-  PAYER_NOT_FOUND: both('PAYER_NOT_FOUND'),
-  PAYEE_NOT_FOUND: both('PAYEE_NOT_FOUND'),
-  PAYER_LIMIT_REACHED: both('LIMIT_EXCEEDED'),
-  PAYEE_NOT_ALLOWED_TO_RECEIVE: both('PAYEE_NOT_ALLOWED'),
-  SENDER_ACCOUNT_NOT_ACTIVE: both('ACCOUNT_BLOCKED'),
-  APPROVAL_REJECTED: both('REJECTED_BY_PAYER'),
-  PAYMENT_NOT_APPROVED: both('REJECTED_BY_PAYER'),
-  TRANSACTION_CANCELED: both('REJECTED_BY_PAYER'),
-  EXPIRED: both('TIMEOUT'),
+export const MTN_PAY_IN_REASONS: Record<MtnReason, DocumentedMeaning> = {
+  NOT_ENOUGH_FUNDS: failed('INSUFFICIENT_FUNDS'),
+  PAYER_NOT_FOUND: failed('PAYER_NOT_FOUND'),
+  PAYEE_NOT_FOUND: failed('PAYEE_NOT_FOUND'),
+  PAYER_LIMIT_REACHED: failed('LIMIT_EXCEEDED'),
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: failed('PAYEE_NOT_ALLOWED'),
+  SENDER_ACCOUNT_NOT_ACTIVE: failed('ACCOUNT_BLOCKED'),
+  APPROVAL_REJECTED: failed('REJECTED_BY_PAYER'),
+  PAYMENT_NOT_APPROVED: failed('REJECTED_BY_PAYER'),
+  TRANSACTION_CANCELED: failed('REJECTED_BY_PAYER'),
+  EXPIRED: failed('TIMEOUT'),
   // MTN: "the customer did not approve within the 5-minute window".
-  COULD_NOT_PERFORM_TRANSACTION: both('TIMEOUT'),
-  NOT_ALLOWED: both('CONFIGURATION_ERROR'),
-  NOT_ALLOWED_TARGET_ENVIRONMENT: both('CONFIGURATION_ERROR'),
-  INVALID_CALLBACK_URL_HOST: both('CONFIGURATION_ERROR'),
-  INVALID_CURRENCY: both('CONFIGURATION_ERROR'),
-  SERVICE_UNAVAILABLE: both('PROVIDER_UNAVAILABLE'),
-  // MTN's generic fallback ("predominantly" insufficient funds, but not only): keep it generic.
-  INTERNAL_PROCESSING_ERROR: both('PROVIDER_ERROR'),
-  RESOURCE_NOT_FOUND: both('NOT_FOUND_AT_PROVIDER'),
-  RESOURCE_ALREADY_EXIST: both('PROVIDER_ERROR'),
-  ONGOING: 'PENDING',
-  PAYER_DELAYED: 'PENDING',
-  PAYEE_DELAYED: 'PENDING',
+  COULD_NOT_PERFORM_TRANSACTION: failed('TIMEOUT'),
+  NOT_ALLOWED: failed('CONFIGURATION_ERROR'),
+  NOT_ALLOWED_TARGET_ENVIRONMENT: failed('CONFIGURATION_ERROR'),
+  INVALID_CALLBACK_URL_HOST: failed('CONFIGURATION_ERROR'),
+  INVALID_CURRENCY: failed('CONFIGURATION_ERROR'),
+  SERVICE_UNAVAILABLE: failed('PROVIDER_UNAVAILABLE'),
+  // On a FAILED status MTN has decided; its generic reason ("predominantly" insufficient funds,
+  // not only) stays generic.
+  INTERNAL_PROCESSING_ERROR: failed('PROVIDER_ERROR'),
+  RESOURCE_NOT_FOUND: failed('NOT_FOUND_AT_PROVIDER'),
+  RESOURCE_ALREADY_EXIST: failed('PROVIDER_ERROR'),
+  ONGOING: PENDING,
+  PAYER_DELAYED: PENDING,
+  PAYEE_DELAYED: PENDING,
+};
+
+/** The pay-out column: as the pay-in's, but `NOT_ENOUGH_FUNDS` is our disbursement account (or the receiver's limit). */
+export const MTN_PAY_OUT_REASONS: Record<MtnReason, DocumentedMeaning> = {
+  ...MTN_PAY_IN_REASONS,
+  NOT_ENOUGH_FUNDS: failed('MERCHANT_INSUFFICIENT_FUNDS'),
+};
+
+/**
+ * Reasons MTN documents as synchronous refusals of `requesttopay` / `transfer` (HTTP 500 with
+ * `{code, message}`, operators.md §1.4 "production may reject synchronously", §1.6): the request
+ * was refused before it was created, nothing moved. Only these are definite at initiation:
+ * `INTERNAL_PROCESSING_ERROR` (MTN's generic fallback), `SERVICE_UNAVAILABLE` and any other code
+ * on a 5xx may follow a request MTN created and will process, so they are unknown and the status
+ * query decides.
+ */
+export const MTN_INITIATION_REFUSALS: Record<'PAY_IN' | 'PAY_OUT', Readonly<Record<string, DocumentedMeaning>>> = {
+  PAY_IN: {
+    NOT_ALLOWED: failed('CONFIGURATION_ERROR'),
+    NOT_ALLOWED_TARGET_ENVIRONMENT: failed('CONFIGURATION_ERROR'),
+    INVALID_CALLBACK_URL_HOST: failed('CONFIGURATION_ERROR'),
+    INVALID_CURRENCY: failed('CONFIGURATION_ERROR'),
+    PAYER_NOT_FOUND: failed('PAYER_NOT_FOUND'),
+    PAYEE_NOT_ALLOWED_TO_RECEIVE: failed('PAYEE_NOT_ALLOWED'),
+  },
+  PAY_OUT: {
+    NOT_ALLOWED: failed('CONFIGURATION_ERROR'),
+    NOT_ALLOWED_TARGET_ENVIRONMENT: failed('CONFIGURATION_ERROR'),
+    INVALID_CALLBACK_URL_HOST: failed('CONFIGURATION_ERROR'),
+    INVALID_CURRENCY: failed('CONFIGURATION_ERROR'),
+    NOT_ENOUGH_FUNDS: failed('MERCHANT_INSUFFICIENT_FUNDS'),
+    PAYER_LIMIT_REACHED: failed('LIMIT_EXCEEDED'),
+    PAYEE_NOT_FOUND: failed('PAYEE_NOT_FOUND'),
+  },
+};
+
+/**
+ * The `status` of MTN's status GET (§1.5): `SUCCESSFUL`, `FAILED` (refined by its reason),
+ * `PENDING`, and `CREATED` (observed in the sandbox before `PENDING`). Anything else is unknown.
+ */
+export const MTN_STATUSES: Readonly<Record<string, DocumentedMeaning | 'BY_REASON'>> = {
+  SUCCESSFUL: { kind: 'SUCCEEDED' },
+  PENDING: PENDING,
+  CREATED: PENDING,
+  FAILED: 'BY_REASON',
 };
 
 /** True when `code` is one of MTN's documented reasons. */
@@ -87,16 +133,10 @@ export function parseMtnReason(reason: unknown): { code: string; message: string
   return null;
 }
 
-/** The failure (or PENDING) a reason means for `direction`; unknown → PROVIDER_ERROR, text kept. */
-export function mtnReasonOutcome(
-  reason: { code: string; message: string | null },
-  direction: 'PAY_IN' | 'PAY_OUT',
-): { kind: 'PENDING' } | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
+/** What a `FAILED` status's reason means for `direction` (its table); an undocumented reason is UNREACHABLE. */
+export function mtnReasonOutcome(reason: { code: string; message: string | null }, direction: 'PAY_IN' | 'PAY_OUT'): StatusResult {
   const failureReason = `MTN ${reason.code}${reason.message ? `: ${reason.message}` : ''}`;
-  if (!isMtnReason(reason.code)) return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason };
-  const outcome = MTN_REASON_TABLE[reason.code];
-  if (outcome === 'PENDING') return { kind: 'PENDING' };
-  return { kind: 'FAILED', failureCode: direction === 'PAY_IN' ? outcome.payIn : outcome.payOut, failureReason };
+  return documentedOutcome(direction === 'PAY_IN' ? MTN_PAY_IN_REASONS : MTN_PAY_OUT_REASONS, reason.code, failureReason);
 }
 
 /** ISO 4217 currencies without a minor unit (amount in base units = major units). */
@@ -190,10 +230,11 @@ function errorText(status: number, json: unknown): string {
 }
 
 /**
- * MTN's answer to an initiation (§1.4, §1.11): `202` and `409 RESOURCE_ALREADY_EXIST` both mean
- * "created"; `400` is our payload (INVALID_REQUEST); `401`/`403` our credentials or IP
- * (CONFIGURATION_ERROR); a 5xx naming a documented decline is that decline; any other 5xx or
- * 429 is ambiguous (UNREACHABLE: the status query decides).
+ * MTN's answer to an initiation (§1.4, §1.6, §1.11): `202` and `409 RESOURCE_ALREADY_EXIST` both
+ * mean "created"; `400` is our payload (INVALID_REQUEST); `401`/`403`/`404` our credentials, IP
+ * or path (CONFIGURATION_ERROR): 4xx answers are refusals of a request MTN did not process. A
+ * 5xx is a definite refusal only with a code of `MTN_INITIATION_REFUSALS`; any other 5xx, a 429
+ * or an unexpected status is unknown (UNREACHABLE: the status query decides).
  */
 export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', referenceId: string): InitiateResult {
   // 409 is only ever RESOURCE_ALREADY_EXIST: our X-Reference-Id was already created (a repeat).
@@ -202,23 +243,24 @@ export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY
   if (status === 401 || status === 403 || status === 404) {
     return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };
   }
-  const code = stringField(json, 'code');
-  if (status >= 500 && code) {
-    const outcome = mtnReasonOutcome({ code, message: stringField(json, 'message') ?? null }, direction);
-    const isDecline =
-      outcome.kind === 'FAILED' && !['PROVIDER_ERROR', 'PROVIDER_UNAVAILABLE', 'NOT_FOUND_AT_PROVIDER'].includes(outcome.failureCode);
-    if (isDecline) return outcome;
+  if (status >= 500) {
+    const code = stringField(json, 'code');
+    const message = stringField(json, 'message');
+    const refusal = documentedOutcome(MTN_INITIATION_REFUSALS[direction], code, `MTN ${code}${message ? `: ${message}` : ''}`);
+    if (refusal.kind === 'FAILED') return refusal;
+    return { kind: 'UNREACHABLE', error: errorText(status, json) };
   }
-  if (status >= 500 || status === 429) return { kind: 'UNREACHABLE', error: errorText(status, json) };
-  return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
+  if (status >= 400 && status !== 429) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
+  return { kind: 'UNREACHABLE', error: errorText(status, json) };
 }
 
 /**
- * MTN's answer to a status query (§1.5, §1.11): `SUCCESSFUL` → SUCCEEDED; `FAILED` → the mapped
- * reason (ONGOING / *_DELAYED stay PENDING); `PENDING`, `CREATED` or anything else → PENDING;
- * `404` → NOT_FOUND (the initiation never landed) when its outcome was unknown, but PENDING when
- * MTN had acknowledged it (202/409: MTN holds it; the rail's deadline bounds the wait);
- * any other answer → UNREACHABLE.
+ * MTN's answer to a status query (§1.5, §1.11), through `MTN_STATUSES`: `SUCCESSFUL` →
+ * SUCCEEDED with `financialTransactionId` (the id on MTN's statements and the payer's SMS);
+ * `FAILED` → its reason's meaning (no reason at all: PROVIDER_ERROR, MTN has decided);
+ * `PENDING`/`CREATED` → PENDING; an unknown status → UNREACHABLE. `404` → NOT_FOUND (never landed)
+ * when the initiation's outcome was unknown, PENDING when MTN had acknowledged it (202/409: MTN
+ * holds it); any other HTTP status or an unreadable body → UNREACHABLE.
  */
 export function mtnStatusResult(
   status: number,
@@ -230,12 +272,17 @@ export function mtnStatusResult(
   if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
   if (status !== 200) return { kind: 'UNREACHABLE', error: errorText(status, json) };
   const state = stringField(json, 'status');
-  if (state === 'SUCCESSFUL') return { kind: 'SUCCEEDED', operatorReference: referenceId };
-  if (state === 'FAILED') {
-    const reason = parseMtnReason((json as Record<string, unknown>).reason) ?? { code: 'FAILED', message: 'no reason given' };
+  const meaning = state !== undefined && Object.hasOwn(MTN_STATUSES, state) ? MTN_STATUSES[state] : undefined;
+  if (meaning === 'BY_REASON') {
+    const reason = parseMtnReason((json as Record<string, unknown>).reason);
+    if (!reason) return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'MTN FAILED (no reason given)' };
     return mtnReasonOutcome(reason, direction);
   }
-  return { kind: 'PENDING' };
+  // FAILED was read above: the rows left are DocumentedMeaning.
+  return documentedOutcome(MTN_STATUSES as Record<string, DocumentedMeaning>, state, `MTN status ${JSON.stringify(state ?? null)}`, {
+    operatorReference: referenceId,
+    operatorTransactionId: stringField(json, 'financialTransactionId') ?? null,
+  });
 }
 
 /** The account-holder check before a pay-out (§1.8): ACTIVE, a definite refusal, or UNKNOWN (go on). */

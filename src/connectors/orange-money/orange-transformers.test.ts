@@ -11,6 +11,8 @@ import {
   orangeInitCall,
   orangeInitResult,
   orangeMsisdn,
+  orangeOrderId,
+  ORANGE_ORDER_ID_MAX,
   orangePayCall,
   orangePayResult,
   orangeStatusCall,
@@ -76,6 +78,17 @@ describe('wire format of what we send', () => {
     expect(orangePayCall(request({ direction: 'PAY_OUT' }), channel).path).toBe('/omcoreapis/1.0.2/cashin/pay');
   });
 
+  it('orderId: at most 20 characters; a longer reference gets a deterministic 20-character id', () => {
+    expect(orangeOrderId('PI-0123456789AB-999')).toBe('PI-0123456789AB-999');
+    const twenty = 'X'.repeat(ORANGE_ORDER_ID_MAX);
+    expect(orangeOrderId(twenty)).toBe(twenty);
+    const long = orangeOrderId(`${twenty}1`);
+    expect(long).toMatch(/^K[A-Z2-7]{19}$/);
+    expect(orangeOrderId(`${twenty}1`)).toBe(long);
+    expect(orangeOrderId(`${twenty}2`)).not.toBe(long);
+    expect(JSON.parse(orangePayCall(request({ reference: `FC-${'A'.repeat(30)}` }), channel).body!).orderId).toHaveLength(20);
+  });
+
   it('status: GET …/mp/paymentstatus/{payToken} and …/cashin/paymentstatus/{payToken}', () => {
     expect(orangeStatusCall('PAY_IN', TOKEN)).toEqual({ method: 'GET', path: `/omcoreapis/1.0.2/mp/paymentstatus/${TOKEN}`, headers: {} });
     expect(orangeStatusCall('PAY_OUT', TOKEN).path).toBe(`/omcoreapis/1.0.2/cashin/paymentstatus/${TOKEN}`);
@@ -106,6 +119,32 @@ describe('reading Orange answers', () => {
     });
   });
 
+  it('HTTP 417 is a business decline with its reason: wrong PIN, insufficient funds, unknown text', () => {
+    const decline = transaction({ status: 'FAILED', inittxnstatus: '60019', inittxnmessage: 'Le solde du compte du payeur est insuffisant' });
+    expect(orangePayResult(417, { message: 'Le solde du compte du payeur est insuffisant', data: decline }, 'PAY_IN', TOKEN)).toEqual({
+      kind: 'FAILED',
+      failureCode: 'INSUFFICIENT_FUNDS',
+      failureReason: 'Orange Money 60019: Le solde du compte du payeur est insuffisant',
+    });
+    expect(orangePayResult(417, { message: 'Code PIN incorrect', data: null }, 'PAY_IN', TOKEN)).toEqual({
+      kind: 'FAILED',
+      failureCode: 'WRONG_PIN',
+      failureReason: 'Orange Money: Code PIN incorrect',
+    });
+    expect(orangePayResult(417, { message: 'Code PIN incorrect' }, 'PAY_OUT', TOKEN)).toMatchObject({ failureCode: 'CONFIGURATION_ERROR' });
+    expect(orangePayResult(417, { message: 'Refus inattendu' }, 'PAY_IN', TOKEN)).toMatchObject({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR' });
+    expect(orangePayResult(417, undefined, 'PAY_IN', TOKEN)).toMatchObject({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'Orange Money: HTTP 417' });
+  });
+
+  it('an undocumented status in a pay or status answer is unknown, never a failure', () => {
+    expect(orangePayResult(200, { data: transaction({ status: 'REVERSING' }) }, 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
+    for (const data of [transaction({ status: 'REVERSING' }), transaction({ status: undefined }), transaction({ status: 'hasOwnProperty' })]) {
+      expect(orangeStatusResult(200, { data }, 'PAY_OUT', TOKEN).kind).toBe('UNREACHABLE');
+    }
+    expect(orangeStatusResult(200, { message: 'ok' }, 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
+    expect(orangeStatusResult(200, 'garbage', 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
+  });
+
   it('a 5xx or an unreadable pay answer is ambiguous; 401/403 and faults are configuration; 400 our payload', () => {
     expect(orangePayResult(500, { fault: { code: 101503, message: 'Runtime Error' } }, 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
     expect(orangePayResult(200, 'not json', 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
@@ -115,7 +154,11 @@ describe('reading Orange answers', () => {
 
   it('status SUCCESSFULL (double L) with confirmtxnstatus 200, and SUCCESS, are SUCCEEDED', () => {
     const ok = transaction({ status: 'SUCCESSFULL', confirmtxnstatus: '200', txnid: 'MP221207.1234.A12345' });
-    expect(orangeStatusResult(200, { message: 'ok', data: ok }, 'PAY_IN', TOKEN)).toEqual({ kind: 'SUCCEEDED', operatorReference: TOKEN });
+    expect(orangeStatusResult(200, { message: 'ok', data: ok }, 'PAY_IN', TOKEN)).toEqual({
+      kind: 'SUCCEEDED',
+      operatorReference: TOKEN,
+      operatorTransactionId: 'MP221207.1234.A12345',
+    });
     expect(orangeStatusResult(200, { data: transaction({ status: 'SUCCESS' }) }, 'PAY_IN', TOKEN).kind).toBe('SUCCEEDED');
   });
 
@@ -137,6 +180,8 @@ describe('reading Orange answers', () => {
     ['Bénéficiaire introuvable', undefined, 'PAY_IN', 'PAYER_NOT_FOUND'],
     ['Utilisateur bloque', undefined, 'PAY_IN', 'ACCOUNT_BLOCKED'],
     ['Vous avez saisi un montant superieur au montant maximum autorise', undefined, 'PAY_IN', 'LIMIT_EXCEEDED'],
+    ['Code PIN incorrect', undefined, 'PAY_IN', 'WRONG_PIN'],
+    ['Code PIN incorrect', undefined, 'PAY_OUT', 'CONFIGURATION_ERROR'],
     ['Erreur inconnue', '99999', 'PAY_IN', 'PROVIDER_ERROR'],
   ];
   it.each(MESSAGES)('FAILED "%s" (%s, %s) → %s, message kept', (message, code, direction, failureCode) => {

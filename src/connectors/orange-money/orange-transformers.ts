@@ -3,7 +3,8 @@
  * our types and the wire format of `omcoreapis/1.0.2` — USSD-push merchant payment (`mp/…`,
  * pay-in) and cash-in (`cashin/…`, pay-out). No I/O here; `orange-money-connector.ts` sends.
  */
-import type { FailureCode, InitiateRequest, InitiateResult, StatusResult } from '../connector.ts';
+import { createHash } from 'node:crypto';
+import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** Path prefix of the OM API. */
@@ -22,15 +23,20 @@ export const ORANGE_STATUSES = ['INITIATED', 'PENDING', 'SUCCESSFULL', 'SUCCESS'
 /** An Orange transaction status. */
 export type OrangeStatus = (typeof ORANGE_STATUSES)[number];
 
-/** What a status means before looking at the message (`FAILED` needs the message table). */
-export const ORANGE_STATUS_TABLE: Record<OrangeStatus, 'SUCCEEDED' | 'PENDING' | 'FAILED_BY_MESSAGE' | { failureCode: FailureCode }> = {
-  INITIATED: 'PENDING',
-  PENDING: 'PENDING',
-  SUCCESSFULL: 'SUCCEEDED',
-  SUCCESS: 'SUCCEEDED',
+/**
+ * What each status means (§2B, §2C), read through `documentedOutcome`: a status missing here is
+ * unknown (UNREACHABLE), never a failure. `FAILED` is Orange's documented terminal refusal; its
+ * message only names the reason (`ORANGE_MESSAGE_TABLE`, PROVIDER_ERROR when none matches: Orange
+ * publishes no reason codes, §2A "no reason codes are returned").
+ */
+export const ORANGE_STATUS_TABLE: Record<OrangeStatus, DocumentedMeaning | 'FAILED_BY_MESSAGE'> = {
+  INITIATED: { kind: 'PENDING' },
+  PENDING: { kind: 'PENDING' },
+  SUCCESSFULL: { kind: 'SUCCEEDED' },
+  SUCCESS: { kind: 'SUCCEEDED' },
   FAILED: 'FAILED_BY_MESSAGE',
-  EXPIRED: { failureCode: 'TIMEOUT' },
-  CANCELLED: { failureCode: 'REJECTED_BY_PAYER' },
+  EXPIRED: { kind: 'FAILED', failureCode: 'TIMEOUT' },
+  CANCELLED: { kind: 'FAILED', failureCode: 'REJECTED_BY_PAYER' },
 };
 
 /**
@@ -45,6 +51,9 @@ export const ORANGE_MESSAGE_TABLE: { name: string; matches: (message: string, co
     // Cash-in debits our channel account: its balance is ours.
     payOut: 'MERCHANT_INSUFFICIENT_FUNDS',
   },
+  // A 417 decline for a wrong PIN (corrections: spreeloop). On `mp/pay` it is the payer's PIN; on
+  // `cashin/pay` the PIN is our channel's own, sent by Kolo: a configuration error.
+  { name: 'wrong PIN', matches: (m) => /\bpin\b/.test(m), payIn: 'WRONG_PIN', payOut: 'CONFIGURATION_ERROR' },
   { name: 'unknown beneficiary', matches: (m) => m.includes('beneficiaire introuvable'), payIn: 'PAYER_NOT_FOUND', payOut: 'PAYEE_NOT_FOUND' },
   { name: 'blocked user', matches: (m) => m.includes('utilisateur bloque'), payIn: 'ACCOUNT_BLOCKED', payOut: 'ACCOUNT_BLOCKED' },
   {
@@ -96,9 +105,30 @@ export interface OrangeChannel {
   pin: string;
 }
 
+/** Longest `orderId` `mp/pay` and `cashin/pay` accept (operators.md, corrections: 20 characters). */
+export const ORANGE_ORDER_ID_MAX = 20;
+
+/**
+ * The `orderId` sent for `reference`: the reference itself when it fits in 20 characters (`PI-`
+ * + 12 hex, a checkout attempt's `PI-…-1`), else `K` + the first 19 characters of the base32
+ * SHA-256 of the reference, deterministic so a repeat names the same order. Only
+ * reconciliation reads it: Kolo queries and correlates by `payToken`.
+ */
+export function orangeOrderId(reference: string): string {
+  if (reference.length <= ORANGE_ORDER_ID_MAX) return reference;
+  const digest = createHash('sha256').update(reference).digest();
+  let bits = '';
+  for (const byte of digest.subarray(0, 12)) bits += byte.toString(2).padStart(8, '0');
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let id = 'K';
+  for (let i = 0; id.length < ORANGE_ORDER_ID_MAX; i += 5) id += alphabet[parseInt(bits.slice(i, i + 5), 2)];
+  return id;
+}
+
 /**
  * `POST …/mp/pay` (USSD push to the payer) or `POST …/cashin/pay` (credit of the payee), §2B:
- * `amount` is a string of whole francs, `orderId` our reference, `notifUrl` our callback URL.
+ * `amount` is a string of whole francs, `orderId` our reference (`orangeOrderId`: at most 20
+ * characters), `notifUrl` our callback URL.
  */
 export function orangePayCall(request: InitiateRequest, channel: OrangeChannel): OrangeCall {
   const body = {
@@ -107,7 +137,7 @@ export function orangePayCall(request: InitiateRequest, channel: OrangeChannel):
     amount: String(request.amount),
     subscriberMsisdn: orangeMsisdn(request.msisdn),
     pin: channel.pin,
-    orderId: request.reference,
+    orderId: orangeOrderId(request.reference),
     description: (request.description ?? request.reference).slice(0, 125),
     payToken: request.operatorReference,
   };
@@ -143,44 +173,61 @@ export function orangeInitResult(
   return { kind: 'UNREACHABLE', error: errorText(status, json) };
 }
 
-/** A transaction object (`data`) of a pay or status answer, read through the tables above. */
-export function orangeTransactionOutcome(
-  data: unknown,
-  direction: 'PAY_IN' | 'PAY_OUT',
-): { kind: 'SUCCEEDED'; txnid: string | null } | { kind: 'PENDING'; unknownStatus?: string } | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
-  const status = stringField(data, 'status') ?? '';
-  if (!(ORANGE_STATUSES as readonly string[]).includes(status)) return { kind: 'PENDING', unknownStatus: status };
-  const meaning = ORANGE_STATUS_TABLE[status as OrangeStatus];
-  if (meaning === 'SUCCEEDED') return { kind: 'SUCCEEDED', txnid: stringField(data, 'txnid') ?? null };
-  if (meaning === 'PENDING') return { kind: 'PENDING' };
-  if (meaning === 'FAILED_BY_MESSAGE') {
+/** A transaction object (`data`) of a pay or status answer, read through the tables above; `txnid` on success. */
+export function orangeTransactionOutcome(data: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string | null = null): StatusResult {
+  const status = stringField(data, 'status');
+  if (status === 'FAILED') {
     const message = stringField(data, 'confirmtxnmessage') ?? stringField(data, 'inittxnmessage') ?? '';
     const code = stringField(data, 'confirmtxnstatus') ?? stringField(data, 'inittxnstatus');
     return { kind: 'FAILED', ...orangeFailure(message, code === '200' ? undefined : code, direction) };
   }
-  return { kind: 'FAILED', failureCode: meaning.failureCode, failureReason: `Orange Money ${status}` };
+  // FAILED was read above: the rows left are DocumentedMeaning.
+  return documentedOutcome(ORANGE_STATUS_TABLE as Record<string, DocumentedMeaning>, status, `Orange Money ${status ?? 'no status'}`, {
+    operatorReference: payToken,
+    operatorTransactionId: stringField(data, 'txnid') ?? null,
+  });
 }
 
 /**
- * Orange's answer to `pay` (§2B, §2C): a transaction PENDING (prompt sent) is ACCEPTED, one
- * FAILED at once is its failure; 401/403 or a gateway `fault` is CONFIGURATION_ERROR; 400 our
- * payload; 5xx or anything unreadable is ambiguous (UNREACHABLE: query the payToken before any retry).
+ * Orange's answer to `pay` (§2B, §2C, corrections): a transaction PENDING (prompt sent) is
+ * ACCEPTED, one FAILED at once is its failure; HTTP 417 is a business decline (wrong PIN,
+ * insufficient funds…) whose body names the reason, definite; 401/403 or a gateway `fault` is
+ * CONFIGURATION_ERROR; 400 our payload; 5xx, a status Orange does not document or anything
+ * unreadable is unknown (UNREACHABLE: query the payToken, never pay again).
  */
 export function orangePayResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string): InitiateResult {
   if (status === 401 || status === 403) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };
   if (status === 400) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: errorText(status, json) };
   const data = (json as { data?: unknown } | undefined)?.data;
+  if (status === 417) return orangeDecline(json, data, direction);
   if (status >= 200 && status < 300 && data) {
-    const outcome = orangeTransactionOutcome(data, direction);
+    const outcome = orangeTransactionOutcome(data, direction, payToken);
     if (outcome.kind === 'FAILED') return outcome;
-    return { kind: 'ACCEPTED', operatorReference: payToken };
+    if (outcome.kind === 'PENDING') return { kind: 'ACCEPTED', operatorReference: payToken };
+    // SUCCEEDED at once is possible on cash-in; the status query reports it with its txnid.
+    if (outcome.kind === 'SUCCEEDED') return { kind: 'ACCEPTED', operatorReference: payToken };
+    return { kind: 'UNREACHABLE', error: outcome.kind === 'UNREACHABLE' ? outcome.error : errorText(status, json) };
   }
   return { kind: 'UNREACHABLE', error: errorText(status, json) };
 }
 
 /**
- * Orange's answer to a status query: the transaction's outcome; 404 → NOT_FOUND when the `pay`
- * outcome was unknown, PENDING when Orange had acknowledged it; other → UNREACHABLE.
+ * An HTTP 417 answer to `pay`: Orange's business decline (corrections, spreeloop's
+ * `initialize_om_payment`). The reason is the transaction's `inittxnmessage` (and its numeric
+ * `inittxnstatus`) when `data` is one, else the envelope's `message`, read through
+ * `ORANGE_MESSAGE_TABLE`; a reason it does not list is PROVIDER_ERROR with Orange's text.
+ */
+export function orangeDecline(json: unknown, data: unknown, direction: 'PAY_IN' | 'PAY_OUT'): { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
+  const message =
+    stringField(data, 'confirmtxnmessage') ?? stringField(data, 'inittxnmessage') ?? stringField(json, 'message') ?? stringField((json as { fault?: unknown } | undefined)?.fault, 'message') ?? 'HTTP 417';
+  const code = stringField(data, 'confirmtxnstatus') ?? stringField(data, 'inittxnstatus');
+  return { kind: 'FAILED', ...orangeFailure(message, code === '200' || code === undefined ? undefined : code, direction) };
+}
+
+/**
+ * Orange's answer to a status query: the transaction's outcome (`txnid` kept on success); 404 →
+ * NOT_FOUND when the `pay` outcome was unknown, PENDING when Orange had acknowledged it; any
+ * other HTTP status or a body without a transaction → UNREACHABLE.
  */
 export function orangeStatusResult(
   status: number,
@@ -192,8 +239,5 @@ export function orangeStatusResult(
   if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
   const data = (json as { data?: unknown } | undefined)?.data;
   if (status !== 200 || !data) return { kind: 'UNREACHABLE', error: errorText(status, json) };
-  const outcome = orangeTransactionOutcome(data, direction);
-  if (outcome.kind === 'SUCCEEDED') return { kind: 'SUCCEEDED', operatorReference: payToken };
-  if (outcome.kind === 'PENDING') return { kind: 'PENDING' };
-  return outcome;
+  return orangeTransactionOutcome(data, direction, payToken);
 }

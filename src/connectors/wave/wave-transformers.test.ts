@@ -73,7 +73,7 @@ describe('Wave wire format', () => {
 
 describe('Wave statuses (§3.4 mapping)', () => {
   it('the documented session: succeeded → SUCCEEDED with the transaction_id; creation answer carries the launch URL', () => {
-    expect(sessionStatus(session)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'TRG7XHH6UNR2SOACI' });
+    expect(sessionStatus(session)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'cos-1ya2rewh0139m', operatorTransactionId: 'TRG7XHH6UNR2SOACI' });
     const open = { ...session, checkout_status: 'open', payment_status: 'processing', transaction_id: null, when_completed: null };
     expect(waveCreateResult(200, open, 'PAY_IN')).toEqual({ kind: 'ACCEPTED', operatorReference: 'cos-1ya2rewh0139m', redirectUrl: session.wave_launch_url });
     expect(sessionStatus(open)).toEqual({ kind: 'PENDING' });
@@ -89,7 +89,7 @@ describe('Wave statuses (§3.4 mapping)', () => {
 
   it('payouts: succeeded, processing, failed by error code, reversed', () => {
     const payout = { id: 'pt-1', currency: 'XOF', receive_amount: '5000', fee: '50', mobile: '+221761110001', client_reference: 'PO-1', status: 'succeeded', payout_error: null };
-    expect(payoutStatus(payout)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'pt-1' });
+    expect(payoutStatus(payout)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'pt-1', operatorTransactionId: 'pt-1' });
     expect(payoutStatus({ ...payout, status: 'processing' })).toEqual({ kind: 'PENDING' });
     expect(payoutStatus({ ...payout, status: 'failed', payout_error: { error_code: 'recipient-account-blocked', error_message: 'blocked' } })).toEqual({
       kind: 'FAILED',
@@ -100,6 +100,24 @@ describe('Wave statuses (§3.4 mapping)', () => {
       failureCode: 'MERCHANT_INSUFFICIENT_FUNDS',
     });
     expect(payoutStatus({ ...payout, status: 'reversed' })).toMatchObject({ kind: 'FAILED' });
+    // `failed` is Wave's verdict: an error code it does not document keeps its text under PROVIDER_ERROR.
+    expect(payoutStatus({ ...payout, status: 'failed', payout_error: { error_code: 'brand-new', error_message: 'new' } })).toEqual({
+      kind: 'FAILED',
+      failureCode: 'PROVIDER_ERROR',
+      failureReason: 'Wave brand-new: new',
+    });
+  });
+
+  it('an undocumented status or an unreadable object is unknown, never a failure', () => {
+    const payout = { id: 'pt-1', status: 'on-hold' };
+    expect(payoutStatus(payout).kind).toBe('UNREACHABLE');
+    expect(payoutStatus({}).kind).toBe('UNREACHABLE');
+    expect(payoutStatus('garbage').kind).toBe('UNREACHABLE');
+    expect(waveCreateResult(200, payout, 'PAY_OUT').kind).toBe('UNREACHABLE');
+    expect(sessionStatus({ ...session, payment_status: 'refunded' }).kind).toBe('UNREACHABLE');
+    expect(sessionStatus({ ...session, payment_status: 'processing', checkout_status: 'paused' }).kind).toBe('UNREACHABLE');
+    expect(sessionStatus(undefined).kind).toBe('UNREACHABLE');
+    expect(waveGetResult(200, 'garbage', 'PAY_IN').kind).toBe('UNREACHABLE');
   });
 
   it('errors: 4xx envelopes mapped, 5xx/429 ambiguous, 404 NOT_FOUND on GET', () => {
@@ -107,21 +125,51 @@ describe('Wave statuses (§3.4 mapping)', () => {
     expect(waveCreateResult(409, { code: 'idempotency-mismatch', message: 'x' }, 'PAY_OUT')).toMatchObject({ failureCode: 'INVALID_REQUEST' });
     expect(waveCreateResult(500, { code: 'internal-server-error', message: 'x' }, 'PAY_IN')).toMatchObject({ kind: 'UNREACHABLE' });
     expect(waveCreateResult(429, { code: 'too-many-requests', message: 'x' }, 'PAY_OUT')).toMatchObject({ kind: 'UNREACHABLE' });
+    expect(waveCreateResult(503, { code: 'service-unavailable', message: 'x' }, 'PAY_OUT')).toMatchObject({ kind: 'UNREACHABLE' });
+    // A 4xx code Wave does not document refuses nothing for certain.
+    expect(waveCreateResult(400, { code: 'brand-new-error', message: 'x' }, 'PAY_IN')).toMatchObject({ kind: 'UNREACHABLE' });
+    expect(waveCreateResult(400, { code: '__proto__', message: 'x' }, 'PAY_OUT')).toMatchObject({ kind: 'UNREACHABLE' });
     expect(waveGetResult(404, { code: 'checkout-session-not-found', message: 'x' }, 'PAY_IN')).toEqual({ kind: 'NOT_FOUND' });
   });
 
-  it('the mapping table covers every code of §3.4', () => {
+  // operators.md §3.4's mapping table, row by row: [code, pay-in, pay-out].
+  const ROWS: [string, string, string][] = [
+    ['insufficient-funds', 'INSUFFICIENT_FUNDS', 'MERCHANT_INSUFFICIENT_FUNDS'],
+    ['blocked-account', 'ACCOUNT_BLOCKED', 'ACCOUNT_BLOCKED'],
+    ['recipient-account-blocked', 'ACCOUNT_BLOCKED', 'ACCOUNT_BLOCKED'],
+    ['recipient-account-inactive', 'ACCOUNT_INACTIVE', 'ACCOUNT_INACTIVE'],
+    ['recipient-limit-exceeded', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED'],
+    ['kyb-limits-exceeded', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED'],
+    ['recipient-minor', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['customer-age-restricted', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['cross-border-payment-not-allowed', 'PAYEE_NOT_ALLOWED', 'PAYEE_NOT_ALLOWED'],
+    ['payer-mobile-mismatch', 'REJECTED_BY_PAYER', 'REJECTED_BY_PAYER'],
+    ['country-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['currency-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['request-validation-error', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['idempotency-mismatch', 'INVALID_REQUEST', 'INVALID_REQUEST'],
+    ['no-matching-api-key', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['disabled-wallet', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['unauthorized-wallet', 'CONFIGURATION_ERROR', 'CONFIGURATION_ERROR'],
+    ['payment-failure', 'PROVIDER_ERROR', 'PROVIDER_ERROR'],
+  ];
+  it.each(ROWS)('a 4xx %s refuses: %s (pay-in) / %s (pay-out), Wave text kept', (code, payIn, payOut) => {
+    expect(waveCreateResult(400, { code, message: 'm' }, 'PAY_IN')).toEqual({ kind: 'FAILED', failureCode: payIn, failureReason: `Wave ${code}: m` });
+    expect(waveCreateResult(400, { code, message: 'm' }, 'PAY_OUT')).toEqual({ kind: 'FAILED', failureCode: payOut, failureReason: `Wave ${code}: m` });
+  });
+
+  it('the mapping table covers every refusal code of §3.4, and no code that refuses nothing for certain', () => {
     const documented = [
       'insufficient-funds', 'blocked-account', 'recipient-account-blocked', 'recipient-account-inactive', 'recipient-limit-exceeded',
       'kyb-limits-exceeded', 'recipient-minor', 'customer-age-restricted', 'cross-border-payment-not-allowed', 'payer-mobile-mismatch',
       'country-mismatch', 'currency-mismatch', 'request-validation-error', 'idempotency-mismatch', 'missing-auth-header', 'invalid-auth',
       'api-key-not-provided', 'no-matching-api-key', 'api-key-revoked', 'invalid-wallet', 'disabled-wallet', 'unauthorized-wallet',
-      'too-many-requests', 'service-unavailable', 'payment-failure', 'internal-server-error',
+      'payment-failure',
     ];
     for (const code of documented) expect(WAVE_ERROR_TABLE[code], code).toBeDefined();
     expect(WAVE_ERROR_TABLE['insufficient-funds']).toEqual({ payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' });
     expect(WAVE_ERROR_TABLE['recipient-minor']!.payOut).toBe('PAYEE_NOT_ALLOWED');
-    expect(WAVE_ERROR_TABLE['too-many-requests']!.payIn).toBe('PROVIDER_UNAVAILABLE');
+    for (const code of ['too-many-requests', 'service-unavailable', 'internal-server-error']) expect(WAVE_ERROR_TABLE[code], code).toBeUndefined();
   });
 });
 

@@ -5,7 +5,7 @@
  * (`Wave-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FailureCode, InitiateRequest, InitiateResult, StatusResult } from '../connector.ts';
+import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** A Wave request ready to send (the plumbing adds `Authorization`). */
@@ -18,7 +18,12 @@ export interface WaveCall {
   body?: string;
 }
 
-/** Wave error code → failureCode, by direction (§3.4; a code not listed is PROVIDER_ERROR). */
+/**
+ * Wave's documented refusal codes → failureCode, by direction (§3, §3.4): the 4xx answers to a
+ * creation and a failed payout's `payout_error.error_code`. `internal-server-error`,
+ * `service-unavailable` and `too-many-requests` are not here: they refuse nothing for certain
+ * (a 5xx may follow a creation; a 429 is asked again), and a code not listed is unknown.
+ */
 export const WAVE_ERROR_TABLE: Record<string, { payIn: FailureCode; payOut: FailureCode }> = {
   'insufficient-funds': { payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' },
   'blocked-account': { payIn: 'ACCOUNT_BLOCKED', payOut: 'ACCOUNT_BLOCKED' },
@@ -47,16 +52,18 @@ export const WAVE_ERROR_TABLE: Record<string, { payIn: FailureCode; payOut: Fail
   'authorization-error': { payIn: 'CONFIGURATION_ERROR', payOut: 'CONFIGURATION_ERROR' },
   'invalid-aggregated-merchant-id': { payIn: 'CONFIGURATION_ERROR', payOut: 'CONFIGURATION_ERROR' },
   'aggregated-merchant-required': { payIn: 'CONFIGURATION_ERROR', payOut: 'CONFIGURATION_ERROR' },
-  'too-many-requests': { payIn: 'PROVIDER_UNAVAILABLE', payOut: 'PROVIDER_UNAVAILABLE' },
-  'service-unavailable': { payIn: 'PROVIDER_UNAVAILABLE', payOut: 'PROVIDER_UNAVAILABLE' },
   'payment-failure': { payIn: 'PROVIDER_ERROR', payOut: 'PROVIDER_ERROR' },
-  'internal-server-error': { payIn: 'PROVIDER_ERROR', payOut: 'PROVIDER_ERROR' },
 };
 
-/** A Wave error code and message → our failure. */
-export function waveFailure(code: string, message: string, direction: 'PAY_IN' | 'PAY_OUT'): { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
-  const row = WAVE_ERROR_TABLE[code];
-  return { kind: 'FAILED', failureCode: row ? (direction === 'PAY_IN' ? row.payIn : row.payOut) : 'PROVIDER_ERROR', failureReason: `Wave ${code}: ${message}`.trim() };
+/** `WAVE_ERROR_TABLE` as the rows `documentedOutcome` reads, one table per direction. */
+const WAVE_REFUSALS: Record<'PAY_IN' | 'PAY_OUT', Record<string, DocumentedMeaning>> = {
+  PAY_IN: Object.fromEntries(Object.entries(WAVE_ERROR_TABLE).map(([code, row]) => [code, { kind: 'FAILED', failureCode: row.payIn }])),
+  PAY_OUT: Object.fromEntries(Object.entries(WAVE_ERROR_TABLE).map(([code, row]) => [code, { kind: 'FAILED', failureCode: row.payOut }])),
+};
+
+/** A Wave error code and message → our failure; a code Wave does not document → UNREACHABLE (unknown). */
+export function waveFailure(code: string, message: string, direction: 'PAY_IN' | 'PAY_OUT'): StatusResult {
+  return documentedOutcome(WAVE_REFUSALS[direction], code, `Wave ${code}: ${message}`.trim());
 }
 
 /** `E.164` with the plus: `221761110001` → `+221761110001`. */
@@ -120,30 +127,49 @@ export function waveError(json: unknown): { code: string; message: string } | nu
   return code ? { code, message: stringField(json, 'message') ?? '' } : null;
 }
 
-/** A session object → our status (§3.4): a failed attempt alone keeps it PENDING (the customer may retry). */
+/**
+ * A session object → our status (§3.1, §3.4): `payment_status` `succeeded` → SUCCEEDED (the
+ * session id as operator reference, its `transaction_id` as the operator's transaction id, the
+ * one on the payer's receipt); `cancelled` → REJECTED_BY_PAYER; `checkout_status` `expired`
+ * without success → TIMEOUT; `open`/`processing` → PENDING (a failed attempt alone keeps it
+ * open: the customer may retry); a status Wave does not document → UNREACHABLE.
+ */
 export function sessionStatus(session: unknown): StatusResult {
   const payment = stringField(session, 'payment_status');
   const checkout = stringField(session, 'checkout_status');
-  if (payment === 'succeeded') return { kind: 'SUCCEEDED', operatorReference: stringField(session, 'transaction_id') ?? stringField(session, 'id') ?? null };
+  if (payment === 'succeeded') {
+    return { kind: 'SUCCEEDED', operatorReference: stringField(session, 'id') ?? null, operatorTransactionId: stringField(session, 'transaction_id') ?? null };
+  }
   if (payment === 'cancelled') return { kind: 'FAILED', failureCode: 'REJECTED_BY_PAYER', failureReason: 'Wave payment_status cancelled' };
+  if (payment !== 'processing') return { kind: 'UNREACHABLE', error: `undocumented Wave payment_status ${JSON.stringify(payment ?? null)}` };
   if (checkout === 'expired') {
     const last = (session as { last_payment_error?: unknown }).last_payment_error;
     const code = stringField(last, 'code');
     return { kind: 'FAILED', failureCode: 'TIMEOUT', failureReason: code ? `Wave expired after ${code}: ${stringField(last, 'message') ?? ''}`.trim() : 'Wave checkout session expired' };
   }
-  return { kind: 'PENDING' };
+  if (checkout === 'open' || checkout === 'complete') return { kind: 'PENDING' };
+  return { kind: 'UNREACHABLE', error: `undocumented Wave checkout_status ${JSON.stringify(checkout ?? null)}` };
 }
 
-/** A payout object → our status. `reversed` is reported as FAILED (the money came back to us). */
+/**
+ * A payout object → our status (§3.2): `succeeded` → SUCCEEDED (the payout `id`, Wave's only id
+ * of it, as both operator reference and transaction id); `processing` → PENDING; `failed` → its
+ * `payout_error` (Wave's verdict: an undocumented error code is PROVIDER_ERROR, text kept);
+ * `reversed` → FAILED (the money came back to our wallet); any other status → UNREACHABLE.
+ */
 export function payoutStatus(payout: unknown): StatusResult {
   const status = stringField(payout, 'status');
-  if (status === 'succeeded') return { kind: 'SUCCEEDED', operatorReference: stringField(payout, 'id') ?? null };
+  const id = stringField(payout, 'id') ?? null;
+  if (status === 'succeeded') return { kind: 'SUCCEEDED', operatorReference: id, operatorTransactionId: id };
+  if (status === 'processing') return { kind: 'PENDING' };
   if (status === 'failed') {
     const error = (payout as { payout_error?: unknown }).payout_error;
-    return waveFailure(stringField(error, 'error_code') ?? 'payment-failure', stringField(error, 'error_message') ?? '', 'PAY_OUT');
+    const code = stringField(error, 'error_code') ?? 'payment-failure';
+    const outcome = waveFailure(code, stringField(error, 'error_message') ?? '', 'PAY_OUT');
+    return outcome.kind === 'FAILED' ? outcome : { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: `Wave ${code}: ${stringField(error, 'error_message') ?? ''}`.trim() };
   }
   if (status === 'reversed') return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'Wave payout reversed' };
-  return { kind: 'PENDING' };
+  return { kind: 'UNREACHABLE', error: `undocumented Wave payout status ${JSON.stringify(status ?? null)}` };
 }
 
 /** Creation answer (session or payout) → initiation result, with the session's `wave_launch_url`. */
@@ -155,6 +181,7 @@ export function waveCreateResult(status: number, json: unknown, direction: 'PAY_
     if (direction === 'PAY_OUT') {
       const outcome = payoutStatus(json);
       if (outcome.kind === 'FAILED') return outcome;
+      if (outcome.kind === 'UNREACHABLE') return outcome;
       return { kind: 'ACCEPTED', operatorReference: id };
     }
     const launch = stringField(json, 'wave_launch_url');
@@ -162,7 +189,8 @@ export function waveCreateResult(status: number, json: unknown, direction: 'PAY_
   }
   // 5xx and 429: Wave may or may not have created it; the status query (search) tells.
   if (status >= 500 || status === 429 || !error) return { kind: 'UNREACHABLE', error: `Wave create: HTTP ${status}${error ? ` ${error.code}` : ''}` };
-  return waveFailure(error.code, error.message, direction);
+  const refusal = waveFailure(error.code, error.message, direction);
+  return refusal.kind === 'FAILED' ? refusal : { kind: 'UNREACHABLE', error: `Wave create: HTTP ${status} ${error.code}` };
 }
 
 /** GET answer → status; a 404 (`*-not-found`) is NOT_FOUND. */

@@ -167,6 +167,24 @@ describe('requesttopay', () => {
     expect((await status(ongoing.ref)).body.status).toBe('PENDING');
   });
 
+  it('…198 stays PENDING until decideLate(); moved() lists the money moved with its financialTransactionId', async () => {
+    const late = await requestToPay('46733123198');
+    await new Promise((r) => setTimeout(r, 30));
+    expect((await status(late.ref)).body.status).toBe('PENDING');
+    expect(sim.moved().find((m) => m.operatorReference === late.ref)).toBeUndefined();
+    const decided = await fetch(`${sim.url}/_simulator/decide-late`, { method: 'POST' });
+    expect(await decided.json()).toEqual({ decided: 1 });
+    const done = (await status(late.ref)).body;
+    expect(done.status).toBe('SUCCESSFUL');
+    expect(sim.moved().filter((m) => m.operatorReference === late.ref)).toEqual([
+      { reference: 'ext-1', operatorReference: late.ref, direction: 'PAY_IN', amount: 10000, currency: 'EUR', msisdn: '46733123198', operatorTransactionId: done.financialTransactionId },
+    ]);
+    // The callback goes once, with no retry (MTN's callback pages).
+    await until(async () => received.some((r) => r.url.endsWith(late.ref)));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(received.filter((r) => r.url.endsWith(late.ref))).toHaveLength(1);
+  });
+
   it('fault switch: 500 on demand, then back to normal', async () => {
     const control = await fetch(`${sim.url}/_simulator/fault`, { method: 'POST', body: JSON.stringify({ mode: 'error500', on: 'initiate', landed: false, remaining: 1 }) });
     expect(control.status).toBe(200);

@@ -9,8 +9,11 @@
  *
  * Scenarios by number: MTN's `46733123450`…`46733123464` as MTN documents them, and, so that
  * numbers valid in a real market rehearse the same cases, any other number ending in 450…464
- * behaves like the MTN number with the same last three digits (e.g. `237677000457`). Every
- * other number succeeds after `decisionDelayMs`.
+ * behaves like the MTN number with the same last three digits (e.g. `237677000457`); a number
+ * ending in 198 (the simulator's own, `SIM_LATE_SUFFIX`) succeeds only after `lateDecisionMs` or
+ * `decideLate()`: MTN paying after Kolo's deadline. Every other number succeeds after
+ * `decisionDelayMs`. The callback is sent once, without retry (MTN's callback pages), and the
+ * fault modes of `sim-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -18,6 +21,9 @@ import {
   answerFault,
   applySettings,
   createCallbackSender,
+  createDecisionTimers,
+  SIM_LATE_DECISION_MS,
+  SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
   listen,
@@ -28,6 +34,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
 
@@ -52,6 +59,8 @@ export interface MtnSimulatorOptions {
   decisionDelayMs: number;
   /** How long `…454` (PayerDelayed / PayeeDelayed) stays PENDING before succeeding (MTN observed ~25 s). */
   delayedMs: number;
+  /** How long a `…198` request stays PENDING before succeeding, unless `decideLate()` comes first. */
+  lateDecisionMs: number;
   tokenTtlSeconds: number;
   /** Callback method: MTN's API description says PUT, its newer page POST. */
   callbackMethod: 'PUT' | 'POST';
@@ -70,6 +79,7 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   providerCallbackHost: null,
   decisionDelayMs: 2000,
   delayedMs: 25_000,
+  lateDecisionMs: SIM_LATE_DECISION_MS,
   tokenTtlSeconds: 3600,
   callbackMethod: 'PUT',
   callbacks: { delayMs: 0, duplicate: false, drop: false },
@@ -91,8 +101,11 @@ const ENVIRONMENT_CURRENCY: Record<string, string> = {
 
 type Product = 'collection' | 'disbursement';
 
+/** Currencies whose MTN amount is already in base units. */
+const ZERO_DECIMAL_CURRENCIES = new Set(['XAF', 'XOF', 'UGX', 'RWF', 'GNF']);
+
 /** What a scenario does: succeed (after a delay), fail with a reason, or stay pending. */
-type Scenario = { kind: 'SUCCEED'; afterMs?: 'delayed' } | { kind: 'FAIL'; reason: string } | { kind: 'PENDING_FOREVER' };
+type Scenario = { kind: 'SUCCEED'; afterMs?: 'delayed' | 'late' } | { kind: 'FAIL'; reason: string } | { kind: 'PENDING_FOREVER' };
 
 const fail = (reason: string): Scenario => ({ kind: 'FAIL', reason });
 
@@ -176,6 +189,10 @@ export interface MtnSimulator {
   fault: SimFault | null;
   /** Expires every issued token now (also `POST /_simulator/expire-tokens`). */
   expireTokens(): void;
+  /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
+  decideLate(): number;
+  /** The money MTN moved: one row per SUCCESSFUL request-to-pay or transfer, in creation order. */
+  moved(): SimMovement[];
   close(): Promise<void>;
 }
 
@@ -197,17 +214,10 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
   const resources = new Map<string, MtnSimResource>();
   const requests: SimRequest[] = [];
   const callbacks: SimCallback[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const decisions = createDecisionTimers();
   const state: { fault: SimFault | null } = { fault: null };
   const sender = createCallbackSender(() => options.callbacks, callbacks);
-
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const later = decisions.later;
 
   const statusBody = (r: MtnSimResource) => {
     const party = r.product === 'collection' ? { payer: r.body.payer } : { payee: r.body.payee };
@@ -240,8 +250,28 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
       later(options.decisionDelayMs, () => settle(r, 'FAILED', scenario.reason));
       return;
     }
+    if (scenario.afterMs === 'late') return later(options.lateDecisionMs, () => settle(r, 'SUCCESSFUL', null), true);
     later(scenario.afterMs === 'delayed' ? options.delayedMs : options.decisionDelayMs, () => settle(r, 'SUCCESSFUL', null));
   };
+
+  const moved = (): SimMovement[] =>
+    [...resources.values()]
+      .filter((r) => r.status === 'SUCCESSFUL')
+      .map((r) => {
+        const party = (r.product === 'collection' ? r.body.payer : r.body.payee) as { partyId: string };
+        const currency = String(r.body.currency);
+        const amount = String(r.body.amount);
+        return {
+          reference: String(r.body.externalId),
+          operatorReference: r.referenceId,
+          direction: r.product === 'collection' ? 'PAY_IN' : 'PAY_OUT',
+          // MTN's amount is a string of major units: base units are cents except in zero-decimal currencies.
+          amount: ZERO_DECIMAL_CURRENCIES.has(currency) ? Number(amount) : Math.round(Number(amount) * 100),
+          currency,
+          msisdn: party.partyId,
+          operatorTransactionId: r.financialTransactionId!,
+        };
+      });
 
   /** Subscription key, bearer token and target environment of a business call; null when accepted. */
   const checkAuth = (h: Record<string, string>, product: Product): { status: number; body: unknown } | null => {
@@ -331,7 +361,8 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     };
     resources.set(key, resource);
     const table = product === 'collection' ? MTN_REQUEST_TO_PAY_SCENARIOS : MTN_TRANSFER_SCENARIOS;
-    schedule(resource, table[mtnScenarioNumber(party!.partyId as string)] ?? { kind: 'SUCCEED' });
+    const partyId = party!.partyId as string;
+    schedule(resource, partyId.endsWith(SIM_LATE_SUFFIX) ? { kind: 'SUCCEED', afterMs: 'late' } : (table[mtnScenarioNumber(partyId)] ?? { kind: 'SUCCEED' }));
     if (fault) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
     return sendJson(res, 202);
   };
@@ -385,6 +416,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
       const problems = applySettings(options as unknown as Record<string, unknown>, req.body, {
         decisionDelayMs: 'ms',
         delayedMs: 'ms',
+        lateDecisionMs: 'ms',
         callbackMethod: ['PUT', 'POST'],
         reasonShape: ['string', 'object'],
         providerCallbackHost: 'host',
@@ -406,6 +438,8 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
       for (const t of tokens.values()) t.expiresAtMs = 0;
       return sendJson(res, 200, { expired: tokens.size });
     }
+    if (action === 'decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
+    if (action === 'moved') return sendJson(res, 200, moved());
     if (action === 'transactions') return sendJson(res, 200, [...resources.values()].map((r) => ({ product: r.product, referenceId: r.referenceId, ...statusBody(r) })));
     return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
   };
@@ -416,11 +450,11 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
     let m: RegExpExecArray | null;
-    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings)$/.exec(path))) return handleControl(req, res, m[1]!);
+    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings|decide-late)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && path === '/v1_0/apiuser') return handleApiUser(req, res, null, 'create');
     if (req.method === 'GET' && (m = /^\/v1_0\/apiuser\/([^/]+)$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'read');
     if (req.method === 'POST' && (m = /^\/v1_0\/apiuser\/([^/]+)\/apikey$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'apikey');
-    if (req.method === 'GET' && path === '/_simulator/transactions') return handleControl(req, res, 'transactions');
+    if (req.method === 'GET' && (m = /^\/_simulator\/(transactions|moved)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) return handleToken(req, res, m[1] as Product);
     if (req.method === 'POST' && path === '/collection/v1_0/requesttopay') return handleCreate(req, res, 'collection');
     if (req.method === 'POST' && path === '/disbursement/v1_0/transfer') return handleCreate(req, res, 'disbursement');
@@ -433,8 +467,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
   };
 
   const server = await listen(handler, options.host, options.port, () => {
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
+    decisions.stop();
     sender.stop();
   });
   const simulator: MtnSimulator = {
@@ -453,6 +486,8 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     expireTokens() {
       for (const t of tokens.values()) t.expiresAtMs = 0;
     },
+    decideLate: decisions.decideLate,
+    moved,
     close: server.close,
   };
   return simulator;

@@ -1,8 +1,9 @@
 /**
  * The Orange simulator speaks the OM API contract of operators.md §2B: OAuth token with Basic
  * consumer credentials, Bearer + X-AUTH-TOKEN on every call (WSO2 fault when refused), init →
- * payToken, pay → PENDING or FAILED at once, status by payToken, its documented triggers, and
- * a POST to notifUrl consistent with the status.
+ * payToken, pay → PENDING or a 417 business decline, orderId at most 20 characters, status by
+ * payToken, its documented triggers, a POST to notifUrl consistent with the status, late
+ * decisions and the list of money moved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,12 +92,38 @@ describe('Orange simulator', () => {
     expect((await api('POST', '/mp/pay', payBody(payToken, '699000001'))).status).toBe(400);
   });
 
-  it('triggers: 601 FAILED at once with 60019; bad channel PIN refused; unknown payToken 404', async () => {
+  it('triggers: 601 declined at once (HTTP 417, 60019); 609 wrong PIN (417); bad channel PIN refused; unknown payToken 404', async () => {
     const payToken = (await api('POST', '/mp/init')).json.data.payToken as string;
     const pay = await api('POST', '/mp/pay', payBody(payToken, '699000601'));
+    expect(pay.status).toBe(417);
+    expect(pay.json.message).toBe('Le solde du compte du payeur est insuffisant');
+    const pin = await api('POST', '/mp/pay', payBody((await api('POST', '/mp/init')).json.data.payToken, '699000609'));
+    expect(pin).toMatchObject({ status: 417, json: { message: 'Code PIN incorrect', data: { status: 'FAILED' } } });
     expect(pay.json.data).toMatchObject({ status: 'FAILED', inittxnstatus: '60019', inittxnmessage: 'Le solde du compte du payeur est insuffisant' });
     const other = (await api('POST', '/cashin/init')).json.data.payToken as string;
     expect((await api('POST', '/cashin/pay', { ...payBody(other, '699000001'), pin: '0000' })).status).toBe(403);
     expect((await api('GET', '/mp/paymentstatus/MPNOPE')).status).toBe(404);
+  });
+
+  it('orderId: 20 characters accepted, 21 refused', async () => {
+    const ok = await api('POST', '/mp/pay', { ...payBody((await api('POST', '/mp/init')).json.data.payToken, '699000607'), orderId: 'X'.repeat(20) });
+    expect(ok.status).toBe(200);
+    const long = await api('POST', '/mp/pay', { ...payBody((await api('POST', '/mp/init')).json.data.payToken, '699000607'), orderId: 'X'.repeat(21) });
+    expect(long.status).toBe(400);
+  });
+
+  it('198 stays PENDING until decideLate(); moved() lists each successful payment once, with its txnid', async () => {
+    const payToken = (await api('POST', '/cashin/init')).json.data.payToken as string;
+    expect((await api('POST', '/cashin/pay', { ...payBody(payToken, '699000198'), orderId: 'PO-LATE', amount: '2500' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await api('GET', `/cashin/paymentstatus/${payToken}`)).json.data.status).toBe('PENDING');
+    expect(sim.moved().find((m) => m.operatorReference === payToken)).toBeUndefined();
+    expect(sim.decideLate()).toBe(1);
+    const done = (await api('GET', `/cashin/paymentstatus/${payToken}`)).json.data;
+    expect(done.status).toBe('SUCCESSFULL');
+    expect(sim.moved().filter((m) => m.operatorReference === payToken)).toEqual([
+      { reference: 'PO-LATE', operatorReference: payToken, direction: 'PAY_OUT', amount: 2500, currency: 'XAF', msisdn: '699000198', operatorTransactionId: done.txnid },
+    ]);
+    expect(sim.moved().every((m) => m.operatorTransactionId !== 'null')).toBe(true);
   });
 });

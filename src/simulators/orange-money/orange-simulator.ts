@@ -3,16 +3,20 @@
  * following operators.md §2B: `POST /token` (Basic consumer key:secret, form
  * `grant_type=client_credentials`), every API call with `Authorization: Bearer` and
  * `X-AUTH-TOKEN: base64(username:password)` (WSO2 `fault` bodies when refused), `mp/init` →
- * `payToken`, `mp/pay` (USSD push; PENDING or FAILED at once), `mp/paymentstatus/{payToken}`,
- * the same three for `cashin`, and a POST to `notifUrl` when a transaction completes.
- * Test and staging tooling only: production code never imports it.
+ * `payToken`, `mp/pay` (USSD push: PENDING, or a business decline answered HTTP 417 with a body
+ * naming the reason; `orderId` at most 20 characters), `mp/paymentstatus/{payToken}`, the same
+ * three for `cashin`, and a POST to `notifUrl` when a transaction completes (once, no retry).
+ * The fault modes of `sim-http.ts` apply; `moved()` lists the money moved. Test and staging
+ * tooling only: production code never imports it.
  *
  * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
  * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and the README):
- * 601 insufficient balance (60019, at once) · 602 unknown beneficiary (at once) · 603 blocked
- * user (at once) · 604 above the maximum amount (at once) · 605 the customer cancels ·
+ * 601 insufficient balance (60019, 417 at once) · 602 unknown beneficiary (417) · 603 blocked
+ * user (417) · 604 above the maximum amount (417) · 605 the customer cancels ·
  * 606 the customer never answers (EXPIRED) · 607 stays PENDING · 608 insufficient balance at
- * confirmation · any other number: SUCCESSFULL after `decisionDelayMs`.
+ * confirmation · 609 wrong PIN (417) · 198 SUCCESSFULL only after `lateDecisionMs` or
+ * `decideLate()` (Orange paying after Kolo's deadline) · any other number: SUCCESSFULL after
+ * `decisionDelayMs`.
  * The notification body is not published by Orange: the simulator sends the transaction object.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +25,9 @@ import {
   answerFault,
   applySettings,
   createCallbackSender,
+  createDecisionTimers,
+  SIM_LATE_DECISION_MS,
+  SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
   listen,
@@ -31,6 +38,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
 
@@ -45,6 +53,8 @@ export interface OrangeSimulatorOptions {
   channelMsisdn: string;
   pin: string;
   decisionDelayMs: number;
+  /** How long a `…198` payment stays PENDING before succeeding, unless `decideLate()` comes first. */
+  lateDecisionMs: number;
   /** A payToken never paid becomes EXPIRED after this (Orange: at least 7 minutes). */
   payTokenTtlMs: number;
   tokenTtlSeconds: number;
@@ -62,6 +72,7 @@ export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
   channelMsisdn: '691000000',
   pin: '2222',
   decisionDelayMs: 2000,
+  lateDecisionMs: SIM_LATE_DECISION_MS,
   payTokenTtlMs: 7 * 60_000,
   tokenTtlSeconds: 3600,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
@@ -69,7 +80,7 @@ export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
 
 /** What a trigger does: fail at `pay`, settle later to a status, or stay pending. */
 type Trigger =
-  | { kind: 'FAIL_AT_ONCE'; code: string; message: string }
+  | { kind: 'FAIL_AT_ONCE'; code: string | null; message: string }
   | { kind: 'SETTLE'; status: 'CANCELLED' | 'EXPIRED' | 'FAILED'; code: string; message: string }
   | { kind: 'PENDING_FOREVER' };
 
@@ -83,7 +94,11 @@ export const ORANGE_TRIGGERS: Record<string, Trigger> = {
   '606': { kind: 'SETTLE', status: 'EXPIRED', code: '60022', message: 'Transaction expiree' },
   '607': { kind: 'PENDING_FOREVER' },
   '608': { kind: 'SETTLE', status: 'FAILED', code: '60019', message: 'Le solde du compte du payeur est insuffisant' },
+  '609': { kind: 'FAIL_AT_ONCE', code: null, message: 'Code PIN incorrect' },
 };
+
+/** Longest `orderId` Orange accepts (operators.md, corrections). */
+const ORDER_ID_MAX = 20;
 
 type Flow = 'mp' | 'cashin';
 
@@ -91,6 +106,8 @@ type Flow = 'mp' | 'cashin';
 export interface OrangeSimTransaction {
   flow: Flow;
   payToken: string;
+  /** The `orderId` of its `pay` (null before it). */
+  orderId: string | null;
   createdAtMs: number;
   data: Record<string, unknown>;
 }
@@ -105,6 +122,10 @@ export interface OrangeSimulator {
   transactions: Map<string, OrangeSimTransaction>;
   fault: SimFault | null;
   expireTokens(): void;
+  /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
+  decideLate(): number;
+  /** The money Orange moved: one row per SUCCESSFULL payment or cash-in, in creation order. */
+  moved(): SimMovement[];
   close(): Promise<void>;
 }
 
@@ -120,18 +141,25 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
   const transactions = new Map<string, OrangeSimTransaction>();
   const requests: SimRequest[] = [];
   const callbacks: SimCallback[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const decisions = createDecisionTimers();
   const state: { fault: SimFault | null } = { fault: null };
   const sender = createCallbackSender(() => options.callbacks, callbacks);
   const xAuthToken = () => Buffer.from(`${options.apiUsername}:${options.apiPassword}`).toString('base64');
+  const later = decisions.later;
 
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const moved = (): SimMovement[] =>
+    [...transactions.values()]
+      .filter((tx) => tx.data.status === 'SUCCESSFULL')
+      .map((tx) => ({
+        reference: String(tx.orderId),
+        operatorReference: tx.payToken,
+        direction: tx.flow === 'mp' ? 'PAY_IN' : 'PAY_OUT',
+        amount: Number(tx.data.amount),
+        // The OM API serves Cameroon: francs CFA (XAF), whole units.
+        currency: 'XAF',
+        msisdn: String(tx.data.subscriberMsisdn),
+        operatorTransactionId: String(tx.data.txnid),
+      }));
 
   const notify = (tx: OrangeSimTransaction) => {
     const url = tx.data.notifUrl;
@@ -174,7 +202,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     const fault = faultHits(state, 'prepare');
     if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
     const payToken = `${flow === 'mp' ? 'MP' : 'CI'}${new Date().toISOString().slice(2, 10).replace(/-/g, '')}${randomBytes(10).toString('hex').toUpperCase()}`;
-    transactions.set(payToken, { flow, payToken, createdAtMs: Date.now(), data: { payToken, status: 'INITIATED' } });
+    transactions.set(payToken, { flow, payToken, orderId: null, createdAtMs: Date.now(), data: { payToken, status: 'INITIATED' } });
     const what = flow === 'mp' ? 'Payment request' : 'Cashin request';
     return sendJson(res, 200, { message: `${what} successfully initiated`, data: { payToken } });
   };
@@ -192,7 +220,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     const missing = fields.filter((f) => typeof body[f] !== 'string');
     if (missing.length > 0) return sendJson(res, 400, { message: `Champs manquants ou invalides : ${missing.join(', ')}`, data: null });
     const subscriber = body.subscriberMsisdn as string;
-    if (!/^6\d{8}$/.test(subscriber) || !/^[1-9]\d*$/.test(body.amount as string) || (body.orderId as string).length > 30) {
+    if (!/^6\d{8}$/.test(subscriber) || !/^[1-9]\d*$/.test(body.amount as string) || (body.orderId as string).length > ORDER_ID_MAX) {
       return sendJson(res, 400, { message: 'subscriberMsisdn, amount ou orderId invalide', data: null });
     }
     if (body.channelUserMsisdn !== options.channelMsisdn || body.pin !== options.pin) {
@@ -203,7 +231,9 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     if (tx.data.status !== 'INITIATED') return sendJson(res, 400, { message: 'payToken deja utilise', data: null });
     const fault = faultHits(state, 'initiate');
     if (fault && !fault.landed) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
-    const trigger = ORANGE_TRIGGERS[subscriber.slice(-3)];
+    const suffix = subscriber.slice(-3);
+    const trigger = ORANGE_TRIGGERS[suffix];
+    tx.orderId = body.orderId as string;
     const now = new Date().toISOString();
     tx.data = {
       id: transactions.size,
@@ -224,14 +254,17 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     };
     if (trigger?.kind === 'FAIL_AT_ONCE') {
       Object.assign(tx.data, { status: 'FAILED', inittxnstatus: trigger.code, inittxnmessage: trigger.message });
+    } else if (suffix === SIM_LATE_SUFFIX) {
+      later(options.lateDecisionMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`), true);
     } else if (trigger?.kind === 'SETTLE') {
       later(options.decisionDelayMs, () => settle(tx, trigger.status, trigger.code, trigger.message));
     } else if (!trigger) {
       later(options.decisionDelayMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
     }
     if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
-    const message = tx.data.status === 'FAILED' ? String(tx.data.inittxnmessage) : 'Paiement en attente de confirmation';
-    return sendJson(res, 200, { message, data: tx.data });
+    // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason (corrections: spreeloop).
+    if (tx.data.status === 'FAILED') return sendJson(res, 417, { message: String(tx.data.inittxnmessage), data: tx.data });
+    return sendJson(res, 200, { message: 'Paiement en attente de confirmation', data: tx.data });
   };
 
   const handleStatus = (req: SimRequest, res: http.ServerResponse, flow: Flow, payToken: string) => {
@@ -260,18 +293,21 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     if (req.method === 'POST' && path === '/_simulator/settings') {
       const problems = applySettings(options as unknown as Record<string, unknown>, body, {
         decisionDelayMs: 'ms',
+        lateDecisionMs: 'ms',
         payTokenTtlMs: 'ms',
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, payTokenTtlMs: options.payTokenTtlMs, callbacks: options.callbacks });
+      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, lateDecisionMs: options.lateDecisionMs, payTokenTtlMs: options.payTokenTtlMs, callbacks: options.callbacks });
     }
     if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
       for (const k of tokens.keys()) tokens.set(k, 0);
       return sendJson(res, 200, { expired: tokens.size });
     }
+    if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
+    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
     if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...transactions.values()].map((t) => t.data));
     if (req.method === 'POST' && path === '/token') return handleToken(req, res);
     if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/init$`).exec(path))) return handleInit(req, res, m[1] as Flow);
@@ -283,8 +319,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
   };
 
   const server = await listen(handler, options.host, options.port, () => {
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
+    decisions.stop();
     sender.stop();
   });
   return {
@@ -303,6 +338,8 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     expireTokens() {
       for (const k of tokens.keys()) tokens.set(k, 0);
     },
+    decideLate: decisions.decideLate,
+    moved,
     close: server.close,
   };
 }

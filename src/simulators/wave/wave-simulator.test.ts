@@ -2,7 +2,8 @@
  * The Wave simulator speaks Wave's contract (operators.md §3): bearer keys bound to one wallet and
  * one API with Wave's `{code, message}` refusals, sessions with `wave_launch_url` and the
  * `client_reference` search, payouts with `idempotency-key` (replay and `idempotency-mismatch`),
- * and webhooks signed `t=…,v1=HMAC-SHA256(secret, t + body)`.
+ * webhooks signed `t=…,v1=HMAC-SHA256(secret, t + body)`, late decisions (…198) and the list of
+ * money moved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,5 +92,28 @@ describe('Wave simulator', () => {
       json: { code: 'idempotency-mismatch' },
     });
     expect(await call('GET', `/v1/payout/${first.json.id}`, sn.payoutApiKey)).toMatchObject({ status: 200, json: { client_reference: 'PO-1' } });
+  });
+
+  it('…198: the payout stays processing and the session open until decideLate(); moved() lists both, once', async () => {
+    const payout = await call('POST', '/v1/payout', sn.payoutApiKey, { currency: 'XOF', receive_amount: '3000', mobile: '+221761110198', client_reference: 'PO-LATE' }, { 'idempotency-key': 'PO-LATE' });
+    expect(payout.json.status).toBe('processing');
+    const session = await call('POST', '/v1/checkout/sessions', sn.checkoutApiKey, {
+      amount: '1500',
+      currency: 'XOF',
+      success_url: 'https://kolo.example/ok',
+      error_url: 'https://kolo.example/ko',
+      client_reference: 'PI-LATE',
+      restrict_payer_mobile: '+221761110198',
+    });
+    expect(session.json.payment_status).toBe('processing');
+    const mine = () => sim.moved().filter((m) => m.reference === 'PO-LATE' || m.reference === 'PI-LATE');
+    expect(mine()).toEqual([]);
+    expect(sim.decideLate()).toBe(2);
+    const paid = await call('GET', `/v1/checkout/sessions/${session.json.id}`, sn.checkoutApiKey);
+    expect(paid.json).toMatchObject({ payment_status: 'succeeded', checkout_status: 'complete' });
+    expect(mine()).toEqual([
+      { reference: 'PI-LATE', operatorReference: session.json.id, direction: 'PAY_IN', amount: 1500, currency: 'XOF', msisdn: '221761110198', operatorTransactionId: paid.json.transaction_id },
+      { reference: 'PO-LATE', operatorReference: payout.json.id, direction: 'PAY_OUT', amount: 3000, currency: 'XOF', msisdn: '221761110198', operatorTransactionId: payout.json.id },
+    ]);
   });
 });

@@ -15,8 +15,11 @@
  * three digits of the payer's `restrict_payer_mobile`, or of the payout `mobile`, see
  * `WAVE_TRIGGERS` and the README): 601 insufficient funds · 603 blocked account ·
  * 604 inactive recipient (payout) · 605 limit exceeded · 602 `recipient-account-blocked` (payout) ·
- * 606 payout stays `processing` for `decisionDelayMs`, then succeeds · any other number: paid.
- * A payout above the wallet's balance (a setting) fails with `insufficient-funds`.
+ * 606 payout stays `processing` for `decisionDelayMs`, then succeeds · 198 Wave pays only after
+ * `lateDecisionMs` or `decideLate()` (after Kolo's deadline): the payout stays `processing`, the
+ * session is paid by the simulator itself · any other number: paid. A payout above the wallet's
+ * balance (a setting) fails with `insufficient-funds`. The fault modes of `sim-http.ts` apply;
+ * `moved()` lists the money moved.
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -25,6 +28,9 @@ import {
   answerFault,
   applySettings,
   createCallbackSender,
+  createDecisionTimers,
+  SIM_LATE_DECISION_MS,
+  SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
   listen,
@@ -34,6 +40,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
 
@@ -55,6 +62,8 @@ export interface WaveSimulatorOptions {
   /** `valid` signs properly; `invalid` signs with another secret; `missing` sends no header. */
   webhookSignature: 'valid' | 'invalid' | 'missing';
   decisionDelayMs: number;
+  /** How long a `…198` session or payout waits before Wave pays it, unless `decideLate()` comes first. */
+  lateDecisionMs: number;
   callbacks: SimCallbackOptions;
   /** The simulator's clock for signature timestamps, milliseconds (tests align it with Kolo's). */
   nowMs: () => number;
@@ -72,6 +81,7 @@ export const WAVE_SIM_DEFAULTS: WaveSimulatorOptions = {
   webhookSecret: 'wave_sn_WHS_simwebhooksecret000000000000',
   webhookSignature: 'valid',
   decisionDelayMs: 2000,
+  lateDecisionMs: SIM_LATE_DECISION_MS,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
   nowMs: () => Date.now(),
 };
@@ -98,6 +108,10 @@ export interface WaveSimulator {
   fault: SimFault | null;
   /** The customer pays session `id` on the launch page (what the page's button does). */
   pay(id: string): { redirect: string };
+  /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
+  decideLate(): number;
+  /** The money Wave moved: one row per succeeded session (pay-in) or payout, in creation order. */
+  moved(): SimMovement[];
   close(): Promise<void>;
 }
 
@@ -119,18 +133,38 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
   const idempotency = new Map<string, { body: string; payoutId: string }>();
   const requests: SimRequest[] = [];
   const callbacks: SimCallback[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const decisions = createDecisionTimers();
   const state: { fault: SimFault | null } = { fault: null };
   const sender = createCallbackSender(() => options.callbacks, callbacks);
+  const later = decisions.later;
   let baseUrl = '';
 
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const digits = (mobile: unknown) => String(mobile ?? '').replace(/^\+/, '');
+  const moved = (): SimMovement[] => [
+    ...[...sessions.values()]
+      .filter((s) => s.payment_status === 'succeeded')
+      .map((s) => ({
+        reference: String(s.client_reference),
+        operatorReference: String(s.id),
+        direction: 'PAY_IN' as const,
+        amount: Number(s.amount),
+        currency: String(s.currency),
+        msisdn: digits(s.restrict_payer_mobile),
+        operatorTransactionId: String(s.transaction_id),
+      })),
+    ...[...payouts.values()]
+      .filter((p) => p.status === 'succeeded')
+      .map((p) => ({
+        reference: String(p.client_reference),
+        operatorReference: String(p.id),
+        direction: 'PAY_OUT' as const,
+        // What the recipient received; Wave also took its fee from our wallet.
+        amount: Number(p.receive_amount),
+        currency: String(p.currency),
+        msisdn: digits(p.mobile),
+        operatorTransactionId: String(p.id),
+      })),
+  ];
 
   /** The wallet and API a bearer key belongs to, or an error answer. */
   const authenticate = (req: SimRequest, api: 'checkout' | 'payout'): { country: 'SN' | 'CI' } | { status: number; body: unknown } => {
@@ -209,6 +243,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       wallet: who.country,
     };
     sessions.set(id, session);
+    if (String(session.restrict_payer_mobile ?? '').endsWith(SIM_LATE_SUFFIX)) later(options.lateDecisionMs, () => void pay(id), true);
     if (fault) return answerFault(res, fault, err('internal-server-error', 'Internal server error'));
     return sendJson(res, 200, publicSession(session));
   };
@@ -305,7 +340,8 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
         payout.status = 'succeeded';
       }
     };
-    if (trigger === 'PROCESSING') later(options.decisionDelayMs, settle);
+    if ((body.mobile as string).endsWith(SIM_LATE_SUFFIX)) later(options.lateDecisionMs, settle, true);
+    else if (trigger === 'PROCESSING') later(options.decisionDelayMs, settle);
     else if (trigger) Object.assign(payout, { status: 'failed', payout_error: { error_code: trigger.code, error_message: trigger.message } });
     else settle();
     payouts.set(payout.id as string, payout);
@@ -330,14 +366,17 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     if (req.method === 'POST' && path === '/_simulator/settings') {
       const problems = applySettings(options as unknown as Record<string, unknown>, body, {
         decisionDelayMs: 'ms',
+        lateDecisionMs: 'ms',
         webhookSignature: ['valid', 'invalid', 'missing'],
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, webhookSignature: options.webhookSignature, callbacks: options.callbacks });
+      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, lateDecisionMs: options.lateDecisionMs, webhookSignature: options.webhookSignature, callbacks: options.callbacks });
     }
+    if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
+    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
     if (req.method === 'GET' && path === '/_simulator/transactions') {
       return sendJson(res, 200, { sessions: [...sessions.values()].map(publicSession), payouts: [...payouts.values()] });
     }
@@ -391,8 +430,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
   };
 
   const server = await listen(handler, options.host, options.port, () => {
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
+    decisions.stop();
     sender.stop();
   });
   baseUrl = server.url;
@@ -411,6 +449,8 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       state.fault = value;
     },
     pay,
+    decideLate: decisions.decideLate,
+    moved,
     close: server.close,
   };
 }
