@@ -352,10 +352,10 @@ describe('Daraja callbacks', () => {
   it('ReasonType is a description, never a result code; a failure is read from TransactionReason', () => {
     expect(readDarajaCallback(tsq('Failed', 'The balance is insufficient for the transaction.'), asked)).toEqual({
       kind: 'RESULT',
-      status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa Failed: The balance is insufficient for the transaction.' },
+      status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' },
       isStatusQueryAnswer: true,
     });
-    expect(readDarajaCallback(tsq('Failed', 'Something else'), asked)).toMatchObject({ status: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR' } });
+    expect(readDarajaCallback(tsq('Failed', 'Something else'), asked)).toMatchObject({ status: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'M-Pesa Failed: Something else' } });
     expect(readDarajaCallback(tsq('Expired', ''), asked)).toMatchObject({ kind: 'RESULT', status: { kind: 'UNREACHABLE' }, isStatusQueryAnswer: true });
   });
 

@@ -396,8 +396,10 @@ export function transactionStatusResultStatus(result: Record<string, unknown>, r
     operatorTransactionId: receipt || null,
   });
   if (outcome.kind !== 'FAILED') return outcome;
-  const described = Object.values(B2C_RESULT_CODES).find((row) => row.kind === 'FAILED' && row.description?.toLowerCase() === why.trim().toLowerCase());
-  return described?.kind === 'FAILED' ? { ...outcome, failureCode: described.failureCode } : outcome;
+  // Read back as the B2C Result would have said it, so both paths give the same failure.
+  const described = Object.entries(B2C_RESULT_CODES).find(([, row]) => row.kind === 'FAILED' && row.description?.toLowerCase() === why.trim().toLowerCase());
+  if (!described || described[1].kind !== 'FAILED') return outcome;
+  return { kind: 'FAILED', failureCode: described[1].failureCode, failureReason: `M-Pesa ${described[0]}: ${why.trim()}` };
 }
 
 /** True when a `Result` is a Transaction Status result (its parameters carry `TransactionStatus`). */
