@@ -400,12 +400,16 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     await expectReconciled();
   });
 
-  it('a B2C answered 500.003.1001 and paid: not FAILED nor released; it stays PENDING, and the status query\'s Result settles it SUCCESS', async () => {
-    sim.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
+  const LANDED_FAULTS: [string, 'error500' | 'timeout', string][] = [
+    ['answered 500.003.1001', 'error500', '254711000204'],
+    ["held past Kolo's timeout", 'timeout', '254711000206'],
+  ];
+  it.each(LANDED_FAULTS)('a B2C %s and paid: not FAILED nor released; it stays PENDING, and the status query\'s Result settles it SUCCESS', async (_, mode, beneficiary) => {
+    sim.fault = { mode, on: 'initiate', landed: true, remaining: 1 };
     // Slow enough that the status query's reference is stored before its Result comes back.
     sim.options.callbacks.delayMs = 200;
     const reservedBefore = await reserved();
-    const reference = await transfer('254711000204', 700);
+    const reference = await transfer(beneficiary, 700);
     expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', operatorReference: reference, initiationOutcome: 'UNKNOWN' });
     expect(await reserved()).toBeGreaterThan(reservedBefore);
     await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
@@ -493,9 +497,9 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     };
     await postCallback(reference, forged);
     expect((await rowOf(h, reference)).status).toBe('PENDING');
-    // Settled by the poller's status query, so that the reconciliation sees every payment.
-    sim.options.callbacks.drop = false;
+    // Settled by the poller's status query (its Result was dropped), so that the reconciliation sees every payment.
     await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
+    sim.options.callbacks.drop = false;
     await pollAfter(10_000);
     expect((await settled(h, reference)).status).toBe('SUCCESS');
     await expectReconciled();

@@ -291,10 +291,10 @@ describe('Daraja callbacks', () => {
     });
   });
 
-  it('the B2C ResultCode table holds exactly the documented codes; any other is unknown', () => {
+  it('the B2C ResultCode table holds exactly the documented codes; any other is unknown: a hint, the status query decides', () => {
     expect(Object.keys(B2C_RESULT_CODES).sort()).toEqual(['0', ...B2C_CODES.map(([c]) => String(c))].sort());
-    expect(readDarajaCallback(failedWith(1037, 'DS timeout'), payout)).toMatchObject({ kind: 'RESULT', status: { kind: 'UNREACHABLE' } });
-    expect(readDarajaCallback(failedWith(17, 'Internal Failure'), payout)).toMatchObject({ kind: 'RESULT', status: { kind: 'UNREACHABLE' } });
+    expect(readDarajaCallback(failedWith(1037, 'DS timeout'), payout)).toEqual({ kind: 'QUERY', operatorReference: null });
+    expect(readDarajaCallback(failedWith(17, 'Internal Failure'), payout)).toEqual({ kind: 'QUERY', operatorReference: null });
   });
 
   it('a Result naming only our reference (which merchants know) is at most a hint; wrong or missing ConversationID vouches for nothing', () => {

@@ -416,7 +416,8 @@ const NOTHING: StatusResult = { kind: 'PENDING' };
  * `ConversationID` is known to Daraja and Kolo alone (answered synchronously, never shown):
  * - STK (`Body.stkCallback`): a hint. It names the CheckoutRequestID to query when the push's
  *   answer never reached us (our reference still stands in for it); STK Query decides.
- * - a `Result` whose `ConversationID` is the B2C's (`operatorReference`): the B2C's verdict.
+ * - a `Result` whose `ConversationID` is the B2C's (`operatorReference`): the B2C's verdict;
+ *   under a code missing from `B2C_RESULT_CODES` (a queue-timeout notice…), a hint instead.
  * - a `Result` whose `ConversationID` is our last Transaction Status Query's
  *   (`statusQueryReference`): that query's answer (`isStatusQueryAnswer`).
  * - a B2C-shaped `Result` naming only our reference (a Result for a B2C whose answer was lost, a
@@ -445,7 +446,8 @@ export function readDarajaCallback(
   // Our reference stands in for the ConversationID until Daraja answers: it vouches for nothing.
   const knowsConversation = query.operatorReference !== null && query.operatorReference !== query.reference;
   if (!isTransactionStatus && knowsConversation && conversationId === query.operatorReference) {
-    return { kind: 'RESULT', status: b2cResultStatus(result), isStatusQueryAnswer: false };
+    const status = b2cResultStatus(result);
+    return status.kind === 'SUCCEEDED' || status.kind === 'FAILED' ? { kind: 'RESULT', status, isStatusQueryAnswer: false } : { kind: 'QUERY', operatorReference: null };
   }
   if (!isTransactionStatus && stringField(result, 'OriginatorConversationID') === query.reference) return { kind: 'QUERY', operatorReference: null };
   return nothing;
