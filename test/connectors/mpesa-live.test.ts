@@ -410,8 +410,14 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     sim.options.callbacks.delayMs = 200;
     const reservedBefore = await reserved();
     const reference = await transfer(beneficiary, 700);
-    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', operatorReference: reference, initiationOutcome: 'UNKNOWN' });
-    expect(await reserved()).toBeGreaterThan(reservedBefore);
+    // Never FAILED. While Kolo waits past its timeout, the Result (a hint) may already have
+    // settled it through the status query; otherwise it is PENDING with its amount reserved.
+    const first = await rowOf(h, reference);
+    expect(first.status).not.toBe('FAILED');
+    if (first.status === 'PENDING') {
+      expect(first).toMatchObject({ operatorReference: reference, initiationOutcome: 'UNKNOWN' });
+      expect(await reserved()).toBeGreaterThan(reservedBefore);
+    }
     await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
     // Its Result names only our reference (the ConversationID never reached Kolo): a hint, which
     // sends a Transaction Status Query; the query's Result is the verdict.
