@@ -107,7 +107,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
   /** Sends `call` with the bearer token; on its API's invalid-token answer, renews the token once and resends. */
   async function send(call: DarajaCall): Promise<OperatorResponse | Exclude<TokenOutcome, { token: string }>> {
     let token = await tokens.current();
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; attempt < 2; attempt++) {
       if (!('token' in token)) return token;
       const answer = await callOperator(
         options.fetch,
@@ -125,6 +125,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       if (!refused || attempt > 0) return answer;
       token = await tokens.renew(token.token);
     }
+    throw new Error('unreachable: the second pass returns');
   }
 
   /** Records a minute's pause on pushes to `msisdn` (Daraja could not lock the subscriber). */

@@ -38,6 +38,12 @@ export interface DarajaTokenOptions {
 
 /** Pause between two looks at the shared token while another instance holds the lease. */
 const WAIT_STEP_MS = 50;
+/**
+ * How long this process reuses a token read from the store before reading it again (its exact
+ * expiry stays in the store, which serves it only until `marginMs` before the end: keep this
+ * shorter than `MPESA_TOKEN_MARGIN_MS`).
+ */
+const SHARED_COPY_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,8 +90,7 @@ export function createDarajaTokens(options: DarajaTokenOptions): DarajaTokens {
     const waits = Math.max(1, Math.ceil(options.fetchTimeoutMs / WAIT_STEP_MS));
     for (let i = 0; i < waits; i++) {
       const token = await shared(refused);
-      // Its exact expiry stays in the store; a copy is reused for at most a minute.
-      if (token) return adopt(token, options.now().getTime() + 60_000);
+      if (token) return adopt(token, options.now().getTime() + SHARED_COPY_MS);
       let leased: boolean;
       try {
         leased = await options.state.claim(leaseKey, owner, new Date(options.now().getTime() + options.fetchTimeoutMs));
@@ -96,7 +101,7 @@ export function createDarajaTokens(options: DarajaTokenOptions): DarajaTokens {
         try {
           // Another instance may have shared one between our look and our lease.
           const again = await shared(refused);
-          if (again) return adopt(again, options.now().getTime() + 60_000);
+          if (again) return adopt(again, options.now().getTime() + SHARED_COPY_MS);
           return await fetchAndShare();
         } finally {
           await options.state.release(leaseKey, owner).catch(() => undefined);
