@@ -282,6 +282,7 @@ describe('M-Pesa STK push with a LIVE key', () => {
     expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
     const row = await rowOf(h, reference);
     await waitUntil('the late payment', () => sim.moved().some((m) => m.id === row.operatorReference));
+    await waitUntil('its callback answered', () => sim.callbacks.some((c) => c.url.endsWith(row.callbackToken!) && c.status === 200));
     await callbacksIdle(h.services);
     // The callback reopened the watch; its status query (run by the poller) finds the payment.
     for (let i = 0; i < 5 && !(await rowOf(h, reference)).isLateSuccess; i++) await pollAfter(5_000);
