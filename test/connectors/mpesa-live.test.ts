@@ -323,7 +323,7 @@ describe('one Daraja token for every instance', () => {
       initiatedAt: h.clock.now(),
       callbackUrl: `${h.baseUrl}/api/v1/callbacks/daraja/0000000000000000`,
     };
-    expect(await a.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/) });
+    expect(await a.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/), retryAfterMs: 30_000 });
     expect(await b.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/) });
     expect(tokenCalls()).toBe(before + 2);
     // Each sent with the old token, refused (400.003.01), resent once with the new one.
@@ -507,7 +507,8 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     // Settled by the poller's status query (its Result was dropped), so that the reconciliation sees every payment.
     await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
     sim.options.callbacks.drop = false;
-    await pollAfter(10_000);
+    // Past the 30 s the hint's status query asked for its answer.
+    await pollAfter(30_000);
     expect((await settled(h, reference)).status).toBe('SUCCESS');
     await expectReconciled();
   });

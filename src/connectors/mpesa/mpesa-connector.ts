@@ -58,6 +58,12 @@ export const MPESA_TOKEN_MARGIN_MS = 60_000;
 export const MPESA_STK_FIRST_QUERY_MS = 20_000;
 /** Then STK Query about this often (operators.md §4.4: "every ~15 s"). */
 export const MPESA_STK_QUERY_INTERVAL_MS = 15_000;
+/**
+ * After a Transaction Status Query, the next one no sooner than this: each query replaces the
+ * `statusQueryReference` its answer must carry, so asking again before Daraja has answered would
+ * make that answer stale.
+ */
+export const MPESA_TSQ_ANSWER_WAIT_MS = 30_000;
 /** No push to a phone within this of "unable to lock subscriber" (operators.md "Corrections"). */
 export const MPESA_LOCK_PAUSE_MS = 60_000;
 /** STK callbacks remembered (their receipt, and that Daraja has answered), oldest dropped first. */
@@ -200,7 +206,8 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       if (!query.callbackUrl) return { kind: 'PENDING' };
       const answer = await send(transactionStatusCall(query.reference, config, query.callbackUrl));
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-      return transactionStatusAck(answer.status, answer.json);
+      const status = transactionStatusAck(answer.status, answer.json);
+      return status.kind === 'PENDING' ? { ...status, retryAfterMs: MPESA_TSQ_ANSWER_WAIT_MS } : status;
     },
 
     readCallback(body, query): CallbackReading {
