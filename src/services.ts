@@ -11,6 +11,7 @@ import type { Ids } from './domain/ids.ts';
 import type { ConnectorRegistry } from './connectors/registry.ts';
 import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
 import { createLiveConnectors } from './connectors/live-connectors.ts';
+import { createConnectorStateStore } from './db/queries/connector-state.ts';
 import type { StatusChangeListener } from './payments/apply-transition.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
 import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
@@ -54,6 +55,7 @@ export function createServices(
   base: Pick<Services, 'config' | 'db' | 'clock' | 'ids' | 'log'> & Partial<Pick<Services, 'connectors' | 'statusListeners' | 'webhookSecretBox' | 'webhookSender'>>,
 ): Services {
   const metrics = createMetrics(base.db, base.clock);
+  const webhookSecretBox = base.webhookSecretBox ?? createSecretBox(loadWebhookEncryptionKey(base.config, base.log));
   const connectors = base.connectors ?? {
     sandbox: createSandboxConnector({
       clock: base.clock,
@@ -64,6 +66,8 @@ export function createServices(
       fetch: (input, init) => globalThis.fetch(input, init),
       clock: base.clock,
       uuid: base.ids.uuid,
+      // Operator tokens are secrets: sealed at rest with the webhook secrets' key.
+      sharedState: createConnectorStateStore(base.db, webhookSecretBox, base.clock),
       warn: (fields, message) => base.log.warn(fields, message),
     }),
   };
@@ -74,7 +78,7 @@ export function createServices(
     connectors: instrumentRegistry(connectors, metrics),
     // The webhook outbox is always on: every terminal status change writes its delivery.
     statusListeners: [webhookOutboxListener(base), finishedTransactionsListener(metrics), ...(base.statusListeners ?? [])],
-    webhookSecretBox: base.webhookSecretBox ?? createSecretBox(loadWebhookEncryptionKey(base.config, base.log)),
+    webhookSecretBox,
     webhookSender: base.webhookSender ?? createHttpSender(() => base.config.webhookAllowPrivateHosts),
   };
 }

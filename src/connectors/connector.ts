@@ -115,9 +115,12 @@ export type CallbackReading =
  * statements and the customer's SMS (MTN `financialTransactionId`, Orange `txnid`, M-Pesa
  * receipt, Wave transaction id), when the answer carries it. `PENDING.statusQueryReference`: an
  * asynchronous query was sent and its answer will name this id (Daraja `ConversationID`).
+ * `PENDING.retryAfterMs`: the operator should not be asked again sooner than this, milliseconds
+ * from now (Daraja: STK Query no earlier than 20 s after the push, then about every 15 s; a
+ * Transaction Status Query's answer is awaited 30 s before the next query).
  */
 export type StatusResult =
-  | { kind: 'PENDING'; statusQueryReference?: string }
+  | { kind: 'PENDING'; statusQueryReference?: string; retryAfterMs?: number }
   | { kind: 'SUCCEEDED'; operatorReference: string | null; operatorTransactionId?: string | null }
   | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
   | { kind: 'NOT_FOUND' }

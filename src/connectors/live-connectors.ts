@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Connector } from './connector.ts';
 import type { FetchFn } from './operator-http.ts';
+import type { SharedState } from './shared-state.ts';
 import { createMtnMomoConnector } from './mtn-momo/mtn-momo-connector.ts';
 import { createOrangeMoneyConnector } from './orange-money/orange-money-connector.ts';
 import { createMpesaConnector } from './mpesa/mpesa-connector.ts';
@@ -17,6 +18,11 @@ export interface LiveConnectorDeps {
   fetch: FetchFn;
   clock: Clock;
   uuid: () => string;
+  /**
+   * State shared by every instance on the database (`connector_state`): the Daraja token and
+   * its pauses. Absent (`kolo connectors check`): this process's memory.
+   */
+  sharedState?: SharedState;
   warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -26,7 +32,7 @@ export function createLiveConnectors(config: Config, deps: LiveConnectorDeps): M
   const common = { fetch: deps.fetch, clock: deps.clock, timeoutMs: config.connectorTimeoutMs, warn: deps.warn };
   if (config.mtnMomo) live.set('MTN_MOMO_CM', createMtnMomoConnector({ ...common, config: config.mtnMomo, uuid: deps.uuid }));
   if (config.orangeMoney) live.set('ORANGE_MONEY_CM', createOrangeMoneyConnector({ ...common, config: config.orangeMoney }));
-  if (config.mpesa) live.set('MPESA_KE', createMpesaConnector({ ...common, config: config.mpesa }));
+  if (config.mpesa) live.set('MPESA_KE', createMpesaConnector({ ...common, config: config.mpesa, sharedState: deps.sharedState }));
   for (const wallet of config.wave?.wallets ?? []) {
     live.set(
       `WAVE_${wallet.country}`,

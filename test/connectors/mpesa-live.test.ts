@@ -1,17 +1,29 @@
 /**
- * LIVE keys against the M-Pesa Daraja simulator, end to end: charge → OAuth → STK push →
- * callback (a hint) → STK Query → SUCCESS → payment.success; 1032 cancelled, 1037 timeout and the
- * other result codes; a lost callback (the poller's STK Query resolves it, "being processed"
- * kept PENDING); a duplicated callback (one transition); an ambiguous push (never pushed again:
- * the callback names the CheckoutRequestID, which is then queried); "Unable to lock subscriber";
- * an expired token; B2C pay-outs (success, insufficient organisation balance, a lost result
- * resolved by a Transaction Status Query, a result naming another pay-out ignored).
+ * LIVE keys against the M-Pesa Daraja simulator, end to end (real HTTP, real database): charge →
+ * OAuth → STK push → callback (a hint) → STK Query → SUCCESS → payment.success; the result codes;
+ * STK Query not before 20 s unless Daraja called back; a lost callback; a duplicated callback
+ * (one transition); an ambiguous push, a 5xx answer whose push went out (never pushed again: the
+ * callback names the CheckoutRequestID, which is queried); "Unable to lock subscriber" (a minute's
+ * pause); an expired token; one token for two instances; B2C pay-outs (success, a 5xx answer
+ * whose payment went out, a lost Result, a forged Result, duplicated Results, a payment after the
+ * deadline), each Transaction Status Query naming the pay-out by OriginalConversationID. Every
+ * fault mode ends with `kolo ledger verify`'s invariants and a reconciliation of what the
+ * simulator says it moved against the operator float in the ledger, transaction by transaction.
  */
+import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
+import { createMpesaConnector } from '../../src/connectors/mpesa/mpesa-connector.ts';
+import { createConnectorStateStore } from '../../src/db/queries/connector-state.ts';
+import { connectorState } from '../../src/db/schema-operations.ts';
+import { ledgerAccounts, ledgerEntries, ledgerLines } from '../../src/db/schema-ledger.ts';
+import { transactions } from '../../src/db/schema.ts';
+import { merchantAccount, operatorFloatAccount } from '../../src/ledger/accounts.ts';
+import { accountBalance } from '../../src/ledger/balances.ts';
 import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
+import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
@@ -32,9 +44,13 @@ afterAll(async () => {
   await sim?.close();
   await receiver?.close();
 });
-beforeEach(() => {
+/** What had moved before the running test: its reconciliation covers what moved since. */
+let before: { moved: number; float: Record<string, number> } = { moved: 0, float: {} };
+beforeEach(async () => {
+  before = { moved: sim.moved().length, float: await floatByTransaction() };
   sim.fault = null;
   sim.options.decisionDelayMs = 30;
+  sim.options.lateDecisionDelayMs = MPESA_SIM_DEFAULTS.lateDecisionDelayMs;
   sim.options.orgBalance = MPESA_SIM_DEFAULTS.orgBalance;
   sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
 });
@@ -56,6 +72,52 @@ async function pollAfter(ms: number) {
   h.clock.advance(ms);
   return pollOnce(h.services);
 }
+
+/** The LIVE KES operator float of the rail, per transaction (ledger lines summed by entry's transaction). */
+async function floatByTransaction(): Promise<Record<string, number>> {
+  const rows = await h.services.db
+    .select({ transactionId: ledgerEntries.transactionId, amount: ledgerLines.amount })
+    .from(ledgerLines)
+    .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerLines.entryId))
+    .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerLines.accountId))
+    .where(eq(ledgerAccounts.key, operatorFloatAccount(RAIL, 'LIVE', 'KES').key));
+  const sums: Record<string, number> = {};
+  for (const row of rows) sums[row.transactionId!] = (sums[row.transactionId!] ?? 0) + row.amount;
+  return Object.fromEntries(Object.entries(sums).filter(([, amount]) => amount !== 0));
+}
+
+/**
+ * `kolo ledger verify`'s invariants, then what the simulator says it moved during this test
+ * against what the ledger recorded during it, transaction by transaction: each push paid is
+ * +amount on the float of the transaction holding its CheckoutRequestID, each B2C paid −amount
+ * on the pay-out under its OriginatorConversationID, and nothing else moved the float.
+ */
+async function expectReconciled(): Promise<void> {
+  await expectLedgerBalanced(h.services.db);
+  const moved: Record<string, number> = {};
+  for (const m of sim.moved().slice(before.moved)) {
+    const [row] = await h.services.db
+      .select({ id: transactions.id })
+      .from(transactions)
+      .where(m.direction === 'PAY_IN' ? eq(transactions.operatorReference, m.id) : eq(transactions.reference, m.id));
+    expect(row, `the transaction of ${m.direction} ${m.id}`).toBeDefined();
+    moved[row!.id] = (moved[row!.id] ?? 0) + (m.direction === 'PAY_IN' ? m.amount : -m.amount);
+  }
+  const recorded: Record<string, number> = {};
+  for (const [id, amount] of Object.entries(await floatByTransaction())) {
+    if (amount !== (before.float[id] ?? 0)) recorded[id] = amount - (before.float[id] ?? 0);
+  }
+  expect(recorded).toEqual(moved);
+}
+
+const reserved = () => accountBalance(h.services.db, merchantAccount(t.applicationId, 'LIVE', 'KES', 'RESERVED').key);
+const tsqRequests = () => sim.requests.filter((r) => r.path === '/mpesa/transactionstatus/v1/query');
+const callbackUrlOf = async (reference: string) => `${h.baseUrl}/api/v1/callbacks/daraja/${(await rowOf(h, reference)).callbackToken}`;
+const postCallback = async (reference: string, body: unknown) => {
+  const answer = await fetch(await callbackUrlOf(reference), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(answer.status).toBe(200);
+  await callbacksIdle(h.services);
+};
 
 describe('M-Pesa STK push with a LIVE key', () => {
   it('charge → STK push (Password/Timestamp rule) → callback → STK Query → SUCCESS → payment.success', async () => {
@@ -87,7 +149,10 @@ describe('M-Pesa STK push with a LIVE key', () => {
       TransactionDesc: 'Paiement Kolo',
     });
     expect(body.CallBackURL).not.toMatch(/mpesa/i);
-    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    const done = await settled(h, reference);
+    expect(done.status).toBe('SUCCESS');
+    // The M-Pesa receipt (the callback's MpesaReceiptNumber: STK Query carries none).
+    expect(done.operatorTransactionId).toBe(sim.stk.get(row.operatorReference!)!.receipt);
     // The callback was only a hint: the verdict came from an STK Query.
     expect(queries(row.operatorReference!).length).toBeGreaterThanOrEqual(1);
     expect(sim.callbacks.find((c) => c.url.endsWith(row.callbackToken!))).toMatchObject({ method: 'POST', status: 200 });
@@ -110,11 +175,14 @@ describe('M-Pesa STK push with a LIVE key', () => {
     expect(await webhookTypes(h, reference)).toEqual(['payment.failed']);
   });
 
-  it('a lost callback: "being processed" stays PENDING, then the poller\'s STK Query resolves it', async () => {
+  it('a lost callback: no STK Query before 20 s, then "being processed" stays PENDING, then the poller\'s STK Query resolves it', async () => {
     sim.options.callbacks.drop = true;
     sim.options.decisionDelayMs = 400;
     const reference = await charge('254711000101');
     const row = await rowOf(h, reference);
+    await pollAfter(10_000);
+    // Operators.md §4.4: the first STK Query no earlier than 20–30 s after the push.
+    expect(queries(row.operatorReference!)).toHaveLength(0);
     await pollAfter(10_000);
     expect(queries(row.operatorReference!)).toHaveLength(1);
     expect((await rowOf(h, reference)).status).toBe('PENDING');
@@ -122,6 +190,7 @@ describe('M-Pesa STK push with a LIVE key', () => {
     await pollAfter(30_000);
     expect((await rowOf(h, reference)).status).toBe('SUCCESS');
     expect(pushes('254711000101')).toHaveLength(1);
+    await expectReconciled();
   });
 
   it('a duplicated callback: one transition, one webhook', async () => {
@@ -134,6 +203,7 @@ describe('M-Pesa STK push with a LIVE key', () => {
     expect((await eventTrail(h, reference)).filter(([, to]) => to === 'SUCCESS')).toHaveLength(1);
     expect(await webhookTypes(h, reference)).toEqual(['payment.success']);
     expect(await deliveryCount(h, reference)).toBe(1);
+    await expectReconciled();
   });
 
   it('an STK push whose answer is lost is never pushed again: the callback names the CheckoutRequestID, which is queried', async () => {
@@ -152,9 +222,27 @@ describe('M-Pesa STK push with a LIVE key', () => {
     expect(row.operatorReference).toBe(checkoutRequestId);
     expect(queries(checkoutRequestId!).length).toBeGreaterThanOrEqual(1);
     expect(pushes('254711000103')).toHaveLength(1);
+    await expectReconciled();
   });
 
-  it('"Unable to lock subscriber": the second charge fails at once; a new push goes only once the first prompt is dead', async () => {
+  it('an STK push answered 500.003.1001 whose prompt went out and was paid: unknown, never FAILED; the callback → STK Query → SUCCESS, credited once', async () => {
+    sim.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
+    const reference = await charge('254711000107');
+    const first = await rowOf(h, reference);
+    expect(first).toMatchObject({ status: 'PENDING', operatorReference: reference, initiationOutcome: 'UNKNOWN' });
+    const row = await settled(h, reference);
+    expect(row.status).toBe('SUCCESS');
+    const [push] = [...sim.stk.values()].filter((s) => s.phone === '254711000107');
+    expect(row.operatorReference).toBe(push!.checkoutRequestId);
+    expect(pushes('254711000107')).toHaveLength(1);
+    expect((await eventTrail(h, reference)).filter(([, to]) => to === 'SUCCESS')).toHaveLength(1);
+    expect(await webhookTypes(h, reference)).toEqual(['payment.success']);
+    const float = await floatByTransaction();
+    expect(float[row.id]).toBe(150);
+    await expectReconciled();
+  });
+
+  it('"Unable to lock subscriber": the second charge fails at once; no push to that phone for a minute, then one goes', async () => {
     sim.options.decisionDelayMs = 600;
     const first = await charge('254711000104');
     const second = await charge('254711000104');
@@ -164,9 +252,17 @@ describe('M-Pesa STK push with a LIVE key', () => {
       failureReason: 'M-Pesa 500.001.1001: Unable to lock subscriber, a transaction is already in process for the current subscriber',
     });
     expect((await settled(h, first)).status).toBe('SUCCESS');
+    // Within the minute: refused without calling Daraja (nothing was sent, so FAILED is safe).
+    h.clock.advance(59_000);
     const third = await charge('254711000104');
-    expect((await settled(h, third)).status).toBe('SUCCESS');
+    expect(await rowOf(h, third)).toMatchObject({ status: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' });
+    expect((await rowOf(h, third)).failureReason).toMatch(/^M-Pesa: unable to lock subscriber less than a minute ago/);
+    expect(pushes('254711000104')).toHaveLength(2);
+    h.clock.advance(2_000);
+    const fourth = await charge('254711000104');
+    expect((await settled(h, fourth)).status).toBe('SUCCESS');
     expect(pushes('254711000104')).toHaveLength(3);
+    await expectReconciled();
   });
 
   it('an expired token is refreshed exactly once (404.001.03)', async () => {
@@ -176,6 +272,63 @@ describe('M-Pesa STK push with a LIVE key', () => {
     sim.expireTokens();
     expect((await settled(h, await charge('254711000106'))).status).toBe('SUCCESS');
     expect(tokenCalls()).toBe(before + 1);
+  });
+
+  it('a push after the deadline: FAILED TIMEOUT, then the late payment is recorded once (suspense), as the simulator moved it', async () => {
+    sim.options.lateDecisionDelayMs = 1500;
+    const reference = await charge('254711000198');
+    h.clock.advance(901_000);
+    await pollOnce(h.services);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+    const row = await rowOf(h, reference);
+    await waitUntil('the late payment', () => sim.moved().some((m) => m.id === row.operatorReference));
+    await waitUntil('its callback answered', () => sim.callbacks.some((c) => c.url.endsWith(row.callbackToken!) && c.status === 200));
+    await callbacksIdle(h.services);
+    // The callback reopened the watch; its status query (run by the poller) finds the payment.
+    for (let i = 0; i < 5 && !(await rowOf(h, reference)).isLateSuccess; i++) await pollAfter(5_000);
+    expect((await rowOf(h, reference)).isLateSuccess).toBe(true);
+    expect((await floatByTransaction())[row.id]).toBe(150);
+    await expectReconciled();
+  });
+});
+
+describe('one Daraja token for every instance', () => {
+  it('two instances sharing one database fetch one token between them; a refused one is replaced once, from the store', async () => {
+    const store = createConnectorStateStore(h.services.db, h.services.webhookSecretBox, h.clock);
+    const instance = () =>
+      createMpesaConnector({ config: h.services.config.mpesa!, fetch: (input, init) => globalThis.fetch(input, init), clock: h.clock, timeoutMs: 1000, sharedState: store });
+    const tokenCalls = () => sim.requests.filter((r) => r.path === '/oauth/v1/generate').length;
+    // The running service shares the same store: start from no token at all.
+    await h.services.db.delete(connectorState).where(like(connectorState.key, 'mpesa:token:%'));
+    const before = tokenCalls();
+    const [a, b] = [instance(), instance()];
+    const checks = await Promise.all([a.check!(), b.check!()]);
+    expect(checks.flat().map((c) => c.ok)).toEqual([true, true]);
+    expect(tokenCalls()).toBe(before + 1);
+    // Stored sealed (AES-256-GCM under the webhook secrets' key), never in clear.
+    const [row] = await h.services.db.select().from(connectorState).where(like(connectorState.key, 'mpesa:token:%'));
+    expect(row!.value).toMatch(/^v1:/);
+    const token = h.services.webhookSecretBox.open(row!.value);
+    expect(row!.value).not.toContain(token);
+    // Daraja refuses the token (as after another app fetched one): A renews it, B takes A's from the store.
+    sim.expireTokens();
+    const query = {
+      direction: 'PAY_OUT' as const,
+      reference: 'TXN-SHARED-TOKEN',
+      operatorReference: null,
+      initiation: 'ACCEPTED' as const,
+      rail: { code: RAIL, operator: 'MPESA', country: 'KE', currency: 'KES' },
+      msisdn: DARAJA_TEST_MSISDN,
+      amount: 10,
+      initiatedAt: h.clock.now(),
+      callbackUrl: `${h.baseUrl}/api/v1/callbacks/daraja/0000000000000000`,
+    };
+    expect(await a.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/), retryAfterMs: 30_000 });
+    expect(await b.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/) });
+    expect(tokenCalls()).toBe(before + 2);
+    // Each sent with the old token, refused (400.003.01), resent once with the new one.
+    const sent = tsqRequests().slice(-4);
+    expect(sent.map((r) => r.headers.authorization === `Bearer ${token}`)).toEqual([true, false, true, false]);
   });
 });
 
@@ -207,8 +360,10 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     });
     const done = await settled(h, reference);
     expect(done.status).toBe('SUCCESS');
-    expect(done.operatorReference).toBe(sim.b2c.get(reference)!.receipt);
+    expect(done.operatorReference).toBe(sim.b2c.get(reference)!.conversationId);
+    expect(done.operatorTransactionId).toBe(sim.b2c.get(reference)!.receipt);
     expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
+    await expectReconciled();
   });
 
   it('insufficient organisation balance → MERCHANT_INSUFFICIENT_FUNDS', async () => {
@@ -220,6 +375,13 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
       failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.',
     });
     expect(await webhookTypes(h, reference)).toEqual(['payout.failed']);
+    await expectReconciled();
+  });
+
+  it('an unregistered customer (2040) → PAYEE_NOT_FOUND', async () => {
+    const reference = await transfer('254711000040', 500);
+    expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'PAYEE_NOT_FOUND' });
+    await expectReconciled();
   });
 
   it('a lost Result: the poller sends a Transaction Status Query whose Result settles it', async () => {
@@ -229,27 +391,125 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     expect((await rowOf(h, reference)).status).toBe('PENDING');
     sim.options.callbacks.drop = false;
     await pollAfter(10_000);
-    const tsq = sim.requests.filter((r) => r.path === '/mpesa/transactionstatus/v1/query');
-    expect(JSON.parse(tsq.at(-1)!.body)).toMatchObject({ CommandID: 'TransactionStatusQuery', OriginatorConversationID: reference, IdentifierType: '4' });
+    const tsq = JSON.parse(tsqRequests().at(-1)!.body);
+    expect(tsq).toMatchObject({ CommandID: 'TransactionStatusQuery', OriginalConversationID: reference, IdentifierType: '4' });
+    expect(tsq).not.toHaveProperty('OriginatorConversationID');
     const row = await settled(h, reference);
     expect(row.status).toBe('SUCCESS');
-    expect(row.operatorReference).toBe(sim.b2c.get(reference)!.receipt);
+    expect(row.operatorTransactionId).toBe(sim.b2c.get(reference)!.receipt);
+    expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
+    await expectReconciled();
+  });
+
+  const LANDED_FAULTS: [string, 'error500' | 'timeout', string][] = [
+    ['answered 500.003.1001', 'error500', '254711000204'],
+    ["held past Kolo's timeout", 'timeout', '254711000206'],
+  ];
+  it.each(LANDED_FAULTS)('a B2C %s and paid: not FAILED nor released; it stays PENDING, and the status query\'s Result settles it SUCCESS', async (_, mode, beneficiary) => {
+    sim.fault = { mode, on: 'initiate', landed: true, remaining: 1 };
+    // Slow enough that the status query's reference is stored before its Result comes back.
+    sim.options.callbacks.delayMs = 200;
+    const reservedBefore = await reserved();
+    const reference = await transfer(beneficiary, 700);
+    // Never FAILED. While Kolo waits past its timeout, the Result (a hint) may already have
+    // settled it through the status query; otherwise it is PENDING with its amount reserved.
+    const first = await rowOf(h, reference);
+    expect(first.status).not.toBe('FAILED');
+    if (first.status === 'PENDING') {
+      expect(first).toMatchObject({ operatorReference: reference, initiationOutcome: 'UNKNOWN' });
+      expect(await reserved()).toBeGreaterThan(reservedBefore);
+    }
+    await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
+    // Its Result names only our reference (the ConversationID never reached Kolo): a hint, which
+    // sends a Transaction Status Query; the query's Result is the verdict.
+    const row = await settled(h, reference);
+    expect(row).toMatchObject({ status: 'SUCCESS', operatorTransactionId: sim.b2c.get(reference)!.receipt });
+    expect(JSON.parse(tsqRequests().at(-1)!.body)).toMatchObject({ OriginalConversationID: reference });
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it('a forged "failed" Result (wrong or missing ConversationID) posted to the callback URL changes nothing', async () => {
+    sim.options.lateDecisionDelayMs = 1500;
+    const reservedBefore = await reserved();
+    const reference = await transfer('254711000198', 600);
+    const row = await rowOf(h, reference);
+    expect(row.operatorReference).toMatch(/^AG_/);
+    const held = await reserved();
+    expect(held).toBeGreaterThan(reservedBefore);
+    const failed = { ResultType: 0, ResultCode: 1, ResultDesc: 'The balance is insufficient for the transaction.', OriginatorConversationID: reference, TransactionID: '' };
+    await postCallback(reference, { Result: { ...failed, ConversationID: 'AG_20261126_forged0000000000' } });
+    await postCallback(reference, { Result: failed });
+    // Shaped as a Transaction Status answer, under a query id Kolo never received.
+    await postCallback(reference, {
+      Result: {
+        ...failed,
+        ResultCode: 0,
+        ConversationID: 'AG_20261126_forged0000000001',
+        ResultParameters: { ResultParameter: [{ Key: 'TransactionStatus', Value: 'Failed' }, { Key: 'Originator Conversation ID', Value: reference }] },
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await callbacksIdle(h.services);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', isReservationHeld: false });
+    expect(await reserved()).toBe(held);
+    expect(await webhookTypes(h, reference)).toEqual([]);
+    // Daraja pays: the genuine Result settles it.
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it('duplicated Results: one transition, one webhook, paid once', async () => {
+    sim.options.callbacks = { delayMs: 0, duplicate: true, drop: false };
+    const reference = await transfer('254711000205', 300);
+    const row = await rowOf(h, reference);
+    await waitUntil('both Results answered', () => sim.callbacks.filter((c) => c.url.endsWith(row.callbackToken!) && c.status === 200).length === 2);
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    await callbacksIdle(h.services);
+    expect((await eventTrail(h, reference)).filter(([, to]) => to === 'SUCCESS')).toHaveLength(1);
+    expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
+    expect(await deliveryCount(h, reference)).toBe(1);
+    await expectReconciled();
+  });
+
+  it('a B2C paid after the deadline: FAILED TIMEOUT with its reservation held and watched; the late payment consumes it', async () => {
+    sim.options.lateDecisionDelayMs = 1500;
+    sim.options.callbacks.drop = true;
+    const reservedBefore = await reserved();
+    const reference = await transfer('254711001198', 800);
+    const held = await reserved();
+    h.clock.advance(901_000);
+    await pollOnce(h.services);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT', isReservationHeld: true });
+    expect(await reserved()).toBe(held);
+    await waitUntil('Daraja to pay late', () => sim.b2c.get(reference)?.resultCode === 0);
+    sim.options.callbacks.drop = false;
+    // The watch's next status query learns it was paid.
+    for (let i = 0; i < 5 && (await rowOf(h, reference)).isReservationHeld; i++) {
+      await pollAfter(60_000);
+      await new Promise((r) => setTimeout(r, 300));
+      await callbacksIdle(h.services);
+    }
+    expect((await rowOf(h, reference)).isReservationHeld).toBe(false);
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
   });
 
   it('a Result posted on the path naming another pay-out changes nothing', async () => {
     sim.options.callbacks.drop = true;
     const reference = await transfer('254711000203');
-    const row = await rowOf(h, reference);
     const forged = {
       Result: { ResultType: 0, ResultCode: 1, ResultDesc: 'forged', OriginatorConversationID: 'someone-else', ConversationID: 'AG_forged', TransactionID: 'X' },
     };
-    const answer = await fetch(`${h.baseUrl}/api/v1/callbacks/daraja/${row.callbackToken}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(forged),
-    });
-    expect(answer.status).toBe(200);
-    await callbacksIdle(h.services);
+    await postCallback(reference, forged);
     expect((await rowOf(h, reference)).status).toBe('PENDING');
+    // Settled by the poller's status query (its Result was dropped), so that the reconciliation sees every payment.
+    await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
+    sim.options.callbacks.drop = false;
+    // Past the 30 s the hint's status query asked for its answer.
+    await pollAfter(30_000);
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    await expectReconciled();
   });
 });

@@ -1,21 +1,32 @@
 /**
- * M-Pesa Daraja connector: the plumbing (operators.md §4.1, §4.4). One OAuth bearer token
- * (Basic consumer key:secret), cached until 60 s before `expires_in` (a string), refreshed once
- * when Daraja answers `404.001.03` (or 401). Pay-in is an STK push, which Daraja never
- * deduplicates: it is sent once, and an ambiguous answer is resolved by STK Query (with the
- * CheckoutRequestID, from the answer or from the callback), never by a second push. Pay-out is a
- * B2C v3 payment with our reference as `OriginatorConversationID`; its status is a Transaction
- * Status Query whose verdict Daraja posts to the transaction's callback URL. The wire format
- * lives in `mpesa-transformers.ts`.
+ * M-Pesa Daraja connector: the plumbing (operators.md §4.1, §4.4 and "Corrections"). One OAuth
+ * bearer token shared by every instance (`mpesa-token.ts`: each new Daraja token invalidates the
+ * previous one), refreshed once when an API answers its invalid-token code or HTTP 401, then the
+ * request resent. Pay-in is an STK push, which Daraja never deduplicates: it is sent once, and
+ * an ambiguous answer is resolved by STK Query (with the CheckoutRequestID, from the answer or
+ * from the callback), never by a second push. STK Query is asked no earlier than 20 s after the
+ * push, then about every 15 s (`retryAfterMs`), unless Daraja's callback for that push came
+ * first. After "unable to lock subscriber" no push goes to that phone for a minute (the pause is
+ * shared by every instance). Pay-out is a B2C v3 payment with our reference as
+ * `OriginatorConversationID`; its status is a Transaction Status Query naming it by
+ * `OriginalConversationID`, whose verdict Daraja posts to the transaction's callback URL under
+ * the `ConversationID` returned here as `statusQueryReference`. The wire format lives in
+ * `mpesa-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MpesaConfig } from '../../config.ts';
 import type { CallbackReading, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import { basicAuth, callOperator, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import { createMemorySharedState, type SharedState } from '../shared-state.ts';
+import { createDarajaTokens, type TokenOutcome } from './mpesa-token.ts';
 import {
   b2cCall,
   b2cResult,
+  darajaError,
+  darajaTokenAnswer,
+  isSubscriberLocked,
   readDarajaCallback,
+  stkCallbackOf,
   stkPushCall,
   stkPushResult,
   stkQueryCall,
@@ -32,29 +43,59 @@ export interface MpesaOptions {
   clock: Clock;
   /** Per-call timeout, milliseconds. */
   timeoutMs: number;
+  /**
+   * State shared with the other instances on the database (the token, the pauses after "unable
+   * to lock subscriber"); absent: this process's memory only (`kolo connectors check`).
+   */
+  sharedState?: SharedState;
   /** Optional warning sink (never given secrets). */
   warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 /** Safety margin before the token's expiry. */
 export const MPESA_TOKEN_MARGIN_MS = 60_000;
-
-type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+/** First STK Query no earlier than this after the push (operators.md §4.4: "≥ 20–30 s"). */
+export const MPESA_STK_FIRST_QUERY_MS = 20_000;
+/** Then STK Query about this often (operators.md §4.4: "every ~15 s"). */
+export const MPESA_STK_QUERY_INTERVAL_MS = 15_000;
+/**
+ * After a Transaction Status Query, the next one no sooner than this: each query replaces the
+ * `statusQueryReference` its answer must carry, so asking again before Daraja has answered would
+ * make that answer stale.
+ */
+export const MPESA_TSQ_ANSWER_WAIT_MS = 30_000;
+/** No push to a phone within this of "unable to lock subscriber" (operators.md "Corrections"). */
+export const MPESA_LOCK_PAUSE_MS = 60_000;
+/** STK callbacks remembered (their receipt, and that Daraja has answered), oldest dropped first. */
+const STK_CALLBACKS_KEPT = 10_000;
 
 /** True when an STK pay-in's stored operator reference is still our own placeholder (no CheckoutRequestID learnt). */
 function noCheckoutRequestId(query: Pick<StatusQuery, 'reference' | 'operatorReference'>): boolean {
   return !query.operatorReference || query.operatorReference === query.reference;
 }
 
+/** The shared-state key of the pause on pushes to `msisdn`. */
+function pauseKey(msisdn: string): string {
+  return `mpesa:stk-pause:${msisdn}`;
+}
+
 /** Creates the Daraja connector from its configuration. */
 export function createMpesaConnector(options: MpesaOptions): Connector {
   const { config, timeoutMs } = options;
   const now = () => options.clock.now();
+  const state = options.sharedState ?? createMemorySharedState(now);
+  // CheckoutRequestID → what its callback said: STK Query carries no receipt, and a push Daraja
+  // has called back about is queried at once, whatever its age.
+  const stkCallbacks = new Map<string, { receipt: string | null }>();
 
-  const tokens = createTokenCache<TokenError>(
-    () => now().getTime(),
-    MPESA_TOKEN_MARGIN_MS,
-    async () => {
+  const tokens = createDarajaTokens({
+    state,
+    appId: `${config.baseUrl} ${config.consumerKey}`,
+    now,
+    marginMs: MPESA_TOKEN_MARGIN_MS,
+    fetchTimeoutMs: timeoutMs,
+    warn: options.warn,
+    async fetchToken() {
       const answer = await callOperator(
         options.fetch,
         {
@@ -65,18 +106,14 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
         timeoutMs,
       );
       if (answer.kind === 'UNREACHABLE') return answer;
-      const token = stringField(answer.json, 'access_token');
-      const expiresIn = Number(stringField(answer.json, 'expires_in'));
-      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3599 };
-      const detail = `M-Pesa token: HTTP ${answer.status}${stringField(answer.json, 'errorCode') ? ` ${stringField(answer.json, 'errorCode')}` : ''}`;
-      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
+      return darajaTokenAnswer(answer.status, answer.json);
     },
-  );
+  });
 
-  /** Sends `call` with the bearer token; on "invalid access token", refreshes it once and resends. */
-  async function send(call: DarajaCall): Promise<OperatorResponse | TokenError> {
+  /** Sends `call` with the bearer token; on its API's invalid-token answer, renews the token once and resends. */
+  async function send(call: DarajaCall): Promise<OperatorResponse | Exclude<TokenOutcome, { token: string }>> {
+    let token = await tokens.current();
     for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await tokens.get('daraja', attempt > 0);
       if (!('token' in token)) return token;
       const answer = await callOperator(
         options.fetch,
@@ -90,11 +127,57 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       );
       if (answer.kind === 'UNREACHABLE') return answer;
       // An invalid token means the request was not processed: resending it is safe.
-      const refused = answer.status === 401 || stringField(answer.json, 'errorCode') === '404.001.03';
-      if (refused && attempt === 0) continue;
-      return answer;
+      const refused = answer.status === 401 || stringField(answer.json, 'errorCode') === call.invalidTokenCode;
+      if (!refused || attempt > 0) return answer;
+      token = await tokens.renew(token.token);
     }
-    throw new Error('unreachable: the loop returns on its second pass');
+    throw new Error('unreachable: the second pass returns');
+  }
+
+  /** Records a minute's pause on pushes to `msisdn` (Daraja could not lock the subscriber). */
+  async function pause(msisdn: string): Promise<void> {
+    await state.put(pauseKey(msisdn), new Date(now().getTime() + MPESA_LOCK_PAUSE_MS).toISOString(), new Date(now().getTime() + MPESA_LOCK_PAUSE_MS)).catch((error: Error) => {
+      options.warn?.({ err: error.message }, 'M-Pesa push pause not recorded');
+    });
+  }
+
+  /** The end of the pause on pushes to `msisdn`, or null (also when the store cannot be read: Daraja refuses a locked phone itself). */
+  async function pausedUntil(msisdn: string): Promise<string | null> {
+    return state.get(pauseKey(msisdn)).catch(() => null);
+  }
+
+  async function initiateStkPush(request: Parameters<Connector['initiate']>[0], callbackUrl: string): Promise<InitiateResult> {
+    const until = await pausedUntil(request.msisdn);
+    if (until) {
+      // Nothing is sent: a definite failure is safe.
+      return {
+        kind: 'FAILED',
+        failureCode: 'PROVIDER_UNAVAILABLE',
+        failureReason: `M-Pesa: unable to lock subscriber less than a minute ago; no push to this number before ${until}`,
+      };
+    }
+    const answer = await send(stkPushCall(request, config, callbackUrl, now()));
+    if (answer.kind === 'UNREACHABLE') return answer;
+    if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+    const error = darajaError(answer.json);
+    if (error?.errorCode === '500.001.1001' && isSubscriberLocked(error.errorMessage)) await pause(request.msisdn);
+    return stkPushResult(answer.status, answer.json);
+  }
+
+  async function stkStatus(query: StatusQuery): Promise<StatusResult> {
+    // No CheckoutRequestID: the push's fate is unknown and Daraja cannot be asked by our
+    // reference. Never push again: wait for the callback (which names it) or the deadline.
+    if (noCheckoutRequestId(query)) return { kind: 'PENDING' };
+    const checkoutRequestId = query.operatorReference!;
+    const calledBack = stkCallbacks.get(checkoutRequestId);
+    const firstQueryAt = query.initiatedAt.getTime() + MPESA_STK_FIRST_QUERY_MS;
+    if (!calledBack && now().getTime() < firstQueryAt) return { kind: 'PENDING', retryAfterMs: firstQueryAt - now().getTime() };
+    const answer = await send(stkQueryCall(checkoutRequestId, config, now()));
+    if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
+    if (stringField(answer.json, 'ResultCode') === '1001') await pause(query.msisdn);
+    const status = stkQueryResult(answer.status, answer.json, calledBack?.receipt ?? null);
+    if (status.kind === 'SUCCEEDED' || status.kind === 'FAILED') stkCallbacks.delete(checkoutRequestId);
+    return status.kind === 'PENDING' ? { kind: 'PENDING', retryAfterMs: MPESA_STK_QUERY_INTERVAL_MS } : status;
   }
 
   return {
@@ -109,39 +192,38 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
 
     async initiate(request): Promise<InitiateResult> {
       if (!request.callbackUrl) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: 'M-Pesa needs a callback URL' };
-      const call =
-        request.direction === 'PAY_IN' ? stkPushCall(request, config, request.callbackUrl, now()) : b2cCall(request, config, request.callbackUrl);
-      const answer = await send(call);
+      if (request.direction === 'PAY_IN') return initiateStkPush(request, request.callbackUrl);
+      const answer = await send(b2cCall(request, config, request.callbackUrl));
       if (answer.kind === 'UNREACHABLE') return answer;
       if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
-      return request.direction === 'PAY_IN' ? stkPushResult(answer.status, answer.json) : b2cResult(answer.status, answer.json);
+      return b2cResult(answer.status, answer.json);
     },
 
     async getStatus(query): Promise<StatusResult> {
-      if (query.direction === 'PAY_IN') {
-        // No CheckoutRequestID: the push's fate is unknown and Daraja cannot be asked by our
-        // reference. Never push again: wait for the callback (which names it) or the deadline.
-        if (noCheckoutRequestId(query)) return { kind: 'PENDING' };
-        const answer = await send(stkQueryCall(query.operatorReference!, config, now()));
-        if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-        return stkQueryResult(answer.status, answer.json);
-      }
-      // B2C: the verdict comes asynchronously to the callback URL (readCallback applies it).
+      if (query.direction === 'PAY_IN') return stkStatus(query);
+      // B2C: the verdict comes asynchronously to the callback URL, under the ConversationID
+      // answered here (readCallback recognises it by `statusQueryReference`).
       if (!query.callbackUrl) return { kind: 'PENDING' };
       const answer = await send(transactionStatusCall(query.reference, config, query.callbackUrl));
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-      return transactionStatusAck(answer.status, answer.json);
+      const status = transactionStatusAck(answer.status, answer.json);
+      return status.kind === 'PENDING' ? { ...status, retryAfterMs: MPESA_TSQ_ANSWER_WAIT_MS } : status;
     },
 
     readCallback(body, query): CallbackReading {
-      const reading = readDarajaCallback(body, query);
-      // An STK callback's CheckoutRequestID only matters when the push's answer never reached us.
-      if (reading.kind === 'QUERY' && query.direction === 'PAY_IN' && !noCheckoutRequestId(query)) return { kind: 'QUERY', operatorReference: null };
-      return reading.kind === 'RESULT' ? { ...reading, isStatusQueryAnswer: false } : reading;
+      if (query.direction === 'PAY_IN') {
+        const stk = stkCallbackOf(body);
+        if (stk) {
+          stkCallbacks.delete(stk.checkoutRequestId);
+          stkCallbacks.set(stk.checkoutRequestId, { receipt: stk.resultCode === '0' ? stk.receipt : null });
+          if (stkCallbacks.size > STK_CALLBACKS_KEPT) stkCallbacks.delete(stkCallbacks.keys().next().value!);
+        }
+      }
+      return readDarajaCallback(body, query);
     },
 
     async check(): Promise<ConnectorCheck[]> {
-      const token = await tokens.get('daraja', true);
+      const token = await tokens.current();
       const who = `consumer key ${maskSecret(config.consumerKey)}, shortcode ${config.shortCode}, B2C shortcode ${config.b2cShortCode}`;
       return [
         'token' in token

@@ -1,9 +1,12 @@
 /**
- * M-Pesa Daraja transformers (operators.md §4): pure functions between our types and Daraja's
- * wire format — STK push (pay-in) and STK Query, B2C v3 (pay-out), Transaction Status Query, and
- * the unsigned callbacks (`Body.stkCallback`, `Result`). No I/O here; `mpesa-connector.ts` sends.
+ * M-Pesa Daraja transformers (operators.md §4 and its "Corrections from primary sources", which
+ * win): pure functions between our types and Daraja's wire format — OAuth, STK push (pay-in) and
+ * STK Query, B2C v3 (pay-out), Transaction Status Query, and the unsigned callbacks
+ * (`Body.stkCallback`, `Result`). Every code is read through a table of Daraja's documented
+ * codes (`documentedOutcome`): anything else is unknown, never a failure. No I/O here;
+ * `mpesa-connector.ts` sends.
  */
-import type { FailureCode, InitiateRequest, InitiateResult, StatusQuery, StatusResult } from '../connector.ts';
+import { documentedOutcome, type CallbackReading, type DocumentedMeaning, type InitiateRequest, type InitiateResult, type StatusQuery, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** What the Daraja calls need besides the request (from the configuration; secrets included). */
@@ -26,7 +29,23 @@ export interface DarajaCall {
   method: 'POST';
   path: string;
   body: string;
+  /** The `errorCode` this API answers for an invalid token (`DARAJA_INVALID_TOKEN_CODES`). */
+  invalidTokenCode: string;
 }
+
+/**
+ * Daraja's "invalid access token" `errorCode`, which differs per API (operators.md
+ * "Corrections": `404.001.03` STK, `400.003.01` Transaction Status, `401.002.01` Account
+ * Balance). B2C's page names none; `404.001.03` is the family's code. An HTTP 401 means the same
+ * on every API. The request was not processed: one token refresh and one resend are safe.
+ */
+export const DARAJA_INVALID_TOKEN_CODES = {
+  stkPush: '404.001.03',
+  stkQuery: '404.001.03',
+  b2c: '404.001.03',
+  transactionStatus: '400.003.01',
+  accountBalance: '401.002.01',
+} as const;
 
 /** Kenya time (EAT, UTC+3, no daylight saving) as Daraja's `yyyyMMddHHmmss` `Timestamp`. */
 export function darajaTimestamp(at: Date): string {
@@ -51,6 +70,7 @@ export function stkPushCall(request: InitiateRequest, account: DarajaAccount, ca
   return {
     method: 'POST',
     path: '/mpesa/stkpush/v1/processrequest',
+    invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.stkPush,
     body: JSON.stringify({
       BusinessShortCode: account.shortCode,
       Password: darajaPassword(account.shortCode, account.passkey, timestamp),
@@ -73,6 +93,7 @@ export function stkQueryCall(checkoutRequestId: string, account: DarajaAccount, 
   return {
     method: 'POST',
     path: '/mpesa/stkpushquery/v1/query',
+    invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.stkQuery,
     body: JSON.stringify({
       BusinessShortCode: account.shortCode,
       Password: darajaPassword(account.shortCode, account.passkey, timestamp),
@@ -87,6 +108,7 @@ export function b2cCall(request: InitiateRequest, account: DarajaAccount, callba
   return {
     method: 'POST',
     path: '/mpesa/b2c/v3/paymentrequest',
+    invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.b2c,
     body: JSON.stringify({
       OriginatorConversationID: request.reference,
       InitiatorName: account.initiatorName,
@@ -103,16 +125,21 @@ export function b2cCall(request: InitiateRequest, account: DarajaAccount, callba
   };
 }
 
-/** Transaction Status Query for a B2C (`POST /mpesa/transactionstatus/v1/query`), answered on `callbackUrl`. */
+/**
+ * Transaction Status Query for a B2C (`POST /mpesa/transactionstatus/v1/query`), answered on
+ * `callbackUrl`. The pay-out is named by `OriginalConversationID`: the B2C's originator
+ * conversation id, our reference (Daraja 3.0 "TransactionStatus" page, operators.md "Corrections").
+ */
 export function transactionStatusCall(reference: string, account: DarajaAccount, callbackUrl: string): DarajaCall {
   return {
     method: 'POST',
     path: '/mpesa/transactionstatus/v1/query',
+    invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.transactionStatus,
     body: JSON.stringify({
       Initiator: account.initiatorName,
       SecurityCredential: account.securityCredential,
       CommandID: 'TransactionStatusQuery',
-      OriginatorConversationID: reference,
+      OriginalConversationID: reference,
       PartyA: account.b2cShortCode,
       IdentifierType: '4',
       ResultURL: callbackUrl,
@@ -123,6 +150,26 @@ export function transactionStatusCall(reference: string, account: DarajaAccount,
   };
 }
 
+/** A Daraja token, or why there is none. */
+export type DarajaTokenAnswer =
+  | { token: string; expiresInSeconds: number }
+  | { kind: 'TOKEN_REFUSED'; error: string }
+  | { kind: 'UNREACHABLE'; error: string };
+
+/**
+ * `GET /oauth/v1/generate` answer → token. `expires_in` is a number (3599) on Daraja's
+ * Authorization page and a string ("3599") in older samples: both are read. A 5xx or an
+ * unreadable 200 is unknown (ask again); any other status is a refusal (wrong credentials).
+ */
+export function darajaTokenAnswer(status: number, json: unknown): DarajaTokenAnswer {
+  const token = stringField(json, 'access_token');
+  const expiresIn = Number(stringField(json, 'expires_in'));
+  if (status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3599 };
+  const code = stringField(json, 'errorCode');
+  const detail = `M-Pesa token: HTTP ${status}${code ? ` ${code}` : ''}`;
+  return status >= 500 || status === 200 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
+}
+
 /** A Daraja request-level error envelope `{requestId, errorCode, errorMessage}`, or null. */
 export function darajaError(json: unknown): { errorCode: string; errorMessage: string } | null {
   const errorCode = stringField(json, 'errorCode');
@@ -130,9 +177,9 @@ export function darajaError(json: unknown): { errorCode: string; errorMessage: s
   return { errorCode, errorMessage: stringField(json, 'errorMessage') ?? '' };
 }
 
-/** True for Daraja's "still processing" answers (STK Query 500.001.1001 "being processed", ResultCode 4999). */
+/** True for Daraja's "still processing" answers to an STK Query (`500.001.1001` "being processed"). */
 export function isStillProcessing(errorCode: string | undefined, message: string): boolean {
-  return errorCode === '4999' || (errorCode === '500.001.1001' && /being processed|under processing/i.test(message));
+  return errorCode === '500.001.1001' && /being processed|under processing/i.test(message);
 }
 
 /** True for "Unable to lock subscriber, a transaction is already in process" (another push is open). */
@@ -141,63 +188,129 @@ export function isSubscriberLocked(message: string): boolean {
 }
 
 /**
- * Request-level error code → failureCode when the request certainly did not start anything
- * (§4.4 mapping). Only used on initiation answers: Daraja processes nothing behind an error envelope.
+ * The error envelopes Daraja documents as definite refusals of an initiation (STK push, B2C):
+ * nothing was started (operators.md §4 error table and "Corrections"). `500.001.1001` is
+ * "unable to lock subscriber" (PROVIDER_UNAVAILABLE, by its message), or wrong credentials /
+ * unknown merchant (CONFIGURATION_ERROR). Not here, so unknown: `500.003.1001` "Internal Server
+ * Error" and every other 5xx (the push or the B2C may have gone out), and `500.002.1001`
+ * "duplicate OriginatorConversationID", which refuses this request but says an earlier one under
+ * the same reference reached Daraja: only its status query can tell what became of it.
  */
-export function darajaErrorFailure(errorCode: string, message: string): FailureCode {
-  if (errorCode === '400.002.02' || errorCode.startsWith('400.')) return 'INVALID_REQUEST';
-  if (errorCode === '500.003.02' || errorCode === '500.003.03') return 'PROVIDER_UNAVAILABLE';
-  if (errorCode === '500.001.1001') return isSubscriberLocked(message) ? 'PROVIDER_UNAVAILABLE' : 'CONFIGURATION_ERROR';
-  if (errorCode.startsWith('404.') || errorCode.startsWith('405.')) return 'CONFIGURATION_ERROR';
-  return 'PROVIDER_ERROR';
+export const DARAJA_REFUSALS: Readonly<Record<string, DocumentedMeaning>> = {
+  '400.002.02': { kind: 'FAILED', failureCode: 'INVALID_REQUEST' },
+  '404.001.01': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR' },
+  // Still refused after one token refresh: the app's credentials or products are wrong.
+  '404.001.03': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR' },
+  '405.001': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR' },
+  '500.001.1001': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR' },
+  '500.003.02': { kind: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' },
+  '500.003.03': { kind: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' },
+};
+
+/**
+ * STK `ResultCode`s (callback and STK Query, operators.md §4.2/§4.4): `4999` "still under
+ * processing" keeps waiting; `1001` "unable to lock subscriber" means another push is open.
+ */
+export const STK_RESULT_CODES: Readonly<Record<string, DocumentedMeaning>> = {
+  '0': { kind: 'SUCCEEDED' },
+  '1': { kind: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' },
+  '1001': { kind: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE' },
+  '1019': { kind: 'FAILED', failureCode: 'TIMEOUT' },
+  '1025': { kind: 'FAILED', failureCode: 'PROVIDER_ERROR' },
+  '1032': { kind: 'FAILED', failureCode: 'REJECTED_BY_PAYER' },
+  '1037': { kind: 'FAILED', failureCode: 'TIMEOUT' },
+  '2001': { kind: 'FAILED', failureCode: 'WRONG_PIN' },
+  '4999': { kind: 'PENDING' },
+  '9999': { kind: 'FAILED', failureCode: 'PROVIDER_ERROR' },
+};
+
+/**
+ * B2C `ResultCode`s (operators.md §4.3/§4.4 and "Corrections"), each with Daraja's description
+ * (read back from a Transaction Status result's `TransactionReason`). `1` is the organisation's
+ * account; `2`/`3`/`4`/`8` are limit rules; `11` the paying account's state, `21`, `2028`,
+ * `SFC_IC0003` the initiator or product set-up, `2001` a wrong SecurityCredential (accepted at
+ * the request, refused here), `2006` the customer's account state, `2040` an unregistered customer.
+ */
+export const B2C_RESULT_CODES: Readonly<Record<string, DocumentedMeaning & { description?: string }>> = {
+  '0': { kind: 'SUCCEEDED' },
+  '1': { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', description: 'The balance is insufficient for the transaction.' },
+  '2': { kind: 'FAILED', failureCode: 'LIMIT_EXCEEDED', description: 'Declined due to limit rule: less than the minimum transaction amount.' },
+  '3': { kind: 'FAILED', failureCode: 'LIMIT_EXCEEDED', description: 'Declined due to limit rule: greater than the maximum transaction amount.' },
+  '4': { kind: 'FAILED', failureCode: 'LIMIT_EXCEEDED', description: 'Declined due to limit rule: would exceed daily transfer limit.' },
+  '8': { kind: 'FAILED', failureCode: 'LIMIT_EXCEEDED', description: 'Declined due to limit rule: would exceed the maximum balance.' },
+  '11': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The DebitParty is in an invalid state.' },
+  '21': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The initiator is not allowed to initiate this request.' },
+  '2001': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The initiator information is invalid.' },
+  '2006': { kind: 'FAILED', failureCode: 'ACCOUNT_INACTIVE', description: 'Declined due to account rule: The account status does not allow this transaction.' },
+  '2028': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The request is not permitted according to product assignment.' },
+  '2040': {
+    kind: 'FAILED',
+    failureCode: 'PAYEE_NOT_FOUND',
+    description: "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
+  },
+  '8006': { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The security credential is locked.' },
+  SFC_IC0003: { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', description: 'The operator does not exist.' },
+};
+
+/**
+ * A Transaction Status result's `TransactionStatus` (its `ResultParameters`). `Completed` is on
+ * Daraja's page; `Failed` is the status of a transaction that moved nothing, whose reason is in
+ * `TransactionReason`. Any other value is unknown: the pay-out stays watched.
+ */
+export const TRANSACTION_STATUS_VALUES: Readonly<Record<string, DocumentedMeaning>> = {
+  Completed: { kind: 'SUCCEEDED' },
+  Failed: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR' },
+};
+
+/** An initiation refused by a documented error envelope, or unknown (`InitiateResult`). */
+function refusal(what: string, status: number, error: { errorCode: string; errorMessage: string }): InitiateResult {
+  const reason = `M-Pesa ${error.errorCode}: ${error.errorMessage}`;
+  if (error.errorCode === '500.002.1001') {
+    return { kind: 'UNREACHABLE', error: `${what}: HTTP ${status} ${reason} (an earlier request under this reference reached Daraja)` };
+  }
+  if (error.errorCode === '500.001.1001' && isSubscriberLocked(error.errorMessage)) {
+    return { kind: 'FAILED', failureCode: 'PROVIDER_UNAVAILABLE', failureReason: reason };
+  }
+  const outcome = documentedOutcome(DARAJA_REFUSALS, error.errorCode, reason);
+  if (outcome.kind === 'FAILED') return outcome;
+  return { kind: 'UNREACHABLE', error: `${what}: HTTP ${status} ${reason}` };
 }
 
 /**
- * The exhaustive ResultCode table (§4.4), by direction. `PENDING`: keep waiting. Any code not
- * listed is PROVIDER_ERROR with Daraja's text kept.
+ * An initiation answer → result: accepted with `id` (200, ResponseCode "0"); a documented
+ * refusal; a 200 with another ResponseCode (operators.md §4.2: "not initiated"); an HTTP 401
+ * (token refused even after a refresh). Anything else — any other 5xx, a gateway page, an
+ * unexpected shape — is unknown: the request may have been processed.
  */
-export const DARAJA_RESULT_TABLE: Record<string, { payIn: FailureCode | 'SUCCEEDED' | 'PENDING'; payOut: FailureCode | 'SUCCEEDED' | 'PENDING' }> = {
-  '0': { payIn: 'SUCCEEDED', payOut: 'SUCCEEDED' },
-  '1': { payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' },
-  '1032': { payIn: 'REJECTED_BY_PAYER', payOut: 'PROVIDER_ERROR' },
-  '1037': { payIn: 'TIMEOUT', payOut: 'TIMEOUT' },
-  '1019': { payIn: 'TIMEOUT', payOut: 'TIMEOUT' },
-  '2001': { payIn: 'WRONG_PIN', payOut: 'CONFIGURATION_ERROR' },
-  '8006': { payIn: 'CONFIGURATION_ERROR', payOut: 'CONFIGURATION_ERROR' },
-  '1001': { payIn: 'PROVIDER_UNAVAILABLE', payOut: 'PROVIDER_UNAVAILABLE' },
-  '1025': { payIn: 'PROVIDER_ERROR', payOut: 'PROVIDER_ERROR' },
-  '9999': { payIn: 'PROVIDER_ERROR', payOut: 'PROVIDER_ERROR' },
-  '4999': { payIn: 'PENDING', payOut: 'PENDING' },
-};
-
-/** A ResultCode (number or string) and its text → our status. `receipt` is the operator's id on success. */
-export function darajaResultOutcome(resultCode: string, resultDesc: string, direction: 'PAY_IN' | 'PAY_OUT', receipt: string | null): StatusResult {
-  const row = DARAJA_RESULT_TABLE[resultCode];
-  const meaning = row ? (direction === 'PAY_IN' ? row.payIn : row.payOut) : 'PROVIDER_ERROR';
-  if (meaning === 'SUCCEEDED') return { kind: 'SUCCEEDED', operatorReference: receipt };
-  if (meaning === 'PENDING') return { kind: 'PENDING' };
-  return { kind: 'FAILED', failureCode: meaning, failureReason: `M-Pesa ${resultCode}: ${resultDesc}`.trim() };
-}
-
-/** STK push answer → initiation result. A non-zero ResponseCode or an error envelope started nothing. */
-export function stkPushResult(status: number, json: unknown): InitiateResult {
+function initiationResult(what: string, status: number, json: unknown, idField: 'CheckoutRequestID' | 'ConversationID'): InitiateResult {
   const error = darajaError(json);
-  if (error) {
-    if (status >= 500 && !error.errorCode.startsWith('500.')) return { kind: 'UNREACHABLE', error: `STK push: HTTP ${status} ${error.errorCode}` };
-    return { kind: 'FAILED', failureCode: darajaErrorFailure(error.errorCode, error.errorMessage), failureReason: `M-Pesa ${error.errorCode}: ${error.errorMessage}` };
-  }
+  if (error) return refusal(what, status, error);
   const code = stringField(json, 'ResponseCode');
-  const checkoutRequestId = stringField(json, 'CheckoutRequestID');
-  if (status === 200 && code === '0' && checkoutRequestId) return { kind: 'ACCEPTED', operatorReference: checkoutRequestId };
+  const id = stringField(json, idField);
+  if (status === 200 && code === '0' && id) return { kind: 'ACCEPTED', operatorReference: id };
   if (status === 200 && code !== undefined && code !== '0') {
     return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: `M-Pesa ${code}: ${stringField(json, 'ResponseDescription') ?? ''}`.trim() };
   }
-  // Anything else (a gateway page, an unexpected shape): we cannot tell whether the push left.
-  return { kind: 'UNREACHABLE', error: `STK push: unexpected HTTP ${status}` };
+  if (status === 401) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: 'M-Pesa HTTP 401: access token refused' };
+  return { kind: 'UNREACHABLE', error: `${what}: unexpected HTTP ${status}` };
 }
 
-/** STK Query answer → status. "Being processed" stays PENDING; other request errors are ambiguous. */
-export function stkQueryResult(status: number, json: unknown): StatusResult {
+/** STK push answer → initiation result (CheckoutRequestID kept as the operator reference). */
+export function stkPushResult(status: number, json: unknown): InitiateResult {
+  return initiationResult('STK push', status, json, 'CheckoutRequestID');
+}
+
+/** B2C answer → initiation result (ConversationID kept as the operator reference). */
+export function b2cResult(status: number, json: unknown): InitiateResult {
+  return initiationResult('B2C', status, json, 'ConversationID');
+}
+
+/**
+ * STK Query answer → status. "Being processed" (`500.001.1001`) is PENDING; other request
+ * errors are unknown. STK Query carries no receipt: `receipt` is the `MpesaReceiptNumber` a
+ * callback named for this push, if any.
+ */
+export function stkQueryResult(status: number, json: unknown, receipt: string | null = null): StatusResult {
   const error = darajaError(json);
   if (error) {
     if (isStillProcessing(error.errorCode, error.errorMessage)) return { kind: 'PENDING' };
@@ -205,41 +318,22 @@ export function stkQueryResult(status: number, json: unknown): StatusResult {
   }
   const resultCode = stringField(json, 'ResultCode');
   if (status === 200 && stringField(json, 'ResponseCode') === '0' && resultCode !== undefined) {
-    // STK Query carries no receipt number: the callback's MpesaReceiptNumber is not proof.
-    return darajaResultOutcome(resultCode, stringField(json, 'ResultDesc') ?? '', 'PAY_IN', stringField(json, 'CheckoutRequestID') ?? null);
+    const reason = `M-Pesa ${resultCode}: ${stringField(json, 'ResultDesc') ?? ''}`.trim();
+    return documentedOutcome(STK_RESULT_CODES, resultCode, reason, { operatorReference: stringField(json, 'CheckoutRequestID') ?? null, operatorTransactionId: receipt });
   }
   return { kind: 'UNREACHABLE', error: `STK query: unexpected HTTP ${status}` };
 }
 
-/** B2C answer → initiation result (ConversationID kept as the operator reference). */
-export function b2cResult(status: number, json: unknown): InitiateResult {
-  const error = darajaError(json);
-  if (error) {
-    if (status >= 500 && !error.errorCode.startsWith('500.')) return { kind: 'UNREACHABLE', error: `B2C: HTTP ${status} ${error.errorCode}` };
-    return { kind: 'FAILED', failureCode: darajaErrorFailure(error.errorCode, error.errorMessage), failureReason: `M-Pesa ${error.errorCode}: ${error.errorMessage}` };
-  }
-  const code = stringField(json, 'ResponseCode');
-  const conversationId = stringField(json, 'ConversationID');
-  if (status === 200 && code === '0' && conversationId) return { kind: 'ACCEPTED', operatorReference: conversationId };
-  if (status === 200 && code !== undefined && code !== '0') {
-    return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: `M-Pesa ${code}: ${stringField(json, 'ResponseDescription') ?? ''}`.trim() };
-  }
-  return { kind: 'UNREACHABLE', error: `B2C: unexpected HTTP ${status}` };
-}
-
-/** Transaction Status Query answer: accepted (the verdict comes to ResultURL) → PENDING. */
+/**
+ * Transaction Status Query answer: accepted (its verdict will come to ResultURL under the
+ * `ConversationID` answered here) → PENDING with that id; anything else is unknown.
+ */
 export function transactionStatusAck(status: number, json: unknown): StatusResult {
   const error = darajaError(json);
-  if (status === 200 && !error && stringField(json, 'ResponseCode') === '0') return { kind: 'PENDING' };
+  const conversationId = stringField(json, 'ConversationID');
+  if (status === 200 && !error && stringField(json, 'ResponseCode') === '0' && conversationId) return { kind: 'PENDING', statusQueryReference: conversationId };
   return { kind: 'UNREACHABLE', error: `transaction status query: HTTP ${status}${error ? ` ${error.errorCode}` : ''}` };
 }
-
-/** What an unsigned Daraja callback tells us. */
-export type DarajaCallbackReading =
-  /** Only a hint: query the operator (STK: the CheckoutRequestID named, when we never learnt it). */
-  | { kind: 'QUERY'; operatorReference: string | null }
-  /** A B2C result or Transaction Status result naming this very pay-out: the verdict itself. */
-  | { kind: 'RESULT'; status: StatusResult };
 
 /** Looks up `Name`/`Key` in a Daraja item list (order and length vary: never by index). */
 export function darajaItem(list: unknown, name: string, nameField: 'Name' | 'Key' = 'Name'): string | undefined {
@@ -250,42 +344,111 @@ export function darajaItem(list: unknown, name: string, nameField: 'Name' | 'Key
   return undefined;
 }
 
-/**
- * Reads a callback body for `query`. STK callbacks are always only a hint (we re-query); a B2C
- * `Result` (or a Transaction Status `Result`) is the verdict only when it names our pay-out: its
- * `OriginatorConversationID` is our reference, or its `ConversationID` the one Daraja gave us.
- * Any other pay-out body (a queue-timeout notice, a result naming something else) changes
- * nothing (`RESULT` PENDING): the poller's next Transaction Status Query asks again, and a
- * callback never triggers a query whose own answer is a callback (no loop).
- */
-export function readDarajaCallback(body: unknown, query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference'>): DarajaCallbackReading {
-  const root = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (query.direction === 'PAY_IN') {
-    const stk = (root.Body as Record<string, unknown> | undefined)?.stkCallback;
-    const id = stringField(stk, 'CheckoutRequestID');
-    return { kind: 'QUERY', operatorReference: id && /^[\w.-]{1,64}$/.test(id) ? id : null };
-  }
-  const result = root.Result as Record<string, unknown> | undefined;
-  const resultCode = stringField(result, 'ResultCode');
-  const nothing: DarajaCallbackReading = { kind: 'RESULT', status: { kind: 'PENDING' } };
-  if (!result || resultCode === undefined) return nothing;
+/** What an STK callback (`Body.stkCallback`) says, or null when the body is not one. */
+export interface StkCallback {
+  checkoutRequestId: string;
+  resultCode: string | null;
+  /** `MpesaReceiptNumber` from `CallbackMetadata`, present on success. */
+  receipt: string | null;
+}
+
+const OPERATOR_ID = /^[\w.-]{1,64}$/;
+
+/** Reads an STK callback body; ids that do not look like Daraja's are ignored. */
+export function stkCallbackOf(body: unknown): StkCallback | null {
+  const root = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const stk = (root.Body as Record<string, unknown> | undefined)?.stkCallback;
+  const checkoutRequestId = stringField(stk, 'CheckoutRequestID');
+  if (!checkoutRequestId || !OPERATOR_ID.test(checkoutRequestId)) return null;
+  const items = ((stk as Record<string, unknown>).CallbackMetadata as Record<string, unknown> | undefined)?.Item;
+  const receipt = darajaItem(items, 'MpesaReceiptNumber');
+  return { checkoutRequestId, resultCode: stringField(stk, 'ResultCode') ?? null, receipt: receipt && OPERATOR_ID.test(receipt) ? receipt : null };
+}
+
+/** A B2C `Result` → status (`ResultCode` through `B2C_RESULT_CODES`; the receipt on success). */
+export function b2cResultStatus(result: Record<string, unknown>): StatusResult {
+  const code = stringField(result, 'ResultCode');
   const parameters = (result.ResultParameters as Record<string, unknown> | undefined)?.ResultParameter;
+  const receipt = darajaItem(parameters, 'TransactionReceipt', 'Key') ?? stringField(result, 'TransactionID') ?? null;
+  const reason = `M-Pesa ${code ?? '?'}: ${stringField(result, 'ResultDesc') ?? ''}`.trim();
+  return documentedOutcome(B2C_RESULT_CODES, code, reason, { operatorReference: null, operatorTransactionId: receipt || null });
+}
+
+/**
+ * A Transaction Status `Result` → the status of the pay-out it describes. The query itself
+ * failed (`ResultCode` ≠ 0: wrong initiator, no such transaction…) → unknown. `ReasonType` is a
+ * description ("Salary Payment via API"), never a code; a `Failed` transaction's code is found
+ * by its `TransactionReason` among the B2C descriptions (PROVIDER_ERROR when none matches). The
+ * pay-out is named under `"Originator Conversation ID"` (live captures) or
+ * `"OriginatorConversationID"` (Daraja 3.0 sample): one naming another pay-out is unknown.
+ */
+export function transactionStatusResultStatus(result: Record<string, unknown>, reference: string): StatusResult {
+  const code = stringField(result, 'ResultCode');
+  const parameters = (result.ResultParameters as Record<string, unknown> | undefined)?.ResultParameter;
+  if (code !== '0') return { kind: 'UNREACHABLE', error: `transaction status result ${JSON.stringify(code ?? null)}: ${stringField(result, 'ResultDesc') ?? ''}`.slice(0, 500) };
+  const named = darajaItem(parameters, 'Originator Conversation ID', 'Key') ?? darajaItem(parameters, 'OriginatorConversationID', 'Key');
+  if (named !== undefined && named !== reference) return { kind: 'UNREACHABLE', error: 'transaction status result names another transaction' };
   const transactionStatus = darajaItem(parameters, 'TransactionStatus', 'Key');
-  if (transactionStatus !== undefined) {
-    // A Transaction Status Query result: the pay-out it describes is named in its parameters.
-    const names = darajaItem(parameters, 'Originator Conversation ID', 'Key') === query.reference;
-    if (!names || resultCode !== '0') return nothing;
-    if (/^completed$/i.test(transactionStatus)) return { kind: 'RESULT', status: { kind: 'SUCCEEDED', operatorReference: darajaItem(parameters, 'ReceiptNo', 'Key') ?? null } };
-    const reasonCode = darajaItem(parameters, 'ReasonType', 'Key');
-    if (/^failed$/i.test(transactionStatus) && reasonCode) {
-      return { kind: 'RESULT', status: darajaResultOutcome(reasonCode, darajaItem(parameters, 'TransactionReason', 'Key') ?? '', 'PAY_OUT', null) };
-    }
-    return { kind: 'RESULT', status: { kind: 'PENDING' } };
+  const why = darajaItem(parameters, 'TransactionReason', 'Key') ?? '';
+  const receipt = darajaItem(parameters, 'ReceiptNo', 'Key');
+  const outcome = documentedOutcome(TRANSACTION_STATUS_VALUES, transactionStatus, `M-Pesa ${transactionStatus ?? '?'}: ${why}`.trim(), {
+    operatorReference: null,
+    operatorTransactionId: receipt || null,
+  });
+  if (outcome.kind !== 'FAILED') return outcome;
+  // Read back as the B2C Result would have said it, so both paths give the same failure.
+  const described = Object.entries(B2C_RESULT_CODES).find(([, row]) => row.kind === 'FAILED' && row.description?.toLowerCase() === why.trim().toLowerCase());
+  if (!described || described[1].kind !== 'FAILED') return outcome;
+  return { kind: 'FAILED', failureCode: described[1].failureCode, failureReason: `M-Pesa ${described[0]}: ${why.trim()}` };
+}
+
+/** True when a `Result` is a Transaction Status result (its parameters carry `TransactionStatus`). */
+function isTransactionStatusResult(result: Record<string, unknown>): boolean {
+  const parameters = (result.ResultParameters as Record<string, unknown> | undefined)?.ResultParameter;
+  return darajaItem(parameters, 'TransactionStatus', 'Key') !== undefined;
+}
+
+const NOTHING: StatusResult = { kind: 'PENDING' };
+
+/**
+ * Reads a callback body for `query` (`Connector.readCallback`). Daraja signs nothing, and our
+ * reference (the B2C's `OriginatorConversationID`) is known to the merchant; only a
+ * `ConversationID` is known to Daraja and Kolo alone (answered synchronously, never shown):
+ * - STK (`Body.stkCallback`): a hint. It names the CheckoutRequestID to query when the push's
+ *   answer never reached us (our reference still stands in for it); STK Query decides.
+ * - a `Result` whose `ConversationID` is the B2C's (`operatorReference`): the B2C's verdict;
+ *   under a code missing from `B2C_RESULT_CODES` (a queue-timeout notice…), a hint instead.
+ * - a `Result` whose `ConversationID` is our last Transaction Status Query's
+ *   (`statusQueryReference`): that query's answer (`isStatusQueryAnswer`).
+ * - a B2C-shaped `Result` naming only our reference (a Result for a B2C whose answer was lost, a
+ *   queue-timeout notice, or a forgery): a hint, the status query decides.
+ * - anything else, a stale Transaction Status result included: nothing (RESULT PENDING). Never a
+ *   hint, so that answers to superseded queries cannot start new queries without end.
+ */
+export function readDarajaCallback(
+  body: unknown,
+  query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference' | 'statusQueryReference'>,
+): CallbackReading {
+  if (query.direction === 'PAY_IN') {
+    const stk = stkCallbackOf(body);
+    const unnamed = !query.operatorReference || query.operatorReference === query.reference;
+    return { kind: 'QUERY', operatorReference: unnamed && stk ? stk.checkoutRequestId : null };
   }
-  const names =
-    stringField(result, 'OriginatorConversationID') === query.reference ||
-    (query.operatorReference !== null && stringField(result, 'ConversationID') === query.operatorReference);
-  if (!names) return nothing;
-  const receipt = stringField(result, 'TransactionID') ?? darajaItem(parameters, 'TransactionReceipt', 'Key') ?? null;
-  return { kind: 'RESULT', status: darajaResultOutcome(resultCode, stringField(result, 'ResultDesc') ?? '', 'PAY_OUT', receipt) };
+  const root = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const result = typeof root.Result === 'object' && root.Result !== null ? (root.Result as Record<string, unknown>) : null;
+  const nothing: CallbackReading = { kind: 'RESULT', status: NOTHING, isStatusQueryAnswer: false };
+  if (!result) return nothing;
+  const conversationId = stringField(result, 'ConversationID');
+  const isTransactionStatus = isTransactionStatusResult(result);
+  if (conversationId && query.statusQueryReference && conversationId === query.statusQueryReference) {
+    return { kind: 'RESULT', status: transactionStatusResultStatus(result, query.reference), isStatusQueryAnswer: true };
+  }
+  // Our reference stands in for the ConversationID until Daraja answers: it vouches for nothing.
+  const knowsConversation = query.operatorReference !== null && query.operatorReference !== query.reference;
+  if (!isTransactionStatus && knowsConversation && conversationId === query.operatorReference) {
+    const status = b2cResultStatus(result);
+    return status.kind === 'SUCCEEDED' || status.kind === 'FAILED' ? { kind: 'RESULT', status, isStatusQueryAnswer: false } : { kind: 'QUERY', operatorReference: null };
+  }
+  if (!isTransactionStatus && stringField(result, 'OriginatorConversationID') === query.reference) return { kind: 'QUERY', operatorReference: null };
+  return nothing;
 }

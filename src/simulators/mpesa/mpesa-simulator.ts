@@ -1,13 +1,24 @@
 /**
  * A standalone M-Pesa Daraja simulator (`kolo simulate mpesa --port N`), following operators.md
- * §4: `GET /oauth/v1/generate?grant_type=client_credentials` (Basic consumer key:secret →
- * `expires_in` as a string), every API call with `Authorization: Bearer` (`404.001.03` when the
- * token is not valid) and `Content-Type: application/json` (`400.002.02` otherwise), Daraja's
+ * §4 and its "Corrections from primary sources": `GET /oauth/v1/generate?grant_type=client_credentials`
+ * (Basic consumer key:secret → `expires_in` a number, or a string with `tokenExpiresInAsString`;
+ * each new token invalidates the previous ones), every API call with `Authorization: Bearer`
+ * (each API's invalid-token code: `404.001.03` STK and B2C, `400.003.01` Transaction Status) and
+ * `Content-Type: application/json` (`400.002.02` otherwise), Daraja's
  * `{requestId, errorCode, errorMessage}` envelope; STK push with the Password/Timestamp rule
  * checked, one open prompt per subscriber ("Unable to lock subscriber"), STK Query ("The
  * transaction is being processed" while open), the `Body.stkCallback` callback; B2C v3 with our
- * `OriginatorConversationID`, its `Result` posted to `ResultURL`; the Transaction Status Query
- * whose `Result` is posted to its `ResultURL`. Test and staging tooling only.
+ * `OriginatorConversationID` (a repeated one: `500.002.1001`; a wrong initiator or
+ * SecurityCredential is accepted and answered by a Result 2001), its `Result` posted to
+ * `ResultURL`; the Transaction Status Query naming the transaction by `OriginalConversationID`
+ * or `TransactionID` (nothing else), whose `Result` (the live capture's shape: the transaction
+ * under `"Originator Conversation ID"`, `ReasonType` a description) is posted to its `ResultURL`
+ * under the `ConversationID` it answered. Test and staging tooling only.
+ *
+ * Fault modes: the fault switch (`fault`: answer `500.003.1001` or hold past the client's
+ * timeout, after processing the request or not), a late decision (phones ending in `198`, after
+ * `lateDecisionDelayMs`: past the rail's deadline), callbacks dropped or sent twice
+ * (`callbacks`). `moved()` lists every movement of money it made, for reconciliation.
  *
  * The sandbox defaults are Daraja's documented ones: shortcode `174379` with its public sandbox
  * passkey, test MSISDN `254708374149`, B2C shortcode `600996`, initiator `testapi`. Safaricom
@@ -15,9 +26,11 @@
  * the STK `PhoneNumber`, see `MPESA_STK_TRIGGERS` and the README): 001 insufficient balance (1) ·
  * 032 cancelled by the customer (1032) · 037 no answer (1037) · 019 expired (1019) · 201 wrong
  * PIN (2001) · 025 push not sent (1025) · any other number (the test MSISDN included): paid.
- * B2C: a payment above the organisation's balance (`orgBalance`, a setting) fails with
- * ResultCode 1; otherwise it is paid. The Transaction Status result's `ReasonType` carries the
- * failed payment's ResultCode (simulator-defined: Daraja documents no failure vocabulary there).
+ * B2C (last three digits of `PartyB`, `MPESA_B2C_TRIGGERS`): 002/003/004/008 limit rules,
+ * 006 account status (2006), 040 unregistered customer (2040); a payment above the
+ * organisation's balance (`orgBalance`, a setting) fails with ResultCode 1; otherwise it is paid.
+ * A failed transaction's Transaction Status result says `Failed` with its ResultDesc as
+ * `TransactionReason`; one Daraja has no record of is answered `R000001` (simulator-defined).
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -55,7 +68,13 @@ export interface MpesaSimulatorOptions {
   /** Organisation (B2C working account) balance, whole shillings. */
   orgBalance: number;
   decisionDelayMs: number;
+  /** Decision delay for phones ending in `198` ("late success"): long enough to pass the rail's deadline. */
+  lateDecisionDelayMs: number;
   tokenTtlSeconds: number;
+  /** `expires_in` as a string ("3599", older samples) instead of a number (Authorization page). */
+  tokenExpiresInAsString: boolean;
+  /** The key naming the transaction in a Transaction Status result (live captures / Daraja 3.0 sample). */
+  statusResultNameKey: 'Originator Conversation ID' | 'OriginatorConversationID';
   callbacks: SimCallbackOptions;
 }
 
@@ -72,7 +91,10 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   securityCredential: 'sim-security-credential',
   orgBalance: 1_000_000,
   decisionDelayMs: 2000,
+  lateDecisionDelayMs: 120_000,
   tokenTtlSeconds: 3599,
+  tokenExpiresInAsString: false,
+  statusResultNameKey: 'Originator Conversation ID',
   callbacks: { delayMs: 0, duplicate: false, drop: false },
 };
 
@@ -89,10 +111,36 @@ export const MPESA_STK_TRIGGERS: Record<string, { resultCode: number; resultDesc
   '025': { resultCode: 1025, resultDesc: 'An error occurred while sending a push request' },
 };
 
+/** Simulator-defined B2C outcomes by the last three digits of `PartyB` (descriptions from Daraja's B2C page). */
+export const MPESA_B2C_TRIGGERS: Record<string, { resultCode: number; resultDesc: string }> = {
+  '002': { resultCode: 2, resultDesc: 'Declined due to limit rule: less than the minimum transaction amount.' },
+  '003': { resultCode: 3, resultDesc: 'Declined due to limit rule: greater than the maximum transaction amount.' },
+  '004': { resultCode: 4, resultDesc: 'Declined due to limit rule: would exceed daily transfer limit.' },
+  '008': { resultCode: 8, resultDesc: 'Declined due to limit rule: would exceed the maximum balance.' },
+  '006': { resultCode: 2006, resultDesc: 'Declined due to account rule: The account status does not allow this transaction.' },
+  '040': { resultCode: 2040, resultDesc: "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service." },
+};
+
+/** Phones ending in this decide after `lateDecisionDelayMs` ("late success", as MTN's sandbox …198). */
+export const MPESA_LATE_SUFFIX = '198';
+
+/** A movement of money the simulator made (a push paid, a B2C paid). */
+export interface MpesaSimMovement {
+  direction: 'PAY_IN' | 'PAY_OUT';
+  /** STK: the CheckoutRequestID; B2C: the OriginatorConversationID (the caller's reference). */
+  id: string;
+  /** STK only: the `AccountReference` sent with the push. */
+  accountReference: string | null;
+  amount: number;
+  msisdn: string;
+  receipt: string;
+}
+
 /** An STK push as the simulator stores it. */
 export interface MpesaSimStk {
   merchantRequestId: string;
   checkoutRequestId: string;
+  accountReference: string;
   phone: string;
   amount: number;
   callbackUrl: string;
@@ -109,7 +157,8 @@ export interface MpesaSimB2c {
   partyB: string;
   amount: number;
   resultUrl: string;
-  resultCode: number | null;
+  /** Null while undecided; a string only for codes such as `SFC_IC0003`. */
+  resultCode: number | string | null;
   resultDesc: string;
   receipt: string | null;
 }
@@ -124,6 +173,8 @@ export interface MpesaSimulator {
   stk: Map<string, MpesaSimStk>;
   b2c: Map<string, MpesaSimB2c>;
   fault: SimFault | null;
+  /** Every movement of money made so far, in order. */
+  moved(): MpesaSimMovement[];
   expireTokens(): void;
   close(): Promise<void>;
 }
@@ -148,7 +199,9 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const requests: SimRequest[] = [];
   const callbacks: SimCallback[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const movements: MpesaSimMovement[] = [];
   const state: { fault: SimFault | null } = { fault: null };
+  const decisionDelay = (phone: string) => (phone.endsWith(MPESA_LATE_SUFFIX) ? options.lateDecisionDelayMs : options.decisionDelayMs);
   const sender = createCallbackSender(() => options.callbacks, callbacks);
   const busy = envelope('500.003.1001', 'Internal Server Error');
 
@@ -160,11 +213,14 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     timers.add(t);
   };
 
-  /** Checks bearer token and JSON content type; an error answer, or null. */
-  const denied = (req: SimRequest): { status: number; body: unknown } | null => {
+  /**
+   * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
+   * differs per API (operators.md "Corrections"): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
+   */
+  const denied = (req: SimRequest, invalidToken: { status: number; code: string } = { status: 404, code: '404.001.03' }): { status: number; body: unknown } | null => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     const expiresAt = m ? tokens.get(m[1]!) : undefined;
-    if (expiresAt === undefined || expiresAt <= Date.now()) return { status: 404, body: envelope('404.001.03', 'Invalid Access Token') };
+    if (expiresAt === undefined || expiresAt <= Date.now()) return { status: invalidToken.status, body: envelope(invalidToken.code, 'Invalid Access Token') };
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid Content-Type') };
     return null;
   };
@@ -230,8 +286,10 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     }
     if (query.get('grant_type') !== 'client_credentials') return sendJson(res, 400, envelope('400.008.02', 'Invalid grant type passed'));
     const token = randomBytes(14).toString('base64').replace(/[^A-Za-z0-9]/g, 'x');
+    // Daraja's Authorization page (FAQ): a new token invalidates the previous one.
+    tokens.clear();
     tokens.set(token, Date.now() + options.tokenTtlSeconds * 1000);
-    return sendJson(res, 200, { access_token: token, expires_in: String(options.tokenTtlSeconds) });
+    return sendJson(res, 200, { access_token: token, expires_in: options.tokenExpiresInAsString ? String(options.tokenTtlSeconds) : options.tokenTtlSeconds });
   };
 
   const handleStkPush = (req: SimRequest, res: http.ServerResponse) => {
@@ -261,6 +319,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     const tx: MpesaSimStk = {
       merchantRequestId: `${randomBytes(3).toString('hex')}-${Date.now() % 100_000_000}-1`,
       checkoutRequestId: `ws_CO_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}${randomBytes(6).toString('hex')}`,
+      accountReference: body.AccountReference as string,
       phone,
       amount: body.Amount as number,
       callbackUrl: body.CallBackURL as string,
@@ -270,9 +329,12 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     };
     stk.set(tx.checkoutRequestId, tx);
     const trigger = MPESA_STK_TRIGGERS[phone.slice(-3)];
-    later(options.decisionDelayMs, () => {
+    later(decisionDelay(phone), () => {
       if (trigger) Object.assign(tx, { resultCode: trigger.resultCode, resultDesc: trigger.resultDesc });
-      else Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
+      else {
+        Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
+        movements.push({ direction: 'PAY_IN', id: tx.checkoutRequestId, accountReference: tx.accountReference, amount: tx.amount, msisdn: tx.phone, receipt: tx.receipt! });
+      }
       sender.send(tx.callbackUrl, 'POST', JSON.stringify(stkCallbackBody(tx)));
     });
     if (fault) return answerFault(res, fault, busy);
@@ -308,11 +370,15 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     });
   };
 
-  /** Checks the initiator fields shared by B2C and the Transaction Status Query. */
-  const initiatorProblem = (body: Record<string, unknown>, nameField: 'InitiatorName' | 'Initiator'): { status: number; body: unknown } | null => {
-    if (body[nameField] !== options.initiatorName || body.SecurityCredential !== options.securityCredential) {
-      return { status: 500, body: envelope('500.001.1001', 'The initiator information is invalid.') };
-    }
+  /**
+   * True when the initiator or its SecurityCredential is wrong: Daraja accepts such a request
+   * (200) and answers it by a Result with ResultCode 2001 (operators.md "Corrections").
+   */
+  const wrongInitiator = (body: Record<string, unknown>, nameField: 'InitiatorName' | 'Initiator'): boolean =>
+    body[nameField] !== options.initiatorName || body.SecurityCredential !== options.securityCredential;
+
+  /** Checks the request fields shared by B2C and the Transaction Status Query. */
+  const initiatorProblem = (body: Record<string, unknown>): { status: number; body: unknown } | null => {
     if (String(body.PartyA) !== options.b2cShortCode) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid PartyA') };
     if (badUrl(body.ResultURL) || badUrl(body.QueueTimeOutURL)) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid ResultURL') };
     return null;
@@ -325,7 +391,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       ResultDesc: tx.resultDesc,
       OriginatorConversationID: tx.originatorConversationId,
       ConversationID: tx.conversationId,
-      TransactionID: tx.receipt ?? `${receiptNumber()}`,
+      TransactionID: tx.receipt ?? '',
       ...(tx.resultCode === 0
         ? {
             ResultParameters: {
@@ -351,7 +417,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     if (refused) return sendJson(res, refused.status, refused.body);
     const body = parse(req);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body, 'InitiatorName');
+    const problem = initiatorProblem(body);
     if (problem) return sendJson(res, problem.status, problem.body);
     const partyB = String(body.PartyB ?? '');
     const originator = body.OriginatorConversationID;
@@ -364,8 +430,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     ];
     const bad = invalid.find(([b]) => b);
     if (bad) return sendJson(res, 400, envelope('400.002.02', `Bad Request - ${bad[1]}`));
-    // Undocumented at Daraja; the simulator refuses a repeated OriginatorConversationID.
-    if (b2c.has(originator as string)) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Duplicate OriginatorConversationID'));
+    // The B2C page's sample error (operators.md "Corrections").
+    if (b2c.has(originator as string)) return sendJson(res, 500, envelope('500.002.1001', 'Duplicate OriginatorConversationID.'));
     const fault = faultHits(state, 'initiate');
     if (fault && !fault.landed) return answerFault(res, fault, busy);
     const tx: MpesaSimB2c = {
@@ -379,12 +445,19 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       receipt: null,
     };
     b2c.set(tx.originatorConversationId, tx);
-    later(options.decisionDelayMs, () => {
-      if (tx.amount > options.orgBalance) {
+    const badInitiator = wrongInitiator(body, 'InitiatorName');
+    const trigger = MPESA_B2C_TRIGGERS[partyB.slice(-3)];
+    later(decisionDelay(partyB), () => {
+      if (badInitiator) {
+        Object.assign(tx, { resultCode: 2001, resultDesc: 'The initiator information is invalid.' });
+      } else if (trigger) {
+        Object.assign(tx, { resultCode: trigger.resultCode, resultDesc: trigger.resultDesc });
+      } else if (tx.amount > options.orgBalance) {
         Object.assign(tx, { resultCode: 1, resultDesc: 'The balance is insufficient for the transaction.' });
       } else {
         options.orgBalance -= tx.amount;
         Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
+        movements.push({ direction: 'PAY_OUT', id: tx.originatorConversationId, accountReference: null, amount: tx.amount, msisdn: tx.partyB, receipt: tx.receipt! });
       }
       sender.send(tx.resultUrl, 'POST', JSON.stringify(b2cResultBody(tx)));
     });
@@ -398,56 +471,59 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   const handleTransactionStatus = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
+    const refused = denied(req, { status: 400, code: '400.003.01' });
     if (refused) return sendJson(res, refused.status, refused.body);
     const body = parse(req);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body, 'Initiator');
+    const problem = initiatorProblem(body);
     if (problem) return sendJson(res, problem.status, problem.body);
     if (body.CommandID !== 'TransactionStatusQuery' || String(body.IdentifierType) !== '4') {
       return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
     }
+    // The transaction is named by OriginalConversationID or TransactionID (Daraja 3.0
+    // "TransactionStatus" page); an OriginatorConversationID names nothing here.
+    const original = typeof body.OriginalConversationID === 'string' && body.OriginalConversationID !== '' ? body.OriginalConversationID : null;
+    const receipt = typeof body.TransactionID === 'string' && body.TransactionID !== '' ? body.TransactionID : null;
+    if (!original && !receipt) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid OriginalConversationID or TransactionID'));
     const fault = faultHits(state, 'status');
-    if (fault) return answerFault(res, fault, busy);
-    const queried = typeof body.OriginatorConversationID === 'string' ? b2c.get(body.OriginatorConversationID) : undefined;
-    const byId = typeof body.TransactionID === 'string' ? [...b2c.values()].find((t) => t.receipt === body.TransactionID) : undefined;
-    const tx = queried ?? byId;
-    const conversationId = `AG_${randomBytes(10).toString('hex')}`;
+    if (fault && !fault.landed) return answerFault(res, fault, busy);
+    const tx = original ? b2c.get(original) : [...b2c.values()].find((t) => t.receipt === receipt);
+    const badInitiator = wrongInitiator(body, 'Initiator');
+    const conversationId = `AG_${new Date().toISOString().replace(/\D/g, '').slice(0, 8)}_${randomBytes(10).toString('hex')}`;
     const originatorConversationId = `${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
     later(Math.min(options.decisionDelayMs, 50), () => {
-      const result = tx
-        ? {
-            ResultType: 0,
-            ResultCode: 0,
-            ResultDesc: 'The service request is processed successfully.',
-            OriginatorConversationID: originatorConversationId,
-            ConversationID: conversationId,
-            TransactionID: tx.receipt ?? conversationId,
-            ResultParameters: {
-              ResultParameter: [
-                { Key: 'ReceiptNo', Value: tx.receipt ?? '' },
-                { Key: 'Conversation ID', Value: tx.conversationId },
-                { Key: 'FinalisedTime', Value: 20191219114550 },
-                { Key: 'Amount', Value: tx.amount },
-                { Key: 'TransactionStatus', Value: tx.resultCode === null ? 'Pending' : tx.resultCode === 0 ? 'Completed' : 'Failed' },
-                { Key: 'ReasonType', Value: tx.resultCode === null ? '' : String(tx.resultCode) },
-                { Key: 'TransactionReason', Value: tx.resultDesc },
-                { Key: 'Originator Conversation ID', Value: tx.originatorConversationId },
-                { Key: 'CreditPartyName', Value: `${tx.partyB} - John Doe` },
-                { Key: 'DebitPartyName', Value: `${options.b2cShortCode} - Kolo` },
-              ],
-            },
-          }
-        : {
-            ResultType: 0,
-            ResultCode: 'R000001',
-            ResultDesc: 'The transaction could not be found.',
-            OriginatorConversationID: originatorConversationId,
-            ConversationID: conversationId,
-            TransactionID: '',
-          };
+      const head = { ResultType: 0, OriginatorConversationID: originatorConversationId, ConversationID: conversationId };
+      const result = badInitiator
+        ? { ...head, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' }
+        : tx
+          ? {
+              ...head,
+              ResultCode: 0,
+              ResultDesc: 'The service request has been accepted successfully.',
+              TransactionID: tx.receipt ?? '',
+              ResultParameters: {
+                ResultParameter: [
+                  { Key: 'ReceiptNo', Value: tx.receipt ?? '' },
+                  { Key: 'Conversation ID', Value: tx.conversationId },
+                  { Key: 'FinalisedTime', Value: 20191219114550 },
+                  { Key: 'Amount', Value: tx.amount },
+                  { Key: 'TransactionStatus', Value: tx.resultCode === null ? 'Pending' : tx.resultCode === 0 ? 'Completed' : 'Failed' },
+                  { Key: 'ReasonType', Value: 'Business Payment to Customer via API' },
+                  tx.resultCode === null || tx.resultCode === 0 ? { Key: 'TransactionReason' } : { Key: 'TransactionReason', Value: tx.resultDesc },
+                  { Key: 'DebitPartyCharges', Value: 'Fee For B2C Payment|KES|33.00' },
+                  { Key: 'DebitAccountType', Value: 'Utility Account' },
+                  { Key: 'InitiatedTime', Value: 20191219114550 },
+                  { Key: options.statusResultNameKey, Value: tx.originatorConversationId },
+                  { Key: 'CreditPartyName', Value: `${tx.partyB} - John Doe` },
+                  { Key: 'DebitPartyName', Value: `${options.b2cShortCode} - Kolo` },
+                ],
+              },
+              ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: typeof body.Occasion === 'string' ? body.Occasion : '' } },
+            }
+          : { ...head, ResultCode: 'R000001', ResultDesc: 'The transaction could not be found.', TransactionID: '' };
       sender.send(body.ResultURL as string, 'POST', JSON.stringify({ Result: result }));
     });
+    if (fault) return answerFault(res, fault, busy);
     return sendJson(res, 200, {
       OriginatorConversationID: originatorConversationId,
       ConversationID: conversationId,
@@ -471,18 +547,28 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     if (req.method === 'POST' && path === '/_simulator/settings') {
       const problems = applySettings(options as unknown as Record<string, unknown>, body, {
         decisionDelayMs: 'ms',
+        lateDecisionDelayMs: 'ms',
+        tokenExpiresInAsString: 'boolean',
+        statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, callbacks: options.callbacks });
+      return sendJson(res, 200, {
+        decisionDelayMs: options.decisionDelayMs,
+        lateDecisionDelayMs: options.lateDecisionDelayMs,
+        tokenExpiresInAsString: options.tokenExpiresInAsString,
+        statusResultNameKey: options.statusResultNameKey,
+        callbacks: options.callbacks,
+      });
     }
     if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
       for (const k of tokens.keys()) tokens.set(k, 0);
       return sendJson(res, 200, { expired: tokens.size });
     }
     if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, { stk: [...stk.values()], b2c: [...b2c.values()] });
+    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, { moved: movements });
     if (req.method === 'GET' && path === '/oauth/v1/generate') return handleToken(req, res, url.searchParams);
     if (req.method === 'POST' && path === '/mpesa/stkpush/v1/processrequest') return handleStkPush(req, res);
     if (req.method === 'POST' && path === '/mpesa/stkpushquery/v1/query') return handleStkQuery(req, res);
@@ -512,6 +598,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     set fault(value) {
       state.fault = value;
     },
+    moved: () => [...movements],
     expireTokens() {
       for (const k of tokens.keys()) tokens.set(k, 0);
     },
