@@ -71,13 +71,16 @@ describe('create', () => {
     expect(data.createdAt).toMatch(TIMESTAMP);
   });
 
-  it('takes the currency of the application and the environment of its active key', async () => {
+  it('takes the currency of the application and the merchant’s default environment (LIVE once it has an active LIVE key)', async () => {
+    expect(expectSuccess(await create(owner, appId, { title: 'Avant' }), 201).environment).toBe('TEST');
     const live = await createApplication(h.services, { merchantId: owner.accountId, name: 'Live', currency: 'XAF' });
     await createApiKey(h.services, { applicationId: live.id, name: 'k', environment: 'LIVE' });
     const data = expectSuccess(await create(owner, live.id, { title: 'Cotisation', isAmountFixed: true, amount: 5000 }), 201);
     expect(data).toMatchObject({ currency: 'XAF', environment: 'LIVE', amountFixed: true, amount: 5000, expiresAt: null, description: null });
     const test = expectSuccess(await create(owner, live.id, { title: 'Essai', environment: 'TEST' }), 201);
     expect(test.environment).toBe('TEST');
+    // The rule is the merchant's: its application without a key creates LIVE collections too.
+    expect(expectSuccess(await create(owner, appId, { title: 'Après' }), 201).environment).toBe('LIVE');
   });
 
   it('AMOUNT_REQUIRED_FOR_FIXED: a fixed collection without an amount', async () => {

@@ -21,6 +21,7 @@ import {
   type FundCollectionView,
 } from '../../payments/fund-collections.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { changedFields, recordAudit } from '../../dashboard/audit.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
@@ -87,7 +88,9 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request, reply) => {
       const application = await findAccessibleApplication(request.services, requireAccount(request), request.params.applicationId, { write: true });
-      const created = await createFundCollection(request.services, application, request.body);
+      // The application's merchant's default: staff (ADMIN) create in a merchant's application.
+      const environment = await dashboardEnvironment(services.db, application.merchantId, request.body.environment);
+      const created = await createFundCollection(request.services, application, { ...request.body, environment });
       await audit(request, 'FUND_COLLECTION_CREATED', created.id, null, { title: created.title, slug: created.slug, applicationId: created.applicationId });
       return reply.code(201).send(ok(out(created), 'Collecte créée.', now()));
     },

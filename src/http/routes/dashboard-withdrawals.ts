@@ -1,7 +1,8 @@
 /**
  * Dashboard withdrawal routes (compatibility.md "Withdrawals"; issue 11 item 7): withdrawal
  * accounts, automatic-withdrawal configuration, and `withdraw`. Bearer-authenticated; a
- * merchant only reaches their own accounts and applications.
+ * merchant only reaches their own accounts and applications. Without `environment`, the
+ * configuration and `withdraw` use the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,16 +20,17 @@ import {
   type WithdrawalAccountRow,
   type WithdrawalConfigView,
 } from '../../payments/withdrawals.ts';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { amountSchema, currencySchema, optionalText, requiredText, uuidParam } from '../schemas/common.ts';
-import { idParams, ts } from '../schemas/dashboard.ts';
+import { dashboardEnvironmentQuery, idParams, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
-const environment = z.enum(['LIVE', 'TEST']).optional().describe('LIVE par défaut ; TEST retire du solde du bac à sable');
+const environment = dashboardEnvironmentQuery;
 
 const accountData = z.object({
   id: z.string(),
@@ -160,7 +162,11 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         response: { 200: envelopeOf(configData), ...errors },
       },
     },
-    async (request) => ok(configOut(await putWithdrawalConfig(request.services, merchantOf(request), request.body)), 'Réglage des retraits enregistré.', now()),
+    async (request) => {
+      const merchantId = merchantOf(request);
+      const environment = await dashboardEnvironment(services.db, merchantId, request.body.environment);
+      return ok(configOut(await putWithdrawalConfig(request.services, merchantId, { ...request.body, environment })), 'Réglage des retraits enregistré.', now());
+    },
   );
 
   r.post(
@@ -185,7 +191,9 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
       },
     },
     async (request, reply) => {
-      const data = await withdraw(request.services, merchantOf(request), request.body);
+      const merchantId = merchantOf(request);
+      const environment = await dashboardEnvironment(services.db, merchantId, request.body.environment);
+      const data = await withdraw(request.services, merchantId, { ...request.body, environment });
       return reply.code(201).send(ok(data, 'Retrait initié.', now()));
     },
   );

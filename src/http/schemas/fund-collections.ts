@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
 import { amountSchema, currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
-import { pageOf, pageQuery } from './dashboard.ts';
+import { dashboardEnvironmentQuery, pageOf, pageQuery } from './dashboard.ts';
 
 const NO_NUL = fr('ne doit pas contenir le caractère nul (U+0000)');
 
@@ -34,10 +34,9 @@ export const createCollectionRequest = z.object({
   expiresAt: dateTime.nullish().transform((v) => v ?? undefined).describe('Fin de la collecte (date future) ; aucune par défaut'),
   collectCustomerInfo: z.boolean().optional().describe('Demander (facultativement) nom et e-mail au payeur'),
   thankYouMessage: optionalText(1000).describe('Message affiché après un paiement réussi'),
-  environment: z
-    .enum(['LIVE', 'TEST'])
-    .optional()
-    .describe("Extension : TEST (bac à sable) ou LIVE ; par défaut celui de la clé active de l'application, sinon TEST"),
+  environment: dashboardEnvironmentQuery.describe(
+    'Extension : TEST (bac à sable) ou LIVE. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST',
+  ),
 });
 
 /** Body of `PATCH …/fund-collections/{id}`: every field optional; null clears an optional text or the amount. */
