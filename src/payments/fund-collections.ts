@@ -14,7 +14,7 @@
  * Access: a MERCHANT reaches only its applications' collections (anything else is 404, like an
  * unknown id); SUPPORT reads all and writes none (403); ADMIN reads and writes all.
  */
-import { and, count, desc, eq, gt, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lte, or, type SQL } from 'drizzle-orm';
 import { applications } from '../db/schema.ts';
 import { fundCollections } from '../db/schema-collections.ts';
 import type { Db } from '../db/client.ts';
@@ -193,40 +193,29 @@ export interface CollectionListQuery {
 }
 
 /**
- * Collections `viewer` may see, newest first: a MERCHANT's own (its applications not deleted),
- * every merchant's for staff. Without `status`, DELETED ones are left out. The caller has
- * checked `applicationId` (404 APP_NOT_FOUND for another merchant's).
+ * Page `page` (`size` rows) of the collections `viewer` may see, newest first: a MERCHANT's own
+ * (its applications not deleted), every merchant's for staff. Without `status`, DELETED ones
+ * are left out. The caller has checked `applicationId` (404 APP_NOT_FOUND for another merchant's).
  */
 export async function listFundCollections(
   services: Pick<Services, 'db' | 'clock' | 'config'>,
   viewer: CollectionViewer,
   query: CollectionListQuery,
-): Promise<{ content: FundCollectionView[]; total: number }> {
+): Promise<FundCollectionView[]> {
   const now = services.clock.now();
   const conditions: SQL[] = [isNull(applications.deletedAt)];
   if (viewer.role === 'MERCHANT') conditions.push(eq(applications.merchantId, viewer.accountId));
   if (query.applicationId) conditions.push(eq(fundCollections.applicationId, query.applicationId));
   conditions.push(query.status ? statusCondition(query.status, now) : or(eq(fundCollections.status, 'ACTIVE'), eq(fundCollections.status, 'CLOSED'))!);
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    services.db
-      .select({ row: fundCollections, applicationName: applications.name })
-      .from(fundCollections)
-      .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
-      .where(where)
-      .orderBy(desc(fundCollections.createdAt), desc(fundCollections.id))
-      .limit(query.size)
-      .offset(query.page * query.size),
-    services.db
-      .select({ n: count() })
-      .from(fundCollections)
-      .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
-      .where(where),
-  ]);
-  return {
-    content: rows.map((r) => collectionView(r.row, r.applicationName, services.config.publicBaseUrl, now)),
-    total: total?.n ?? 0,
-  };
+  const rows = await services.db
+    .select({ row: fundCollections, applicationName: applications.name })
+    .from(fundCollections)
+    .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
+    .where(and(...conditions))
+    .orderBy(desc(fundCollections.createdAt), desc(fundCollections.id))
+    .limit(query.size)
+    .offset(query.page * query.size);
+  return rows.map((r) => collectionView(r.row, r.applicationName, services.config.publicBaseUrl, now));
 }
 
 /**
