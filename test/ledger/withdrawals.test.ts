@@ -75,7 +75,8 @@ describe('configuration', () => {
     expect(noThreshold.json.data).toHaveProperty('thresholdAmount');
     expectError(await as(m, 'PUT', `${BASE}/config`, { mode: 'PERIODIC' }), 400, 'VALIDATION_ERROR');
     const set = expectSuccess(await as(m, 'PUT', `${BASE}/config`, { mode: 'PERIODIC', period: 'WEEKLY' }), 200);
-    expect(set).toMatchObject({ mode: 'PERIODIC', period: 'WEEKLY', thresholdAmount: null, currency: 'XAF', environment: 'LIVE', lastTriggeredAt: null });
+    // A TEST-only merchant: its configuration is TEST unless it says otherwise.
+    expect(set).toMatchObject({ mode: 'PERIODIC', period: 'WEEKLY', thresholdAmount: null, currency: 'XAF', environment: 'TEST', lastTriggeredAt: null });
     expect(set.account).toMatchObject({ accountNumber: '237677000001', isDefault: true });
     expect(expectSuccess(await as(m, 'GET', `${BASE}/config?currency=XAF`), 200)).toMatchObject({ mode: 'PERIODIC' });
     expect(expectSuccess(await as(m, 'PUT', `${BASE}/config`, { mode: 'MANUAL' }), 200)).toMatchObject({ mode: 'MANUAL', period: null });
@@ -93,7 +94,7 @@ describe('manual withdrawal', () => {
     expect(await tenantBalances(h, t)).toEqual({ available: OPENING - 250_000, pending: 0, reserved: 0 });
     expectError(await as(m, 'POST', `${BASE}/withdraw`, { ...body, amount: 750_001 }), 400, 'INSUFFICIENT_BALANCE');
     // LIVE has no balance (and, here, no connector): refused before anything is written.
-    expect((await as(m, 'POST', `${BASE}/withdraw`, { ...body, environment: undefined })).status).toBe(404);
+    expect((await as(m, 'POST', `${BASE}/withdraw`, { ...body, environment: 'LIVE' })).status).toBe(404);
     const staff = await createDashboardAccount(h, { role: 'ADMIN' });
     expectError(await as(staff, 'POST', `${BASE}/withdraw`, body), 403, 'ACCESS_DENIED');
   });
