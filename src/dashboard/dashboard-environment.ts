@@ -16,7 +16,9 @@ export type DashboardEnvironment = 'LIVE' | 'TEST';
 /**
  * `requested` when the caller sent one; else LIVE if `merchantId` has an active LIVE key (on an
  * application not deleted) or any LIVE transaction (deleted applications included: their history
- * stays), TEST otherwise. One query of two `exists`; the key test comes first and usually decides.
+ * stays), TEST otherwise. One query of two `exists`, evaluated in order: an active LIVE key
+ * decides at once; without one, the merchant's transactions are read through the
+ * (application_id, created_at) index until a LIVE one — all of them for a TEST-only merchant.
  */
 export async function dashboardEnvironment(db: Db, merchantId: string, requested: DashboardEnvironment | undefined): Promise<DashboardEnvironment> {
   if (requested) return requested;
