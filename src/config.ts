@@ -78,6 +78,8 @@ const configSchema = z.object({
     .default('')
     .transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o.length > 0))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'each origin must be scheme://host[:port], e.g. https://dashboard.example.com'))),
+  /** Also let the `CORS_ORIGINS` call the merchant API (X-API-KEY) from a browser; off by default (the key then lives in that browser). */
+  CORS_MERCHANT_API: bool.default(false),
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
   // Operator connectors (issue 9). A connector is on exactly when its base URL is set.
@@ -351,6 +353,8 @@ export interface Config {
   adminEmail: string | undefined;
   /** Origins (`scheme://host[:port]`) whose browsers may call the dashboard API with credentials; empty: no CORS at all. */
   corsOrigins: string[];
+  /** The `corsOrigins` may also call the merchant API (pay-in, pay-out, webhook configuration) with `X-API-KEY`. */
+  isCorsMerchantApi: boolean;
   adminPassword: string | undefined;
   /** log2 of scrypt's N for new password hashes (OWASP: 17); tests may lower it to 14. */
   passwordScryptLogN: number;
@@ -443,6 +447,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mailDir: e.MAIL_DIR,
     adminEmail: e.ADMIN_EMAIL,
     corsOrigins: e.CORS_ORIGINS,
+    isCorsMerchantApi: e.CORS_MERCHANT_API,
     adminPassword: e.ADMIN_PASSWORD,
     passwordScryptLogN: e.PASSWORD_SCRYPT_LOG_N,
     callbackBaseUrl: (e.CALLBACK_BASE_URL ?? publicBaseUrl).replace(/\/+$/, ''),

@@ -27,7 +27,7 @@ import { dashboardFundCollectionRoutes } from './routes/dashboard-fund-collectio
 import { publicCollectRoutes } from './routes/public-collect.ts';
 import { collectPageRoutes } from '../checkout/collect-page.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
-import { registerDashboardCors } from './cors.ts';
+import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 
@@ -106,9 +106,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
   });
 
-  // CORS_ORIGINS: the dashboard API only; preflights are answered in this onRequest hook,
-  // before the bearer check (a browser never sends credentials on a preflight).
-  await registerDashboardCors(app, services.config.corsOrigins);
+  // CORS_ORIGINS: the dashboard API (and the merchant API with CORS_MERCHANT_API); preflights are
+  // answered in this onRequest hook, before the bearer or key check (a browser never sends
+  // credentials on a preflight).
+  await registerCors(app, services.config.corsOrigins, { isMerchantApiAllowed: services.config.isCorsMerchantApi });
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
   // Attached to the routes that take a body only, so that reads run no hook for it (issue 14).

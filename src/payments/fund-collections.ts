@@ -2,7 +2,7 @@
  * Fund collections (compatibility.md "Withdrawals and fund collections"; issue 12 item 5): the
  * dashboard's create, list, read, update, close, reopen and delete. Rules:
  * - the currency is the application's (CURRENCY_MISMATCH otherwise) and never changes; the
- *   environment (TEST: sandbox rail) is the body's, else the application's active key's, else TEST;
+ *   environment (TEST: sandbox rail) is the caller's (the dashboard resolves a missing one);
  * - a fixed-amount collection needs an amount (AMOUNT_REQUIRED_FOR_FIXED);
  * - `expiresAt` must be in the future when it is set; an ACTIVE collection past it reads EXPIRED;
  * - only an ACTIVE collection can be edited (COLLECTION_NOT_EDITABLE): a CLOSED or EXPIRED one is
@@ -14,8 +14,8 @@
  * Access: a MERCHANT reaches only its applications' collections (anything else is 404, like an
  * unknown id); SUPPORT reads all and writes none (403); ADMIN reads and writes all.
  */
-import { and, count, desc, eq, gt, isNull, lte, or, type SQL } from 'drizzle-orm';
-import { apiKeys, applications } from '../db/schema.ts';
+import { and, desc, eq, gt, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { applications } from '../db/schema.ts';
 import { fundCollections } from '../db/schema-collections.ts';
 import type { Db } from '../db/client.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
@@ -134,7 +134,7 @@ export interface NewCollectionInput {
   expiresAt?: Date | undefined;
   collectCustomerInfo?: boolean | undefined;
   thankYouMessage?: string | undefined;
-  environment?: 'LIVE' | 'TEST' | undefined;
+  environment: 'LIVE' | 'TEST';
 }
 
 function checkFuture(expiresAt: Date | null | undefined, now: Date): void {
@@ -160,7 +160,6 @@ export async function createFundCollection(
   const isAmountFixed = input.isAmountFixed ?? false;
   if (isAmountFixed && input.amount === undefined) throw new ApiError('AMOUNT_REQUIRED_FOR_FIXED');
   checkFuture(input.expiresAt, now);
-  const environment = input.environment ?? (await activeKeyEnvironment(services.db, application.id)) ?? 'TEST';
   const [row] = await services.db
     .insert(fundCollections)
     .values({
@@ -171,7 +170,7 @@ export async function createFundCollection(
       description: input.description ?? null,
       coverImageUrl: input.coverImageUrl ?? null,
       currency,
-      environment,
+      environment: input.environment,
       isAmountFixed,
       amount: input.amount ?? null,
       collectCustomerInfo: input.collectCustomerInfo ?? false,
@@ -185,15 +184,6 @@ export async function createFundCollection(
   return collectionView(row!, application.name, services.config.publicBaseUrl, now);
 }
 
-async function activeKeyEnvironment(db: Db, applicationId: string): Promise<'LIVE' | 'TEST' | null> {
-  const [key] = await db
-    .select({ environment: apiKeys.environment })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.applicationId, applicationId), eq(apiKeys.active, true)))
-    .limit(1);
-  return (key?.environment as 'LIVE' | 'TEST' | undefined) ?? null;
-}
-
 /** Query of the list: optional application and status, 0-based page of `size`. */
 export interface CollectionListQuery {
   applicationId?: string | undefined;
@@ -203,40 +193,29 @@ export interface CollectionListQuery {
 }
 
 /**
- * Collections `viewer` may see, newest first: a MERCHANT's own (its applications not deleted),
- * every merchant's for staff. Without `status`, DELETED ones are left out. The caller has
- * checked `applicationId` (404 APP_NOT_FOUND for another merchant's).
+ * Page `page` (`size` rows) of the collections `viewer` may see, newest first: a MERCHANT's own
+ * (its applications not deleted), every merchant's for staff. Without `status`, DELETED ones
+ * are left out. The caller has checked `applicationId` (404 APP_NOT_FOUND for another merchant's).
  */
 export async function listFundCollections(
   services: Pick<Services, 'db' | 'clock' | 'config'>,
   viewer: CollectionViewer,
   query: CollectionListQuery,
-): Promise<{ content: FundCollectionView[]; total: number }> {
+): Promise<FundCollectionView[]> {
   const now = services.clock.now();
   const conditions: SQL[] = [isNull(applications.deletedAt)];
   if (viewer.role === 'MERCHANT') conditions.push(eq(applications.merchantId, viewer.accountId));
   if (query.applicationId) conditions.push(eq(fundCollections.applicationId, query.applicationId));
   conditions.push(query.status ? statusCondition(query.status, now) : or(eq(fundCollections.status, 'ACTIVE'), eq(fundCollections.status, 'CLOSED'))!);
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    services.db
-      .select({ row: fundCollections, applicationName: applications.name })
-      .from(fundCollections)
-      .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
-      .where(where)
-      .orderBy(desc(fundCollections.createdAt), desc(fundCollections.id))
-      .limit(query.size)
-      .offset(query.page * query.size),
-    services.db
-      .select({ n: count() })
-      .from(fundCollections)
-      .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
-      .where(where),
-  ]);
-  return {
-    content: rows.map((r) => collectionView(r.row, r.applicationName, services.config.publicBaseUrl, now)),
-    total: total?.n ?? 0,
-  };
+  const rows = await services.db
+    .select({ row: fundCollections, applicationName: applications.name })
+    .from(fundCollections)
+    .innerJoin(applications, eq(applications.id, fundCollections.applicationId))
+    .where(and(...conditions))
+    .orderBy(desc(fundCollections.createdAt), desc(fundCollections.id))
+    .limit(query.size)
+    .offset(query.page * query.size);
+  return rows.map((r) => collectionView(r.row, r.applicationName, services.config.publicBaseUrl, now));
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * What a merchant sees of their money (compatibility.md "Transactions, balances, providers"):
  * `GET /api/v1/merchants/balance` and the balance figures of `GET /api/v1/merchants/dashboard`,
- * read from the ledger (never recomputed from transactions). LIVE by default; `environment=TEST`
- * shows the sandbox balances (a TEST application that never moved money shows its opening
- * balance).
+ * read from the ledger (never recomputed from transactions), in the environment the caller names
+ * (`environment=TEST` shows the sandbox balances: a TEST application that never moved money shows
+ * its opening balance).
  */
 import { and, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -23,7 +23,7 @@ export interface BalanceLine {
   currency: string;
 }
 
-/** Options: the environment (default LIVE) and an optional single application of the merchant. */
+/** Options: the environment and an optional single application of the merchant. */
 export interface BalanceQuery {
   environment: 'LIVE' | 'TEST';
   applicationId?: string | undefined;

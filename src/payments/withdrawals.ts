@@ -145,7 +145,7 @@ export interface WithdrawalConfigInput {
   thresholdAmount?: number | undefined;
   period?: (typeof WITHDRAWAL_PERIODS)[number] | undefined;
   currency?: string | undefined;
-  environment?: 'LIVE' | 'TEST' | undefined;
+  environment: 'LIVE' | 'TEST';
 }
 
 /**
@@ -169,7 +169,7 @@ export async function putWithdrawalConfig(services: Services, merchantId: string
   if (input.mode !== 'MANUAL' && !accountId) throw validationError({ accountId: 'ajoutez un compte de retrait ou précisez-en un' });
   const now = services.clock.now();
   const values = {
-    environment: input.environment ?? 'LIVE',
+    environment: input.environment,
     mode: input.mode,
     accountId,
     thresholdAmount: input.mode === 'THRESHOLD' ? input.thresholdAmount! : null,
@@ -193,7 +193,7 @@ export interface WithdrawInput {
   description?: string | undefined;
   merchantReference?: string | undefined;
   applicationId?: string | undefined;
-  environment?: 'LIVE' | 'TEST' | undefined;
+  environment: 'LIVE' | 'TEST';
 }
 
 /** The withdraw response (compatibility.md), with the fee. */
@@ -241,7 +241,7 @@ export async function withdraw(services: Services, merchantId: string, input: Wi
   if (apps.length === 0) throw validationError({ currency: `aucune application en ${input.currency}` });
   if (apps.length > 1) throw validationError({ applicationId: `précisez l'application : vous en avez plusieurs en ${input.currency}` });
   const app = apps[0]!;
-  const environment = input.environment ?? 'LIVE';
+  const environment = input.environment;
   const { rail, connector } = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,

@@ -1,8 +1,9 @@
 /**
  * CORS (issue 12 point 1): with `CORS_ORIGINS`, a dashboard on a listed origin calls the
  * dashboard API with credentials and the Authorization header, preflights included; an origin
- * not listed gets no CORS header; the merchant API and the checkout pages never carry one; and
- * without `CORS_ORIGINS` nothing changes.
+ * not listed gets no CORS header; the merchant API carries one only with `CORS_MERCHANT_API=true`
+ * (then with X-API-KEY and Idempotency-Key, without credentials); the checkout pages never do;
+ * and without `CORS_ORIGINS` nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -96,7 +97,81 @@ describe('merchant API and checkout pages', () => {
   });
 });
 
+describe('merchant API with CORS_MERCHANT_API=true', () => {
+  let open: Harness;
+  let key: Tenant;
+  beforeAll(async () => {
+    open = await startHarness({ ...DASHBOARD_TEST_ENV, CORS_ORIGINS: DASHBOARD, CORS_MERCHANT_API: 'true' });
+    key = await open.createTenant();
+  });
+  afterAll(async () => open?.close());
+
+  const preflightOn = (path: string, origin: string, method: string, headers = 'x-api-key,idempotency-key,content-type') =>
+    open.request('OPTIONS', path, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+
+  it('answers the preflights of pay-ins, pay-outs, status reads and the webhook configuration with X-API-KEY and Idempotency-Key', async () => {
+    for (const [path, method] of [
+      [PATHS.checkout, 'POST'],
+      [PATHS.charge, 'POST'],
+      [PATHS.transfer, 'POST'],
+      [PATHS.payInStatus('PI-0A1B2C3D4E5F'), 'GET'],
+      [PATHS.payOutStatus('PO-0A1B2C3D4E5F'), 'GET'],
+      ['/api/v1/pay-in/refund', 'POST'],
+      ['/api/v1/webhook', 'PATCH'],
+      ['/api/v1/webhook/test', 'POST'],
+      [`/${PATHS.checkout}`, 'POST'],
+    ] as const) {
+      const response = await preflightOn(path, DASHBOARD, method);
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('access-control-allow-origin'), path).toBe(DASHBOARD);
+      expect(response.headers.get('access-control-allow-methods'), path).toContain(method);
+      const allowed = response.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
+      for (const header of ['x-api-key', 'idempotency-key', 'content-type']) expect(allowed, `${path} ${header}`).toContain(header);
+      // The key is a header, not a cookie: no credentials.
+      expect(response.headers.get('access-control-allow-credentials'), path).toBeNull();
+    }
+  });
+
+  it('adds the headers to the real calls, errors included', async () => {
+    const created = await open.request('POST', PATHS.checkout, { key: key.key, body: checkoutBody(), headers: { origin: DASHBOARD, 'idempotency-key': 'idem-cors-1' } });
+    const data = expectSuccess(created, 201);
+    expect(created.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
+    expect(created.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/);
+    const status = await open.request('GET', PATHS.payInStatus(data.reference), { key: key.key, headers: { origin: DASHBOARD } });
+    expect(status.status).toBe(200);
+    expect(status.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
+    const refused = await open.request('POST', PATHS.checkout, { key: 'sk_test_nope', body: checkoutBody(), headers: { origin: DASHBOARD } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
+  });
+
+  it('still gives nothing to an origin not listed, nor to the checkout pages, health or callbacks', async () => {
+    const other = await preflightOn(PATHS.checkout, OTHER, 'POST');
+    expect(other.status).toBe(404);
+    expect(corsHeaders(other.headers)).toEqual([]);
+    const call = await open.request('POST', PATHS.checkout, { key: key.key, body: checkoutBody(), headers: { origin: OTHER } });
+    const data = expectSuccess(call, 201);
+    expect(corsHeaders(call.headers)).toEqual([]);
+    const page = new URL(data.paymentUrl).pathname;
+    expect(corsHeaders((await open.request('GET', page, { headers: { origin: DASHBOARD } })).headers)).toEqual([]);
+    expect(corsHeaders((await preflightOn(page, DASHBOARD, 'POST')).headers)).toEqual([]);
+    expect(corsHeaders((await open.request('GET', '/actuator/health', { headers: { origin: DASHBOARD } })).headers)).toEqual([]);
+    expect(corsHeaders((await preflightOn('/api/v1/callbacks/mtn/x', DASHBOARD, 'POST')).headers)).toEqual([]);
+    // The dashboard API keeps its own rules (credentials, Authorization).
+    const dashboard = await preflightOn('/api/v1/merchants/me', DASHBOARD, 'GET', 'authorization');
+    expect(dashboard.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(dashboard.headers.get('access-control-allow-headers')?.toLowerCase()).not.toContain('x-api-key');
+  });
+});
+
 describe('configuration', () => {
+  it('CORS_MERCHANT_API is off by default and takes a boolean', () => {
+    expect(loadConfig({ DATA_DIR: 'memory://' }).isCorsMerchantApi).toBe(false);
+    expect(loadConfig({ DATA_DIR: 'memory://', CORS_MERCHANT_API: 'true' }).isCorsMerchantApi).toBe(true);
+    expect(loadConfig({ DATA_DIR: 'memory://', CORS_MERCHANT_API: 'false' }).isCorsMerchantApi).toBe(false);
+    expect(() => loadConfig({ DATA_DIR: 'memory://', CORS_MERCHANT_API: 'sometimes' })).toThrow();
+  });
+
   it('is off by default and refuses an origin that is not scheme://host[:port]', async () => {
     expect(loadConfig({ DATA_DIR: 'memory://' }).corsOrigins).toEqual([]);
     expect(loadConfig({ DATA_DIR: 'memory://', CORS_ORIGINS: 'https://a.example, http://b.example:8080/' }).corsOrigins).toEqual([

@@ -71,13 +71,16 @@ describe('create', () => {
     expect(data.createdAt).toMatch(TIMESTAMP);
   });
 
-  it('takes the currency of the application and the environment of its active key', async () => {
+  it('takes the currency of the application and the merchant’s default environment (LIVE once it has an active LIVE key)', async () => {
+    expect(expectSuccess(await create(owner, appId, { title: 'Avant' }), 201).environment).toBe('TEST');
     const live = await createApplication(h.services, { merchantId: owner.accountId, name: 'Live', currency: 'XAF' });
     await createApiKey(h.services, { applicationId: live.id, name: 'k', environment: 'LIVE' });
     const data = expectSuccess(await create(owner, live.id, { title: 'Cotisation', isAmountFixed: true, amount: 5000 }), 201);
     expect(data).toMatchObject({ currency: 'XAF', environment: 'LIVE', amountFixed: true, amount: 5000, expiresAt: null, description: null });
     const test = expectSuccess(await create(owner, live.id, { title: 'Essai', environment: 'TEST' }), 201);
     expect(test.environment).toBe('TEST');
+    // The rule is the merchant's: its application without a key creates LIVE collections too.
+    expect(expectSuccess(await create(owner, appId, { title: 'Après' }), 201).environment).toBe('LIVE');
   });
 
   it('AMOUNT_REQUIRED_FOR_FIXED: a fixed collection without an amount', async () => {
@@ -114,7 +117,7 @@ describe('create', () => {
 });
 
 describe('list', () => {
-  it('filters by application and by each status, pages with number and page, and never shows another merchant’s', async () => {
+  it('answers a bare array (SharePay’s dashboard filters it), filters by application and status, pages, never shows another merchant’s', async () => {
     const merchant = await createDashboardAccount(h);
     const a = (await createApplication(h.services, { merchantId: merchant.accountId, name: 'A', currency: 'XAF' })).id;
     const b = (await createApplication(h.services, { merchantId: merchant.accountId, name: 'B', currency: 'XAF' })).id;
@@ -128,8 +131,9 @@ describe('list', () => {
     expect((await as(merchant, 'DELETE', `${BASE}/${ids.deleted}`)).status).toBe(204);
     h.clock.advance(61_000);
     const titles = async (query: string) => {
-      const page = expectSuccess(await as(merchant, 'GET', `${BASE}${query}`), 200);
-      return page.content.map((c: { title: string }) => c.title);
+      const list = expectSuccess(await as(merchant, 'GET', `${BASE}${query}`), 200);
+      expect(Array.isArray(list), query).toBe(true);
+      return list.map((c: { title: string }) => c.title);
     };
     expect(await titles('')).toEqual(['open', 'expiring', 'closed', 'active']);
     expect(await titles(`?applicationId=${a}`)).toEqual(['closed', 'active']);
@@ -139,20 +143,36 @@ describe('list', () => {
     expect(await titles('?status=EXPIRED')).toEqual(['expiring']);
     expect(await titles('?status=DELETED')).toEqual(['deleted']);
     expect(await titles(`?applicationId=${b}&status=ACTIVE`)).toEqual(['open']);
-    const page = expectSuccess(await as(merchant, 'GET', `${BASE}?page=1&size=3`), 200);
-    expect(page).toMatchObject({ totalElements: 4, totalPages: 2, size: 3, number: 1, page: 1, first: false, last: true });
-    expect(page.content.map((c: { title: string }) => c.title)).toEqual(['active']);
-    const expired = page.content[0];
-    expect(expired.status).toBe('ACTIVE');
+    const raw = await as(merchant, 'GET', BASE);
+    expect(Object.keys(raw.json)).toEqual(['success', 'code', 'message', 'data', 'timestamp']);
+    expect(raw.json.data[0]).toMatchObject({ title: 'open', status: 'ACTIVE', applicationName: 'B', amountFixed: false, collectUrl: expect.any(String) });
+    // What the dashboard does with it.
+    expect(raw.json.data.filter((c: { status: string }) => c.status === 'EXPIRED').map((c: { title: string }) => c.title)).toEqual(['expiring']);
+    expect(await titles('?page=0&size=3')).toEqual(['open', 'expiring', 'closed']);
+    expect(await titles('?page=1&size=3')).toEqual(['active']);
+    expect(await titles('?page=2&size=3')).toEqual([]);
+    expect(await titles('?size=100')).toEqual(['open', 'expiring', 'closed', 'active']);
+    // 100 at most, and by default.
+    const many = await createDashboardAccount(h);
+    const manyApp = (await createApplication(h.services, { merchantId: many.accountId, name: 'Beaucoup', currency: 'XAF' })).id;
+    for (let i = 0; i < 101; i++) {
+      h.clock.advance(1);
+      expectSuccess(await create(many, manyApp, { title: `c${i}` }), 201);
+    }
+    const first = expectSuccess(await as(many, 'GET', BASE), 200);
+    expect(first).toHaveLength(100);
+    expect(first[0].title).toBe('c100');
+    expect(expectSuccess(await as(many, 'GET', `${BASE}?page=1`), 200).map((c: { title: string }) => c.title)).toEqual(['c0']);
 
     // Another merchant sees none of these, and cannot filter on these applications.
-    expect(expectSuccess(await as(other, 'GET', `${BASE}?status=ACTIVE`), 200).content.map((c: { applicationId: string }) => c.applicationId)).not.toContain(a);
+    expect(expectSuccess(await as(other, 'GET', `${BASE}?status=ACTIVE`), 200).map((c: { applicationId: string }) => c.applicationId)).not.toContain(a);
     expectError(await as(other, 'GET', `${BASE}?applicationId=${a}`), 404, 'APP_NOT_FOUND');
     expectError(await as(merchant, 'GET', `${BASE}?status=OPEN`), 400, 'INVALID_PARAMETER');
     expectError(await as(merchant, 'GET', `${BASE}?applicationId=nope`), 400, 'INVALID_PARAMETER');
     expectError(await as(merchant, 'GET', `${BASE}?size=101`), 400, 'INVALID_PARAMETER');
+    expectError(await as(merchant, 'GET', `${BASE}?size=0`), 400, 'INVALID_PARAMETER');
     // Staff see every merchant's.
-    expect(expectSuccess(await as(support, 'GET', `${BASE}?applicationId=${a}`), 200).totalElements).toBe(2);
+    expect(expectSuccess(await as(support, 'GET', `${BASE}?applicationId=${a}`), 200)).toHaveLength(2);
   });
 });
 
@@ -257,5 +277,8 @@ describe('read, update, close, reopen, delete', () => {
     }
     expect(Object.keys(spec.paths['/api/v1/merchants/fund-collections/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(spec.paths['/api/v1/merchants/fund-collections/{id}'].get.security).toEqual([{ bearerAuth: [] }]);
+    const list = spec.paths['/api/v1/merchants/fund-collections'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(list.type).toBe('array');
+    expect(Object.keys(list.items.properties)).toEqual(expect.arrayContaining(['id', 'slug', 'collectUrl', 'title', 'status', 'amountFixed', 'applicationName']));
   });
 });

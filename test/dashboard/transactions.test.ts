@@ -3,8 +3,9 @@
  * with paging and every filter, stats, detail by id and reference with the event history, the
  * admin family (ADMIN and SUPPORT read any merchant; a MERCHANT is refused), the streamed CSV
  * export, the chart, the overview and the rails offered to merchants. Payments are made through
- * the real merchant API and the sandbox rail; only the bulk rows of the export test and a LIVE
- * fund-collection pay-in (whose creation belongs to another feature) are inserted directly.
+ * the real merchant API and the sandbox rail; only the bulk rows of the export test, a
+ * fund-collection pay-in (whose creation belongs to another feature) and a LIVE pay-in are
+ * inserted directly. The merchant's data is TEST only, so every route reads TEST by default.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,7 +66,7 @@ beforeAll(async () => {
     201,
   ).reference;
   await settle(h);
-  // A LIVE fund-collection pay-in (created by the fund-collection feature: inserted here as such).
+  // A fund-collection pay-in (created by the fund-collection feature: inserted here as such).
   fcId = randomUUID();
   refs.fc = 'FC-0A1B2C3D4E5F';
   const now = h.clock.now();
@@ -75,7 +76,7 @@ beforeAll(async () => {
     applicationId: gifts.applicationId,
     direction: 'PAY_IN',
     type: 'FUND_COLLECTION',
-    environment: 'LIVE',
+    environment: 'TEST',
     status: 'SUCCESS',
     amount: 10_000,
     feeAmount: 150,
@@ -127,13 +128,22 @@ describe('lists', () => {
     expect(page1).toMatchObject({ totalElements: 5, totalPages: 3, size: 2, number: 1, page: 1, first: false, last: false });
   });
 
-  it('pay-outs and both directions; another merchant sees none of them', async () => {
+  it('pay-outs; pay-ins under transactions unless direction says PAY_OUT or ALL; another merchant sees none of them', async () => {
     const out = expectSuccess(await as(merchant, `${M}/transactions-out`), 200);
     expect(references(out)).toEqual([refs.payout]);
     expect(out.content[0]).toMatchObject({ type: 'PAYOUT', direction: 'PAY_OUT', amount: 2000, payerName: 'Awa Mbarga', appName: 'Boutique' });
-    const all = expectSuccess(await as(merchant, `${M}/transactions`), 200);
+    const payIns = [refs.fc, refs.orange, refs.checkout, refs.declined, refs.paid];
+    expect(references(expectSuccess(await as(merchant, `${M}/transactions`), 200))).toEqual(payIns);
+    expect(references(expectSuccess(await as(merchant, `${M}/transactions?direction=PAY_IN`), 200))).toEqual(payIns);
+    const all = expectSuccess(await as(merchant, `${M}/transactions?direction=ALL`), 200);
     expect(references(all)).toEqual([refs.fc, refs.orange, refs.payout, refs.checkout, refs.declined, refs.paid]);
     expect(references(expectSuccess(await as(merchant, `${M}/transactions?direction=PAY_OUT`), 200))).toEqual([refs.payout]);
+    // The same default for its stats and its export.
+    expect(expectSuccess(await as(merchant, `${M}/transactions/stats`), 200).total).toBe(5);
+    expect(expectSuccess(await as(merchant, `${M}/transactions/stats?direction=ALL`), 200).total).toBe(6);
+    const csv = (query: string) => as(merchant, `${M}/transactions/export${query}`).then((r) => r.text.trim().split('\r\n').slice(1).map((l) => l.split(',')[1]));
+    expect(await csv('')).toEqual(payIns);
+    expect(await csv('?direction=ALL')).toEqual(references(all));
     expect(references(expectSuccess(await as(other, `${M}/transactions`), 200))).toEqual([refs.foreign]);
     // Staff own no application: their own lists are empty (they use the admin routes).
     expect(expectSuccess(await as(admin, `${M}/transactions`), 200).content).toEqual([]);
@@ -148,7 +158,7 @@ describe('lists', () => {
     expect(references(expectSuccess(await as(merchant, `${M}/transactions-in?type=CHECKOUT`), 200))).toEqual([refs.checkout]);
     expect(references(expectSuccess(await as(merchant, `${M}/transactions-in?type=FUND_COLLECTION`), 200))).toEqual([refs.fc]);
     expect(references(expectSuccess(await as(merchant, `${M}/transactions-in?type=CHARGE`), 200))).toEqual([refs.orange, refs.declined, refs.paid]);
-    expect(references(expectSuccess(await as(merchant, `${M}/transactions?type=PAYOUT`), 200))).toEqual([refs.payout]);
+    expect(references(expectSuccess(await as(merchant, `${M}/transactions?direction=ALL&type=PAYOUT`), 200))).toEqual([refs.payout]);
     expect(expectSuccess(await as(merchant, `${M}/transactions-in?type=PAYOUT`), 200).content).toEqual([]);
   });
 
@@ -157,13 +167,13 @@ describe('lists', () => {
   });
 
   it('filters by date range (a date alone covers its whole day)', async () => {
-    const day1 = expectSuccess(await as(merchant, `${M}/transactions?from=2026-11-20&to=2026-11-20`), 200);
+    const day1 = expectSuccess(await as(merchant, `${M}/transactions?direction=ALL&from=2026-11-20&to=2026-11-20`), 200);
     expect(references(day1)).toEqual([refs.declined, refs.paid]);
-    const day2 = expectSuccess(await as(merchant, `${M}/transactions?from=2026-11-21`), 200);
+    const day2 = expectSuccess(await as(merchant, `${M}/transactions?direction=ALL&from=2026-11-21`), 200);
     expect(references(day2)).toEqual([refs.fc, refs.orange, refs.payout, refs.checkout]);
-    const before = expectSuccess(await as(merchant, `${M}/transactions?to=2026-11-19`), 200);
+    const before = expectSuccess(await as(merchant, `${M}/transactions?direction=ALL&to=2026-11-19`), 200);
     expect(before.content).toEqual([]);
-    const instant = expectSuccess(await as(merchant, `${M}/transactions?from=2026-11-21T00:00:00Z&to=2026-11-22T00:00:00Z`), 200);
+    const instant = expectSuccess(await as(merchant, `${M}/transactions?direction=ALL&from=2026-11-21T00:00:00Z&to=2026-11-22T00:00:00Z`), 200);
     expect(references(instant)).toEqual([refs.fc, refs.orange, refs.payout, refs.checkout]);
   });
 
@@ -184,7 +194,7 @@ describe('lists', () => {
   });
 
   it('filters by environment', async () => {
-    expect(references(expectSuccess(await as(merchant, `${M}/transactions?environment=LIVE`), 200))).toEqual([refs.fc]);
+    expect(expectSuccess(await as(merchant, `${M}/transactions?environment=LIVE`), 200).content).toEqual([]);
     expect(expectSuccess(await as(merchant, `${M}/transactions?environment=TEST`), 200).totalElements).toBe(5);
   });
 
@@ -236,9 +246,10 @@ describe('stats', () => {
     });
     expect(expectSuccess(await as(merchant, `${M}/transactions-out/stats`), 200)).toMatchObject({ total: 1, successCount: 1, successVolume: 2000 });
     expect(expectSuccess(await as(merchant, `${M}/transactions-in/stats?appId=${gifts.applicationId}&environment=TEST`), 200)).toMatchObject({
-      total: 1,
-      successCount: 1,
+      total: 2,
+      successCount: 2,
     });
+    expect(expectSuccess(await as(merchant, `${M}/transactions-in/stats?environment=LIVE`), 200)).toMatchObject({ total: 0 });
     expect(expectSuccess(await as(merchant, `${M}/transactions/stats?direction=PAY_OUT`), 200)).toMatchObject({ total: 1 });
     expectError(await as(merchant, `${M}/transactions-in/stats?status=NOPE`), 400, 'INVALID_PARAMETER');
   });
@@ -370,8 +381,8 @@ describe('chart', () => {
     expect(week.labels).toHaveLength(7);
     expect(week.labels.at(-1)).toBe(h.clock.now().toISOString().slice(0, 10));
     const success = week.series.find((s: { key: string }) => s.key === 'SUCCESS');
-    // Bulk rows above are TEST SUCCESS pay-ins too: 2 345 of them plus the two sandbox charges.
-    expect(success.counts.reduce((a: number, b: number) => a + b, 0)).toBe(2_345 + 2);
+    // Bulk rows above are TEST SUCCESS pay-ins too: 2 345 of them plus the two sandbox charges and the collection's.
+    expect(success.counts.reduce((a: number, b: number) => a + b, 0)).toBe(2_345 + 3);
     expect(success.counts).toHaveLength(7);
     const failed = week.series.find((s: { key: string }) => s.key === 'FAILED');
     expect(failed.counts.at(-2)).toBe(1);
@@ -379,14 +390,15 @@ describe('chart', () => {
 
     const byProvider = expectSuccess(await as(merchant, `${M}/transactions/chart?interval=LAST_30_DAYS&groupBy=PROVIDER&environment=TEST&appId=${gifts.applicationId}`), 200);
     expect(byProvider.labels).toHaveLength(30);
-    expect(byProvider.series.map((s: { key: string }) => s.key)).toEqual(['ORANGE_MONEY_CM']);
-    expect(byProvider.series[0].counts.at(-1)).toBe(1);
+    expect(byProvider.series.map((s: { key: string }) => s.key)).toEqual(['MTN_MOMO_CM', 'ORANGE_MONEY_CM']);
+    expect(byProvider.series[1].counts.at(-1)).toBe(1);
 
-    const live = expectSuccess(await as(merchant, `${M}/transactions/chart?interval=TODAY&groupBy=APPLICATION`), 200);
-    expect(live.labels).toHaveLength(24);
-    expect(live.labels[0]).toBe('00:00');
-    expect(live.series).toEqual([{ key: 'Dons', counts: expect.any(Array), volumes: expect.any(Array) }]);
-    expect(live.series[0].volumes[h.clock.now().getUTCHours()]).toBe(10_000);
+    const today = expectSuccess(await as(merchant, `${M}/transactions/chart?interval=TODAY&groupBy=APPLICATION&appId=${gifts.applicationId}`), 200);
+    expect(today.labels).toHaveLength(24);
+    expect(today.labels[0]).toBe('00:00');
+    expect(today.series).toEqual([{ key: 'Dons', counts: expect.any(Array), volumes: expect.any(Array) }]);
+    // The Orange Money charge and the collection's payment, both this hour.
+    expect(today.series[0].volumes[h.clock.now().getUTCHours()]).toBe(5000 + 10_000);
 
     const outs = expectSuccess(await as(merchant, `${M}/transactions/chart?direction=PAY_OUT&environment=TEST&groupBy=APPLICATION`), 200);
     expect(outs.series.map((s: { key: string }) => s.key)).toEqual(['Boutique']);
@@ -405,10 +417,10 @@ describe('chart', () => {
 
 describe('overview', () => {
   it('the dashboard carries the same transaction items as the lists', async () => {
-    const overview = expectSuccess(await as(merchant, `${M}/dashboard?environment=LIVE`), 200);
-    expect(overview).toMatchObject({ currency: 'XAF', todayTransactionCount: 1, dailyVolume: 10_000 });
+    const overview = expectSuccess(await as(merchant, `${M}/dashboard?appId=${gifts.applicationId}`), 200);
+    expect(overview).toMatchObject({ currency: 'XAF' });
     expect(overview.lastFiveTransactions[0]).toMatchObject({ reference: refs.fc, type: 'FUND_COLLECTION', appName: 'Dons', feeAmount: 150, netAmount: 9850 });
-    const listed = expectSuccess(await as(merchant, `${M}/transactions?environment=LIVE`), 200).content[0];
+    const listed = expectSuccess(await as(merchant, `${M}/transactions?appId=${gifts.applicationId}`), 200).content[0];
     expect(overview.lastFiveTransactions[0]).toEqual(listed);
   });
 });

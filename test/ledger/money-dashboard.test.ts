@@ -78,7 +78,7 @@ describe('balances from the ledger', () => {
     const empty = await asAccount(h, fresh.accessToken, 'GET', '/api/v1/merchants/balance');
     expect(expectSuccess(empty, 200)).toEqual([]);
 
-    const live = await as(merchant, 'GET', '/api/v1/merchants/balance');
+    const live = await as(merchant, 'GET', '/api/v1/merchants/balance?environment=LIVE');
     const liveXaf = expectSuccess(live, 200).find((b: { currency: string }) => b.currency === 'XAF');
     expect(liveXaf).toEqual({ availableAmount: 0, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' });
 

@@ -42,13 +42,23 @@ async function withdrawalsOf(t: Tenant) {
 describe('withdrawal accounts', () => {
   it('add (normalised; the first is the default), list, choose the default, delete; another merchant cannot touch them', async () => {
     const { m } = await merchantWithApp();
+    const rails = expectSuccess(await as(m, 'GET', '/api/v1/merchants/providers'), 200);
+    const railName = (code: string) => rails.find((r: { code: string }) => r.code === code).name;
+    expect(railName('MTN_MOMO_CM')).toMatch(/MTN/);
     const first = expectSuccess(await as(m, 'POST', `${BASE}/accounts`, { providerCode: 'MTN_MOMO_CM', accountNumber: '+237 677 00 00 01', accountName: 'Awa' }), 201);
     expect(first).toMatchObject({ providerCode: 'MTN_MOMO_CM', accountNumber: '237677000001', accountName: 'Awa', isDefault: true });
+    // The dashboard shows each account "Via" its rail: name and type, on every answer that carries an account.
+    expect(first).toMatchObject({ providerName: railName('MTN_MOMO_CM'), providerType: 'MOBILE_MONEY' });
     const second = expectSuccess(await as(m, 'POST', `${BASE}/accounts`, { providerCode: 'ORANGE_MONEY_CM', accountNumber: '699000001', accountName: 'Awa OM' }), 201);
     expect(second.isDefault).toBe(false);
     const switched = expectSuccess(await as(m, 'PATCH', `${BASE}/accounts/${second.id}/default`), 200);
-    expect(switched.isDefault).toBe(true);
+    expect(switched).toMatchObject({ isDefault: true, providerName: railName('ORANGE_MONEY_CM'), providerType: 'MOBILE_MONEY' });
     const list = expectSuccess(await as(m, 'GET', `${BASE}/accounts`), 200);
+    // Same creation time on the manual clock: compare in code order.
+    expect(list.map((a: { providerCode: string; providerName: string; providerType: string }) => [a.providerCode, a.providerName, a.providerType]).sort()).toEqual([
+      ['MTN_MOMO_CM', railName('MTN_MOMO_CM'), 'MOBILE_MONEY'],
+      ['ORANGE_MONEY_CM', railName('ORANGE_MONEY_CM'), 'MOBILE_MONEY'],
+    ]);
     expect(Object.fromEntries(list.map((a: { id: string; isDefault: boolean }) => [a.id, a.isDefault]))).toEqual({
       [first.id]: false,
       [second.id]: true,
@@ -75,8 +85,9 @@ describe('configuration', () => {
     expect(noThreshold.json.data).toHaveProperty('thresholdAmount');
     expectError(await as(m, 'PUT', `${BASE}/config`, { mode: 'PERIODIC' }), 400, 'VALIDATION_ERROR');
     const set = expectSuccess(await as(m, 'PUT', `${BASE}/config`, { mode: 'PERIODIC', period: 'WEEKLY' }), 200);
-    expect(set).toMatchObject({ mode: 'PERIODIC', period: 'WEEKLY', thresholdAmount: null, currency: 'XAF', environment: 'LIVE', lastTriggeredAt: null });
-    expect(set.account).toMatchObject({ accountNumber: '237677000001', isDefault: true });
+    // A TEST-only merchant: its configuration is TEST unless it says otherwise.
+    expect(set).toMatchObject({ mode: 'PERIODIC', period: 'WEEKLY', thresholdAmount: null, currency: 'XAF', environment: 'TEST', lastTriggeredAt: null });
+    expect(set.account).toMatchObject({ accountNumber: '237677000001', isDefault: true, providerName: expect.stringMatching(/MTN/), providerType: 'MOBILE_MONEY' });
     expect(expectSuccess(await as(m, 'GET', `${BASE}/config?currency=XAF`), 200)).toMatchObject({ mode: 'PERIODIC' });
     expect(expectSuccess(await as(m, 'PUT', `${BASE}/config`, { mode: 'MANUAL' }), 200)).toMatchObject({ mode: 'MANUAL', period: null });
   });
@@ -93,7 +104,7 @@ describe('manual withdrawal', () => {
     expect(await tenantBalances(h, t)).toEqual({ available: OPENING - 250_000, pending: 0, reserved: 0 });
     expectError(await as(m, 'POST', `${BASE}/withdraw`, { ...body, amount: 750_001 }), 400, 'INSUFFICIENT_BALANCE');
     // LIVE has no balance (and, here, no connector): refused before anything is written.
-    expect((await as(m, 'POST', `${BASE}/withdraw`, { ...body, environment: undefined })).status).toBe(404);
+    expect((await as(m, 'POST', `${BASE}/withdraw`, { ...body, environment: 'LIVE' })).status).toBe(404);
     const staff = await createDashboardAccount(h, { role: 'ADMIN' });
     expectError(await as(staff, 'POST', `${BASE}/withdraw`, body), 403, 'ACCESS_DENIED');
   });

@@ -1,6 +1,7 @@
 /**
  * Dashboard fund collection routes (compatibility.md "Withdrawals and fund collections"; issue
- * 12 item 5): create in an application, list, read, update, close, reopen, delete. Thin
+ * 12 item 5): create in an application, list (a bare array, as SharePay's dashboard reads
+ * it), read, update, close, reopen, delete. Thin
  * adapters over `payments/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own
  * collections only (another merchant's id answers 404 COLLECTION_NOT_FOUND, like an unknown one);
  * SUPPORT reads and gets 403 ACCESS_DENIED on writes; ADMIN reads and writes all.
@@ -21,16 +22,17 @@ import {
   type FundCollectionView,
 } from '../../payments/fund-collections.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { changedFields, recordAudit } from '../../dashboard/audit.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { uuidParam } from '../schemas/common.ts';
-import { idParams, toPage, ts } from '../schemas/dashboard.ts';
+import { idParams, ts } from '../schemas/dashboard.ts';
 import {
   collectionData,
+  collectionList,
   collectionListQuery,
-  collectionPage,
   createCollectionRequest,
   reopenCollectionRequest,
   updateCollectionRequest,
@@ -87,7 +89,9 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request, reply) => {
       const application = await findAccessibleApplication(request.services, requireAccount(request), request.params.applicationId, { write: true });
-      const created = await createFundCollection(request.services, application, request.body);
+      // The application's merchant's default: staff (ADMIN) create in a merchant's application.
+      const environment = await dashboardEnvironment(services.db, application.merchantId, request.body.environment);
+      const created = await createFundCollection(request.services, application, { ...request.body, environment });
       await audit(request, 'FUND_COLLECTION_CREATED', created.id, null, { title: created.title, slug: created.slug, applicationId: created.applicationId });
       return reply.code(201).send(ok(out(created), 'Collecte créée.', now()));
     },
@@ -99,18 +103,20 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
       schema: {
         tags,
         summary: 'Mes collectes',
-        description: 'Les plus récentes d’abord. Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
+        description:
+          'Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). ' +
+          'Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
         security,
         querystring: collectionListQuery,
-        response: { 200: envelopeOf(collectionPage), ...errors },
+        response: { 200: envelopeOf(collectionList), ...errors },
       },
     },
     async (request) => {
       const viewer = viewerOf(request);
       const { applicationId, status, page, size } = request.query;
       if (applicationId) await findAccessibleApplication(request.services, requireAccount(request), applicationId, { write: false });
-      const { content, total } = await listFundCollections(request.services, viewer, { applicationId, status, page, size });
-      return ok({ ...toPage(content.map(out), total, page, size), page }, 'Collectes récupérées.', now());
+      const collections = await listFundCollections(request.services, viewer, { applicationId, status, page, size });
+      return ok(collections.map(out), 'Collectes récupérées.', now());
     },
   );
 

@@ -2,10 +2,12 @@
  * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
  * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
  * ledger, and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
+ * Without `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import { merchantBalances, merchantDashboard } from '../../payments/merchant-balances.ts';
 import { transactionOut } from './dashboard-transactions.ts';
 import type { Services } from '../../services.ts';
@@ -39,7 +41,8 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const account = requireAccount(request);
-      const lines = await merchantBalances(request.services, account.accountId, { environment: request.query.environment, applicationId: request.query.appId });
+      const environment = await dashboardEnvironment(services.db, account.accountId, request.query.environment);
+      const lines = await merchantBalances(request.services, account.accountId, { environment, applicationId: request.query.appId });
       return ok(lines, 'Soldes récupérés.', services.clock.now());
     },
   );
@@ -58,7 +61,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     async (request) => {
       const account = requireAccount(request);
       const summary = await merchantDashboard(request.services, account.accountId, {
-        environment: request.query.environment,
+        environment: await dashboardEnvironment(services.db, account.accountId, request.query.environment),
         applicationId: request.query.appId,
         currency: request.query.currency,
       });

@@ -7,15 +7,18 @@
  * - `/api/v1/admin/merchants/{id}/…`: any merchant's, for ADMIN and SUPPORT (read only; a
  *   MERCHANT gets 403 ACCESS_DENIED, an unknown merchant 404 USER_NOT_FOUND).
  *
- * Each family: `transactions`, `transactions-in`, `transactions-out` (page, filters, newest
- * first), their `/stats`, their `/export` (CSV, streamed), their `/{transactionId}` (by UUID or
- * reference, with the event history; another merchant's answers 404 TRANSACTION_NOT_FOUND like an
- * unknown one), and `transactions/chart`. Plus `GET /api/v1/merchants/providers`.
+ * Each family: `transactions` (pay-ins unless `direction` says PAY_OUT or ALL),
+ * `transactions-in`, `transactions-out` (page, filters, newest first), their `/stats`, their
+ * `/export` (CSV, streamed), their `/{transactionId}` (by UUID or reference, with the event
+ * history; another merchant's answers 404 TRANSACTION_NOT_FOUND like an unknown one), and
+ * `transactions/chart`. Plus `GET /api/v1/merchants/providers`. Without `environment`, lists,
+ * stats, exports and the chart read the merchant's default (`dashboardEnvironment`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accountWithRole } from '../../dashboard/admin.ts';
+import { dashboardEnvironment, type DashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import { merchantProviders } from '../../dashboard/merchant-providers.ts';
 import { transactionChart } from '../../dashboard/transaction-chart.ts';
 import {
@@ -65,13 +68,15 @@ type FilterQuery = {
   to?: Date | undefined;
   provider?: string | undefined;
   search?: string | undefined;
-  environment?: 'LIVE' | 'TEST' | undefined;
-  direction?: Direction | undefined;
+  environment?: DashboardEnvironment | undefined;
+  /** `…/transactions` only (the schema defaults it to PAY_IN); ALL: both directions. */
+  direction?: Direction | 'ALL' | undefined;
 };
 
-function filterOf(query: FilterQuery, direction: Direction | undefined): TransactionFilter {
+/** The filter of a list, its stats or its export: `direction` is the list's, else the query's; the environment is resolved. */
+async function filterOf(services: Services, merchantId: string, query: FilterQuery, direction: Direction | undefined): Promise<TransactionFilter> {
   return {
-    direction: direction ?? query.direction,
+    direction: direction ?? (query.direction === 'ALL' ? undefined : query.direction),
     status: query.status,
     type: query.type,
     applicationId: query.appId,
@@ -79,7 +84,7 @@ function filterOf(query: FilterQuery, direction: Direction | undefined): Transac
     to: query.to,
     provider: query.provider,
     search: query.search,
-    environment: query.environment,
+    environment: await dashboardEnvironment(services.db, merchantId, query.environment),
   };
 }
 
@@ -112,7 +117,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
   const hooks = family.onRequest ? { onRequest: family.onRequest } : {};
   const withParams = <T extends Record<string, z.ZodType>>(extra: T) => z.object({ ...family.params, ...extra });
   const lists: { path: string; direction: Direction | undefined; label: string }[] = [
-    { path: 'transactions', direction: undefined, label: 'Transactions (paiements et virements)' },
+    { path: 'transactions', direction: undefined, label: 'Transactions (paiements par défaut ; direction=PAY_OUT ou ALL)' },
     { path: 'transactions-in', direction: 'PAY_IN', label: 'Paiements reçus (pay-in)' },
     { path: 'transactions-out', direction: 'PAY_OUT', label: 'Virements et retraits (pay-out)' },
   ];
@@ -137,7 +142,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       async (request) => {
         const merchantId = await family.merchantOf(request);
         const q = request.query as FilterQuery & { page: number; size: number };
-        const { rows, total } = await pageTransactions(services.db, merchantId, filterOf(q, list.direction), q.page, q.size);
+        const { rows, total } = await pageTransactions(services.db, merchantId, await filterOf(services, merchantId, q, list.direction), q.page, q.size);
         return ok(toPage(rows.map(transactionOut), total, q.page, q.size), 'Transactions récupérées.', now());
       },
     );
@@ -157,7 +162,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       },
       async (request) => {
         const merchantId = await family.merchantOf(request);
-        const stats = await transactionStats(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
+        const stats = await transactionStats(services.db, merchantId, await filterOf(services, merchantId, request.query as FilterQuery, list.direction));
         return ok(stats, 'Statistiques récupérées.', now());
       },
     );
@@ -181,7 +186,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       async (request, reply: FastifyReply) => {
         const merchantId = await family.merchantOf(request);
         // Built (and its application checked) before the first byte, so a bad filter is still a JSON error.
-        const query = await transactionWhere(services.db, merchantId, filterOf(request.query as FilterQuery, list.direction));
+        const query = await transactionWhere(services.db, merchantId, await filterOf(services, merchantId, request.query as FilterQuery, list.direction));
         const stream = transactionsCsv(services.db, query, (error) => request.log.error({ err: error, merchantId }, 'CSV export failed'));
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
@@ -237,7 +242,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         interval: q.interval,
         groupBy: q.groupBy,
         currency,
-        filter: { direction: q.direction, environment: q.environment, applicationId: q.appId },
+        filter: { direction: q.direction, environment: await dashboardEnvironment(services.db, merchantId, q.environment), applicationId: q.appId },
       });
       return ok(chart, 'Graphique récupéré.', now());
     },

@@ -1,7 +1,8 @@
 /**
  * Dashboard withdrawal routes (compatibility.md "Withdrawals"; issue 11 item 7): withdrawal
  * accounts, automatic-withdrawal configuration, and `withdraw`. Bearer-authenticated; a
- * merchant only reaches their own accounts and applications.
+ * merchant only reaches their own accounts and applications. Without `environment`, the
+ * configuration and `withdraw` use the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,20 +20,24 @@ import {
   type WithdrawalAccountRow,
   type WithdrawalConfigView,
 } from '../../payments/withdrawals.ts';
+import { withdrawalAccountViews, type WithdrawalAccountView } from '../../dashboard/withdrawal-account-views.ts';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { amountSchema, currencySchema, optionalText, requiredText, uuidParam } from '../schemas/common.ts';
-import { idParams, ts } from '../schemas/dashboard.ts';
+import { dashboardEnvironmentQuery, idParams, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
 const noContent = z.undefined().describe('Aucun contenu');
-const environment = z.enum(['LIVE', 'TEST']).optional().describe('LIVE par défaut ; TEST retire du solde du bac à sable');
+const environment = dashboardEnvironmentQuery;
 
 const accountData = z.object({
   id: z.string(),
   providerCode: z.string(),
+  providerName: z.string().nullable().describe('Nom du moyen de paiement (null s’il n’existe plus sous ce code)'),
+  providerType: z.string().nullable().describe('MOBILE_MONEY, BANK_TRANSFER, CARD, CRYPTO ou WALLET'),
   accountNumber: z.string(),
   accountName: z.string(),
   isDefault: z.boolean(),
@@ -62,13 +67,17 @@ const withdrawData = z.object({
   beneficiaryName: z.string().nullable(),
 });
 
-function accountOut(a: WithdrawalAccountRow) {
-  return { id: a.id, providerCode: a.providerCode, accountNumber: a.accountNumber, accountName: a.accountName, isDefault: a.isDefault, createdAt: ts(a.createdAt) };
-}
-
-function configOut(c: WithdrawalConfigView | null) {
-  if (!c) return null;
-  return { ...c, account: c.account ? accountOut(c.account) : null, lastTriggeredAt: ts(c.lastTriggeredAt), updatedAt: ts(c.updatedAt) };
+function accountOut(a: WithdrawalAccountView) {
+  return {
+    id: a.id,
+    providerCode: a.providerCode,
+    providerName: a.providerName,
+    providerType: a.providerType,
+    accountNumber: a.accountNumber,
+    accountName: a.accountName,
+    isDefault: a.isDefault,
+    createdAt: ts(a.createdAt),
+  };
 }
 
 /** Registers /api/v1/merchants/withdrawals/…. */
@@ -78,6 +87,13 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
   const tags = ['Dashboard : retraits'];
   const security = bearerSecurity;
   const now = () => services.clock.now();
+  /** Accounts as answered, each with its rail's name and type. */
+  const accountsOut = async (accounts: WithdrawalAccountRow[]) => (await withdrawalAccountViews(services.db, accounts)).map(accountOut);
+  const configOut = async (c: WithdrawalConfigView | null) => {
+    if (!c) return null;
+    const account = c.account ? (await accountsOut([c.account]))[0]! : null;
+    return { ...c, account, lastTriggeredAt: ts(c.lastTriggeredAt), updatedAt: ts(c.updatedAt) };
+  };
   /** Withdrawals are a merchant's: staff accounts have none. */
   const merchantOf = (request: Parameters<typeof requireAccount>[0]) => {
     const account = requireAccount(request);
@@ -88,7 +104,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
   r.get(
     '/api/v1/merchants/withdrawals/accounts',
     { schema: { tags, summary: 'Mes comptes de retrait', security, response: { 200: envelopeOf(z.array(accountData)), ...errors } } },
-    async (request) => ok((await listWithdrawalAccounts(services.db, merchantOf(request))).map(accountOut), 'Comptes de retrait récupérés.', now()),
+    async (request) => ok(await accountsOut(await listWithdrawalAccounts(services.db, merchantOf(request))), 'Comptes de retrait récupérés.', now()),
   );
 
   r.post(
@@ -109,7 +125,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     },
     async (request, reply) => {
       const created = await addWithdrawalAccount(request.services, merchantOf(request), request.body);
-      return reply.code(201).send(ok(accountOut(created), 'Compte de retrait ajouté.', now()));
+      return reply.code(201).send(ok((await accountsOut([created]))[0]!, 'Compte de retrait ajouté.', now()));
     },
   );
 
@@ -125,7 +141,10 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
   r.patch(
     '/api/v1/merchants/withdrawals/accounts/:id/default',
     { schema: { tags, summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
-    async (request) => ok(accountOut(await setDefaultWithdrawalAccount(request.services, merchantOf(request), request.params.id)), 'Compte par défaut modifié.', now()),
+    async (request) => {
+      const updated = await setDefaultWithdrawalAccount(request.services, merchantOf(request), request.params.id);
+      return ok((await accountsOut([updated]))[0]!, 'Compte par défaut modifié.', now());
+    },
   );
 
   r.get(
@@ -139,7 +158,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         response: { 200: envelopeOf(configData), ...errors },
       },
     },
-    async (request) => ok(configOut(await getWithdrawalConfig(request.services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
+    async (request) => ok(await configOut(await getWithdrawalConfig(request.services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
   );
 
   r.put(
@@ -160,7 +179,11 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
         response: { 200: envelopeOf(configData), ...errors },
       },
     },
-    async (request) => ok(configOut(await putWithdrawalConfig(request.services, merchantOf(request), request.body)), 'Réglage des retraits enregistré.', now()),
+    async (request) => {
+      const merchantId = merchantOf(request);
+      const environment = await dashboardEnvironment(services.db, merchantId, request.body.environment);
+      return ok(await configOut(await putWithdrawalConfig(request.services, merchantId, { ...request.body, environment })), 'Réglage des retraits enregistré.', now());
+    },
   );
 
   r.post(
@@ -185,7 +208,9 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
       },
     },
     async (request, reply) => {
-      const data = await withdraw(request.services, merchantOf(request), request.body);
+      const merchantId = merchantOf(request);
+      const environment = await dashboardEnvironment(services.db, merchantId, request.body.environment);
+      const data = await withdraw(request.services, merchantId, { ...request.body, environment });
       return reply.code(201).send(ok(data, 'Retrait initié.', now()));
     },
   );

@@ -135,6 +135,15 @@ export const apiKeyData = z.object({
   updatedAt: z.string(),
 });
 
+/**
+ * `environment` of every dashboard route that takes one (query or body). Absent: resolved by
+ * `dashboardEnvironment` (LIVE if the merchant has an active LIVE key or any LIVE transaction, else TEST).
+ */
+export const dashboardEnvironmentQuery = z
+  .enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST'))
+  .optional()
+  .describe('LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST');
+
 /** Query of a paged list (compatibility.md "Pages"): `page` 0-based, `size` 1–100. */
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(0).max(100_000).default(0),

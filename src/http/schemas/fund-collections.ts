@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
 import { amountSchema, currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
-import { pageOf, pageQuery } from './dashboard.ts';
+import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
 
 const NO_NUL = fr('ne doit pas contenir le caractère nul (U+0000)');
 
@@ -34,10 +34,9 @@ export const createCollectionRequest = z.object({
   expiresAt: dateTime.nullish().transform((v) => v ?? undefined).describe('Fin de la collecte (date future) ; aucune par défaut'),
   collectCustomerInfo: z.boolean().optional().describe('Demander (facultativement) nom et e-mail au payeur'),
   thankYouMessage: optionalText(1000).describe('Message affiché après un paiement réussi'),
-  environment: z
-    .enum(['LIVE', 'TEST'])
-    .optional()
-    .describe("Extension : TEST (bac à sable) ou LIVE ; par défaut celui de la clé active de l'application, sinon TEST"),
+  environment: dashboardEnvironmentQuery.describe(
+    'Extension : TEST (bac à sable) ou LIVE. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST',
+  ),
 });
 
 /** Body of `PATCH …/fund-collections/{id}`: every field optional; null clears an optional text or the amount. */
@@ -66,8 +65,12 @@ export const reopenCollectionRequest = z
   })
   .optional();
 
-/** Query of the list. */
+/** Most collections one list answer holds (its `size` default and bound). */
+export const COLLECTION_LIST_MAX = 100;
+
+/** Query of the list: a bare list of `size` (default and most: 100) collections, page `page` (0-based). */
 export const collectionListQuery = pageQuery.extend({
+  size: z.coerce.number().int().min(1).max(COLLECTION_LIST_MAX).default(COLLECTION_LIST_MAX),
   applicationId: uuidParam.optional(),
   status: z.enum(COLLECTION_STATUSES).optional().describe('Sans filtre : ACTIVE et CLOSED (les supprimées seulement avec DELETED)'),
 });
@@ -94,8 +97,8 @@ export const collectionData = z.object({
   updatedAt: z.string(),
 });
 
-/** The list's page object, with `page` beside `number` (issue 12 item 7). */
-export const collectionPage = pageOf(collectionData).extend({ page: z.number().describe('Numéro de page (0), comme number') });
+/** The list: a bare array, as SharePay's dashboard reads it (compatibility.md "Pages"). */
+export const collectionList = z.array(collectionData).describe('Les collectes de la page, les plus récentes d’abord (un tableau, sans objet de page)');
 
 /** Body of `POST /api/v1/public/collect/confirm`. */
 export const collectConfirmRequest = z.object({

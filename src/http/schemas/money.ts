@@ -4,11 +4,12 @@
  */
 import { z } from 'zod';
 import { amountSchema, fr, optionalText, requiredText } from './common.ts';
+import { dashboardEnvironmentQuery } from './dashboard.ts';
 import { transactionItem as dashboardTransaction } from './transactions.ts';
 
 /** Query of the balance and dashboard routes. */
 export const balanceQuery = z.object({
-  environment: z.enum(['LIVE', 'TEST']).default('LIVE').describe('LIVE (par défaut) ou TEST (soldes du bac à sable)'),
+  environment: dashboardEnvironmentQuery,
   appId: z.string().uuid(fr('doit être un identifiant (UUID)')).optional().describe('Une seule de mes applications'),
   currency: z
     .string()

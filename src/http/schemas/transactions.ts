@@ -9,7 +9,7 @@ import { DASHBOARD_TRANSACTION_TYPES } from '../../dashboard/transactions.ts';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
 import { UUID_PATTERN } from '../../domain/ids.ts';
 import { fr } from './common.ts';
-import { pageQuery } from './dashboard.ts';
+import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -67,7 +67,7 @@ export const transactionFilterQuery = z.object({
     .regex(/^[^\u0000]*$/, fr('ne doit pas contenir le caractère nul (U+0000)'))
     .optional()
     .describe("Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand, ou exactement l'identifiant de transaction de l'opérateur (celui du SMS du client)"),
-  environment: z.enum(['LIVE', 'TEST']).optional().describe('LIVE ou TEST ; les deux par défaut'),
+  environment: dashboardEnvironmentQuery,
 });
 
 /** Refuses `from` ≥ `to` (an empty range is always a mistake). */
@@ -81,17 +81,17 @@ function checkRange<T extends { from?: Date | undefined; to?: Date | undefined }
 
 /** Query of `…/transactions-in` and `…/transactions-out`: page and filters. */
 export const transactionListQuery = pageQuery.extend(transactionFilterQuery.shape).superRefine(checkRange);
-/** Query of `…/transactions` (both directions): also `direction`. */
-export const allTransactionListQuery = pageQuery
-  .extend(transactionFilterQuery.shape)
-  .extend({ direction: z.enum(['PAY_IN', 'PAY_OUT']).optional().describe('PAY_IN (paiements) ou PAY_OUT (virements) ; les deux par défaut') })
-  .superRefine(checkRange);
+/** `direction` of `…/transactions`: pay-ins by default, as SharePay's dashboard reads them (compatibility.md "Transactions"). */
+const listDirection = z
+  .enum(['PAY_IN', 'PAY_OUT', 'ALL'], fr('doit valoir PAY_IN, PAY_OUT ou ALL'))
+  .default('PAY_IN')
+  .describe('PAY_IN (paiements, par défaut), PAY_OUT (virements) ou ALL (les deux)');
+/** Query of `…/transactions`: also `direction`. */
+export const allTransactionListQuery = pageQuery.extend(transactionFilterQuery.shape).extend({ direction: listDirection }).superRefine(checkRange);
 /** Query of the stats and exports of one direction: the filters without paging. */
 export const transactionFilterOnlyQuery = transactionFilterQuery.superRefine(checkRange);
 /** Query of the stats and exports of `…/transactions`. */
-export const allTransactionFilterQuery = transactionFilterQuery
-  .extend({ direction: z.enum(['PAY_IN', 'PAY_OUT']).optional().describe('PAY_IN ou PAY_OUT ; les deux par défaut') })
-  .superRefine(checkRange);
+export const allTransactionFilterQuery = transactionFilterQuery.extend({ direction: listDirection }).superRefine(checkRange);
 
 /** `{id}` of a transaction: its UUID or its reference (PI-…, PO-…, FC-…). */
 export const transactionKeyParams = z.object({
@@ -167,7 +167,7 @@ export const chartQuery = z.object({
   interval: z.enum(CHART_INTERVALS).default('LAST_7_DAYS'),
   groupBy: z.enum(CHART_GROUPS).default('STATUS'),
   direction: z.enum(['PAY_IN', 'PAY_OUT']).default('PAY_IN').describe('PAY_IN (par défaut) ou PAY_OUT'),
-  environment: z.enum(['LIVE', 'TEST']).default('LIVE').describe('LIVE (par défaut, comme le tableau de bord) ou TEST'),
+  environment: dashboardEnvironmentQuery,
   appId: transactionFilterQuery.shape.appId,
   currency: z
     .string()
