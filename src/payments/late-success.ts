@@ -35,7 +35,7 @@ import { insertEventWithDelivery, transactionEventData, type WebhookEventName } 
 import { computeFee, railTermsFor } from './fees.ts';
 import { callbackUrlFor, withTimeout } from './initiate-transaction.ts';
 import { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
-import { nextPollDelayMs } from './poll-schedule.ts';
+import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
 import { insertRefund, settleRefund } from './refund-payment.ts';
 import { creditPayIn, postPayOutResolution } from './transaction-postings.ts';
@@ -391,12 +391,15 @@ async function askOperator(
   return { status, railCode: rail.code };
 }
 
-/** The next question of a watch that got no definitive answer (null: the watch is over). */
-function nextAsk(now: Date, asked: number, until: Date, isHeldPayOut: boolean): Date | null {
-  if (until <= now) return isHeldPayOut ? new Date(now.getTime() + HELD_PAY_OUT_ASK_MS) : null;
+/**
+ * The next question of a watch that got no definitive answer (null: the watch is over), no
+ * sooner than the operator asked (`retryAfterMs`).
+ */
+function nextAsk(now: Date, asked: number, until: Date, isHeldPayOut: boolean, status?: StatusResult): Date | null {
+  const retryAfterMs = status?.kind === 'PENDING' ? status.retryAfterMs : undefined;
+  if (until <= now) return isHeldPayOut ? nextAskAt(now, HELD_PAY_OUT_ASK_MS, retryAfterMs, null) : null;
   // The claim counted this question; the schedule is indexed from 0.
-  const next = new Date(now.getTime() + nextPollDelayMs(Math.max(asked - 1, 0)));
-  return next > until ? until : next;
+  return nextAskAt(now, nextPollDelayMs(Math.max(asked - 1, 0)), retryAfterMs, until);
 }
 
 async function watchCharge(services: Services, row: TransactionRow): Promise<void> {
@@ -430,7 +433,7 @@ async function watchCharge(services: Services, row: TransactionRow): Promise<voi
     );
     return;
   }
-  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, false);
+  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, false, status);
   if (!next) await stop();
   else await services.db.update(transactions).set({ nextPollAt: next }).where(and(eq(transactions.id, row.id), isNotNull(transactions.lateWatchUntil)));
 }
@@ -478,7 +481,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
     return;
   }
   if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');
-  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, true)!;
+  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, true, status)!;
   await services.db
     .update(transactions)
     .set({ nextPollAt: next, ...(status?.kind === 'PENDING' && status.statusQueryReference ? { statusQueryReference: status.statusQueryReference } : {}) })
@@ -519,7 +522,7 @@ async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Pr
     );
     return;
   }
-  const next = nextAsk(services.clock.now(), attempt.pollCount, attempt.lateWatchUntil, false);
+  const next = nextAsk(services.clock.now(), attempt.pollCount, attempt.lateWatchUntil, false, status);
   if (!next) await stop();
   else await services.db.update(checkoutAttempts).set({ nextPollAt: next }).where(and(eq(checkoutAttempts.id, attempt.id), isNotNull(checkoutAttempts.lateWatchUntil)));
 }

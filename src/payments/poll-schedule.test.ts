@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { nextPollDelayMs } from './poll-schedule.ts';
+import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 
 describe('nextPollDelayMs', () => {
   it('starts at 2 s and grows by 1.6x', () => {
@@ -28,5 +28,20 @@ describe('nextPollDelayMs', () => {
 
   it('leases a claimed row, by default, for at least the longest poll delay', () => {
     expect(loadConfig({}).pollerLeaseMs).toBeGreaterThanOrEqual(nextPollDelayMs(1000));
+  });
+});
+
+describe('nextAskAt', () => {
+  const now = new Date('2026-11-26T10:00:00Z');
+  const at = (ms: number) => new Date(now.getTime() + ms);
+  it("follows the schedule, or the operator's longer pause (Daraja: STK Query 20 s after the push)", () => {
+    expect(nextAskAt(now, 2000, undefined, null)).toEqual(at(2000));
+    expect(nextAskAt(now, 2000, 18_000, null)).toEqual(at(18_000));
+    expect(nextAskAt(now, 60_000, 15_000, null)).toEqual(at(60_000));
+  });
+  it('never past the limit (the deadline or the watch end: one last question there)', () => {
+    expect(nextAskAt(now, 2000, 30_000, at(10_000))).toEqual(at(10_000));
+    expect(nextAskAt(now, 2000, undefined, at(2000))).toEqual(at(2000));
+    expect(nextAskAt(now, 2000, undefined, at(2001))).toEqual(at(2000));
   });
 });

@@ -21,7 +21,7 @@ import type { Services } from '../services.ts';
 import { closeCheckout } from './close-checkout.ts';
 import { failAttempt, findPendingAttempt, succeedAttempt, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
 import { withTimeout } from './initiate-transaction.ts';
-import { nextPollDelayMs } from './poll-schedule.ts';
+import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findActiveRail } from './rails.ts';
 import type { RefreshOutcome } from './refresh-transaction.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -140,15 +140,14 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
         });
         return 'FAILED';
       }
-      await reschedule(services, attempt, now);
+      await reschedule(services, attempt, now, status.kind === 'PENDING' ? status.retryAfterMs : undefined);
       return 'PENDING';
     }
   }
 }
 
-async function reschedule(services: Pick<Services, 'db'>, attempt: CheckoutAttemptRow, now: Date): Promise<void> {
-  let next = new Date(now.getTime() + nextPollDelayMs(attempt.pollCount));
-  if (next > attempt.deadlineAt) next = attempt.deadlineAt;
+async function reschedule(services: Pick<Services, 'db'>, attempt: CheckoutAttemptRow, now: Date, retryAfterMs?: number): Promise<void> {
+  const next = nextAskAt(now, nextPollDelayMs(attempt.pollCount), retryAfterMs, attempt.deadlineAt);
   await services.db
     .update(checkoutAttempts)
     .set({ nextPollAt: next, pollCount: attempt.pollCount + 1, updatedAt: now })

@@ -17,7 +17,7 @@ import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition, type TransitionInput } from './apply-transition.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import { callbackUrlFor, initiateTransaction, initiationLeaseEnd, withTimeout } from './initiate-transaction.ts';
-import { nextPollDelayMs } from './poll-schedule.ts';
+import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -167,8 +167,8 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
         services.log.warn({ reference: row.reference, rail: rail.code, error: status.error }, 'rail unreachable; left PENDING');
       }
       const jitter = 0.9 + Math.random() * 0.2;
-      let next = new Date(now.getTime() + nextPollDelayMs(row.pollAttempts) * jitter);
-      if (deadline && next > deadline) next = deadline;
+      const retryAfterMs = status.kind === 'PENDING' ? status.retryAfterMs : undefined;
+      const next = nextAskAt(now, nextPollDelayMs(row.pollAttempts) * jitter, retryAfterMs, deadline);
       // An asynchronous query (Daraja): its answer will name this id, kept to recognise it.
       const queried = status.kind === 'PENDING' ? status.statusQueryReference : undefined;
       return { kind: 'SCHEDULE', at: next, ...(queried ? { statusQueryReference: queried } : {}) };
