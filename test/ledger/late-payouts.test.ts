@@ -8,19 +8,17 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { providers, transactionEvents, transactions } from '../../src/db/schema.ts';
+import type { Harness, Tenant } from '../harness.ts';
+import { startLateWatchSetting, type LateWatchSetting } from '../helpers/late-watch.ts';
+import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookEvents } from '../../src/db/schema-webhooks.ts';
 import { checkoutAttempts } from '../../src/db/schema-checkout.ts';
 import { ledgerEntries } from '../../src/db/schema-ledger.ts';
-import { createApplication } from '../../src/accounts/applications.ts';
-import { createApiKey } from '../../src/accounts/api-keys.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import { expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { transactionRow } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
-import { asAccount, createDashboardAccount, login, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 
 const OPENING = 1_000_000;
@@ -29,32 +27,20 @@ const NEVER = '237677000199';
 const DECLINE = '237677000103';
 let h: Harness;
 let merchant: DashboardAccount;
+let tenant: LateWatchSetting['tenant'];
+let tick: LateWatchSetting['tick'];
+let setRailDeadline: LateWatchSetting['setRailDeadline'];
 
 beforeAll(async () => {
-  h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  merchant = await createDashboardAccount(h);
-  // The rail gives up after 60 s; the late number succeeds after 120 s (SANDBOX_LATE_DELAY_MS).
-  await h.services.db.update(providers).set({ pendingTimeoutSeconds: 60 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+  ({ h, merchant, tenant, tick, setRailDeadline } = await startLateWatchSetting());
 });
 afterAll(async () => h?.close());
 afterEach(async () => expectLedgerBalanced(h.services.db));
-
-async function tenant(name: string): Promise<Tenant> {
-  const app = await createApplication(h.services, { merchantId: merchant.accountId, name, currency: 'XAF', webhookUrl: 'https://merchant.example/hooks' });
-  const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment: 'TEST' });
-  return { merchantId: merchant.accountId, applicationId: app.id, key: key.plainTextKey, keyId: key.id };
-}
 
 /** The merchant's dashboard, with a fresh session (the manual clock outruns their lifetime). */
 async function dashboardGet(path: string) {
   const { accessToken } = await login(h, merchant.email, merchant.password);
   return asAccount(h, accessToken, 'GET', path);
-}
-
-/** Advances the manual clock by `ms` and runs one poller tick. */
-async function tick(ms: number): Promise<void> {
-  h.clock.advance(ms);
-  await pollOnce(h.services);
 }
 
 async function eventNames(transactionId: string): Promise<string[]> {
@@ -114,7 +100,7 @@ describe('a pay-out unresolved at its rail deadline', () => {
   it('is released when the operator answers definitively that it did not pay', async () => {
     const t = await tenant('Virement refusé tard');
     // A decline that the operator gives only after the deadline: the rail gives up after 1 s.
-    await h.services.db.update(providers).set({ pendingTimeoutSeconds: 1 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+    await setRailDeadline(1);
     try {
       const created = expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ beneficiaryAccount: DECLINE }) }), 201);
       const reserved = 5000 + (created.feeAmount ?? 0);
@@ -131,14 +117,14 @@ describe('a pay-out unresolved at its rail deadline', () => {
       expect(history.at(-1)).toMatchObject({ cause: 'RESERVATION_RELEASED', failureCode: 'PAYEE_NOT_FOUND' });
       expect(await payOut(t, created.reference)).toMatchObject({ heldAmount: 0, lateSuccess: false });
     } finally {
-      await h.services.db.update(providers).set({ pendingTimeoutSeconds: 60 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+      await setRailDeadline(60);
     }
   });
 
   it('a refund held at its deadline still counts against what remains to refund', async () => {
     const t = await tenant('Remboursement tenu');
     // The late number pays the charge at 120 s: give the rail room, then let it succeed.
-    await h.services.db.update(providers).set({ pendingTimeoutSeconds: 600 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+    await setRailDeadline(600);
     let charge: { reference: string };
     try {
       charge = expectSuccess(
@@ -148,7 +134,7 @@ describe('a pay-out unresolved at its rail deadline', () => {
       for (let i = 0; i < 5; i++) await tick(30_000);
       expect((await transactionRow(h, charge.reference)).status).toBe('SUCCESS');
     } finally {
-      await h.services.db.update(providers).set({ pendingTimeoutSeconds: 60 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+      await setRailDeadline(60);
     }
     const refund = expectSuccess(await h.request('POST', PATHS.refund, { key: t.key, body: { reference: charge.reference } }), 201);
     await tick(61_000); // the refund to the late number reaches its deadline unanswered

@@ -9,16 +9,14 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { providers, transactionEvents, transactions } from '../../src/db/schema.ts';
+import type { Harness, Tenant } from '../harness.ts';
+import { startLateWatchSetting, type LateWatchSetting } from '../helpers/late-watch.ts';
+import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookEvents } from '../../src/db/schema-webhooks.ts';
-import { createApplication } from '../../src/accounts/applications.ts';
-import { createApiKey } from '../../src/accounts/api-keys.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { expectSuccess, PATHS } from '../helpers/merchant-api.ts';
 import { transactionRow } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced, platformBalances, tenantBalances } from '../helpers/ledger.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, type DashboardAccount } from '../helpers/dashboard.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { findPendingAttempt, succeedAttempt } from '../../src/payments/checkout-attempt-records.ts';
 import { checkoutAttempts } from '../../src/db/schema-checkout.ts';
@@ -27,27 +25,15 @@ const OPENING = 1_000_000;
 const LATE_MSISDN = '237677000198';
 let h: Harness;
 let merchant: DashboardAccount;
+let tenant: LateWatchSetting['tenant'];
+let tick: LateWatchSetting['tick'];
+let setRailDeadline: LateWatchSetting['setRailDeadline'];
 
 beforeAll(async () => {
-  h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  merchant = await createDashboardAccount(h);
-  // The rail gives up after 60 s; the late number succeeds after 120 s.
-  await h.services.db.update(providers).set({ pendingTimeoutSeconds: 60 }).where(eq(providers.code, 'MTN_MOMO_CM'));
+  ({ h, merchant, tenant, tick, setRailDeadline } = await startLateWatchSetting());
 });
 afterAll(async () => h?.close());
 afterEach(async () => expectLedgerBalanced(h.services.db));
-
-async function tenant(name: string): Promise<Tenant> {
-  const app = await createApplication(h.services, { merchantId: merchant.accountId, name, currency: 'XAF', webhookUrl: 'https://merchant.example/hooks' });
-  const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment: 'TEST' });
-  return { merchantId: merchant.accountId, applicationId: app.id, key: key.plainTextKey, keyId: key.id };
-}
-
-/** Advances the manual clock by `ms` and runs one poller tick. */
-async function tick(ms: number): Promise<void> {
-  h.clock.advance(ms);
-  await pollOnce(h.services);
-}
 
 /** A charge to the late number that fails at the rail's deadline; returns its reference. */
 async function lateCharge(t: Tenant): Promise<string> {
