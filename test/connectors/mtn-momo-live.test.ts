@@ -360,3 +360,15 @@ describe('hosted checkout attempts on MTN with a LIVE key', () => {
   });
 });
 
+
+describe('MTN MoMo refund with a LIVE key', () => {
+  it('a successful charge is refunded in part through the disbursement product, and the payer gets it', async () => {
+    const reference = await charge('237677000001');
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    const refund = expectSuccess(await h.request('POST', PATHS.refund, { key: t.key, body: { reference, amount: 2000 } }), 201);
+    await waitUntil('MTN to pay the refund', () => [...sim.resources.values()].some((r) => r.body.externalId === refund.reference && r.status === 'SUCCESSFUL'));
+    await pollAfter(10_000);
+    expect(await rowOf(h, refund.reference)).toMatchObject({ status: 'SUCCESS', beneficiaryAccount: '237677000001', refundOf: (await rowOf(h, reference)).id });
+    expect(await payIn(reference)).toMatchObject({ status: 'SUCCESS', refundedAmount: 2000 });
+  });
+});
