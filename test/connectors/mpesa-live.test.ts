@@ -28,6 +28,7 @@ import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { deliveryCount, eventTrail, mpesaEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
+import { expectReconciled as expectReconciledRun, reconciliationTotals } from '../helpers/reconcile.ts';
 
 let sim: MpesaSimulator;
 let receiver: Receiver;
@@ -177,7 +178,8 @@ describe('M-Pesa STK push with a LIVE key', () => {
 
   it('a lost callback: no STK Query before 20 s, then "being processed" stays PENDING, then the poller\'s STK Query resolves it', async () => {
     sim.options.callbacks.drop = true;
-    sim.options.decisionDelayMs = 400;
+    // Long enough that two poller ticks on a loaded machine come before Daraja decides.
+    sim.options.decisionDelayMs = 3000;
     const reference = await charge('254711000101');
     const row = await rowOf(h, reference);
     await pollAfter(10_000);
@@ -243,7 +245,7 @@ describe('M-Pesa STK push with a LIVE key', () => {
   });
 
   it('"Unable to lock subscriber": the second charge fails at once; no push to that phone for a minute, then one goes', async () => {
-    sim.options.decisionDelayMs = 600;
+    sim.options.decisionDelayMs = 3000; // the prompt stays open while the second charge arrives, even on a loaded machine
     const first = await charge('254711000104');
     const second = await charge('254711000104');
     expect(await rowOf(h, second)).toMatchObject({
@@ -511,5 +513,18 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     await pollAfter(30_000);
     expect((await settled(h, reference)).status).toBe('SUCCESS');
     await expectReconciled();
+  });
+});
+
+describe('the whole M-Pesa run', () => {
+  it('every movement the simulator made is in the ledger, transaction by transaction, and nothing else', async () => {
+    // A push is named by its CheckoutRequestID (the transaction's operator reference), a B2C by our reference.
+    const moved = sim.moved().map((m) => ({ reference: m.id, operatorReference: m.id, direction: m.direction, amount: m.amount }));
+    const lines = await expectReconciledRun(h, moved, { rails: [RAIL], currency: 'KES' });
+    const totals = reconciliationTotals(lines);
+    expect(totals.mismatches).toBe(0);
+    expect(totals.payIn.moved).toBeGreaterThan(0);
+    expect(totals.payOut.moved).toBeGreaterThan(0);
+    console.log('M-Pesa reconciliation (KES)', JSON.stringify(totals));
   });
 });

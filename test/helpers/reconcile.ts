@@ -130,3 +130,22 @@ export async function ledgerEntryKinds(h: Harness, reference: string): Promise<s
     .where(eq(transactions.reference, reference));
   return rows.sort((a, b) => a.id - b.id).map((r) => r.kind);
 }
+
+/** Totals of a reconciliation by direction (money into the float is a pay-in), base units, positive. */
+export interface ReconciliationTotals {
+  payIn: { moved: number; posted: number };
+  payOut: { moved: number; posted: number };
+  mismatches: number;
+}
+
+/** Sums `lines` by direction, for a test run's closing figures. */
+export function reconciliationTotals(lines: readonly ReconciliationLine[]): ReconciliationTotals {
+  const totals: ReconciliationTotals = { payIn: { moved: 0, posted: 0 }, payOut: { moved: 0, posted: 0 }, mismatches: 0 };
+  for (const line of lines) {
+    if (!line.isAttributed || line.moved !== line.posted) totals.mismatches += 1;
+    const side = (line.moved || line.posted) >= 0 ? totals.payIn : totals.payOut;
+    side.moved += Math.abs(line.moved);
+    side.posted += Math.abs(line.posted);
+  }
+  return totals;
+}
