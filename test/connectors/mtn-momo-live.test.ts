@@ -8,14 +8,14 @@
  * refresh); transfers (success, payee not found, our float short); configuration errors.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../src/db/schema.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
-import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import type { Receiver } from '../helpers/webhooks.ts';
+import { useLiveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
@@ -26,21 +26,16 @@ let receiver: Receiver;
 let h: Harness;
 let t: Tenant;
 
-beforeAll(async () => {
-  sim = await startMtnSimulator({ decisionDelayMs: 30, delayedMs: 60_000 });
-  receiver = await startReceiver();
-  ({ h, t } = await startLiveHarness(mtnEnv(sim), receiver.url));
+const live = useLiveOperator({
+  startSimulator: () => startMtnSimulator({ decisionDelayMs: 30, delayedMs: 60_000 }),
+  env: mtnEnv,
+  // Some tests switch MTN to POST callbacks.
+  reset: (s) => {
+    s.options.callbackMethod = 'PUT';
+  },
 });
-afterAll(async () => {
-  await h?.close();
-  await sim?.close();
-  await receiver?.close();
-});
-beforeEach(() => {
-  sim.fault = null;
-  sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
-  sim.options.callbackMethod = 'PUT';
-});
+// Short names for the setup's objects: useLiveOperator's beforeAll, registered first, has filled them in.
+beforeAll(() => ({ sim, receiver, h, t } = live));
 
 const charge = async (payerAccount: string) =>
   expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ payerAccount }) }), 201).reference as string;
@@ -49,11 +44,7 @@ const transfer = async (beneficiaryAccount: string) =>
 const payIn = async (reference: string) => expectSuccess(await h.request('GET', PATHS.payInStatus(reference), { key: t.key }), 200);
 const payOut = async (reference: string) => expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200);
 
-/** Advances the manual clock past the next poll and runs one poller tick. */
-async function pollAfter(ms: number) {
-  h.clock.advance(ms);
-  return pollOnce(h.services);
-}
+const { pollAfter } = live;
 
 describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
   it('charge → USSD push → callback → SUCCESS → payment.success webhook', async () => {

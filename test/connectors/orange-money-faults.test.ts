@@ -6,157 +6,25 @@
  * hold and what the simulator moved equals what the ledger posted on Orange's float, transaction by
  * transaction.
  */
-import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { applications } from '../../src/db/schema.ts';
-import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
-import { startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
-import type { Harness, Tenant } from '../harness.ts';
-import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
-import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
-import { eventTrail, orangeEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
-import { expectReconciled, ledgerEntryKinds } from '../helpers/reconcile.ts';
+import { startOrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
+import { describeCallbackOperatorFaults, useFaultHarness } from '../helpers/fault-scenarios.ts';
+import { orangeEnv, waitUntil } from '../helpers/live.ts';
 
-let sim: OrangeSimulator;
-let receiver: Receiver;
-let h: Harness;
-let t: Tenant;
-
-/** The rail's deadline (`pending_timeout_seconds` of ORANGE_MONEY_CM), and a step past it. */
-const PAST_DEADLINE_MS = 900_000 + 1000;
-const RAIL = 'ORANGE_MONEY_CM';
-const SCOPE = { rails: [RAIL], currency: 'XAF' };
-
-beforeAll(async () => {
-  sim = await startOrangeSimulator({ decisionDelayMs: 30 });
-  receiver = await startReceiver();
-  ({ h, t } = await startLiveHarness(orangeEnv(sim), receiver.url));
-  // A late success is kept (credited), not refunded: the refund would go to a "late" number too.
-  await h.services.db.update(applications).set({ lateSuccessPolicy: 'KEEP' }).where(eq(applications.id, t.applicationId));
-  // LIVE pay-outs are funded by settled LIVE pay-ins.
-  const funding = expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, amount: 500_000, payerAccount: '237699000900' }) }), 201);
-  expect((await settled(h, funding.reference as string)).status).toBe('SUCCESS');
-});
-afterAll(async () => {
-  try {
-    // And the whole run, funding included.
-    if (h) await expectReconciled(h, sim.moved(), SCOPE);
-  } finally {
-    await h?.close();
-    await sim?.close();
-    await receiver?.close();
-  }
-});
-beforeEach(() => {
-  sim.fault = null;
-  sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
-});
-/** The references of the running scenario: its reconciliation covers them only. */
-const started: string[] = [];
-afterEach(async () => {
-  await callbacksIdle(h.services);
-  await expectReconciled(h, sim.moved(), { ...SCOPE, references: started.splice(0) });
+const f = useFaultHarness({
+  startSimulator: () => startOrangeSimulator({ decisionDelayMs: 30 }),
+  env: orangeEnv,
+  rail: 'ORANGE_MONEY_CM',
+  fundingPayer: '237699000900',
 });
 
+const transactionOf = (reference: string) => [...f.sim.transactions.values()].find((tx) => tx.orderId === reference);
 
-const track = (reference: string) => (started.push(reference), reference);
-const charge = async (payerAccount: string) =>
-  track(expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, payerAccount }) }), 201).reference as string);
-const transfer = async (beneficiaryAccount: string) =>
-  track(expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ paymentMethod: RAIL, beneficiaryAccount }) }), 201).reference as string);
-const start = { PAY_IN: charge, PAY_OUT: transfer };
-const success = { PAY_IN: 'payment.success', PAY_OUT: 'payout.success' };
-const transactionOf = (reference: string) => [...sim.transactions.values()].find((tx) => tx.orderId === reference);
-const decided = (reference: string) => waitUntil(`Orange to decide ${reference}`, () => transactionOf(reference)?.data.status === 'SUCCESSFULL');
-const movedOf = (reference: string) => sim.moved().filter((m) => m.reference === reference);
-
-async function pollAfter(ms: number) {
-  h.clock.advance(ms);
-  return pollOnce(h.services);
-}
-
-describe.each(['PAY_IN', 'PAY_OUT'] as const)('Orange Money %s: fault modes with a LIVE key', (direction) => {
-  const n = direction === 'PAY_IN' ? '1' : '2';
-
-  it('a 500 on pay after Orange processed it: PENDING, then SUCCESS by the status query, pay sent once, its txnid kept', async () => {
-    sim.options.callbacks.drop = true;
-    sim.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
-    const reference = await start[direction](`23769900${n}101`);
-    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
-    await decided(reference);
-    await pollAfter(10_000);
-    const row = await rowOf(h, reference);
-    expect(row.status).toBe('SUCCESS');
-    expect(movedOf(reference)).toHaveLength(1);
-    expect(sim.requests.filter((r) => r.path.endsWith('/pay') && JSON.parse(r.body).orderId === reference)).toHaveLength(1);
-    // Last: it needs the payments layer to store SUCCEEDED.operatorTransactionId.
-    expect(row.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
-  });
-
-  it('held past Kolo’s timeout, then processed: PENDING, then SUCCESS by the status query', async () => {
-    sim.options.callbacks.drop = true;
-    sim.fault = { mode: 'timeout', on: 'initiate', landed: true, remaining: 1 };
-    const reference = await start[direction](`23769900${n}102`);
-    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
-    await decided(reference);
-    await pollAfter(10_000);
-    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
-    expect(await webhookTypes(h, reference)).toEqual([success[direction]]);
-  });
-
-  it('a dropped notification: the poller resolves it', async () => {
-    sim.options.callbacks.drop = true;
-    const reference = await start[direction](`23769900${n}103`);
-    await decided(reference);
-    expect((await rowOf(h, reference)).status).toBe('PENDING');
-    await pollAfter(10_000);
-    expect((await rowOf(h, reference)).status).toBe('SUCCESS');
-    expect(await webhookTypes(h, reference)).toEqual([success[direction]]);
-  });
-
-  it('a duplicated notification: one transition, one webhook', async () => {
-    sim.options.callbacks.duplicate = true;
-    const reference = await start[direction](`23769900${n}104`);
-    const row = await rowOf(h, reference);
-    await waitUntil('both notifications answered', () => sim.callbacks.filter((c) => c.url.endsWith(row.callbackToken!) && c.status === 200).length === 2);
-    await settled(h, reference);
-    await callbacksIdle(h.services);
-    expect((await eventTrail(h, reference)).filter(([, to]) => to === 'SUCCESS')).toHaveLength(1);
-    expect(await webhookTypes(h, reference)).toEqual([success[direction]]);
-  });
-
-  it('Orange pays after the rail’s deadline (…198): FAILED TIMEOUT at the deadline, then the late success is recorded once', async () => {
-    const reference = await start[direction]('237699000198');
-    await pollAfter(10_000);
-    expect((await rowOf(h, reference)).status).toBe('PENDING');
-    await pollAfter(PAST_DEADLINE_MS);
-    const failed = await rowOf(h, reference);
-    expect(failed).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
-    if (direction === 'PAY_OUT') {
-      // The amount and fee stay reserved while Orange may still pay.
-      expect(failed.isReservationHeld).toBe(true);
-      expect(await ledgerEntryKinds(h, reference)).not.toContain('PAYOUT_RELEASE');
-    }
-
-    expect(sim.decideLate()).toBeGreaterThanOrEqual(1);
-    await decided(reference);
-    await callbacksIdle(h.services);
-    for (let i = 0; i < 3; i++) await pollAfter(60_000);
-
-    const late = await rowOf(h, reference);
-    expect(late).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
-    if (direction === 'PAY_IN') {
-      expect(late.isLateSuccess).toBe(true);
-      expect(await ledgerEntryKinds(h, reference)).toContain('LATE_SUCCESS');
-      expect(await webhookTypes(h, reference)).toEqual(['payment.failed', 'payment.late_success']);
-    } else {
-      expect(late.isReservationHeld).toBe(false);
-      const kinds = await ledgerEntryKinds(h, reference);
-      expect(kinds).toContain('PAYOUT_SUCCESS');
-      expect(kinds).not.toContain('PAYOUT_RELEASE');
-      expect(await webhookTypes(h, reference)).toEqual(['payout.failed', 'payout.late_success']);
-    }
-    expect(late.operatorTransactionId).toBe(movedOf(reference)[0]!.operatorTransactionId);
-  });
+describeCallbackOperatorFaults(f, {
+  product: 'Orange Money',
+  operator: 'Orange',
+  callbackName: 'notification',
+  error500Title: 'a 500 on pay after Orange processed it: PENDING, then SUCCESS by the status query, pay sent once, its txnid kept',
+  msisdnPrefix: '23769900',
+  decided: (reference) => waitUntil(`Orange to decide ${reference}`, () => transactionOf(reference)?.data.status === 'SUCCESSFULL'),
+  initiations: (reference) => f.sim.requests.filter((r) => r.path.endsWith('/pay') && JSON.parse(r.body).orderId === reference),
 });

@@ -5,35 +5,24 @@
  * payToken is queried, `pay` is never resent); `init` unreachable (nothing pushed, prepared
  * again later); lost and duplicated notifications; an expired token; cash-in transfers.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { ORANGE_SIM_DEFAULTS, startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
-import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import type { Receiver } from '../helpers/webhooks.ts';
+import { useLiveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
-import { deliveryCount, eventTrail, orangeEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
+import { deliveryCount, eventTrail, orangeEnv, rowOf, settled, waitUntil, webhookTypes } from '../helpers/live.ts';
 
 let sim: OrangeSimulator;
 let receiver: Receiver;
 let h: Harness;
 let t: Tenant;
 
-beforeAll(async () => {
-  sim = await startOrangeSimulator({ decisionDelayMs: 30 });
-  receiver = await startReceiver();
-  ({ h, t } = await startLiveHarness(orangeEnv(sim), receiver.url));
-});
-afterAll(async () => {
-  await h?.close();
-  await sim?.close();
-  await receiver?.close();
-});
-beforeEach(() => {
-  sim.fault = null;
-  sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
-});
+const live = useLiveOperator({ startSimulator: () => startOrangeSimulator({ decisionDelayMs: 30 }), env: orangeEnv });
+// Short names for the setup's objects: useLiveOperator's beforeAll, registered first, has filled them in.
+beforeAll(() => ({ sim, receiver, h, t } = live));
 
 const RAIL = 'ORANGE_MONEY_CM';
 const charge = async (payerAccount: string) =>
@@ -44,10 +33,7 @@ const transfer = async (beneficiaryAccount: string) =>
 const payIn = async (reference: string) => expectSuccess(await h.request('GET', PATHS.payInStatus(reference), { key: t.key }), 200);
 const pays = (payToken: string) => sim.requests.filter((r) => r.path.endsWith('/pay') && JSON.parse(r.body).payToken === payToken);
 
-async function pollAfter(ms: number) {
-  h.clock.advance(ms);
-  return pollOnce(h.services);
-}
+const { pollAfter } = live;
 
 describe('Orange Money pay-in (mp) with a LIVE key', () => {
   it('charge → mp/init → mp/pay → notification → SUCCESS → payment.success webhook', async () => {

@@ -7,40 +7,25 @@
  * `client_reference` search (never created twice). Payouts: `idempotency-key`, success,
  * `recipient-account-blocked`, insufficient wallet balance.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { waveSignature } from '../../src/connectors/wave/wave-transformers.ts';
-import { startWaveSimulator, WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
-import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import type { Receiver } from '../helpers/webhooks.ts';
+import { useLiveOperator, waveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
-import { rowOf, settled, startLiveHarness, waitUntil, waveEnv, webhookTypes } from '../helpers/live.ts';
+import { rowOf, settled, waitUntil, webhookTypes } from '../helpers/live.ts';
 
 let sim: WaveSimulator;
 let receiver: Receiver;
 let h: Harness;
 let t: Tenant;
 
-beforeAll(async () => {
-  sim = await startWaveSimulator({ decisionDelayMs: 30 });
-  receiver = await startReceiver();
-  ({ h, t } = await startLiveHarness(waveEnv(sim), receiver.url, undefined, 'XOF'));
-  sim.options.webhookUrl = `${h.baseUrl}/api/v1/callbacks/wave`;
-  sim.options.nowMs = () => h.clock.now().getTime();
-});
-afterAll(async () => {
-  await h?.close();
-  await sim?.close();
-  await receiver?.close();
-});
-beforeEach(() => {
-  sim.fault = null;
-  sim.options.webhookSignature = 'valid';
-  sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
-  sim.options.wallets.SN.balance = WAVE_SIM_DEFAULTS.wallets.SN.balance;
-});
+const live = useLiveOperator(waveOperator());
+// Short names for the setup's objects: useLiveOperator's beforeAll, registered first, has filled them in.
+beforeAll(() => ({ sim, receiver, h, t } = live));
 
 const RAIL = 'WAVE_SN';
 const chargeData = async (payerAccount: string) =>
@@ -53,10 +38,7 @@ const transfer = async (beneficiaryAccount: string, amount = 5000) =>
 const sessionOf = (reference: string) => [...sim.sessions.values()].find((s) => s.client_reference === reference);
 const webhooksTo = () => sim.callbacks.filter((c) => c.url.endsWith('/api/v1/callbacks/wave'));
 
-async function pollAfter(ms: number) {
-  h.clock.advance(ms);
-  return pollOnce(h.services);
-}
+const { pollAfter } = live;
 
 describe('Wave checkout (redirect pay-in) with a LIVE key', () => {
   it('a direct charge answers 201 PENDING with data.redirectUrl; paid on Wave, the signed webhook settles it → payment.success', async () => {
