@@ -14,7 +14,7 @@ import type { SimMovement, SimRequest } from '../../src/simulators/sim-http.ts';
 import { eventTrail, rowOf, settled, waitUntil, webhookTypes } from './live.ts';
 import { useLiveOperator, type LiveOperator, type LiveOperatorSetup, type OperatorSimulator } from './live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from './merchant-api.ts';
-import { expectReconciled, ledgerEntryKinds } from './reconcile.ts';
+import { expectReconciled, ledgerEntryKinds, reconciliationTotals } from './reconcile.ts';
 
 /** A transaction's direction, as `describe.each` runs the scenarios. */
 export type Direction = 'PAY_IN' | 'PAY_OUT';
@@ -85,7 +85,9 @@ export function useFaultHarness<S extends OperatorSimulator>(setup: FaultHarness
       expect((await settled(l.h, funding)).status).toBe('SUCCESS');
     },
     async beforeClose(l) {
-      await expectReconciled(l.h, l.sim.moved(), scope);
+      const lines = await expectReconciled(l.h, l.sim.moved(), scope);
+      // The run's closing figures: what the simulator moved against what the ledger posted.
+      console.log(`${setup.rail} reconciliation (${scope.currency})`, JSON.stringify(reconciliationTotals(lines)));
     },
   });
   const body = { paymentMethod: setup.rail, currency: scope.currency };
