@@ -3,14 +3,12 @@
  * (tsconfig.build.json; incremental, so a rebuild with nothing changed takes a second or two)
  * and copies beside the compiled modules what they read at run time relative to themselves:
  * the SQL migrations, the page templates and the pages' static assets. Then builds the dashboard
- * web app (web/, Vite) into web/dist and writes a gzip and a brotli twin of each of its assets,
- * which the server sends to browsers that accept them (src/http/web-app.ts).
+ * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts).
  * Why a build at all (docs/architecture.md "Running compiled"): running the sources through
  * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -23,10 +21,3 @@ for (const dir of ['db/migrations', 'checkout/views', 'checkout/assets']) {
 
 const { build } = await import('vite');
 await build({ configFile: `${root}web/vite.config.ts`, logLevel: 'warn' });
-const assets = `${root}web/dist/assets`;
-for (const name of readdirSync(assets)) {
-  if (!/\.(js|css|svg)$/.test(name)) continue;
-  const bytes = readFileSync(`${assets}/${name}`);
-  writeFileSync(`${assets}/${name}.gz`, gzipSync(bytes, { level: 9 }));
-  writeFileSync(`${assets}/${name}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
-}

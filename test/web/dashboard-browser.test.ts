@@ -9,7 +9,7 @@
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
-import { WEB_DIST } from '../../src/http/web-app.ts';
+import { ensureWebBuild } from './web-build.ts';
 
 const SHOTS = 'test-output/screenshots/web';
 const PHONE = { width: 360, height: 740 };
@@ -31,10 +31,7 @@ let browser: Browser;
 let mailDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(`${WEB_DIST}index.html`)) {
-    const { build } = await import('vite');
-    await build({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
-  }
+  await ensureWebBuild();
   mkdirSync(SHOTS, { recursive: true });
   mailDir = mkdtempSync(join(tmpdir(), 'kolo-web-mail-'));
   h = await startHarness({ ...DASHBOARD_TEST_ENV, MAIL_DIR: mailDir });
