@@ -145,7 +145,9 @@ describe('the dashboard in Chromium', () => {
     const secret = page.getByRole('region', { name: 'Votre nouvelle clé (affichée une seule fois, copiez-la maintenant)' });
     merchantKey = (await secret.locator('code').textContent())!;
     expect(merchantKey).toMatch(/^sk_test_/);
-    await page.getByRole('button', { name: 'Renouveler' }).waitFor();
+    await page.getByRole('button', { name: 'Renouveler', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Journal des livraisons' }).waitFor();
+    await page.getByText('Aucune livraison.').waitFor();
     await screen(page, '07-app-detail');
 
     // A charge with that key through the merchant API, completed by the sandbox (one poller turn).
@@ -209,6 +211,37 @@ describe('the dashboard in Chromium', () => {
       body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-2' },
     });
     expect(refused.status).toBe(401);
+
+    await page.getByRole('link', { name: 'Plateforme' }).click();
+    await page.getByRole('heading', { name: 'Statistiques de la plateforme' }).waitFor();
+    await page.locator('#main').getByText('Marchands', { exact: true }).waitFor();
+    await screen(page, '14-staff-platform');
+    await page.getByRole('link', { name: 'Moyens de paiement' }).click();
+    await page.getByRole('button', { name: /^Désactiver / }).first().waitFor();
+    await screen(page, '15-staff-rails');
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByText('Admin Kolo').or(page.getByText(/ACCOUNT_STATUS|MERCHANT_STATUS|STATUS/).first()).first().waitFor();
+    await screen(page, '16-staff-audit');
+    await page.context().close();
+  }, 60_000);
+
+  it('staff: SUPPORT reads the merchants and rails without any write button', async () => {
+    await createAccount(h.services, { fullName: 'Support Kolo', email: 'support@kolo.test', password: 'mot-de-passe-support', role: 'SUPPORT', status: 'ACTIVE', emailVerified: true });
+    const page = await newPage();
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByLabel('Adresse e-mail').fill('support@kolo.test');
+    await page.getByLabel('Mot de passe').fill('mot-de-passe-support');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Marchands' }).waitFor();
+    await page.getByText(email).waitFor();
+    await page.getByText('Lecture seule (SUPPORT).').waitFor();
+    expect(await page.getByRole('button', { name: /^(Suspendre|Réactiver) / }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Audit' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Moyens de paiement' }).click();
+    await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
+    await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
+    expect(await page.getByRole('button', { name: /^(Activer|Désactiver) / }).count()).toBe(0);
+    await screen(page, '17-support-rails');
     await page.context().close();
   });
 });

@@ -24,6 +24,9 @@ const Applications = lazy(() => import('./screens/apps/AppList'));
 const ApplicationDetail = lazy(() => import('./screens/apps/AppDetail'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
+const Platform = lazy(() => import('./screens/admin/Platform'));
+const Rails = lazy(() => import('./screens/admin/Rails'));
+const Audit = lazy(() => import('./screens/admin/Audit'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -55,6 +58,9 @@ function AppRoutes() {
           <>
             <Route index element={<Navigate to="/merchants" replace />} />
             <Route path="merchants" element={<Merchants />} />
+            <Route path="platform" element={<Platform />} />
+            <Route path="rails" element={<Rails />} />
+            {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
           </>
         ) : (
           <>

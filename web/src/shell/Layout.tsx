@@ -52,7 +52,14 @@ export function Layout() {
   const { user, environment, logOut } = useSession();
   const staff = isStaff(user);
   const links: [string, string][] = staff
-    ? [['/merchants', t('shell.merchants')], ['/profile', t('shell.profile')]]
+    ? [
+        ['/merchants', t('shell.merchants')],
+        ['/platform', t('shell.platform')],
+        ['/rails', t('shell.rails')],
+        // The audit log is ADMIN's only (the API refuses SUPPORT).
+        ...(user?.role === 'ADMIN' ? ([['/audit', t('shell.audit')]] as [string, string][]) : []),
+        ['/profile', t('shell.profile')],
+      ]
     : [
         ['/', t('shell.home')],
         ['/transactions', t('shell.transactions')],

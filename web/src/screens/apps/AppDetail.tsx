@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
 import { ErrorBox, Field, QueryView, SecretOnce, SelectField } from '../../ui';
+import { AppWebhooks } from './AppWebhooks';
 
 const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : null);
 
@@ -150,6 +151,7 @@ export default function AppDetail() {
           }}
         </QueryView>
       </section>
+      <AppWebhooks appId={appId} />
     </>
   );
 }

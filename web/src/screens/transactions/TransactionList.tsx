@@ -13,6 +13,8 @@ import { TransactionRows } from './TransactionRows';
 
 const STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
 type Status = (typeof STATUSES)[number];
+const KINDS = ['CHECKOUT', 'CHARGE', 'FUND_COLLECTION', 'PAYOUT', 'WITHDRAWAL', 'REFUND'] as const;
+type Kind = (typeof KINDS)[number];
 
 export default function TransactionList() {
   const { t } = useTranslation();
@@ -24,6 +26,8 @@ export default function TransactionList() {
     environment,
     status: (params.get('status') || undefined) as Status | undefined,
     direction: (params.get('direction') || undefined) as 'PAY_IN' | 'PAY_OUT' | undefined,
+    type: (params.get('type') || undefined) as Kind | undefined,
+    provider: params.get('provider') || undefined,
     appId: params.get('appId') || undefined,
     from: params.get('from') || undefined,
     to: params.get('to') || undefined,
@@ -31,6 +35,7 @@ export default function TransactionList() {
   };
   const page = Number(params.get('page') ?? 0);
   const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
+  const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
   const list = useQuery({
     queryKey: ['transactions', filters, page],
     queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions', { params: { query: { ...filters, page, size: 20 } } })),
@@ -82,7 +87,16 @@ export default function TransactionList() {
             ['PAY_OUT', t('tx.payOut')],
           ]}
         />
+        <SelectField label={t('tx.kind')} name="type" defaultValue={filters.type ?? ''} options={[['', t('common.all')], ...KINDS.map((k): [string, string] => [k, k])]} />
         <SelectField
+          key={`rail-${rails.data?.length ?? 0}`}
+          label={t('tx.rail')}
+          name="provider"
+          defaultValue={filters.provider ?? ''}
+          options={[['', t('common.all')], ...(rails.data ?? []).map((rail): [string, string] => [rail.code, rail.name])]}
+        />
+        <SelectField
+          key={`app-${apps.data?.length ?? 0}`}
           label={t('tx.application')}
           name="appId"
           defaultValue={filters.appId ?? ''}
