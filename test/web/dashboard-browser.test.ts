@@ -184,10 +184,38 @@ describe('the dashboard in Chromium', () => {
     const digits = (text: string) => Number(text.replace(/\D/g, ''));
     expect(digits(before) - digits(after)).toBeGreaterThanOrEqual(2000);
 
+    // Withdraw now, after a confirmation step, to a new withdrawal account.
+    await page.getByRole('link', { name: 'Retraits' }).click();
+    await page.getByText("Ajoutez d'abord un compte de retrait.").waitFor();
+    await page.getByLabel('Numéro (MSISDN)').fill('237677000002');
+    await page.getByLabel('Nom du titulaire').fill('Awa Boutique');
+    await page.getByRole('button', { name: 'Ajouter un compte' }).click();
+    await page.getByLabel('Vers le compte').waitFor();
+    await page.getByLabel('Montant', { exact: true }).fill('1000');
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await page.getByRole('group', { name: 'Confirmer le retrait' }).waitFor();
+    await screen(page, '12-withdraw-confirm');
+    await page.getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByText(/Retrait PO-[0-9A-F]{12} lancé\./).waitFor();
+    await screen(page, '13-payouts');
+
+    // A fund collection: created, shared as a link and a QR code, closed.
+    await page.getByRole('link', { name: 'Collectes' }).click();
+    await page.getByText('Aucune collecte dans cet environnement.').waitFor();
+    await page.getByRole('button', { name: 'Créer une collecte' }).click();
+    await page.getByLabel('Titre').fill('Cotisation mariage');
+    await page.getByLabel('Montant (vide : libre)').fill('2500');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByRole('img', { name: 'QR code de la collecte Cotisation mariage' }).waitFor();
+    await screen(page, '14-collections');
+    await page.getByRole('button', { name: 'Fermer' }).click();
+    await page.getByRole('button', { name: 'Rouvrir' }).waitFor();
+
     // English, remembered for this account.
+    await page.getByRole('link', { name: 'Accueil' }).click();
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Home' }).waitFor();
-    await screen(page, '12-home-en');
+    await screen(page, '15-home-en');
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in to the dashboard' }).waitFor();
     await page.context().close();
@@ -203,7 +231,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByRole('heading', { name: 'Marchands' }).waitFor();
     await page.getByText(email).waitFor();
-    await screen(page, '13-staff-merchants');
+    await screen(page, '20-staff-merchants');
     await page.getByRole('button', { name: `Suspendre ${email}` }).click();
     await page.getByRole('button', { name: `Réactiver ${email}` }).waitFor();
     const refused = await h.request('POST', '/api/v1/pay-in/charge', {
@@ -215,13 +243,13 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Plateforme' }).click();
     await page.getByRole('heading', { name: 'Statistiques de la plateforme' }).waitFor();
     await page.locator('#main').getByText('Marchands', { exact: true }).waitFor();
-    await screen(page, '14-staff-platform');
+    await screen(page, '21-staff-platform');
     await page.getByRole('link', { name: 'Moyens de paiement' }).click();
     await page.getByRole('button', { name: /^Désactiver / }).first().waitFor();
-    await screen(page, '15-staff-rails');
+    await screen(page, '22-staff-rails');
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByText('Admin Kolo').or(page.getByText(/ACCOUNT_STATUS|MERCHANT_STATUS|STATUS/).first()).first().waitFor();
-    await screen(page, '16-staff-audit');
+    await screen(page, '23-staff-audit');
     await page.context().close();
   }, 60_000);
 
@@ -241,7 +269,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
     await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
     expect(await page.getByRole('button', { name: /^(Activer|Désactiver) / }).count()).toBe(0);
-    await screen(page, '17-support-rails');
+    await screen(page, '24-support-rails');
     await page.context().close();
   });
 });

@@ -22,6 +22,8 @@ const Transactions = lazy(() => import('./screens/transactions/TransactionList')
 const TransactionDetail = lazy(() => import('./screens/transactions/TransactionDetail'));
 const Applications = lazy(() => import('./screens/apps/AppList'));
 const ApplicationDetail = lazy(() => import('./screens/apps/AppDetail'));
+const Collections = lazy(() => import('./screens/collections/Collections'));
+const Payouts = lazy(() => import('./screens/payouts/Payouts'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
@@ -69,6 +71,8 @@ function AppRoutes() {
             <Route path="transactions/:reference" element={<TransactionDetail />} />
             <Route path="apps" element={<Applications />} />
             <Route path="apps/:appId" element={<ApplicationDetail />} />
+            <Route path="collections" element={<Collections />} />
+            <Route path="payouts" element={<Payouts />} />
           </>
         )}
         <Route path="profile" element={<Profile />} />

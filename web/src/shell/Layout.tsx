@@ -63,6 +63,8 @@ export function Layout() {
     : [
         ['/', t('shell.home')],
         ['/transactions', t('shell.transactions')],
+        ['/payouts', t('shell.payouts')],
+        ['/collections', t('shell.collections')],
         ['/apps', t('shell.applications')],
         ['/profile', t('shell.profile')],
       ];
