@@ -179,8 +179,10 @@ describe('the dashboard in Chromium', () => {
     await screen(page, '11-refund');
     await page.getByRole('button', { name: 'Confirmer' }).click();
     await page.getByText(/Remboursement PO-[0-9A-F]{12} initié\./).waitFor();
-    const after = await availableBalance(page, 'XAF');
-    expect(after).not.toBe(before);
+    // The cached balance shows first while the fresh one loads: wait for the fresh one.
+    await availableBalance(page, 'XAF');
+    await expect.poll(() => page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent(), { timeout: 10_000 }).not.toBe(before);
+    const after = (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!;
     const digits = (text: string) => Number(text.replace(/\D/g, ''));
     expect(digits(before) - digits(after)).toBeGreaterThanOrEqual(2000);
 
