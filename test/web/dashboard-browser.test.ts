@@ -199,6 +199,7 @@ describe('the dashboard in Chromium', () => {
     await screen(page, '12-withdraw-confirm');
     await page.getByRole('button', { name: 'Confirmer' }).click();
     await page.getByText(/Retrait PO-[0-9A-F]{12} lancé\./).waitFor();
+    await page.getByRole('heading', { name: 'Retraits automatiques' }).waitFor();
     await screen(page, '13-payouts');
 
     // A fund collection: created, shared as a link and a QR code, closed.
@@ -232,6 +233,8 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Mot de passe').fill('mot-de-passe-admin');
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByRole('heading', { name: 'Marchands' }).waitFor();
+    await page.getByLabel('Recherche (e-mail ou nom)').fill('boutique-web');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
     await page.getByText(email).waitFor();
     await screen(page, '20-staff-merchants');
     await page.getByRole('button', { name: `Suspendre ${email}` }).click();

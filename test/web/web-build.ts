@@ -1,17 +1,12 @@
 /**
- * The web tests' access to web/dist: built by `npm run build` (CI's `npm test` follows
- * `npm ci`, so the first web test file builds it once when it is missing).
+ * The web tests' access to web/dist: built by `npm run build`, or once before the run by the
+ * globalSetup (test/web/global-setup.ts) when it is missing.
  */
 import { existsSync } from 'node:fs';
 import { WEB_DIST } from '../../src/http/web-app.ts';
 
-let building: Promise<void> | null = null;
-
-/** Builds web/dist with Vite unless its index.html exists; returns its folder. */
+/** web/dist's folder; throws when it has not been built. */
 export async function ensureWebBuild(): Promise<string> {
-  if (!existsSync(`${WEB_DIST}index.html`)) {
-    building ??= import('vite').then(({ build }) => build({ configFile: 'web/vite.config.ts', logLevel: 'warn' })).then(() => undefined);
-    await building;
-  }
+  if (!existsSync(`${WEB_DIST}index.html`)) throw new Error('web/dist is missing: run `npm run build`');
   return WEB_DIST;
 }

@@ -6058,6 +6058,8 @@ export type paths = {
                     page?: number;
                     size?: number;
                     status?: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
+                    /** @description Partie de l'e-mail ou du nom, sans casse */
+                    search?: string;
                 };
                 header?: never;
                 path?: never;

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime } from '../../format';
-import { ErrorBox, QueryView, SelectField, StatusBadge } from '../../ui';
+import { ErrorBox, Field, QueryView, SelectField, StatusBadge } from '../../ui';
 
 const STATUSES = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'] as const;
 type AccountStatus = (typeof STATUSES)[number];
@@ -20,9 +20,10 @@ export default function Merchants() {
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<AccountStatus | ''>('');
   const [page, setPage] = useState(0);
+  const [search, setSearch] = useState('');
   const list = useQuery({
-    queryKey: ['merchants', status, page],
-    queryFn: () => unwrap(api.GET('/api/v1/admin/merchants', { params: { query: { page, size: 50, ...(status ? { status } : {}) } } })),
+    queryKey: ['merchants', status, search, page],
+    queryFn: () => unwrap(api.GET('/api/v1/admin/merchants', { params: { query: { page, size: 50, ...(status ? { status } : {}), ...(search ? { search } : {}) } } })),
     placeholderData: keepPreviousData,
   });
   const setAccountStatus = useMutation({
@@ -35,6 +36,18 @@ export default function Merchants() {
     <>
       <h1>{t('admin.merchants')}</h1>
       {!isAdmin && <p className="muted">{t('admin.readOnly')}</p>}
+      <form
+        className="inline-search"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSearch(String(new FormData(event.currentTarget).get('search') ?? '').trim());
+          setPage(0);
+        }}
+      >
+        <Field label={t('admin.search')} name="search" type="search" maxLength={100} />
+        <button type="submit">{t('tx.apply')}</button>
+      </form>
       <SelectField
         label={t('admin.filterStatus')}
         value={status}

@@ -9,6 +9,7 @@ import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatMoney, parseAmount } from '../../format';
 import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
+import { WithdrawalSchedule } from './WithdrawalSchedule';
 
 interface Withdrawal {
   amount: number;
@@ -182,6 +183,7 @@ export default function Payouts() {
           </button>
         </form>
       </section>
+      {accounts.data && accounts.data.length > 0 && <WithdrawalSchedule accounts={accounts.data} />}
     </>
   );
 }
