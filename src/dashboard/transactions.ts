@@ -8,7 +8,7 @@
  * (ADMIN, SUPPORT) name a merchant through the admin routes. Anything outside the scope answers
  * like an unknown row (404), so ids of others cannot be probed.
  */
-import { and, asc, desc, eq, gte, ilike, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, ilike, inArray, isNull, like, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -103,7 +103,7 @@ export interface TransactionFilter {
   to?: Date | undefined;
   /** Provider code (rail). */
   provider?: string | undefined;
-  /** Case-insensitive part of our reference or of the merchant's reference. */
+  /** Case-insensitive part of our reference, the merchant's, the operator's id, or of an MSISDN. */
   search?: string | undefined;
 }
 
@@ -115,15 +115,27 @@ function likePattern(text: string): string {
 /** A whole reference of ours (PI-, PO-, FC- + 12 hex), in any case. */
 const WHOLE_REFERENCE = /^[A-Z]{2}-[0-9A-F]{12}$/i;
 
+/** A phone number as people type it: digits, spaces, dots, dashes, an optional leading `+`. */
+const PHONE_LIKE = /^\+?[0-9][0-9 .-]{3,}$/;
+
 /**
  * The free-text search: a whole reference of ours is looked up exactly (the unique index on
  * `reference`, instant at any volume); anything else is a case-insensitive substring of our
- * reference or of the merchant's reference, which reads the merchant's rows in scope (narrow it
- * with `from`/`to` or `appId` on large accounts).
+ * reference, of the merchant's reference or of the operator's transaction id, or, when it reads
+ * as a phone number, a substring of the payer's or beneficiary's MSISDN (stored as digits only),
+ * which reads the merchant's rows in scope (narrow it with `from`/`to` or `appId` on large accounts).
  */
 function searchCondition(search: string): SQL | undefined {
   if (WHOLE_REFERENCE.test(search)) return eq(transactions.reference, search.toUpperCase());
-  return or(ilike(transactions.reference, likePattern(search)), ilike(transactions.merchantReference, likePattern(search)));
+  const pattern = likePattern(search);
+  const digits = PHONE_LIKE.test(search) ? likePattern(search.replace(/\D/g, '')) : null;
+  return or(
+    ilike(transactions.reference, pattern),
+    ilike(transactions.merchantReference, pattern),
+    ilike(transactions.operatorReference, pattern),
+    digits ? like(transactions.payerAccount, digits) : undefined,
+    digits ? like(transactions.beneficiaryAccount, digits) : undefined,
+  );
 }
 
 function typeCondition(type: DashboardTransactionType): SQL | undefined {

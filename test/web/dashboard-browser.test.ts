@@ -164,7 +164,7 @@ describe('the dashboard in Chromium', () => {
     const before = await availableBalance(page, 'XAF');
     await screen(page, '08-home');
     await page.getByRole('link', { name: 'Transactions', exact: true }).click();
-    await page.getByLabel('Recherche (référence, référence marchand)').fill('CMD-WEB-1');
+    await page.getByLabel('Recherche (référence, id opérateur, téléphone)').fill('CMD-WEB-1');
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await page.getByRole('link', { name: new RegExp(reference) }).waitFor();
     await expect(page.getByText('1 transaction(s)').isVisible()).resolves.toBe(true);

@@ -66,7 +66,7 @@ export const transactionFilterQuery = z.object({
     .max(64)
     .regex(/^[^\u0000]*$/, fr('ne doit pas contenir le caractère nul (U+0000)'))
     .optional()
-    .describe('Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand'),
+    .describe("Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire"),
   environment: z.enum(['LIVE', 'TEST']).optional().describe('LIVE ou TEST ; les deux par défaut'),
 });
 

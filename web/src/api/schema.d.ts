@@ -11974,7 +11974,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -12155,7 +12155,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -12305,7 +12305,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -12600,7 +12600,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -12779,7 +12779,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -12927,7 +12927,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -13220,7 +13220,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -13399,7 +13399,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -13547,7 +13547,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -13981,7 +13981,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -14165,7 +14165,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -14318,7 +14318,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -14618,7 +14618,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -14800,7 +14800,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -14951,7 +14951,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -15249,7 +15249,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -15431,7 +15431,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
@@ -15582,7 +15582,7 @@ export type paths = {
                     to?: string;
                     /** @description Code du moyen de paiement */
                     provider?: string;
-                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand */
+                    /** @description Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…), la référence du marchand, l'identifiant de l'opérateur, ou (chiffres) le numéro du payeur ou du bénéficiaire */
                     search?: string;
                     /** @description LIVE ou TEST ; les deux par défaut */
                     environment?: "LIVE" | "TEST";
