@@ -39,5 +39,7 @@ export default defineConfig({
     target: 'es2022',
     // No inline data: URLs in scripts or styles (the CSP's img-src allows data:, but fonts do not).
     assetsInlineLimit: 0,
+    // The compression plugin is slow by design (brotli's best level, once per build): no report of it.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
 });

@@ -96,3 +96,16 @@ export async function unwrap<E>(call: Promise<{ data?: E; error?: unknown; respo
   const error = (result.error ?? {}) as ErrorBody;
   throw new ApiFailure(result.response.status, error.code ?? 'INTERNAL_SERVER_ERROR', error.data ?? null);
 }
+
+/** Waits for an answer without a body (204); throws ApiFailure like `unwrap` otherwise. */
+export async function expectNoContent(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  let result: Awaited<typeof call>;
+  try {
+    result = await call;
+  } catch {
+    throw new ApiFailure(0, 'NETWORK_ERROR', null);
+  }
+  if (result.response.ok) return;
+  const error = (result.error ?? {}) as ErrorBody;
+  throw new ApiFailure(result.response.status, error.code ?? 'INTERNAL_SERVER_ERROR', error.data ?? null);
+}

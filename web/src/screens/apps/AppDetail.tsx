@@ -2,7 +2,7 @@
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { api, expectNoContent, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
 import { ErrorBox, Field, QueryView, SecretOnce, SelectField } from '../../ui';
 import { AppWebhooks } from './AppWebhooks';
@@ -31,10 +31,7 @@ export default function AppDetail() {
     onSuccess: refresh,
   });
   const revoke = useMutation({
-    mutationFn: async () => {
-      const { response } = await api.DELETE('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } });
-      if (!response.ok) await unwrap(Promise.resolve({ error: await response.json().catch(() => ({})), response }));
-    },
+    mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })),
     onSuccess: refresh,
   });
 
