@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** web/dist, from src/http/ as from dist/http/ (both two levels below the project's root). */
 export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -52,7 +52,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     index: false,
     schemaHide: true,
   });
-  const sendIndex = (reply: import('fastify').FastifyReply) =>
+  const sendIndex = (reply: FastifyReply) =>
     reply.header('cache-control', 'no-cache').sendFile('index.html', root, { cacheControl: false });
   app.get('/app', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
   app.get('/app/*', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));

@@ -17,7 +17,10 @@ import './styles.css';
 const Login = lazy(() => import('./screens/auth/Login'));
 const SignUp = lazy(() => import('./screens/auth/SignUp'));
 const Forgot = lazy(() => import('./screens/auth/Forgot'));
-const Home = lazy(() => import('./screens/home/Home'));
+const loadHome = () => import('./screens/home/Home');
+// The home screen is the usual first screen: its chunk loads while the session is restored.
+if (/^\/app\/?$/.test(location.pathname)) void loadHome();
+const Home = lazy(loadHome);
 const Transactions = lazy(() => import('./screens/transactions/TransactionList'));
 const TransactionDetail = lazy(() => import('./screens/transactions/TransactionDetail'));
 const Applications = lazy(() => import('./screens/apps/AppList'));
