@@ -2,7 +2,8 @@
  * `npm run build` (and `prestart`): compiles src/ to dist/ with the TypeScript compiler
  * (tsconfig.build.json; incremental, so a rebuild with nothing changed takes a second or two)
  * and copies beside the compiled modules what they read at run time relative to themselves:
- * the SQL migrations, the page templates and the pages' static assets.
+ * the SQL migrations, the page templates and the pages' static assets. Then builds the dashboard
+ * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts).
  * Why a build at all (docs/architecture.md "Running compiled"): running the sources through
  * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
  */
@@ -17,3 +18,6 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, 
 for (const dir of ['db/migrations', 'checkout/views', 'checkout/assets']) {
   cpSync(`${root}src/${dir}`, `${root}dist/${dir}`, { recursive: true });
 }
+
+const { build } = await import('vite');
+await build({ configFile: `${root}web/vite.config.ts`, logLevel: 'warn' });

@@ -1,10 +1,12 @@
 /**
- * Demo data for a first start: on an empty database (no account at all), a demo merchant, a
- * demo XAF application with a webhook secret, and an active TEST key. The key's and the secret's
- * plain texts are returned once, to be printed once (the key is stored only as a digest, the
- * secret only encrypted), so a newcomer's first webhooks arrive signed and can be verified.
+ * Demo data for a first start: on an empty database (no account at all), a demo merchant with a
+ * generated dashboard password, a demo XAF application with a webhook secret, and an active TEST
+ * key. The password's, the key's and the secret's plain texts are returned once, to be printed
+ * once (the password and the key are stored only as hashes, the secret only encrypted), so a
+ * newcomer can log in to the dashboard at /app and see their first webhooks arrive signed.
  */
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { hashPassword } from '../dashboard/passwords.ts';
 import { accounts } from '../db/schema.ts';
 import type { Services } from '../services.ts';
 import { createApiKey } from './api-keys.ts';
@@ -15,6 +17,8 @@ import { createWebhookSecret } from '../webhooks/webhook-secrets.ts';
 /** What the seed created; null when the database already had accounts. */
 export interface DemoSeed {
   merchantEmail: string;
+  /** The demo merchant's dashboard password, shown once. */
+  merchantPassword: string;
   applicationId: string;
   applicationName: string;
   plainTextKey: string;
@@ -27,6 +31,10 @@ export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids' |
   const [{ count } = { count: 0 }] = await services.db.select({ count: sql<number>`count(*)::int` }).from(accounts);
   if (count > 0) return null;
   const merchant = await createMerchant(services, { fullName: 'Marchand de démonstration', email: 'demo@kolo.local', country: 'CM' });
+  // 96 random bits, read once from the banner: enough for a password nobody types often.
+  const merchantPassword = services.ids.hex(12);
+  const passwordHash = await hashPassword(merchantPassword, services.config.passwordScryptLogN);
+  await services.db.update(accounts).set({ passwordHash }).where(eq(accounts.id, merchant.id));
   const application = await createApplication(services, {
     merchantId: merchant.id,
     name: 'Boutique démo',
@@ -37,6 +45,7 @@ export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids' |
   const secret = await createWebhookSecret(services, application.id);
   return {
     merchantEmail: merchant.email,
+    merchantPassword,
     applicationId: application.id,
     applicationName: application.name,
     plainTextKey: key.plainTextKey,
@@ -51,6 +60,9 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     '',
     '================ Kolo : données de démonstration ================',
     `Marchand : ${seed.merchantEmail}   Application : ${seed.applicationName} (${seed.applicationId}, XAF)`,
+    '',
+    'Tableau de bord (mot de passe affiché une seule fois, changez-le dans « Profil ») :',
+    `  ${baseUrl}/app   e-mail : ${seed.merchantEmail}   mot de passe : ${seed.merchantPassword}`,
     'Clé API de TEST (affichée une seule fois, conservez-la) :',
     `  ${key}`,
     '',

@@ -4,7 +4,7 @@
  * ("providers": list, create, update, enable/disable, limits and fees). Role checks are the
  * routes' job; every change is audited here with its before/after.
  */
-import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { accounts, applications, providers, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -27,9 +27,15 @@ export const ACCOUNT_STATUSES = ['ACTIVE', 'INACTIVE', 'SUSPENDED', 'PENDING_VER
  */
 export const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
 
-/** A page of accounts with one of `roles`, newest first, optionally filtered by status. */
-export async function pageAccounts(db: Db, roles: string[], status: string | undefined, page: number, size: number) {
-  const where = and(inArray(accounts.role, roles), status ? eq(accounts.status, status) : undefined);
+/** A page of accounts with one of `roles`, newest first, optionally filtered by status and by a search of e-mail or name. */
+export async function pageAccounts(db: Db, roles: string[], status: string | undefined, page: number, size: number, search?: string) {
+  // `search`: a case-insensitive substring of the e-mail or the name; LIKE's own wildcards are escaped.
+  const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = and(
+    inArray(accounts.role, roles),
+    status ? eq(accounts.status, status) : undefined,
+    pattern ? or(ilike(accounts.email, pattern), ilike(accounts.fullName, pattern)) : undefined,
+  );
   const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(accounts).where(where);
   const rows = await db.select().from(accounts).where(where).orderBy(desc(accounts.createdAt), asc(accounts.id)).limit(size).offset(page * size);
   return { rows: rows.map(profileView), total: Number(total) };

@@ -8,7 +8,7 @@
  * (ADMIN, SUPPORT) name a merchant through the admin routes. Anything outside the scope answers
  * like an unknown row (404), so ids of others cannot be probed.
  */
-import { and, asc, desc, eq, gte, ilike, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, ilike, inArray, isNull, like, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
@@ -112,9 +112,10 @@ export interface TransactionFilter {
   /** Provider code (rail). */
   provider?: string | undefined;
   /**
-   * Case-insensitive part of our reference or of the merchant's reference, or exactly the
+   * Case-insensitive part of our reference or of the merchant's reference; exactly the
    * operator's transaction id (as on the customer's SMS) of the transaction or of one of its
-   * checkout attempts.
+   * checkout attempts; or, when it reads as a phone number, part of the payer's or beneficiary's
+   * MSISDN.
    */
   search?: string | undefined;
 }
@@ -127,21 +128,31 @@ function likePattern(text: string): string {
 /** A whole reference of ours (PI-, PO-, FC- + 12 hex), in any case. */
 const WHOLE_REFERENCE = /^[A-Z]{2}-[0-9A-F]{12}$/i;
 
+/** A phone number as people type it: digits, spaces, dots, dashes, an optional leading `+`. */
+const PHONE_LIKE = /^\+?[0-9][0-9 .-]{3,}$/;
+
 /**
  * The free-text search: a whole reference of ours is looked up exactly (the unique index on
  * `reference`, instant at any volume); anything else is a case-insensitive substring of our
  * reference or of the merchant's reference, which reads the merchant's rows in scope (narrow it
- * with `from`/`to` or `appId` on large accounts), or exactly an operator's transaction id — the
+ * with `from`/`to` or `appId` on large accounts); exactly an operator's transaction id — the
  * transaction's own, or one of its checkout attempts' (a late success) — through their partial
- * indexes: support finds a payment from the id on the customer's SMS.
+ * indexes: support finds a payment from the id on the customer's SMS; and, when it reads as a
+ * phone number, a substring of the payer's or beneficiary's MSISDN (stored as digits only).
+ * Never the operator's request ids (`operatorReference`): some are secrets between the operator
+ * and Kolo (Daraja's ConversationID vouches for its Results).
  */
 function searchCondition(search: string): SQL | undefined {
   if (WHOLE_REFERENCE.test(search)) return eq(transactions.reference, search.toUpperCase());
+  const pattern = likePattern(search);
+  const digits = PHONE_LIKE.test(search) ? likePattern(search.replace(/\D/g, '')) : null;
   return or(
-    ilike(transactions.reference, likePattern(search)),
-    ilike(transactions.merchantReference, likePattern(search)),
+    ilike(transactions.reference, pattern),
+    ilike(transactions.merchantReference, pattern),
     eq(transactions.operatorTransactionId, search),
     sql`${transactions.id} in (select ${checkoutAttempts.transactionId} from ${checkoutAttempts} where ${checkoutAttempts.operatorTransactionId} = ${search})`,
+    digits ? like(transactions.payerAccount, digits) : undefined,
+    digits ? like(transactions.beneficiaryAccount, digits) : undefined,
   );
 }
 

@@ -30,6 +30,7 @@ import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
 import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
+import { webAppRoutes } from './web-app.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -175,6 +176,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => collectPageRoutes(scope, services));
   await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
   await app.register(async (scope) => dashboardStatsRoutes(scope, services));
+  await app.register(async (scope) => webAppRoutes(scope));
   return app;
 }
 

@@ -378,7 +378,8 @@ describe('TRANSACTION_NOT_FOUND and RESOURCE_NOT_FOUND', () => {
   });
 
   it.each([
-    ['GET', '/'],
+    // '/' redirects to the dashboard (test/web/serving.test.ts).
+    ['GET', '/index.html'],
     ['GET', '/api/v1/nothing'],
     ['POST', '/api/v1/pay-in/void'],
     ['GET', '/api/v1/pay-in/refund'],

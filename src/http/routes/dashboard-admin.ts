@@ -129,14 +129,17 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
         tags,
         summary: 'Lister les marchands (page)',
         security,
-        querystring: pageQuery.extend({ status: z.enum(ACCOUNT_STATUSES).optional() }),
+        querystring: pageQuery.extend({
+          status: z.enum(ACCOUNT_STATUSES).optional(),
+          search: z.string().trim().min(1).max(100).optional().describe("Partie de l'e-mail ou du nom, sans casse"),
+        }),
         response: { 200: envelopeOf(pageOf(profileData)), ...errors },
       },
       onRequest: staffRead,
     },
     async (request) => {
-      const { page, size, status } = request.query;
-      const { rows, total } = await pageAccounts(services.db, ['MERCHANT'], status, page, size);
+      const { page, size, status, search } = request.query;
+      const { rows, total } = await pageAccounts(services.db, ['MERCHANT'], status, page, size, search);
       return ok(toPage(rows.map(profileOut), total, page, size), 'Marchands récupérés.', now());
     },
   );

@@ -3,8 +3,9 @@
  * reset routes under /api/v1/auth, and the bearer-authenticated profile under
  * /api/v1/merchants/me. Thin adapters over src/dashboard/auth.ts.
  */
+import fastifyCookie from '@fastify/cookie';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findAccountById, profileView, userView } from '../../dashboard/accounts.ts';
@@ -33,8 +34,8 @@ import {
   loginRequest,
   profileData,
   profileUpdateRequest,
-  refreshRequest,
   registerRequest,
+  sessionRefreshRequest,
   resetRequest,
   resetTokenData,
   tokenPairData,
@@ -52,10 +53,32 @@ function profile(row: Parameters<typeof profileView>[0]) {
   return { ...view, createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
 }
 
+/**
+ * The refresh-token cookie: the web app's copy of the refresh token, out of reach of scripts
+ * (httpOnly), sent only to the auth routes (its path) and only from Kolo's own pages
+ * (SameSite=Strict), so the app keeps its access token in memory and nothing in storage.
+ */
+export const REFRESH_COOKIE = 'kolo_refresh';
+const REFRESH_COOKIE_PATH = '/api/v1/auth';
+
 /** Registers /api/v1/auth/* (public). */
 export async function dashboardAuthRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(fastifyCookie);
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => services.clock.now();
+  const isSecure = services.config.publicBaseUrl.startsWith('https:');
+  const setRefreshCookie = (reply: FastifyReply, refreshToken: string) =>
+    reply.setCookie(REFRESH_COOKIE, refreshToken, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: isSecure,
+      path: REFRESH_COOKIE_PATH,
+      maxAge: services.config.refreshTokenTtlDays * 86_400,
+    });
+  // The body's token when sent (API clients), else the cookie's (the web app); '' is refused
+  // by the token's own format check (401 INVALID_REFRESH_TOKEN).
+  const refreshTokenOf = (request: FastifyRequest, body: { refreshToken?: string | undefined }) =>
+    body.refreshToken ?? request.cookies[REFRESH_COOKIE] ?? '';
 
   r.post(
     '/api/v1/auth/register',
@@ -91,8 +114,9 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
   r.post(
     '/api/v1/auth/login',
     { schema: { tags, summary: 'Se connecter', body: loginRequest, response: { 200: envelopeOf(loginData), ...errors } } },
-    async (request) => {
+    async (request, reply) => {
       const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
+      setRefreshCookie(reply, result.refreshToken);
       return ok(result, 'Connexion réussie.', now());
     },
   );
@@ -103,18 +127,32 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
       schema: {
         tags,
         summary: 'Échanger un jeton de rafraîchissement (usage unique) contre une nouvelle paire',
-        body: refreshRequest,
+        description: `Le jeton est celui du corps, ou à défaut celui du cookie httpOnly \`${REFRESH_COOKIE}\` posé par la connexion (application web) ; le cookie est renouvelé.`,
+        body: sessionRefreshRequest,
         response: { 200: envelopeOf(tokenPairData), ...errors },
       },
     },
-    async (request) => ok(await refreshSession(request.services, request.body.refreshToken), 'Session prolongée.', now()),
+    async (request, reply) => {
+      const pair = await refreshSession(request.services, refreshTokenOf(request, request.body));
+      setRefreshCookie(reply, pair.refreshToken);
+      return ok(pair, 'Session prolongée.', now());
+    },
   );
 
   r.post(
     '/api/v1/auth/logout',
-    { schema: { tags, summary: 'Se déconnecter (ferme la session)', body: refreshRequest, response: { 200: nullData, ...errors } } },
-    async (request) => {
-      const session = await closeSession(request.services, request.body.refreshToken);
+    {
+      schema: {
+        tags,
+        summary: 'Se déconnecter (ferme la session)',
+        description: `Le jeton est celui du corps, ou à défaut celui du cookie \`${REFRESH_COOKIE}\`, qui est effacé.`,
+        body: sessionRefreshRequest,
+        response: { 200: nullData, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const session = await closeSession(request.services, refreshTokenOf(request, request.body));
+      reply.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
       await recordAudit(request.services, { ...auditActor(request), actorId: session.accountId }, {
         action: 'LOGOUT',
         targetType: 'SESSION',

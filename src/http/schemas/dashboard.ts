@@ -32,6 +32,10 @@ export const emailOtpRequest = z.object({ email, otp });
 export const emailRequest = z.object({ email });
 export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) });
 export const refreshRequest = z.object({ refreshToken: z.string().min(1).max(200) });
+/** Body of refresh and logout: the token may instead come from the web app's httpOnly cookie. */
+export const sessionRefreshRequest = z.object({
+  refreshToken: refreshRequest.shape.refreshToken.optional().describe('Absent : celui du cookie kolo_refresh'),
+});
 export const resetRequest = z.object({ resetToken: z.string().min(1).max(200), newPassword });
 export const changePasswordRequest = z.object({ currentPassword: z.string().min(1).max(1024), newPassword });
 export const profileUpdateRequest = z.object({

@@ -66,7 +66,9 @@ export const transactionFilterQuery = z.object({
     .max(64)
     .regex(/^[^\u0000]*$/, fr('ne doit pas contenir le caractère nul (U+0000)'))
     .optional()
-    .describe("Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand, ou exactement l'identifiant de transaction de l'opérateur (celui du SMS du client)"),
+    .describe(
+      "Recherche libre, sans casse, dans notre référence (PI-…, PO-…, FC-…) et dans la référence du marchand ; exactement l'identifiant de transaction de l'opérateur (celui du SMS du client) ; ou (chiffres) le numéro du payeur ou du bénéficiaire",
+    ),
   environment: dashboardEnvironmentQuery,
 });
 

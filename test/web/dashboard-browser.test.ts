@@ -1,0 +1,280 @@
+/**
+ * The dashboard web app (/app) in real headless Chromium (Debian's, through playwright-core),
+ * used as a person would, with roles and labels as selectors:
+ * - a merchant signs up with the e-mail code, logs in, creates an application and a TEST key,
+ *   charges with that key through the merchant API, finds the payment in the list, refunds part
+ *   of it and sees the balance move;
+ * - an administrator suspends that merchant, whose key is then refused.
+ * Every screen is saved at 360 px and 1280 px in test-output/screenshots/web/, checked for
+ * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
+ * Needs web/dist (`npm run build`); builds it once when it is missing.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startHarness, type Harness } from '../harness.ts';
+import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { settle } from '../helpers/webhooks.ts';
+import { createAccount } from '../../src/dashboard/accounts.ts';
+import { ensureWebBuild } from './web-build.ts';
+
+const SHOTS = 'test-output/screenshots/web';
+const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1280, height: 800 };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let h: Harness;
+let browser: Browser;
+let mailDir: string;
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  mkdirSync(SHOTS, { recursive: true });
+  mailDir = mkdtempSync(join(tmpdir(), 'kolo-web-mail-'));
+  h = await startHarness({ ...DASHBOARD_TEST_ENV, MAIL_DIR: mailDir });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  rmSync(mailDir, { recursive: true, force: true });
+});
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: PHONE, locale: 'fr-FR', timezoneId: 'Africa/Douala' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  // Only Kolo is ever asked for anything.
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol.startsWith('http') && url.origin !== h.baseUrl) throw new Error(`request to another host: ${request.url()}`);
+  });
+  page.on('dialog', (dialog) => void dialog.accept());
+  return page;
+}
+
+/** Saves the screen at 360 px and 1280 px; checks no horizontal scroll at 360 px and runs axe-core. */
+async function screen(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name}: horizontal scroll at 360 px`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: `${SHOTS}/${name}-360.png`, fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  expect(violations, `${name}: axe-core`).toEqual([]);
+}
+
+/** The text of the available balance of `currency` on the home screen. */
+async function availableBalance(page: Page, currency: string): Promise<string> {
+  await page.getByRole('link', { name: 'Accueil' }).click();
+  const card = page.getByRole('group', { name: currency });
+  await card.waitFor();
+  return (await card.locator('dd').first().textContent())!;
+}
+
+const email = 'awa@boutique-web.test';
+const password = 'mot-de-passe-solide-42';
+let merchantKey = '';
+
+describe('the dashboard in Chromium', () => {
+  it('merchant: sign up with the code, log in, app and key, charge, find it, refund, balance moves', async () => {
+    const page = await newPage();
+    const root = await page.goto(`${h.baseUrl}/`);
+    expect(root!.url()).toBe(`${h.baseUrl}/app/`);
+    await page.getByRole('heading', { name: 'Connexion au tableau de bord' }).waitFor();
+    await screen(page, '01-login');
+
+    await page.getByRole('link', { name: 'Créer un compte' }).click();
+    await page.getByLabel('Nom complet').fill('Awa Boutique');
+    await page.getByLabel('Adresse e-mail').fill(email);
+    await page.getByLabel('Téléphone').fill('+237 677 00 00 42');
+    await page.getByLabel('Mot de passe').fill(password);
+    await screen(page, '02-sign-up');
+    await page.getByRole('button', { name: 'Créer un compte' }).click();
+    await page.getByLabel('Code reçu par e-mail (6 chiffres)').waitFor();
+    const mail = readFileSync(join(mailDir, readdirSync(mailDir)[0]!), 'utf8');
+    const otp = mail.match(/\b(\d{6})\b/)![1]!;
+    // A wrong code first: the message comes from the API's code, in French.
+    await page.getByLabel('Code reçu par e-mail (6 chiffres)').fill(otp === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Code incorrect.');
+    await screen(page, '03-sign-up-code');
+    await page.getByLabel('Code reçu par e-mail (6 chiffres)').fill(otp);
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await page.getByText('Adresse vérifiée. Vous pouvez vous connecter.').waitFor();
+
+    await page.getByLabel('Adresse e-mail').fill(email);
+    await page.getByLabel('Mot de passe').fill('pas-le-bon');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('E-mail ou mot de passe incorrect.');
+    await page.getByLabel('Mot de passe').fill(password);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+    await page.getByText('Aucun solde pour cet environnement.').waitFor();
+    await screen(page, '04-home-empty');
+    // No token in the page's storage: the refresh token is an httpOnly cookie.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    expect(stored).not.toMatch(/rt_|eyJ/);
+
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByText('Aucune application. Créez-en une pour obtenir une clé API.').waitFor();
+    await page.getByRole('button', { name: 'Créer une application' }).click();
+    await page.getByLabel('Nom', { exact: true }).fill('Boutique Web');
+    await page.getByLabel('URL de retour après paiement').fill('https://boutique.example/merci');
+    await screen(page, '05-app-create');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByRole('region', { name: 'Secret de signature des webhooks (affiché une seule fois)' }).waitFor();
+    await screen(page, '06-apps');
+    await page.getByRole('status').getByRole('link', { name: 'Boutique Web' }).click();
+    await page.getByRole('heading', { name: 'Boutique Web' }).waitFor();
+    await page.getByLabel('Nom de la clé').fill('Clé de test');
+    await page.getByRole('button', { name: 'Créer une clé' }).click();
+    const secret = page.getByRole('region', { name: 'Votre nouvelle clé (affichée une seule fois, copiez-la maintenant)' });
+    merchantKey = (await secret.locator('code').textContent())!;
+    expect(merchantKey).toMatch(/^sk_test_/);
+    await page.getByRole('button', { name: 'Renouveler', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Journal des livraisons' }).waitFor();
+    await page.getByText('Aucune livraison.').waitFor();
+    await screen(page, '07-app-detail');
+
+    // A charge with that key through the merchant API, completed by the sandbox (one poller turn).
+    const charge = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: merchantKey,
+      body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-1', merchantReference: 'CMD-WEB-1' },
+    });
+    expect(charge.status).toBe(201);
+    const reference = charge.json.data.reference as string;
+    await settle(h);
+    const status = (await h.request('GET', `/api/v1/pay-in/check_status/${reference}`, { key: merchantKey })).json.data.status;
+    expect(status).toBe('SUCCESS');
+
+    const before = await availableBalance(page, 'XAF');
+    await screen(page, '08-home');
+    await page.getByRole('link', { name: 'Transactions', exact: true }).click();
+    await page.getByLabel('Recherche (référence, id opérateur, téléphone)').fill('CMD-WEB-1');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    await page.getByRole('link', { name: new RegExp(reference) }).waitFor();
+    await expect(page.getByText('1 transaction(s)').isVisible()).resolves.toBe(true);
+    await screen(page, '09-transactions');
+    await page.getByRole('link', { name: new RegExp(reference) }).click();
+    await page.getByRole('heading', { name: 'Détail de la transaction' }).waitFor();
+    await page.getByRole('heading', { name: 'Historique' }).waitFor();
+    await screen(page, '10-transaction');
+    await page.getByRole('button', { name: 'Rembourser' }).click();
+    await page.getByLabel(/Montant à rembourser/).fill('2000');
+    await page.getByLabel('Motif (facultatif)').fill('Article rendu');
+    await screen(page, '11-refund');
+    await page.getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByText(/Remboursement PO-[0-9A-F]{12} initié\./).waitFor();
+    // The cached balance shows first while the fresh one loads: wait for the fresh one.
+    await availableBalance(page, 'XAF');
+    await expect.poll(() => page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent(), { timeout: 10_000 }).not.toBe(before);
+    const after = (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!;
+    const digits = (text: string) => Number(text.replace(/\D/g, ''));
+    expect(digits(before) - digits(after)).toBeGreaterThanOrEqual(2000);
+
+    // Withdraw now, after a confirmation step, to a new withdrawal account.
+    await page.getByRole('link', { name: 'Retraits' }).click();
+    await page.getByText("Ajoutez d'abord un compte de retrait.").waitFor();
+    await page.getByLabel('Numéro (MSISDN)').fill('237677000002');
+    await page.getByLabel('Nom du titulaire').fill('Awa Boutique');
+    await page.getByRole('button', { name: 'Ajouter un compte' }).click();
+    await page.getByLabel('Vers le compte').waitFor();
+    await page.getByLabel('Montant', { exact: true }).fill('1000');
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await page.getByRole('group', { name: 'Confirmer le retrait' }).waitFor();
+    await screen(page, '12-withdraw-confirm');
+    await page.getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByText(/Retrait PO-[0-9A-F]{12} lancé\./).waitFor();
+    await page.getByRole('heading', { name: 'Retraits automatiques' }).waitFor();
+    await screen(page, '13-payouts');
+
+    // A fund collection: created, shared as a link and a QR code, closed.
+    await page.getByRole('link', { name: 'Collectes' }).click();
+    await page.getByText('Aucune collecte dans cet environnement.').waitFor();
+    await page.getByRole('button', { name: 'Créer une collecte' }).click();
+    await page.getByLabel('Titre').fill('Cotisation mariage');
+    await page.getByLabel('Montant (vide : libre)').fill('2500');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByRole('img', { name: 'QR code de la collecte Cotisation mariage' }).waitFor();
+    await screen(page, '14-collections');
+    await page.getByRole('button', { name: 'Fermer' }).click();
+    await page.getByRole('button', { name: 'Rouvrir' }).waitFor();
+
+    // English, remembered for this account.
+    await page.getByRole('link', { name: 'Accueil' }).click();
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Home' }).waitFor();
+    await screen(page, '15-home-en');
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in to the dashboard' }).waitFor();
+    await page.context().close();
+  }, 120_000);
+
+  it('staff: an administrator suspends the merchant, whose key is then refused', async () => {
+    expect(merchantKey).not.toBe('');
+    await createAccount(h.services, { fullName: 'Admin Kolo', email: 'admin@kolo.test', password: 'mot-de-passe-admin', role: 'ADMIN', status: 'ACTIVE', emailVerified: true });
+    const page = await newPage();
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByLabel('Adresse e-mail').fill('admin@kolo.test');
+    await page.getByLabel('Mot de passe').fill('mot-de-passe-admin');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Marchands' }).waitFor();
+    await page.getByLabel('Recherche (e-mail ou nom)').fill('boutique-web');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    await page.getByText(email).waitFor();
+    await screen(page, '20-staff-merchants');
+    await page.getByRole('button', { name: `Suspendre ${email}` }).click();
+    await page.getByRole('button', { name: `Réactiver ${email}` }).waitFor();
+    const refused = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: merchantKey,
+      body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-2' },
+    });
+    expect(refused.status).toBe(401);
+
+    await page.getByRole('link', { name: 'Plateforme' }).click();
+    await page.getByRole('heading', { name: 'Statistiques de la plateforme' }).waitFor();
+    await page.locator('#main').getByText('Marchands', { exact: true }).waitFor();
+    await screen(page, '21-staff-platform');
+    await page.getByRole('link', { name: 'Moyens de paiement' }).click();
+    await page.getByRole('button', { name: /^Désactiver / }).first().waitFor();
+    await screen(page, '22-staff-rails');
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByText('Admin Kolo').or(page.getByText(/ACCOUNT_STATUS|MERCHANT_STATUS|STATUS/).first()).first().waitFor();
+    await screen(page, '23-staff-audit');
+    await page.context().close();
+  }, 60_000);
+
+  it('staff: SUPPORT reads the merchants and rails without any write button', async () => {
+    await createAccount(h.services, { fullName: 'Support Kolo', email: 'support@kolo.test', password: 'mot-de-passe-support', role: 'SUPPORT', status: 'ACTIVE', emailVerified: true });
+    const page = await newPage();
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByLabel('Adresse e-mail').fill('support@kolo.test');
+    await page.getByLabel('Mot de passe').fill('mot-de-passe-support');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Marchands' }).waitFor();
+    await page.getByText(email).waitFor();
+    await page.getByText('Lecture seule (SUPPORT).').waitFor();
+    expect(await page.getByRole('button', { name: /^(Suspendre|Réactiver) / }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Audit' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Moyens de paiement' }).click();
+    await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
+    await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
+    expect(await page.getByRole('button', { name: /^(Activer|Désactiver) / }).count()).toBe(0);
+    await screen(page, '24-support-rails');
+    await page.context().close();
+  });
+});

@@ -1,0 +1,14 @@
+/**
+ * vitest globalSetup: builds the web app once, before any test file runs, when web/dist has no
+ * index.html (a fresh `npm ci && npm test`), so test files running in parallel never build it
+ * at the same time. `npm run build` (and `npm start`) build it too.
+ */
+import { existsSync } from 'node:fs';
+import { WEB_DIST } from '../../src/http/web-app.ts';
+
+/** vitest's globalSetup entry (a named export, which vitest accepts besides a default one). */
+export async function setup(): Promise<void> {
+  if (existsSync(`${WEB_DIST}index.html`)) return;
+  const { build } = await import('vite');
+  await build({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
+}

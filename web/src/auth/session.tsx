@@ -1,0 +1,101 @@
+/**
+ * The signed-in account and the display environment, for the whole app. Start-up spends the
+ * refresh cookie (if any) for an access token, then reads the profile.
+ */
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, onSessionLost, refreshSession, setAccessToken, unwrap } from '../api/client';
+import { setLanguage } from '../i18n/i18n';
+import { readPrefs, writePrefs, type Environment } from '../prefs';
+
+/** The account as the app needs it. */
+export interface User {
+  accountId: string;
+  email: string;
+  fullName: string;
+  role: string;
+}
+
+interface Session {
+  state: 'loading' | 'out' | 'in';
+  user: User | null;
+  environment: Environment;
+  setEnvironment(environment: Environment): void;
+  logIn(email: string, password: string): Promise<void>;
+  logOut(): Promise<void>;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+/** The session; only inside `SessionProvider`. */
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+/** True for ADMIN and SUPPORT accounts. */
+export function isStaff(user: User | null): boolean {
+  return user?.role === 'ADMIN' || user?.role === 'SUPPORT';
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<Session['state']>('loading');
+  const [user, setUser] = useState<User | null>(null);
+  const [environment, setEnvironmentState] = useState<Environment>(readPrefs(null).environment ?? 'TEST');
+
+  const signIn = useCallback(async (next: User) => {
+    const prefs = readPrefs(next.accountId);
+    if (prefs.environment) setEnvironmentState(prefs.environment);
+    if (prefs.language) await setLanguage(prefs.language);
+    setUser(next);
+    setState('in');
+  }, []);
+
+  useEffect(() => {
+    onSessionLost(() => {
+      setUser(null);
+      setState('out');
+      queryClient.clear();
+    });
+    void (async () => {
+      if (!(await refreshSession())) return setState('out');
+      try {
+        const me = await unwrap(api.GET('/api/v1/merchants/me'));
+        await signIn({ accountId: me.id, email: me.email, fullName: me.fullName, role: me.role });
+      } catch {
+        setState('out');
+      }
+    })();
+  }, [queryClient, signIn]);
+
+  const session = useMemo<Session>(
+    () => ({
+      state,
+      user,
+      environment,
+      setEnvironment(next) {
+        setEnvironmentState(next);
+        writePrefs(user?.accountId ?? null, { environment: next });
+      },
+      async logIn(email, password) {
+        const data = await unwrap(api.POST('/api/v1/auth/login', { body: { email, password } }));
+        setAccessToken(data.accessToken);
+        await signIn(data.user);
+      },
+      async logOut() {
+        try {
+          await api.POST('/api/v1/auth/logout', { body: {} });
+        } finally {
+          setAccessToken(null);
+          setUser(null);
+          setState('out');
+          queryClient.clear();
+        }
+      },
+    }),
+    [state, user, environment, signIn, queryClient],
+  );
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}

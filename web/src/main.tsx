@@ -1,0 +1,99 @@
+/**
+ * The dashboard's entry: i18n, the query cache, the session, and the routes. Each screen is its
+ * own chunk (React.lazy), so a first load fetches the shell and that screen only.
+ */
+import { StrictMode, Suspense, lazy } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ApiFailure } from './api/client';
+import { SessionProvider, isStaff, useSession } from './auth/session';
+import { browserLanguage, startI18n } from './i18n/i18n';
+import { readPrefs } from './prefs';
+import { Layout } from './shell/Layout';
+import { Loading } from './ui';
+import './styles.css';
+
+const Login = lazy(() => import('./screens/auth/Login'));
+const SignUp = lazy(() => import('./screens/auth/SignUp'));
+const Forgot = lazy(() => import('./screens/auth/Forgot'));
+const loadHome = () => import('./screens/home/Home');
+// The home screen is the usual first screen: its chunk loads while the session is restored.
+if (/^\/app\/?$/.test(location.pathname)) void loadHome();
+const Home = lazy(loadHome);
+const Transactions = lazy(() => import('./screens/transactions/TransactionList'));
+const TransactionDetail = lazy(() => import('./screens/transactions/TransactionDetail'));
+const Applications = lazy(() => import('./screens/apps/AppList'));
+const ApplicationDetail = lazy(() => import('./screens/apps/AppDetail'));
+const Collections = lazy(() => import('./screens/collections/Collections'));
+const Payouts = lazy(() => import('./screens/payouts/Payouts'));
+const Profile = lazy(() => import('./screens/profile/Profile'));
+const Merchants = lazy(() => import('./screens/admin/Merchants'));
+const Platform = lazy(() => import('./screens/admin/Platform'));
+const Rails = lazy(() => import('./screens/admin/Rails'));
+const Audit = lazy(() => import('./screens/admin/Audit'));
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refusal will not change by asking again; a network failure may.
+      retry: (count, error) => count < 2 && !(error instanceof ApiFailure && error.status > 0),
+    },
+  },
+});
+
+function AppRoutes() {
+  const { state, user } = useSession();
+  if (state === 'loading') return <Loading />;
+  if (state === 'out') {
+    return (
+      <Suspense fallback={<Loading />}>
+        <Routes>
+          <Route path="/signup" element={<SignUp />} />
+          <Route path="/forgot" element={<Forgot />} />
+          <Route path="*" element={<Login />} />
+        </Routes>
+      </Suspense>
+    );
+  }
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        {isStaff(user) ? (
+          <>
+            <Route index element={<Navigate to="/merchants" replace />} />
+            <Route path="merchants" element={<Merchants />} />
+            <Route path="platform" element={<Platform />} />
+            <Route path="rails" element={<Rails />} />
+            {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
+          </>
+        ) : (
+          <>
+            <Route index element={<Home />} />
+            <Route path="transactions" element={<Transactions />} />
+            <Route path="transactions/:reference" element={<TransactionDetail />} />
+            <Route path="apps" element={<Applications />} />
+            <Route path="apps/:appId" element={<ApplicationDetail />} />
+            <Route path="collections" element={<Collections />} />
+            <Route path="payouts" element={<Payouts />} />
+          </>
+        )}
+        <Route path="profile" element={<Profile />} />
+        <Route path="*" element={<Navigate to="/" replace />} />
+      </Route>
+    </Routes>
+  );
+}
+
+await startI18n(readPrefs(null).language ?? browserLanguage());
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter basename="/app">
+        <SessionProvider>
+          <AppRoutes />
+        </SessionProvider>
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
+);

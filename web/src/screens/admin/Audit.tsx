@@ -1,0 +1,55 @@
+/** ADMIN: the audit log, newest first. */
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, unwrap } from '../../api/client';
+import { formatDateTime } from '../../format';
+import { QueryView } from '../../ui';
+
+export default function Audit() {
+  const { t, i18n } = useTranslation();
+  const [page, setPage] = useState(0);
+  const log = useQuery({
+    queryKey: ['audit', page],
+    queryFn: () => unwrap(api.GET('/api/v1/admin/audit-log', { params: { query: { page, size: 50 } } })),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <>
+      <h1>{t('admin.audit')}</h1>
+      <QueryView query={log}>
+        {(data) => (
+          <>
+            <ul className="rows">
+              {data.content.map((entry) => (
+                <li className="row" key={entry.id}>
+                  <span className="row-main">
+                    <span className="ref">{entry.action}</span>
+                    <span className="muted">
+                      {entry.targetType} {entry.targetId ?? ''}
+                    </span>
+                    <span className="muted">
+                      {entry.actorRole ?? '—'} {entry.actorId ?? ''} · {entry.clientIp ?? '—'}
+                    </span>
+                  </span>
+                  <span className="row-side muted">{formatDateTime(entry.createdAt, i18n.language)}</span>
+                </li>
+              ))}
+            </ul>
+            {data.totalPages > 1 && (
+              <div className="pager">
+                <button type="button" className="secondary" disabled={data.first} onClick={() => setPage(page - 1)}>
+                  {t('common.previous')}
+                </button>
+                <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
+                <button type="button" className="secondary" disabled={data.last} onClick={() => setPage(page + 1)}>
+                  {t('common.next')}
+                </button>
+              </div>
+            )}
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * Staff: the merchants, by account status, with suspend and reactivate for ADMIN. SUPPORT
+ * reads the same list and sees no write button (the API refuses SUPPORT's writes anyway).
+ */
+import { useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, unwrap } from '../../api/client';
+import { useSession } from '../../auth/session';
+import { formatDateTime } from '../../format';
+import { ErrorBox, Field, QueryView, SelectField, StatusBadge } from '../../ui';
+
+const STATUSES = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'] as const;
+type AccountStatus = (typeof STATUSES)[number];
+
+export default function Merchants() {
+  const { t, i18n } = useTranslation();
+  const { user } = useSession();
+  const isAdmin = user?.role === 'ADMIN';
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState<AccountStatus | ''>('');
+  const [page, setPage] = useState(0);
+  const [search, setSearch] = useState('');
+  const list = useQuery({
+    queryKey: ['merchants', status, search, page],
+    queryFn: () => unwrap(api.GET('/api/v1/admin/merchants', { params: { query: { page, size: 50, ...(status ? { status } : {}), ...(search ? { search } : {}) } } })),
+    placeholderData: keepPreviousData,
+  });
+  const setAccountStatus = useMutation({
+    mutationFn: (input: { id: string; status: 'ACTIVE' | 'SUSPENDED' }) =>
+      unwrap(api.PATCH('/api/v1/admin/merchants/{id}/status', { params: { path: { id: input.id } }, body: { status: input.status } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['merchants'] }),
+  });
+
+  return (
+    <>
+      <h1>{t('admin.merchants')}</h1>
+      {!isAdmin && <p className="muted">{t('admin.readOnly')}</p>}
+      <form
+        className="inline-search"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSearch(String(new FormData(event.currentTarget).get('search') ?? '').trim());
+          setPage(0);
+        }}
+      >
+        <Field label={t('admin.search')} name="search" type="search" maxLength={100} />
+        <button type="submit">{t('tx.apply')}</button>
+      </form>
+      <SelectField
+        label={t('admin.filterStatus')}
+        value={status}
+        onChange={(event) => {
+          setStatus(event.target.value as AccountStatus | '');
+          setPage(0);
+        }}
+        options={[['', t('common.all')], ...STATUSES.map((s): [string, string] => [s, t(`status.${s}`)])]}
+      />
+      {setAccountStatus.error && <ErrorBox error={setAccountStatus.error} />}
+      <QueryView query={list}>
+        {(data) =>
+          data.content.length === 0 ? (
+            <p className="muted">{t('admin.empty')}</p>
+          ) : (
+            <>
+              <ul className="rows">
+                {data.content.map((merchant) => (
+                  <li key={merchant.id} className="row">
+                    <span className="row-main">
+                      <span className="ref">{merchant.fullName}</span>
+                      <span className="muted">{merchant.email}</span>
+                      <span className="muted">
+                        {t('admin.kyc')} : {merchant.kycLevel} · {formatDateTime(merchant.createdAt, i18n.language)}
+                      </span>
+                    </span>
+                    <span className="row-side">
+                      <StatusBadge status={merchant.status} />
+                      {isAdmin && merchant.status === 'ACTIVE' && (
+                        <button
+                          type="button"
+                          className="danger"
+                          aria-label={`${t('admin.suspend')} ${merchant.email}`}
+                          disabled={setAccountStatus.isPending}
+                          onClick={() => {
+                            if (window.confirm(t('admin.suspendConfirm', { name: merchant.fullName }))) setAccountStatus.mutate({ id: merchant.id, status: 'SUSPENDED' });
+                          }}
+                        >
+                          {t('admin.suspend')}
+                        </button>
+                      )}
+                      {isAdmin && merchant.status === 'SUSPENDED' && (
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`${t('admin.reactivate')} ${merchant.email}`}
+                          disabled={setAccountStatus.isPending}
+                          onClick={() => setAccountStatus.mutate({ id: merchant.id, status: 'ACTIVE' })}
+                        >
+                          {t('admin.reactivate')}
+                        </button>
+                      )}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+              {data.totalPages > 1 && (
+                <div className="pager">
+                  <button type="button" className="secondary" disabled={data.first} onClick={() => setPage(page - 1)}>
+                    {t('common.previous')}
+                  </button>
+                  <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
+                  <button type="button" className="secondary" disabled={data.last} onClick={() => setPage(page + 1)}>
+                    {t('common.next')}
+                  </button>
+                </div>
+              )}
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

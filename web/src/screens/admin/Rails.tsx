@@ -1,0 +1,55 @@
+/** Staff: the payment rails (limits, fees, active); ADMIN turns one on or off. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, unwrap } from '../../api/client';
+import { useSession } from '../../auth/session';
+import { ErrorBox, Money, QueryView, StatusBadge } from '../../ui';
+
+export default function Rails() {
+  const { t } = useTranslation();
+  const { user } = useSession();
+  const isAdmin = user?.role === 'ADMIN';
+  const queryClient = useQueryClient();
+  const rails = useQuery({ queryKey: ['rails'], queryFn: () => unwrap(api.GET('/api/v1/admin/providers')) });
+  const toggle = useMutation({
+    mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/admin/providers/{id}/toggle', { params: { path: { id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rails'] }),
+  });
+  return (
+    <>
+      <h1>{t('admin.rails')}</h1>
+      {!isAdmin && <p className="muted">{t('admin.readOnly')}</p>}
+      {toggle.error && <ErrorBox error={toggle.error} />}
+      <QueryView query={rails}>
+        {(list) => (
+          <ul className="rows">
+            {list.map((rail) => (
+              <li className="row" key={rail.id}>
+                <span className="row-main">
+                  <span className="ref">{rail.name}</span>
+                  <span className="muted">
+                    {rail.code} · {rail.country} · {rail.currency}
+                  </span>
+                  <span className="muted">
+                    {t('admin.limits')} : <Money amount={rail.minAmount} currency={rail.currency} /> – <Money amount={rail.maxAmount} currency={rail.currency} />
+                  </span>
+                  <span className="muted">
+                    {t('admin.fees', { payIn: `${rail.feePercentage} % + ${rail.feeFixed}`, payOut: `${rail.payOutFeePercentage} % + ${rail.payOutFeeFixed}` })}
+                  </span>
+                </span>
+                <span className="row-side">
+                  <StatusBadge status={rail.active ? 'ACTIVE' : 'INACTIVE'} />
+                  {isAdmin && (
+                    <button type="button" className="secondary" aria-label={`${rail.active ? t('admin.disable') : t('admin.enable')} ${rail.name}`} disabled={toggle.isPending} onClick={() => toggle.mutate(rail.id)}>
+                      {rail.active ? t('admin.disable') : t('admin.enable')}
+                    </button>
+                  )}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryView>
+    </>
+  );
+}

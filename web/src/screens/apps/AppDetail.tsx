@@ -1,0 +1,154 @@
+/** One application: its settings, and its API key (create, rotate, revoke; shown once). */
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, expectNoContent, unwrap } from '../../api/client';
+import { formatDateTime } from '../../format';
+import { ErrorBox, Field, QueryView, SecretOnce, SelectField } from '../../ui';
+import { AppWebhooks } from './AppWebhooks';
+
+const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : null);
+
+export default function AppDetail() {
+  const { t, i18n } = useTranslation();
+  const appId = useParams().appId!;
+  const queryClient = useQueryClient();
+  const app = useQuery({ queryKey: ['app', appId], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } } })) });
+  const keys = useQuery({ queryKey: ['keys', appId], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })) });
+  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['app', 'apps', 'keys'].includes(String(q.queryKey[0])) });
+  const update = useMutation({
+    mutationFn: (body: { name: string; description: string | null; webhookUrl: string | null; successUrl: string | null; cancelUrl: string | null }) =>
+      unwrap(api.PATCH('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } }, body })),
+    onSuccess: refresh,
+  });
+  const issue = useMutation({
+    mutationFn: (input: { rotate: boolean; name: string; environment: 'TEST' | 'LIVE' }) =>
+      unwrap(
+        input.rotate
+          ? api.POST('/api/v1/merchants/apps/{appId}/api-keys/rotate', { params: { path: { appId } }, body: { name: input.name, environment: input.environment } })
+          : api.POST('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } }, body: { name: input.name, environment: input.environment } }),
+      ),
+    onSuccess: refresh,
+  });
+  const revoke = useMutation({
+    mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })),
+    onSuccess: refresh,
+  });
+
+  return (
+    <>
+      <p>
+        <Link to="/apps">← {t('common.back')}</Link>
+      </p>
+      <QueryView query={app}>
+        {(data) => (
+          <>
+            <h1>{data.name}</h1>
+            <form
+              className="card"
+              aria-label={t('apps.edit')}
+              onSubmit={(event) => {
+                event.preventDefault();
+                const form = new FormData(event.currentTarget);
+                update.mutate({
+                  name: String(form.get('name')).trim(),
+                  description: nullable(form.get('description')),
+                  webhookUrl: nullable(form.get('webhookUrl')),
+                  successUrl: nullable(form.get('successUrl')),
+                  cancelUrl: nullable(form.get('cancelUrl')),
+                });
+              }}
+            >
+              <h2>{t('apps.edit')}</h2>
+              <p className="muted">
+                {t('apps.currency')} : {data.currency}
+              </p>
+              <Field label={t('apps.name')} name="name" required maxLength={100} defaultValue={data.name} />
+              <Field label={t('apps.description')} name="description" maxLength={500} defaultValue={data.description ?? ''} />
+              <Field label={t('apps.webhookUrl')} name="webhookUrl" type="url" maxLength={500} defaultValue={data.webhookUrl ?? ''} />
+              <Field label={t('apps.successUrl')} name="successUrl" type="url" maxLength={500} defaultValue={data.successUrl ?? ''} />
+              <Field label={t('apps.cancelUrl')} name="cancelUrl" type="url" maxLength={500} defaultValue={data.cancelUrl ?? ''} />
+              {update.error && <ErrorBox error={update.error} />}
+              {update.isSuccess && <p role="status" className="notice">{t('common.saved')}</p>}
+              <button type="submit" disabled={update.isPending}>
+                {t('common.save')}
+              </button>
+            </form>
+          </>
+        )}
+      </QueryView>
+
+      <section aria-labelledby="keys" className="card">
+        <h2 id="keys">{t('apps.keys')}</h2>
+        {issue.data?.plainTextKey && <SecretOnce label={t('apps.plainKey')} value={issue.data.plainTextKey} />}
+        <QueryView query={keys}>
+          {(list) => {
+            const active = list.find((key) => key.active);
+            return (
+              <>
+                {list.length === 0 ? (
+                  <p className="muted">{t('apps.noKey')}</p>
+                ) : (
+                  <ul className="rows">
+                    {list.map((key) => (
+                      <li key={key.id} className="row">
+                        <span className="row-main">
+                          <span className="ref">
+                            {key.keyPrefix}… · {key.name}
+                          </span>
+                          <span className="muted">
+                            {key.environment} · {t('apps.lastUsed')} : {key.lastUsedAt ? formatDateTime(key.lastUsedAt, i18n.language) : t('apps.never')}
+                          </span>
+                        </span>
+                        <span className={`badge ${key.active ? 'badge-success' : 'badge-failed'}`}>{key.active ? t('apps.active') : t('apps.revoked')}</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                <form
+                  aria-label={active ? t('apps.rotate') : t('apps.createKey')}
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    const form = new FormData(event.currentTarget);
+                    issue.mutate({ rotate: Boolean(active), name: String(form.get('keyName')).trim(), environment: form.get('environment') as 'TEST' | 'LIVE' });
+                  }}
+                >
+                  <Field label={t('apps.keyName')} name="keyName" required minLength={2} maxLength={100} defaultValue={active?.name ?? ''} />
+                  <SelectField
+                    label={t('apps.keyEnv')}
+                    name="environment"
+                    defaultValue={active?.environment ?? 'TEST'}
+                    options={[
+                      ['TEST', 'TEST'],
+                      ['LIVE', 'LIVE'],
+                    ]}
+                  />
+                  {issue.error && <ErrorBox error={issue.error} />}
+                  {revoke.error && <ErrorBox error={revoke.error} />}
+                  <div className="actions">
+                    <button type="submit" disabled={issue.isPending}>
+                      {active ? t('apps.rotate') : t('apps.createKey')}
+                    </button>
+                    {active && (
+                      <button
+                        type="button"
+                        className="danger"
+                        disabled={revoke.isPending}
+                        onClick={() => {
+                          if (window.confirm(t('apps.revokeConfirm'))) revoke.mutate();
+                        }}
+                      >
+                        {t('apps.revoke')}
+                      </button>
+                    )}
+                  </div>
+                </form>
+              </>
+            );
+          }}
+        </QueryView>
+      </section>
+      <AppWebhooks appId={appId} />
+    </>
+  );
+}

@@ -1,0 +1,112 @@
+/** My applications, and the form that creates one (its webhook secret shown once). */
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, unwrap } from '../../api/client';
+import { ErrorBox, Field, QueryView, SecretOnce, SelectField, StatusBadge } from '../../ui';
+
+/** Currencies a new application may use. */
+export const CURRENCIES: [string, string][] = [
+  ['XAF', 'XAF (FCFA CEMAC)'],
+  ['XOF', 'XOF (FCFA UEMOA)'],
+];
+
+/** An optional URL field's value, or undefined when empty. */
+export const optional = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+
+export default function AppList() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
+  const [isCreating, setCreating] = useState(false);
+  const create = useMutation({
+    mutationFn: (body: { name: string; currency: string; description?: string; webhookUrl?: string; successUrl?: string; cancelUrl?: string }) =>
+      unwrap(api.POST('/api/v1/merchants/apps', { body })),
+    onSuccess: async () => {
+      setCreating(false);
+      await queryClient.invalidateQueries({ queryKey: ['apps'] });
+    },
+  });
+
+  return (
+    <>
+      <div className="section-head">
+        <h1>{t('apps.title')}</h1>
+        {!isCreating && (
+          <button type="button" onClick={() => setCreating(true)}>
+            {t('apps.create')}
+          </button>
+        )}
+      </div>
+      {create.data && (
+        <div className="notice" role="status">
+          <p>
+            {t('apps.created')} <Link to={`/apps/${create.data.id}`}>{create.data.name}</Link>
+          </p>
+          {create.data.plainTextWebhookSecret && <SecretOnce label={t('apps.webhookSecret')} value={create.data.plainTextWebhookSecret} />}
+        </div>
+      )}
+      {isCreating && (
+        <form
+          className="card"
+          aria-label={t('apps.create')}
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            create.mutate({
+              name: String(form.get('name')).trim(),
+              currency: String(form.get('currency')),
+              description: optional(form.get('description')),
+              webhookUrl: optional(form.get('webhookUrl')),
+              successUrl: optional(form.get('successUrl')),
+              cancelUrl: optional(form.get('cancelUrl')),
+            });
+          }}
+        >
+          <h2>{t('apps.create')}</h2>
+          <Field label={t('apps.name')} name="name" required maxLength={100} />
+          <SelectField label={t('apps.currency')} name="currency" options={CURRENCIES} />
+          <Field label={t('apps.description')} name="description" maxLength={500} />
+          <Field label={t('apps.webhookUrl')} name="webhookUrl" type="url" maxLength={500} placeholder="https://" />
+          <Field label={t('apps.successUrl')} name="successUrl" type="url" maxLength={500} placeholder="https://" />
+          <Field label={t('apps.cancelUrl')} name="cancelUrl" type="url" maxLength={500} placeholder="https://" />
+          {create.error && <ErrorBox error={create.error} />}
+          <div className="actions">
+            <button type="submit" disabled={create.isPending}>
+              {t('common.save')}
+            </button>
+            <button type="button" className="secondary" onClick={() => setCreating(false)}>
+              {t('common.cancel')}
+            </button>
+          </div>
+        </form>
+      )}
+      <QueryView query={apps}>
+        {(list) =>
+          list.length === 0 ? (
+            <p className="muted">{t('apps.empty')}</p>
+          ) : (
+            <ul className="rows">
+              {list.map((app) => (
+                <li key={app.id}>
+                  <Link to={`/apps/${app.id}`} className="row">
+                    <span className="row-main">
+                      <span className="ref">{app.name}</span>
+                      <span className="muted">
+                        {app.currency} · {t('apps.activeKey')} : {app.activeKeyPrefix ? `${app.activeKeyPrefix}… (${app.activeKeyEnvironment})` : t('common.none')}
+                      </span>
+                    </span>
+                    <span className="row-side">
+                      <StatusBadge status={app.status} />
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

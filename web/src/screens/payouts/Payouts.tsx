@@ -1,0 +1,189 @@
+/**
+ * Pay-outs: the available balance, withdrawal accounts (add, choose the default, remove), and
+ * "withdraw now" to an account, with a confirmation step showing what leaves the balance.
+ */
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, unwrap } from '../../api/client';
+import { useSession } from '../../auth/session';
+import { formatMoney, parseAmount } from '../../format';
+import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
+import { WithdrawalSchedule } from './WithdrawalSchedule';
+
+interface Withdrawal {
+  amount: number;
+  currency: string;
+  accountId: string;
+}
+
+export default function Payouts() {
+  const { t, i18n } = useTranslation();
+  const { environment } = useSession();
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState<Withdrawal | null>(null);
+  const [isAmountBad, setAmountBad] = useState(false);
+  const balances = useQuery({ queryKey: ['balance', environment], queryFn: () => unwrap(api.GET('/api/v1/merchants/balance', { params: { query: { environment } } })) });
+  const accounts = useQuery({ queryKey: ['withdrawal-accounts'], queryFn: () => unwrap(api.GET('/api/v1/merchants/withdrawals/accounts')) });
+  const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
+  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['withdrawal-accounts', 'balance', 'transactions', 'dashboard'].includes(String(q.queryKey[0])) });
+  const addAccount = useMutation({
+    mutationFn: (body: { providerCode: string; accountNumber: string; accountName: string; isDefault: boolean }) => unwrap(api.POST('/api/v1/merchants/withdrawals/accounts', { body })),
+    onSuccess: refresh,
+  });
+  const makeDefault = useMutation({
+    mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/merchants/withdrawals/accounts/{id}/default', { params: { path: { id } } })),
+    onSuccess: refresh,
+  });
+  const withdraw = useMutation({
+    mutationFn: (input: Withdrawal) => {
+      const account = accounts.data!.find((a) => a.id === input.accountId)!;
+      return unwrap(
+        api.POST('/api/v1/merchants/withdrawals/withdraw', {
+          body: { amount: input.amount, currency: input.currency, paymentMethod: account.providerCode, beneficiaryAccount: account.accountNumber, beneficiaryName: account.accountName, environment },
+        }),
+      );
+    },
+    onSuccess: async () => {
+      setPending(null);
+      await refresh();
+    },
+  });
+
+  return (
+    <>
+      <h1>{t('payout.title')}</h1>
+      <QueryView query={balances}>
+        {(lines) => (
+          <div className="cards">
+            {lines.length === 0 && <p className="muted">{t('home.noBalance')}</p>}
+            {lines.map((line) => (
+              <div className="card kpi" key={line.currency}>
+                <span className="muted">
+                  {t('home.available')} ({line.currency})
+                </span>
+                <span className="big">
+                  <Money amount={line.availableAmount} currency={line.currency} />
+                </span>
+              </div>
+            ))}
+          </div>
+        )}
+      </QueryView>
+
+      <section aria-labelledby="withdraw" className="card">
+        <h2 id="withdraw">{t('payout.withdraw')}</h2>
+        <QueryView query={accounts}>
+          {(list) =>
+            list.length === 0 ? (
+              <p className="muted">{t('payout.noAccount')}</p>
+            ) : pending ? (
+              <div role="group" aria-label={t('payout.confirmTitle')}>
+                <p>
+                  {t('payout.confirm', {
+                    amount: formatMoney(pending.amount, pending.currency, i18n.language),
+                    account: (() => {
+                      const a = list.find((x) => x.id === pending.accountId)!;
+                      return `${a.accountName} (${a.providerCode} ${a.accountNumber})`;
+                    })(),
+                  })}
+                </p>
+                {withdraw.error && <ErrorBox error={withdraw.error} />}
+                <div className="actions">
+                  <button type="button" disabled={withdraw.isPending} onClick={() => withdraw.mutate(pending)}>
+                    {t('common.confirm')}
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setPending(null)}>
+                    {t('common.cancel')}
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <form
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  const form = new FormData(event.currentTarget);
+                  const currency = String(form.get('currency'));
+                  const amount = parseAmount(String(form.get('amount')), currency, i18n.language);
+                  if (amount === null || amount <= 0) return setAmountBad(true);
+                  setAmountBad(false);
+                  withdraw.reset();
+                  setPending({ amount, currency, accountId: String(form.get('accountId')) });
+                }}
+              >
+                <SelectField
+                  label={t('payout.account')}
+                  name="accountId"
+                  defaultValue={list.find((a) => a.isDefault)?.id}
+                  options={list.map((a): [string, string] => [a.id, `${a.accountName} · ${a.providerCode} ${a.accountNumber}`])}
+                />
+                <SelectField label={t('apps.currency')} name="currency" options={(balances.data ?? []).map((b): [string, string] => [b.currency, b.currency])} />
+                <Field label={t('tx.amount')} name="amount" inputMode="decimal" required aria-invalid={isAmountBad} />
+                {isAmountBad && <p className="error" role="alert">{t('errors.VALIDATION_ERROR')}</p>}
+                {withdraw.data && (
+                  <p role="status" className="notice">
+                    {t('payout.started', { reference: withdraw.data.reference })}
+                  </p>
+                )}
+                <button type="submit">{t('payout.review')}</button>
+              </form>
+            )
+          }
+        </QueryView>
+      </section>
+
+      <section aria-labelledby="accounts" className="card">
+        <h2 id="accounts">{t('payout.accounts')}</h2>
+        {makeDefault.error && <ErrorBox error={makeDefault.error} />}
+        <QueryView query={accounts}>
+          {(list) => (
+            <ul className="rows">
+              {list.map((a) => (
+                <li key={a.id} className="row">
+                  <span className="row-main">
+                    <span className="ref">{a.accountName}</span>
+                    <span className="muted">
+                      {a.providerCode} · {a.accountNumber}
+                    </span>
+                  </span>
+                  <span className="row-side">
+                    {a.isDefault ? (
+                      <span className="badge badge-active">{t('payout.default')}</span>
+                    ) : (
+                      <button type="button" className="secondary" aria-label={`${t('payout.makeDefault')} ${a.accountName}`} onClick={() => makeDefault.mutate(a.id)}>
+                        {t('payout.makeDefault')}
+                      </button>
+                    )}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </QueryView>
+        <form
+          aria-label={t('payout.addAccount')}
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            addAccount.mutate({
+              providerCode: String(form.get('providerCode')),
+              accountNumber: String(form.get('accountNumber')).trim(),
+              accountName: String(form.get('accountName')).trim(),
+              isDefault: (accounts.data ?? []).length === 0,
+            });
+          }}
+        >
+          <h3>{t('payout.addAccount')}</h3>
+          <SelectField key={`rails-${rails.data?.length ?? 0}`} label={t('tx.rail')} name="providerCode" options={(rails.data ?? []).map((r): [string, string] => [r.code, r.name])} />
+          <Field label={t('payout.accountNumber')} name="accountNumber" type="tel" required maxLength={100} />
+          <Field label={t('payout.accountName')} name="accountName" required maxLength={255} />
+          {addAccount.error && <ErrorBox error={addAccount.error} />}
+          <button type="submit" disabled={addAccount.isPending}>
+            {t('payout.addAccount')}
+          </button>
+        </form>
+      </section>
+      {accounts.data && accounts.data.length > 0 && <WithdrawalSchedule accounts={accounts.data} />}
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+/** Small shared pieces: loading and error states, labelled fields, amounts, statuses. */
+import { useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiFailure } from './api/client';
+import { formatMoney } from './format';
+
+/** The translated message of an API failure (its code), never the API's own message. */
+export function useErrorText(): (error: unknown) => string {
+  const { t, i18n } = useTranslation();
+  return (error) => {
+    const code = error instanceof ApiFailure ? error.code : 'NETWORK_ERROR';
+    const key = `errors.${code}`;
+    return i18n.exists(key) ? t(key) : t('errors.UNKNOWN', { code });
+  };
+}
+
+/** An API error as an alert, with the field errors' names and a retry button when given. */
+export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const { t } = useTranslation();
+  const text = useErrorText();
+  const fields = error instanceof ApiFailure && error.fields ? Object.keys(error.fields) : [];
+  return (
+    <div role="alert" className="error">
+      <p>{text(error)}{fields.length > 0 ? ` (${fields.join(', ')})` : ''}</p>
+      {onRetry && (
+        <button type="button" className="secondary" onClick={onRetry}>
+          {t('common.retry')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The loading state of a call. */
+export function Loading() {
+  const { t } = useTranslation();
+  return (
+    <p className="loading" role="status">
+      {t('common.loading')}
+    </p>
+  );
+}
+
+/** What a query shows: loading, its error with a retry, or its data through `children`. */
+export function QueryView<T>({ query, children }: { query: { isPending: boolean; error: unknown; data: T | undefined; refetch: () => unknown }; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <Loading />;
+  if (query.error || query.data === undefined) return <ErrorBox error={query.error} onRetry={() => void query.refetch()} />;
+  return <>{children(query.data)}</>;
+}
+
+/** A labelled input. */
+export function Field({ label, ...input }: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <input {...input} />
+    </label>
+  );
+}
+
+/** A labelled select of `options` (value → label). */
+export function SelectField({ label, options, ...select }: { label: string; options: [string, string][] } & SelectHTMLAttributes<HTMLSelectElement>) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <select {...select}>
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** An amount in base units. */
+export function Money({ amount, currency }: { amount: number; currency: string }) {
+  const { i18n } = useTranslation();
+  return <span className="money">{formatMoney(amount, currency, i18n.language)}</span>;
+}
+
+/** A status as a labelled badge. */
+export function StatusBadge({ status }: { status: string }) {
+  const { t, i18n } = useTranslation();
+  return <span className={`badge badge-${status.toLowerCase()}`}>{i18n.exists(`status.${status}`) ? t(`status.${status}`) : status}</span>;
+}
+
+/** A secret shown once, with a copy button. */
+export function SecretOnce({ label, value }: { label: string; value: string }) {
+  const { t } = useTranslation();
+  const [isCopied, setCopied] = useState(false);
+  return (
+    <div className="secret" role="region" aria-label={label}>
+      <p>{label}</p>
+      <code>{value}</code>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+        }}
+      >
+        {isCopied ? t('common.copied') : t('common.copy')}
+      </button>
+    </div>
+  );
+}
