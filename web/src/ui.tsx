@@ -105,3 +105,80 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
     </div>
   );
 }
+
+/** Previous / "page X of Y" / Next under a paged list (nothing when there is one page); `page` counts from 0. */
+export function Pager({ page, data, onPage }: { page: number; data: { totalPages: number; first: boolean; last: boolean }; onPage: (page: number) => void }) {
+  const { t } = useTranslation();
+  if (data.totalPages <= 1) return null;
+  return (
+    <div className="pager">
+      <button type="button" className="secondary" disabled={data.first} onClick={() => onPage(page - 1)}>
+        {t('common.previous')}
+      </button>
+      <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
+      <button type="button" className="secondary" disabled={data.last} onClick={() => onPage(page + 1)}>
+        {t('common.next')}
+      </button>
+    </div>
+  );
+}
+
+/** A page's title with its create button, hidden while the create form is open. */
+export function CreateHead({ title, createLabel, isCreating, onCreate }: { title: string; createLabel: string; isCreating: boolean; onCreate: () => void }) {
+  return (
+    <div className="section-head">
+      <h1>{title}</h1>
+      {!isCreating && (
+        <button type="button" onClick={onCreate}>
+          {createLabel}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A card form titled and labelled `label`, whose submit hands over its data instead of reloading. */
+export function CardForm({ label, onSubmit, children }: { label: string; onSubmit: (form: FormData) => void; children: ReactNode }) {
+  return (
+    <form
+      className="card"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit(new FormData(event.currentTarget));
+      }}
+    >
+      <h2>{label}</h2>
+      {children}
+    </form>
+  );
+}
+
+/** A create form's Save and Cancel buttons. */
+export function SaveCancel({ isPending, onCancel }: { isPending: boolean; onCancel: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <div className="actions">
+      <button type="submit" disabled={isPending}>
+        {t('common.save')}
+      </button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        {t('common.cancel')}
+      </button>
+    </div>
+  );
+}
+
+/** A form's Save button, with its mutation's error, or `doneText` once it succeeded. */
+export function SaveWithStatus({ mutation, doneText }: { mutation: { error: unknown; isSuccess: boolean; isPending: boolean }; doneText: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {mutation.error ? <ErrorBox error={mutation.error} /> : null}
+      {mutation.isSuccess && <p role="status" className="notice">{doneText}</p>}
+      <button type="submit" disabled={mutation.isPending}>
+        {t('common.save')}
+      </button>
+    </>
+  );
+}

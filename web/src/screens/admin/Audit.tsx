@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
-import { QueryView } from '../../ui';
+import { Pager, QueryView } from '../../ui';
 
 export default function Audit() {
   const { t, i18n } = useTranslation();
@@ -36,17 +36,7 @@ export default function Audit() {
                 </li>
               ))}
             </ul>
-            {data.totalPages > 1 && (
-              <div className="pager">
-                <button type="button" className="secondary" disabled={data.first} onClick={() => setPage(page - 1)}>
-                  {t('common.previous')}
-                </button>
-                <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
-                <button type="button" className="secondary" disabled={data.last} onClick={() => setPage(page + 1)}>
-                  {t('common.next')}
-                </button>
-              </div>
-            )}
+            <Pager page={page} data={data} onPage={setPage} />
           </>
         )}
       </QueryView>

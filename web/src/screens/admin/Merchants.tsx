@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime } from '../../format';
-import { ErrorBox, Field, QueryView, SelectField, StatusBadge } from '../../ui';
+import { ErrorBox, Field, Pager, QueryView, SelectField, StatusBadge } from '../../ui';
 
 const STATUSES = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'] as const;
 type AccountStatus = (typeof STATUSES)[number];
@@ -104,17 +104,7 @@ export default function Merchants() {
                   </li>
                 ))}
               </ul>
-              {data.totalPages > 1 && (
-                <div className="pager">
-                  <button type="button" className="secondary" disabled={data.first} onClick={() => setPage(page - 1)}>
-                    {t('common.previous')}
-                  </button>
-                  <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
-                  <button type="button" className="secondary" disabled={data.last} onClick={() => setPage(page + 1)}>
-                    {t('common.next')}
-                  </button>
-                </div>
-              )}
+              <Pager page={page} data={data} onPage={setPage} />
             </>
           )
         }

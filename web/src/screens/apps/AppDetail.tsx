@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, expectNoContent, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
-import { ErrorBox, Field, QueryView, SecretOnce, SelectField } from '../../ui';
+import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SecretOnce, SelectField } from '../../ui';
 import { AppWebhooks } from './AppWebhooks';
 
 const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : null);
@@ -44,22 +44,18 @@ export default function AppDetail() {
         {(data) => (
           <>
             <h1>{data.name}</h1>
-            <form
-              className="card"
-              aria-label={t('apps.edit')}
-              onSubmit={(event) => {
-                event.preventDefault();
-                const form = new FormData(event.currentTarget);
+            <CardForm
+              label={t('apps.edit')}
+              onSubmit={(form) =>
                 update.mutate({
                   name: String(form.get('name')).trim(),
                   description: nullable(form.get('description')),
                   webhookUrl: nullable(form.get('webhookUrl')),
                   successUrl: nullable(form.get('successUrl')),
                   cancelUrl: nullable(form.get('cancelUrl')),
-                });
-              }}
+                })
+              }
             >
-              <h2>{t('apps.edit')}</h2>
               <p className="muted">
                 {t('apps.currency')} : {data.currency}
               </p>
@@ -68,12 +64,8 @@ export default function AppDetail() {
               <Field label={t('apps.webhookUrl')} name="webhookUrl" type="url" maxLength={500} defaultValue={data.webhookUrl ?? ''} />
               <Field label={t('apps.successUrl')} name="successUrl" type="url" maxLength={500} defaultValue={data.successUrl ?? ''} />
               <Field label={t('apps.cancelUrl')} name="cancelUrl" type="url" maxLength={500} defaultValue={data.cancelUrl ?? ''} />
-              {update.error && <ErrorBox error={update.error} />}
-              {update.isSuccess && <p role="status" className="notice">{t('common.saved')}</p>}
-              <button type="submit" disabled={update.isPending}>
-                {t('common.save')}
-              </button>
-            </form>
+              <SaveWithStatus mutation={update} doneText={t('common.saved')} />
+            </CardForm>
           </>
         )}
       </QueryView>

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
-import { ErrorBox, Field, QueryView, SecretOnce, SelectField, StatusBadge } from '../../ui';
+import { CardForm, CreateHead, ErrorBox, Field, QueryView, SaveCancel, SecretOnce, SelectField, StatusBadge } from '../../ui';
 
 /** Currencies a new application may use. */
 export const CURRENCIES: [string, string][] = [
@@ -31,14 +31,7 @@ export default function AppList() {
 
   return (
     <>
-      <div className="section-head">
-        <h1>{t('apps.title')}</h1>
-        {!isCreating && (
-          <button type="button" onClick={() => setCreating(true)}>
-            {t('apps.create')}
-          </button>
-        )}
-      </div>
+      <CreateHead title={t('apps.title')} createLabel={t('apps.create')} isCreating={isCreating} onCreate={() => setCreating(true)} />
       {create.data && (
         <div className="notice" role="status">
           <p>
@@ -48,12 +41,9 @@ export default function AppList() {
         </div>
       )}
       {isCreating && (
-        <form
-          className="card"
-          aria-label={t('apps.create')}
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+        <CardForm
+          label={t('apps.create')}
+          onSubmit={(form) =>
             create.mutate({
               name: String(form.get('name')).trim(),
               currency: String(form.get('currency')),
@@ -61,10 +51,9 @@ export default function AppList() {
               webhookUrl: optional(form.get('webhookUrl')),
               successUrl: optional(form.get('successUrl')),
               cancelUrl: optional(form.get('cancelUrl')),
-            });
-          }}
+            })
+          }
         >
-          <h2>{t('apps.create')}</h2>
           <Field label={t('apps.name')} name="name" required maxLength={100} />
           <SelectField label={t('apps.currency')} name="currency" options={CURRENCIES} />
           <Field label={t('apps.description')} name="description" maxLength={500} />
@@ -72,15 +61,8 @@ export default function AppList() {
           <Field label={t('apps.successUrl')} name="successUrl" type="url" maxLength={500} placeholder="https://" />
           <Field label={t('apps.cancelUrl')} name="cancelUrl" type="url" maxLength={500} placeholder="https://" />
           {create.error && <ErrorBox error={create.error} />}
-          <div className="actions">
-            <button type="submit" disabled={create.isPending}>
-              {t('common.save')}
-            </button>
-            <button type="button" className="secondary" onClick={() => setCreating(false)}>
-              {t('common.cancel')}
-            </button>
-          </div>
-        </form>
+          <SaveCancel isPending={create.isPending} onCancel={() => setCreating(false)} />
+        </CardForm>
       )}
       <QueryView query={apps}>
         {(list) =>

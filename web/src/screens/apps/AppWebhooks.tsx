@@ -7,7 +7,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
-import { ErrorBox, QueryView, SecretOnce, StatusBadge } from '../../ui';
+import { ErrorBox, Pager, QueryView, SecretOnce, StatusBadge } from '../../ui';
 
 export function AppWebhooks({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
@@ -93,17 +93,7 @@ export function AppWebhooks({ appId }: { appId: string }) {
                   </li>
                 ))}
               </ul>
-              {data.totalPages > 1 && (
-                <div className="pager">
-                  <button type="button" className="secondary" disabled={data.first} onClick={() => setPage(page - 1)}>
-                    {t('common.previous')}
-                  </button>
-                  <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
-                  <button type="button" className="secondary" disabled={data.last} onClick={() => setPage(page + 1)}>
-                    {t('common.next')}
-                  </button>
-                </div>
-              )}
+              <Pager page={page} data={data} onPage={setPage} />
             </>
           )
         }

@@ -10,7 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime, parseAmount } from '../../format';
-import { ErrorBox, Field, Money, QueryView, SelectField, StatusBadge } from '../../ui';
+import { CardForm, CreateHead, ErrorBox, Field, Money, QueryView, SaveCancel, SelectField, StatusBadge } from '../../ui';
 import { QrCode } from './QrCode';
 
 export default function Collections() {
@@ -50,21 +50,11 @@ export default function Collections() {
 
   return (
     <>
-      <div className="section-head">
-        <h1>{t('collect.title')}</h1>
-        {!isCreating && (
-          <button type="button" onClick={() => setCreating(true)}>
-            {t('collect.create')}
-          </button>
-        )}
-      </div>
+      <CreateHead title={t('collect.title')} createLabel={t('collect.create')} isCreating={isCreating} onCreate={() => setCreating(true)} />
       {isCreating && (
-        <form
-          className="card"
-          aria-label={t('collect.create')}
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+        <CardForm
+          label={t('collect.create')}
+          onSubmit={(form) => {
             const applicationId = String(form.get('applicationId'));
             const currency = apps.data?.find((app) => app.id === applicationId)?.currency ?? 'XAF';
             const text = String(form.get('amount') ?? '').trim();
@@ -81,7 +71,6 @@ export default function Collections() {
             });
           }}
         >
-          <h2>{t('collect.create')}</h2>
           <SelectField label={t('tx.application')} name="applicationId" options={(apps.data ?? []).map((app): [string, string] => [app.id, `${app.name} (${app.currency})`])} required />
           <Field label={t('collect.titleField')} name="title" required maxLength={255} />
           <Field label={t('apps.description')} name="description" maxLength={2000} />
@@ -91,15 +80,8 @@ export default function Collections() {
           </label>
           {isAmountBad && <p className="error" role="alert">{t('errors.VALIDATION_ERROR')}</p>}
           {create.error && <ErrorBox error={create.error} />}
-          <div className="actions">
-            <button type="submit" disabled={create.isPending}>
-              {t('common.save')}
-            </button>
-            <button type="button" className="secondary" onClick={() => setCreating(false)}>
-              {t('common.cancel')}
-            </button>
-          </div>
-        </form>
+          <SaveCancel isPending={create.isPending} onCancel={() => setCreating(false)} />
+        </CardForm>
       )}
       {setOpen.error && <ErrorBox error={setOpen.error} />}
       <QueryView query={list}>

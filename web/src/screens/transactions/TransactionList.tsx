@@ -8,7 +8,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap, ApiFailure } from '../../api/client';
 import { useSession } from '../../auth/session';
-import { ErrorBox, Field, QueryView, SelectField } from '../../ui';
+import { ErrorBox, Field, Pager, QueryView, SelectField } from '../../ui';
 import { TransactionRows } from './TransactionRows';
 
 const STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
@@ -124,17 +124,7 @@ export default function TransactionList() {
             <>
               <p className="muted">{t('tx.count', { count: data.totalElements })}</p>
               <TransactionRows items={data.content} />
-              {data.totalPages > 1 && (
-                <div className="pager">
-                  <button type="button" className="secondary" disabled={data.first} onClick={() => setParams((p) => (p.set('page', String(page - 1)), p))}>
-                    {t('common.previous')}
-                  </button>
-                  <span>{t('common.pageOf', { page: page + 1, pages: data.totalPages })}</span>
-                  <button type="button" className="secondary" disabled={data.last} onClick={() => setParams((p) => (p.set('page', String(page + 1)), p))}>
-                    {t('common.next')}
-                  </button>
-                </div>
-              )}
+              <Pager page={page} data={data} onPage={(next) => setParams((p) => (p.set('page', String(next)), p))} />
             </>
           )
         }
