@@ -182,3 +182,21 @@ export function SaveWithStatus({ mutation, doneText }: { mutation: { error: unkn
     </>
   );
 }
+
+/** A query's paged list: its rows through `children` and the pager, or `empty` when it has none. */
+export function PagedList<T>({ query, page, onPage, empty, children }: { query: { isPending: boolean; error: unknown; data: { content: T[]; totalPages: number; first: boolean; last: boolean } | undefined; refetch: () => unknown }; page: number; onPage: (page: number) => void; empty?: string; children: (item: T) => ReactNode }) {
+  return (
+    <QueryView query={query}>
+      {(data) =>
+        empty !== undefined && data.content.length === 0 ? (
+          <p className="muted">{empty}</p>
+        ) : (
+          <>
+            <ul className="rows">{data.content.map((item) => children(item))}</ul>
+            <Pager page={page} data={data} onPage={onPage} />
+          </>
+        )
+      }
+    </QueryView>
+  );
+}

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
-import { Pager, QueryView } from '../../ui';
+import { PagedList } from '../../ui';
 
 export default function Audit() {
   const { t, i18n } = useTranslation();
@@ -17,29 +17,22 @@ export default function Audit() {
   return (
     <>
       <h1>{t('admin.audit')}</h1>
-      <QueryView query={log}>
-        {(data) => (
-          <>
-            <ul className="rows">
-              {data.content.map((entry) => (
-                <li className="row" key={entry.id}>
-                  <span className="row-main">
-                    <span className="ref">{entry.action}</span>
-                    <span className="muted">
-                      {entry.targetType} {entry.targetId ?? ''}
-                    </span>
-                    <span className="muted">
-                      {entry.actorRole ?? '—'} {entry.actorId ?? ''} · {entry.clientIp ?? '—'}
-                    </span>
-                  </span>
-                  <span className="row-side muted">{formatDateTime(entry.createdAt, i18n.language)}</span>
-                </li>
-              ))}
-            </ul>
-            <Pager page={page} data={data} onPage={setPage} />
-          </>
+      <PagedList query={log} page={page} onPage={setPage}>
+        {(entry) => (
+          <li className="row" key={entry.id}>
+            <span className="row-main">
+              <span className="ref">{entry.action}</span>
+              <span className="muted">
+                {entry.targetType} {entry.targetId ?? ''}
+              </span>
+              <span className="muted">
+                {entry.actorRole ?? '—'} {entry.actorId ?? ''} · {entry.clientIp ?? '—'}
+              </span>
+            </span>
+            <span className="row-side muted">{formatDateTime(entry.createdAt, i18n.language)}</span>
+          </li>
         )}
-      </QueryView>
+      </PagedList>
     </>
   );
 }

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime } from '../../format';
-import { ErrorBox, Field, Pager, QueryView, SelectField, StatusBadge } from '../../ui';
+import { ErrorBox, Field, PagedList, SelectField, StatusBadge } from '../../ui';
 
 const STATUSES = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'] as const;
 type AccountStatus = (typeof STATUSES)[number];
@@ -58,57 +58,46 @@ export default function Merchants() {
         options={[['', t('common.all')], ...STATUSES.map((s): [string, string] => [s, t(`status.${s}`)])]}
       />
       {setAccountStatus.error && <ErrorBox error={setAccountStatus.error} />}
-      <QueryView query={list}>
-        {(data) =>
-          data.content.length === 0 ? (
-            <p className="muted">{t('admin.empty')}</p>
-          ) : (
-            <>
-              <ul className="rows">
-                {data.content.map((merchant) => (
-                  <li key={merchant.id} className="row">
-                    <span className="row-main">
-                      <span className="ref">{merchant.fullName}</span>
-                      <span className="muted">{merchant.email}</span>
-                      <span className="muted">
-                        {t('admin.kyc')} : {merchant.kycLevel} · {formatDateTime(merchant.createdAt, i18n.language)}
-                      </span>
-                    </span>
-                    <span className="row-side">
-                      <StatusBadge status={merchant.status} />
-                      {isAdmin && merchant.status === 'ACTIVE' && (
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={`${t('admin.suspend')} ${merchant.email}`}
-                          disabled={setAccountStatus.isPending}
-                          onClick={() => {
-                            if (window.confirm(t('admin.suspendConfirm', { name: merchant.fullName }))) setAccountStatus.mutate({ id: merchant.id, status: 'SUSPENDED' });
-                          }}
-                        >
-                          {t('admin.suspend')}
-                        </button>
-                      )}
-                      {isAdmin && merchant.status === 'SUSPENDED' && (
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`${t('admin.reactivate')} ${merchant.email}`}
-                          disabled={setAccountStatus.isPending}
-                          onClick={() => setAccountStatus.mutate({ id: merchant.id, status: 'ACTIVE' })}
-                        >
-                          {t('admin.reactivate')}
-                        </button>
-                      )}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-              <Pager page={page} data={data} onPage={setPage} />
-            </>
-          )
-        }
-      </QueryView>
+      <PagedList query={list} page={page} onPage={setPage} empty={t('admin.empty')}>
+        {(merchant) => (
+          <li key={merchant.id} className="row">
+            <span className="row-main">
+              <span className="ref">{merchant.fullName}</span>
+              <span className="muted">{merchant.email}</span>
+              <span className="muted">
+                {t('admin.kyc')} : {merchant.kycLevel} · {formatDateTime(merchant.createdAt, i18n.language)}
+              </span>
+            </span>
+            <span className="row-side">
+              <StatusBadge status={merchant.status} />
+              {isAdmin && merchant.status === 'ACTIVE' && (
+                <button
+                  type="button"
+                  className="danger"
+                  aria-label={`${t('admin.suspend')} ${merchant.email}`}
+                  disabled={setAccountStatus.isPending}
+                  onClick={() => {
+                    if (window.confirm(t('admin.suspendConfirm', { name: merchant.fullName }))) setAccountStatus.mutate({ id: merchant.id, status: 'SUSPENDED' });
+                  }}
+                >
+                  {t('admin.suspend')}
+                </button>
+              )}
+              {isAdmin && merchant.status === 'SUSPENDED' && (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`${t('admin.reactivate')} ${merchant.email}`}
+                  disabled={setAccountStatus.isPending}
+                  onClick={() => setAccountStatus.mutate({ id: merchant.id, status: 'ACTIVE' })}
+                >
+                  {t('admin.reactivate')}
+                </button>
+              )}
+            </span>
+          </li>
+        )}
+      </PagedList>
     </>
   );
 }

@@ -7,7 +7,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
-import { ErrorBox, Pager, QueryView, SecretOnce, StatusBadge } from '../../ui';
+import { ErrorBox, PagedList, QueryView, SecretOnce, StatusBadge } from '../../ui';
 
 export function AppWebhooks({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
@@ -68,36 +68,25 @@ export function AppWebhooks({ appId }: { appId: string }) {
       </QueryView>
       <h3>{t('hooks.deliveries')}</h3>
       {replay.error && <ErrorBox error={replay.error} />}
-      <QueryView query={deliveries}>
-        {(data) =>
-          data.content.length === 0 ? (
-            <p className="muted">{t('hooks.noDelivery')}</p>
-          ) : (
-            <>
-              <ul className="rows">
-                {data.content.map((delivery) => (
-                  <li key={delivery.id} className="row">
-                    <span className="row-main">
-                      <span className="ref">{delivery.eventName}</span>
-                      <span className="muted">
-                        HTTP {delivery.httpStatus ?? '—'} · {t('hooks.attempts', { count: delivery.attemptCount })} · {formatDateTime(delivery.createdAt, i18n.language)}
-                      </span>
-                      {delivery.lastError && <span className="muted">{delivery.lastError}</span>}
-                    </span>
-                    <span className="row-side">
-                      <StatusBadge status={delivery.status} />
-                      <button type="button" className="secondary" aria-label={`${t('hooks.replay')} ${delivery.eventName} ${delivery.id.slice(0, 8)}`} disabled={replay.isPending} onClick={() => replay.mutate(delivery.id)}>
-                        {t('hooks.replay')}
-                      </button>
-                    </span>
-                  </li>
-                ))}
-              </ul>
-              <Pager page={page} data={data} onPage={setPage} />
-            </>
-          )
-        }
-      </QueryView>
+      <PagedList query={deliveries} page={page} onPage={setPage} empty={t('hooks.noDelivery')}>
+        {(delivery) => (
+          <li key={delivery.id} className="row">
+            <span className="row-main">
+              <span className="ref">{delivery.eventName}</span>
+              <span className="muted">
+                HTTP {delivery.httpStatus ?? '—'} · {t('hooks.attempts', { count: delivery.attemptCount })} · {formatDateTime(delivery.createdAt, i18n.language)}
+              </span>
+              {delivery.lastError && <span className="muted">{delivery.lastError}</span>}
+            </span>
+            <span className="row-side">
+              <StatusBadge status={delivery.status} />
+              <button type="button" className="secondary" aria-label={`${t('hooks.replay')} ${delivery.eventName} ${delivery.id.slice(0, 8)}`} disabled={replay.isPending} onClick={() => replay.mutate(delivery.id)}>
+                {t('hooks.replay')}
+              </button>
+            </span>
+          </li>
+        )}
+      </PagedList>
     </section>
   );
 }
