@@ -26,7 +26,7 @@ import { operatorSlug } from './initiate-transaction.ts';
 import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
-import { reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from './late-success.ts';
+import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from './late-success.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
@@ -69,22 +69,15 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
     const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
     if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
-    const reading = connector?.readCallback && row.initiatedAt ? connector.readCallback(body, queryOf(row, rail, row.initiatedAt)) : null;
+    // Read only where it can matter: a request still in flight, or a pay-out whose reservation is held.
+    const isOpen = row.status === 'PENDING' || row.isReservationHeld;
+    const reading = isOpen && connector?.readCallback && row.initiatedAt ? connector.readCallback(body, queryOf(row, rail, row.initiatedAt)) : null;
     if (row.status !== 'PENDING') {
       // A pay-out whose reservation is held: a vouched-for answer settles it; anything else
       // makes its watch ask the operator now.
-      if (row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction)) {
-        const status = reading.status;
-        const settled = await services.db.transaction((tx) =>
-          settleHeldPayOut(
-            tx as unknown as Db,
-            services,
-            row.id,
-            status.kind === 'SUCCEEDED'
-              ? { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin: 'CALLBACK' }
-              : { paid: false, failureCode: status.kind === 'FAILED' ? status.failureCode : 'PROVIDER_ERROR', failureReason: status.kind === 'FAILED' ? status.failureReason : '', origin: 'CALLBACK' },
-          ),
-        );
+      const answer = row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction) ? heldPayOutAnswer(reading.status, 'CALLBACK') : null;
+      if (answer) {
+        const settled = await services.db.transaction((tx) => settleHeldPayOut(tx as unknown as Db, services, row.id, answer));
         return settled ? 'APPLIED' : 'ALREADY_SETTLED';
       }
       return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';

@@ -36,8 +36,8 @@ import { computeFee, railTermsFor } from './fees.ts';
 import { callbackUrlFor, withTimeout } from './initiate-transaction.ts';
 import { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
-import { findRail } from './rails.ts';
-import { insertRefund, settleRefund } from './refund-payment.ts';
+import { findRail, type RailRow } from './rails.ts';
+import { creditRefund, insertRefund } from './refund-payment.ts';
 import { creditPayIn, postPayOutResolution } from './transaction-postings.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import type { CheckoutAttemptRow } from './checkout-attempt-records.ts';
@@ -60,7 +60,7 @@ export type LateSuccessDecision = 'REFUND' | 'KEEP';
 type LateServices = Pick<Services, 'db' | 'clock' | 'config' | 'ids'>;
 
 /** Failure codes of a charge or attempt that ended without a final answer from the operator. */
-export const AMBIGUOUS_FAILURES: readonly string[] = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'];
+const AMBIGUOUS_FAILURES: readonly string[] = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'];
 
 /**
  * Records a late success of the pay-in `transactionId` (of its attempt `report.attempt`, for a
@@ -222,7 +222,7 @@ export async function settleHeldPayOut(tx: Db, services: LateServices & Pick<Ser
   if (!row) return false;
   await postPayOutResolution(tx, services, row, answer.paid);
   // A refund paid late: its amount is refunded after all (the pay-in's refundedAmount).
-  if (answer.paid && row.refundOf) await settleRefund(tx, services, { ...row, status: 'SUCCESS' });
+  if (answer.paid) await creditRefund(tx, services, row);
   await tx.insert(transactionEvents).values({
     transactionId: row.id,
     fromStatus: row.status,
@@ -248,6 +248,23 @@ export async function settleHeldPayOut(tx: Db, services: LateServices & Pick<Ser
     });
   }
   return true;
+}
+
+/**
+ * The held-pay-out answer of a definitive status (`SUCCEEDED`, `FAILED`, `NOT_FOUND`), learnt from
+ * `origin`; null for any other (no definitive answer: the reservation stays held).
+ */
+export function heldPayOutAnswer(status: StatusResult, origin: string): HeldPayOutAnswer | null {
+  switch (status.kind) {
+    case 'SUCCEEDED':
+      return { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin };
+    case 'FAILED':
+      return { paid: false, failureCode: status.failureCode, failureReason: status.failureReason, origin };
+    case 'NOT_FOUND':
+      return { paid: false, failureCode: 'NOT_FOUND_AT_PROVIDER', failureReason: "L'opérateur n'a aucune trace de ce virement.", origin };
+    default:
+      return null;
+  }
 }
 
 /** True for a checkout attempt or charge failure that left the operator's answer unknown. */
@@ -369,7 +386,7 @@ async function askOperator(
   services: Services,
   row: TransactionRow,
   asked: Asked,
-  extra: Pick<StatusQuery, 'callbackUrl' | 'statusQueryReference'> = {},
+  extra: (rail: RailRow) => Pick<StatusQuery, 'callbackUrl' | 'statusQueryReference'> = () => ({}),
 ): Promise<{ status: StatusResult; railCode: string } | null> {
   const rail = await findRail(services.db, asked.railCode);
   const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
@@ -384,7 +401,7 @@ async function askOperator(
       amount: row.amount,
       initiatedAt: asked.initiatedAt,
       initiation: asked.initiation,
-      ...extra,
+      ...extra(rail),
     }),
     services.config.connectorTimeoutMs,
   );
@@ -444,7 +461,6 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
     await services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
     return;
   }
-  const rail = await findRail(services.db, row.paymentMethod);
   const answer = await askOperator(
     services,
     row,
@@ -456,28 +472,15 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
       initiatedAt: row.initiatedAt,
       initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
     },
-    {
-      callbackUrl: rail && row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
+    (rail) => ({
+      callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
       statusQueryReference: row.statusQueryReference,
-    },
+    }),
   );
   const status = answer?.status;
-  if (status?.kind === 'SUCCEEDED' || status?.kind === 'FAILED' || status?.kind === 'NOT_FOUND') {
-    await services.db.transaction((tx) =>
-      settleHeldPayOut(
-        tx as unknown as Db,
-        services,
-        row.id,
-        status.kind === 'SUCCEEDED'
-          ? { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin: 'LATE_WATCH' }
-          : {
-              paid: false,
-              failureCode: status.kind === 'FAILED' ? status.failureCode : 'NOT_FOUND_AT_PROVIDER',
-              failureReason: status.kind === 'FAILED' ? status.failureReason : "L'opérateur n'a aucune trace de ce virement.",
-              origin: 'LATE_WATCH',
-            },
-      ),
-    );
+  const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH') : null;
+  if (settled) {
+    await services.db.transaction((tx) => settleHeldPayOut(tx as unknown as Db, services, row.id, settled));
     return;
   }
   if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');

@@ -217,8 +217,20 @@ export async function settleRefund(
   services: Pick<Services, 'clock' | 'statusListeners'>,
   refund: TransactionRow,
 ): Promise<void> {
+  if (refund.status === 'SUCCESS') await creditRefund(tx, services, refund);
+}
+
+/**
+ * Counts the paid refund pay-out `refund` against its pay-in (see `settleRefund`), whatever its
+ * own status says: also a refund paid after it failed at its deadline (late-success.ts).
+ */
+export async function creditRefund(
+  tx: Db,
+  services: Pick<Services, 'clock' | 'statusListeners'>,
+  refund: TransactionRow,
+): Promise<void> {
   // A refund of a late success (SUSPENSE) returned another payment: the pay-in's own money is untouched.
-  if (!refund.refundOf || refund.status !== 'SUCCESS' || refund.fundingSource === 'SUSPENSE') return;
+  if (!refund.refundOf || refund.fundingSource === 'SUSPENSE') return;
   const now = services.clock.now();
   const [payment] = await tx
     .update(transactions)
