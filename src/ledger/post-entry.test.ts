@@ -6,30 +6,16 @@
  * leaves nothing behind), and `verifyLedger` passes.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase, openDatabase, type Database } from '../db/client.ts';
-import { freshPostgresDatabase } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { accountBalance } from './balances.ts';
 import { InsufficientFundsError, assertBalanced, postEntry } from './post-entry.ts';
 import type { AccountSpec } from './accounts.ts';
 import { verifyLedger } from './verify-ledger.ts';
 import type { Db } from '../db/client.ts';
+import { useTestDatabase } from '../../test/helpers/test-database.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
-let database: Database;
-let drop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  const pg = adminUrl ? await freshPostgresDatabase(adminUrl, 'kolo_ledger') : null;
-  drop = pg?.drop;
-  database = await openDatabase({ databaseUrl: pg?.url, dataDir: 'memory://' });
-  await migrateDatabase(database);
-});
-afterAll(async () => {
-  await database?.close();
-  await drop?.();
-});
+const testDatabase = useTestDatabase('kolo_ledger');
 
 const account = (run: number, i: number): AccountSpec => ({
   key: `test:${run}:${i}`,
@@ -66,16 +52,16 @@ describe('postEntry against a model', () => {
           const shouldRefuse = next.some((b, i) => i < 3 && b < 0);
           let refused = false;
           try {
-            await database.db.transaction((tx) => postEntry(tx as unknown as Db, { kind: 'TEST', transactionId: null, currency: 'XAF', lines, createdAt: new Date() }));
+            await testDatabase().db.transaction((tx) => postEntry(tx as unknown as Db, { kind: 'TEST', transactionId: null, currency: 'XAF', lines, createdAt: new Date() }));
           } catch (error) {
             if (!(error instanceof InsufficientFundsError)) throw error;
             refused = true;
           }
           expect(refused).toBe(shouldRefuse);
           if (!refused) model.splice(0, 5, ...next);
-          for (let i = 0; i < 5; i++) expect(await accountBalance(database.db, account(run, i).key)).toBe(model[i]);
+          for (let i = 0; i < 5; i++) expect(await accountBalance(testDatabase().db, account(run, i).key)).toBe(model[i]);
         }
-        const report = await verifyLedger(database.db);
+        const report = await verifyLedger(testDatabase().db);
         expect(report.discrepancies).toEqual([]);
       }),
       { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 11) },

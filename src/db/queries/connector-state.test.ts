@@ -6,28 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase } from '../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../domain/clock.ts';
 import { createSecretBox } from '../../webhooks/secret-box.ts';
-import { migrateDatabase, openDatabase, type Database } from '../client.ts';
 import { connectorState } from '../schema-operations.ts';
 import { createConnectorStateStore } from './connector-state.ts';
+import { useTestDatabase } from '../../../test/helpers/test-database.ts';
 
-let database: Database;
-let drop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  const pg = adminUrl ? await freshPostgresDatabase(adminUrl, 'kolo_connector_state') : null;
-  drop = pg?.drop;
-  database = await openDatabase({ databaseUrl: pg?.url, dataDir: 'memory://' });
-  await migrateDatabase(database);
-});
-afterAll(async () => {
-  await database?.close();
-  await drop?.();
-});
+const testDatabase = useTestDatabase('kolo_connector_state');
 
 describe('connector state store', () => {
   const clock = createManualClock(new Date('2026-11-26T00:00:00Z'));
@@ -35,20 +21,20 @@ describe('connector state store', () => {
   const at = (ms: number) => new Date(clock.now().getTime() + ms);
 
   it('stores values sealed, and reads them until their expiry (exclusive)', async () => {
-    const store = createConnectorStateStore(database.db, box, clock);
+    const store = createConnectorStateStore(testDatabase().db, box, clock);
     await store.put('mpesa:token:a', 'secret-token', at(1000));
-    const [row] = await database.db.select().from(connectorState).where(eq(connectorState.key, 'mpesa:token:a'));
+    const [row] = await testDatabase().db.select().from(connectorState).where(eq(connectorState.key, 'mpesa:token:a'));
     expect(row!.value).toMatch(/^v1:/);
     expect(row!.value).not.toContain('secret-token');
     clock.advance(999);
     expect(await store.get('mpesa:token:a')).toBe('secret-token');
     clock.advance(1);
     expect(await store.get('mpesa:token:a')).toBeNull();
-    expect(await createConnectorStateStore(database.db, createSecretBox(randomBytes(32)), clock).get('mpesa:token:a')).toBeNull();
+    expect(await createConnectorStateStore(testDatabase().db, createSecretBox(randomBytes(32)), clock).get('mpesa:token:a')).toBeNull();
   });
 
   it('one claim among concurrent ones wins; a live lease refuses, an expired one is taken; only the holder releases', async () => {
-    const store = createConnectorStateStore(database.db, box, clock);
+    const store = createConnectorStateStore(testDatabase().db, box, clock);
     const wins = await Promise.all(['a', 'b', 'c', 'd'].map((owner) => store.claim('lease', owner, at(5000))));
     expect(wins.filter(Boolean)).toHaveLength(1);
     const holder = ['a', 'b', 'c', 'd'][wins.indexOf(true)]!;
