@@ -13,6 +13,8 @@ import { ORANGE_SIM_DEFAULTS as D, startOrangeSimulator, type OrangeSimulator } 
 let sim: OrangeSimulator;
 let notifServer: http.Server;
 let notifUrl: string;
+// Only requests on the notification path: the loopback port may have served another test's
+// process before, whose stray requests (a health poll) can still arrive.
 const notified: { method: string; body: string }[] = [];
 
 beforeAll(async () => {
@@ -21,7 +23,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      notified.push({ method: req.method!, body });
+      if (req.url === '/notif') notified.push({ method: req.method!, body });
       res.end();
     });
   });
