@@ -141,10 +141,12 @@ async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
       return output;
     },
     async waitUntilHealthy(timeoutMs = 60_000) {
+      // Kolo's own answer only: between `freePort` and the child's listen, another test file's
+      // server may take the port and answer 200 to anything (the child then exits EADDRINUSE).
       await until(
         () =>
           fetch(`${baseUrl}/actuator/health`, { signal: AbortSignal.timeout(2000) }).then(
-            (r) => r.status === 200,
+            async (r) => r.status === 200 && exited === undefined && (await r.text()).includes('"UP"'),
             () => false,
           ),
         timeoutMs,
