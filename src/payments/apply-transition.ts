@@ -6,17 +6,17 @@
  * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
  * (the webhook outbox) so that no status change ever commits without its side records.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { runStatement, statement } from '../db/statement.ts';
 import { mapRow } from '../db/batch.ts';
 import type { Db } from '../db/client.ts';
-import { transactionEvents, transactions } from '../db/schema.ts';
+import { transactions } from '../db/schema.ts';
 import { nextStatus, type TransactionKind, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { planStatusChange, postStatusChange, postStatusChanges } from './transaction-postings.ts';
+import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
 import type { RailTerms } from './fees.ts';
 import { settleRefund } from './refund-payment.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
@@ -29,8 +29,9 @@ export interface StatusChange {
 
 /**
  * Called inside the status change's database transaction with the updated row. A listener may
- * also offer `batch`, called once with every change of a batched transaction (`applyTransitions`)
- * instead of once per change (fewer round trips); without it, it is called per change.
+ * also offer `batch`, called once with every change of the database transaction
+ * (`applyTransitions`) instead of once per change (fewer round trips); without it, it is called
+ * per change.
  */
 export type StatusChangeListener = ((tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>) & {
   batch?: (tx: Db, changes: StatusChange[]) => Promise<void>;
@@ -107,56 +108,15 @@ export function kindOf(row: Pick<TransactionRow, 'direction' | 'type'>): Transac
 }
 
 /**
- * Applies a transition. Returns the updated row, or null when it does not apply (already
- * terminal, not allowed for this kind, or another writer won the race).
+ * Applies a transition: `applyTransitions` of one. Returns the updated row, or null when it does
+ * not apply (already terminal, not allowed for this kind, or another writer won the race).
  */
 export async function applyTransition(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   input: TransitionInput,
 ): Promise<TransactionRow | null> {
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
-    const [current] = await tx.select().from(transactions).where(eq(transactions.id, input.transactionId));
-    if (!current) return null;
-    const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
-    if (!result.ok) return null;
-    const now = services.clock.now();
-    const isFailed = result.to === 'FAILED';
-    const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to);
-    const watch = watchAfter(current, input.event, services.config, now);
-    const [updated] = await tx
-      .update(transactions)
-      .set({
-        status: result.to,
-        failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
-        failureReason: isFailed ? (input.failureReason ?? null) : null,
-        operatorReference: input.operatorReference ?? current.operatorReference,
-        operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
-        feeAmount,
-        nextPollAt: watch.nextPollAt,
-        lateWatchUntil: watch.lateWatchUntil,
-        isReservationHeld: watch.isReservationHeld,
-        completedAt: now,
-        updatedAt: now,
-      })
-      .where(and(eq(transactions.id, input.transactionId), eq(transactions.status, 'PENDING')))
-      .returning();
-    if (!updated) return null;
-    await tx.insert(transactionEvents).values({
-      transactionId: updated.id,
-      fromStatus: result.from,
-      toStatus: result.to,
-      cause: input.cause,
-      failureCode: isFailed ? updated.failureCode : null,
-      detail: input.detail ?? (isFailed ? { failureReason: updated.failureReason } : null),
-      createdAt: now,
-    });
-    await postStatusChange(tx, services, updated, { settlementDelaySeconds });
-    for (const listener of services.statusListeners) await listener(tx, updated, result.from);
-    // A successful refund may complete its pay-in's refund (SUCCESS → REFUNDED), announced after it.
-    if (updated.refundOf) await settleRefund(tx, services, updated);
-    return updated;
-  });
+  const [updated] = await applyTransitions(services, [input]);
+  return updated ?? null;
 }
 
 // The batch's compare-and-set: every row still PENDING takes its new status (one statement).
@@ -191,14 +151,15 @@ const insertEvents = statement(
 );
 
 /**
- * Applies many transitions in ONE database transaction — the poller's batch (issue 14): the
- * same rules and the same side records as `applyTransition` for each (compare-and-set on
- * PENDING, its event, its ledger entry, the listeners' records, a refund's completion), in a
- * fixed number of round trips whatever the batch size: one read, one UPDATE … FROM (VALUES …),
- * one insert of all events, two ledger statements (`postStatusChanges`), the listeners' batch
- * writes. Returns the rows that changed (a transition that no longer applies is skipped, as in
- * `applyTransition`). Any error rolls the whole batch back and is thrown: the caller then applies
- * them one by one. Not for checkouts (they change through their attempts).
+ * Applies transitions in ONE database transaction; the only implementation (`applyTransition`
+ * is a batch of one, the poller sends many). For each: read the row, ask the state machine,
+ * fix the fee (`moneyTermsOf`) and what watching follows (`watchAfter`), compare-and-set the
+ * status on PENDING, append its event, post its ledger entries, run the listeners and complete a
+ * refund's pay-in. A fixed number of round trips whatever the batch size: one read, one
+ * UPDATE … FROM unnest, one insert of all events, the ledger statements (`postStatusChanges`),
+ * the listeners' batch writes. Returns the rows that changed, in the order asked (a transition
+ * that no longer applies is skipped). Any error rolls the whole batch back and is thrown (the
+ * poller then applies them one by one).
  */
 export async function applyTransitions(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
@@ -228,7 +189,6 @@ export async function applyTransitions(
     for (const input of inputs) {
       const current = byId.get(input.transactionId);
       if (!current) continue;
-      if (current.type === 'CHECKOUT') throw new Error(`applyTransitions: ${current.reference} is a checkout`);
       const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
       if (!result.ok) continue;
       const isFailed = result.to === 'FAILED';
