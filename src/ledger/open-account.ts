@@ -3,9 +3,8 @@
  * created it (e.g. to post an opening balance exactly once). One round trip.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
 import type { AccountSpec } from './accounts.ts';
-import { rowsOf } from './post-entry.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 
 /**
  * Creates the account named by `spec` with a zero balance unless it exists. Returns true when this
