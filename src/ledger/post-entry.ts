@@ -13,9 +13,8 @@
  * Money rules (TigerBeetle style): integers in base units, two or more lines, Σ = 0, one
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
-import { sql } from 'drizzle-orm';
-import { runStatement, statement } from '../db/statement.ts';
-import { rowsOf, type Db } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
+import { addToBalances, insertEntries } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
 /** One line of a posting: a signed amount (debit > 0, credit < 0, never 0) on an account. */
@@ -79,36 +78,11 @@ export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]
   for (const posting of postings) assertBalanced(posting);
   const idByKey = await applyAccountDeltas(tx, postings);
   const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
-  const { rows } = await runStatement<{ id: number | string }>(tx, insertEntries, [
-    postings.map((p) => p.kind),
-    postings.map((p) => p.transactionId),
-    postings.map((p) => p.currency),
-    postings.map((p) => p.description ?? null),
-    postings.map((p) => p.createdAt.toISOString()),
-    lines.map((l) => l.entry),
-    lines.map((l) => l.accountId),
-    lines.map((l) => l.amount),
-  ]);
-  return rows.map((r) => Number(r.id));
+  return insertEntries(tx, {
+    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
+    lines,
+  });
 }
-
-// Entries and their lines, any number at a time: each entry's id is drawn first, with its position
-// (from 1), and each line names the position of its entry. Answers the ids in position order.
-const insertEntries = statement(
-  'insert_ledger_entries_v2',
-  `with e as (
-     select nextval(pg_get_serial_sequence('ledger_entries', 'id')) as id, v.*
-       from unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[]) with ordinality
-         as v(kind, transaction_id, currency, description, created_at, n)
-   ), entry as (
-     insert into ledger_entries (id, kind, transaction_id, currency, description, created_at)
-     select id, kind, transaction_id, currency, description, created_at from e
-   ), line as (
-     insert into ledger_lines (entry_id, account_id, amount)
-     select e.id, l.account_id, l.amount from unnest($6::int8[], $7::bigint[], $8::bigint[]) as l(n, account_id, amount) join e on e.n = l.n
-   )
-   select id from e order by n`,
-);
 
 /**
  * Round trip 1 of a posting: adds each touched account's summed normal-side delta (created on
@@ -127,23 +101,7 @@ async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<stri
     }
   }
   const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
-  const createdAt = postings[0]!.createdAt.toISOString();
-  const rows = sql.join(
-    accounts.map(
-      ({ spec, delta }) =>
-        // A new account starts at its delta, except a non-negative one debited: 0 (then refused below).
-        sql`(${spec.key}, ${spec.kind}, ${spec.currency}, ${spec.normalSide}, ${spec.isNonNegative}, ${spec.applicationId ?? null}::uuid, ${spec.environment ?? null}, ${(spec.isNonNegative && delta < 0n ? 0n : delta).toString()}::bigint, ${delta.toString()}::bigint, 1, ${createdAt}::timestamptz)`,
-    ),
-    sql`, `,
-  );
-  const result = await tx.execute(sql`
-    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, last_delta, version, created_at)
-    values ${rows}
-    on conflict (key) do update
-      set balance = ledger_accounts.balance + excluded.last_delta, last_delta = excluded.last_delta, version = ledger_accounts.version + 1
-      where not ledger_accounts.is_non_negative or ledger_accounts.balance + excluded.last_delta >= 0
-    returning id, key, (xmax = 0) as inserted`);
-  const updated = rowsOf<{ id: number | string; key: string; inserted: boolean }>(result) as { id: number | string; key: string; inserted: boolean }[];
+  const updated = await addToBalances(tx, { changes: accounts.map(({ spec, delta }) => ({ account: spec, delta })), createdAt: postings[0]!.createdAt });
   const done = new Set(updated.map((r) => r.key));
   // Refused: an existing account that would go below zero (not returned), or one created by this
   // very debit (it had nothing to give).
@@ -151,5 +109,5 @@ async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<stri
     ({ spec, delta }) => !done.has(spec.key) || (spec.isNonNegative && delta < 0n && updated.some((r) => r.key === spec.key && r.inserted)),
   );
   if (refused.length > 0) throw new InsufficientFundsError(refused.map((a) => a.spec.key));
-  return new Map(updated.map((r) => [r.key, Number(r.id)]));
+  return new Map(updated.map((r) => [r.key, r.id]));
 }

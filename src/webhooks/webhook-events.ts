@@ -6,7 +6,7 @@
  * commits both with the status change or neither: no status change without its delivery.
  */
 import { inArray } from 'drizzle-orm';
-import { runStatement, statement } from '../db/statement.ts';
+import { insertEventsWithDeliveries, type NewEventWithDelivery } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import type { StatusChangeListener } from '../payments/apply-transition.ts';
@@ -73,56 +73,6 @@ export function transactionEventData(row: TransactionRow, publicBaseUrl: string)
 /** A new event id: `evt_` + 32 hex characters. */
 export function newEventId(services: Pick<Services, 'ids'>): string {
   return `evt_${services.ids.hex(16)}`;
-}
-
-/** An event to write with its one delivery: what `insertEventsWithDeliveries` takes per event. */
-export interface NewEventWithDelivery {
-  eventId: string;
-  applicationId: string;
-  event: WebhookEventName;
-  transactionId: string | null;
-  /** The event's exact body (`eventBody`). */
-  payload: string;
-  deliveryId: string;
-  /** When the delivery is due (now, or the end of the lease of a caller that sends it itself). */
-  nextAttemptAt: Date;
-  /** Pre-claims the delivery for its caller (null: the worker's). */
-  leaseToken: string | null;
-}
-
-// Events and their PENDING deliveries, any number at a time, in one statement.
-const insertEventsWithDeliveriesSql = statement(
-  'insert_events_with_deliveries_v2',
-  `with v as (
-     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::uuid[])
-       as v(event_id, application_id, event_name, transaction_id, payload, delivery_id, next_attempt_at, lease_token)
-   ), e as (
-     insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
-     select event_id, application_id, event_name, transaction_id, payload, $9::timestamptz from v
-     returning id)
-   insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
-   select v.delivery_id, v.event_id, v.application_id, 'PENDING', v.next_attempt_at, v.lease_token, $9::timestamptz, $9::timestamptz
-     from v join e on e.id = v.event_id`,
-);
-
-/**
- * Writes `events`, each with its PENDING delivery, in `db` (the caller's transaction), in one
- * statement; `now` is their creation time. The one way events are written: a single event is a
- * batch of one (`insertEventWithDelivery`). Throws the driver's error.
- */
-export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDelivery[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await runStatement(db, insertEventsWithDeliveriesSql, [
-    events.map((e) => e.eventId),
-    events.map((e) => e.applicationId),
-    events.map((e) => e.event),
-    events.map((e) => e.transactionId),
-    events.map((e) => e.payload),
-    events.map((e) => e.deliveryId),
-    events.map((e) => e.nextAttemptAt.toISOString()),
-    events.map((e) => e.leaseToken),
-    now.toISOString(),
-  ]);
 }
 
 /**
