@@ -4,7 +4,9 @@
  * - a merchant signs up with the e-mail code, logs in, creates an application and a TEST key,
  *   charges with that key through the merchant API, finds the payment in the list, refunds part
  *   of it and sees the balance move;
- * - an administrator suspends that merchant, whose key is then refused.
+ * - an administrator opens that merchant's page, changes its KYC level, sets and removes its own
+ *   fees (a charge then pays the merchant's fee), suspends it (its key is then refused), and
+ *   edits a rail's limits and fees; SUPPORT reads the same pages without any write control.
  * Every screen is saved at 360 px and 1280 px in test-output/screenshots/web/, checked for
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
@@ -237,8 +239,52 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await page.getByText(email).waitFor();
     await screen(page, '20-staff-merchants');
-    await page.getByRole('button', { name: `Suspendre ${email}` }).click();
-    await page.getByRole('button', { name: `Réactiver ${email}` }).waitFor();
+
+    // The merchant's page: its figures, its KYC level, its own fees, then suspended from there.
+    await page.getByRole('link', { name: 'Awa Boutique' }).click();
+    await page.getByRole('heading', { name: 'Awa Boutique' }).waitFor();
+    await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+    const facts = page.locator('dl.facts');
+    await expect(facts.textContent()).resolves.toMatch(/Applications1Transactions[1-9]/);
+    await page.getByRole('form', { name: 'Changer le niveau KYC' }).getByLabel('Niveau KYC').selectOption('BASIC');
+    await page.getByRole('form', { name: 'Changer le niveau KYC' }).getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('Niveau KYC enregistré.').waitFor();
+    await expect.poll(() => facts.textContent()).toContain('Niveau KYCBASIC');
+    const feeForm = page.getByRole('form', { name: 'Fixer des frais propres' });
+    await feeForm.getByLabel('Moyen de paiement').selectOption('MTN_MOMO_CM');
+    await feeForm.getByLabel('Sens').selectOption('PAY_OUT');
+    await feeForm.getByLabel('Pourcentage (%)').fill('0.5');
+    await feeForm.getByLabel(/Partie fixe/).fill('25');
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('0.5 % + 25').waitFor();
+    await feeForm.getByLabel('Sens').selectOption('PAY_IN');
+    await feeForm.getByLabel('Pourcentage (%)').fill('1.25');
+    await feeForm.getByLabel(/Partie fixe/).fill('50');
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('1.25 % + 50').waitFor();
+    // Too many decimals: refused by the API, its code translated.
+    await feeForm.getByLabel('Pourcentage (%)').fill('1.255');
+    await feeForm.evaluate((form: HTMLFormElement) => (form.noValidate = true));
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(feeForm.getByRole('alert').textContent()).resolves.toContain('Certains champs sont invalides. (feePercentage)');
+    await screen(page, '25-staff-merchant');
+    // A pay-in now costs the merchant's own fee: 1.25 % of 4000 + 50 = 100.
+    const feeCharge = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: merchantKey,
+      body: { amount: 4000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-fee' },
+    });
+    expect(feeCharge.status).toBe(201);
+    await settle(h);
+    const feeStatus = await h.request('GET', `/api/v1/pay-in/check_status/${feeCharge.json.data.reference}`, { key: merchantKey });
+    expect(feeStatus.json.data.feeAmount).toBe(100);
+    await page.getByRole('button', { name: 'Supprimer MTN_MOMO_CM Paiement reçu' }).click();
+    await page.getByRole('group', { name: /^Supprimer les frais propres MTN_MOMO_CM \(Paiement reçu\)/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect.poll(() => page.getByText('1.25 % + 50').count()).toBe(0);
+    await page.getByText('0.5 % + 25').waitFor();
+    await page.getByRole('button', { name: 'Suspendre' }).click();
+    await page.getByRole('group', { name: /^Suspendre Awa Boutique \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByRole('button', { name: 'Réactiver' }).waitFor();
+    await screen(page, '26-staff-merchant-suspended');
     const refused = await h.request('POST', '/api/v1/pay-in/charge', {
       key: merchantKey,
       body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-2' },
@@ -252,6 +298,18 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Moyens de paiement' }).click();
     await page.getByRole('button', { name: /^Désactiver / }).first().waitFor();
     await screen(page, '22-staff-rails');
+    // A rail's limits and fees, edited in place.
+    const rail = page.locator('.rows > li').filter({ hasText: 'MTN_MOMO_CM' });
+    await rail.getByRole('button', { name: /^Modifier / }).click();
+    const railForm = rail.getByRole('form', { name: /^Modifier / });
+    const max = Number(await railForm.getByLabel('Montant maximum (XAF)').inputValue());
+    await railForm.getByLabel('Montant maximum (XAF)').fill(String(max + 1000));
+    await railForm.getByLabel('Frais des virements (%)').fill('1.5');
+    await screen(page, '27-staff-rail-edit');
+    await railForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect.poll(() => railForm.count()).toBe(0);
+    await expect.poll(async () => (await rail.textContent())!.replace(/\D/g, '')).toContain(String(max + 1000));
+    await expect(rail.textContent()).resolves.toContain('virements 1.5 %');
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByText('Admin Kolo').or(page.getByText(/ACCOUNT_STATUS|MERCHANT_STATUS|STATUS/).first()).first().waitFor();
     await screen(page, '23-staff-audit');
@@ -269,11 +327,20 @@ describe('the dashboard in Chromium', () => {
     await page.getByText(email).waitFor();
     await page.getByText('Lecture seule (SUPPORT).').waitFor();
     expect(await page.getByRole('button', { name: /^(Suspendre|Réactiver) / }).count()).toBe(0);
+    // The merchant's page: read, with no write control.
+    await page.getByRole('link', { name: 'Awa Boutique' }).click();
+    await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+    await page.getByText('0.5 % + 25').waitFor();
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('Niveau KYCBASIC');
+    expect(await page.locator('#main').getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('form').count()).toBe(0);
+    await screen(page, '28-support-merchant');
+    await page.getByRole('link', { name: 'Marchands' }).click();
     expect(await page.getByRole('link', { name: 'Audit' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Moyens de paiement' }).click();
     await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
     await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
-    expect(await page.getByRole('button', { name: /^(Activer|Désactiver) / }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^(Activer|Désactiver|Modifier) / }).count()).toBe(0);
     await screen(page, '24-support-rails');
     await page.context().close();
   });
