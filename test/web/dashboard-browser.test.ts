@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../harness.ts';
-import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { DASHBOARD_TEST_ENV, asAccount, login } from '../helpers/dashboard.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
 import { ensureWebBuild } from './web-build.ts';
@@ -85,6 +85,15 @@ async function availableBalance(page: Page, currency: string): Promise<string> {
   const card = page.getByRole('group', { name: currency });
   await card.waitFor();
   return (await card.locator('dd').first().textContent())!;
+}
+
+/** Logs in through the login screen and waits for the first screen (`heading`). */
+async function logInAs(page: Page, address: string, secret: string, heading: string): Promise<void> {
+  await page.goto(`${h.baseUrl}/app/`);
+  await page.getByLabel('Adresse e-mail').fill(address);
+  await page.getByLabel('Mot de passe').fill(secret);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('heading', { name: heading }).waitFor();
 }
 
 const email = 'awa@boutique-web.test';
@@ -225,6 +234,96 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Log in to the dashboard' }).waitFor();
     await page.context().close();
   }, 120_000);
+
+  it('merchant: money settings, and removing a withdrawal account and an application after confirming', async () => {
+    const page = await newPage();
+    await logInAs(page, email, password, 'Accueil');
+    const { accessToken } = await login(h, email, password);
+
+    // An application's late-success policy, explained, saved, read back after a reload.
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.locator('#main').getByRole('link', { name: 'Boutique Web' }).click();
+    const settings = page.getByRole('form', { name: "Réglages d'argent" });
+    await settings.getByRole('radio', { name: 'Rembourser le payeur (par défaut)' }).waitFor();
+    expect(await settings.getByRole('radio', { name: 'Rembourser le payeur (par défaut)' }).isChecked()).toBe(true);
+    await settings.getByText('Le paiement est crédité à votre solde comme un paiement réussi').waitFor();
+    await settings.getByRole('radio', { name: 'Garder le paiement' }).check();
+    await settings.getByRole('button', { name: 'Enregistrer' }).click();
+    await settings.getByText('Enregistré.').waitFor();
+    await screen(page, '16-app-money-settings');
+    await page.reload();
+    await expect.poll(() => page.getByRole('radio', { name: 'Garder le paiement' }).isChecked()).toBe(true);
+    const appId = page.url().split('/').pop()!;
+    const stored = await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}/money-settings`);
+    expect(stored.json.data).toEqual({ lateSuccessPolicy: 'KEEP' });
+
+    // A withdrawal account removed after confirming; cancelling first keeps it.
+    await page.getByRole('link', { name: 'Retraits' }).click();
+    for (const [number, name] of [
+      ['237677000003', 'Awa Mobile'],
+      ['237677000004', 'Compte Ancien'],
+    ]) {
+      await page.getByLabel('Numéro (MSISDN)').fill(number!);
+      await page.getByLabel('Nom du titulaire').fill(name!);
+      await page.getByRole('button', { name: 'Ajouter un compte' }).click();
+      await page.getByRole('button', { name: `Supprimer ${name}` }).waitFor();
+    }
+    await page.getByRole('button', { name: 'Supprimer Awa Mobile' }).click();
+    const ask = page.getByRole('group', { name: /^Supprimer le compte Awa Mobile · 237677000003 \?/ });
+    await screen(page, '17-payout-account-remove');
+    await ask.getByRole('button', { name: 'Annuler' }).click();
+    await page.getByRole('button', { name: 'Supprimer Awa Mobile' }).click();
+    await ask.getByRole('button', { name: 'Confirmer' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Supprimer Awa Mobile' }).count()).toBe(0);
+    const accounts = (await asAccount(h, accessToken, 'GET', '/api/v1/merchants/withdrawals/accounts')).json.data as { id: string; accountName: string }[];
+    expect(accounts.map((a) => a.accountName).sort()).toEqual(['Awa Boutique', 'Compte Ancien']);
+    // Removed elsewhere in the meantime: the API's 404 code, translated, and the list refreshed.
+    const old = accounts.find((a) => a.accountName === 'Compte Ancien')!;
+    expect((await asAccount(h, accessToken, 'DELETE', `/api/v1/merchants/withdrawals/accounts/${old.id}`)).status).toBe(204);
+    await page.getByRole('button', { name: 'Supprimer Compte Ancien' }).click();
+    await page.getByRole('group', { name: /^Supprimer le compte Compte Ancien/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Élément introuvable : il a peut-être déjà été supprimé.');
+    await expect.poll(() => page.getByRole('button', { name: 'Supprimer Compte Ancien' }).count()).toBe(0);
+
+    // An application deleted after confirming: its key is refused at once.
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    for (const name of ['Boutique Jetable', 'Boutique Double']) {
+      await page.getByRole('button', { name: 'Créer une application' }).click();
+      await page.getByLabel('Nom', { exact: true }).fill(name);
+      await page.getByRole('button', { name: 'Enregistrer' }).click();
+      await page.getByRole('status').getByRole('link', { name }).waitFor();
+    }
+    await page.getByRole('status').getByRole('link', { name: 'Boutique Double' }).click();
+    await page.getByRole('heading', { name: 'Boutique Double' }).waitFor();
+    const doubleId = page.url().split('/').pop()!;
+    await page.getByRole('link', { name: 'Retour' }).click();
+    await page.getByRole('link', { name: 'Boutique Jetable' }).click();
+    await page.getByRole('heading', { name: 'Boutique Jetable' }).waitFor();
+    await page.getByLabel('Nom de la clé').fill('Clé jetable');
+    await page.getByRole('button', { name: 'Créer une clé' }).click();
+    const throwaway = (await page.getByRole('region', { name: /Votre nouvelle clé/ }).locator('code').textContent())!;
+    await page.getByRole('button', { name: "Supprimer l'application" }).click();
+    await page.getByRole('group', { name: /^Supprimer Boutique Jetable \?/ }).waitFor();
+    await screen(page, '18-app-delete-confirm');
+    await page.getByRole('group', { name: /^Supprimer Boutique Jetable \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByText('Application Boutique Jetable supprimée.').waitFor();
+    expect(await page.getByRole('link', { name: 'Boutique Jetable' }).count()).toBe(0);
+    const refused = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: throwaway,
+      body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-deleted-app' },
+    });
+    expect(refused.status).toBe(401);
+    // Deleted elsewhere first: the API's code, translated.
+    await page.getByRole('link', { name: 'Boutique Double' }).click();
+    await page.getByRole('heading', { name: 'Boutique Double' }).waitFor();
+    expect((await asAccount(h, accessToken, 'DELETE', `/api/v1/merchants/apps/${doubleId}`)).status).toBe(204);
+    await page.getByRole('button', { name: "Supprimer l'application" }).click();
+    await page.getByRole('group', { name: /^Supprimer Boutique Double \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Application introuvable.');
+    await page.context().close();
+  }, 90_000);
 
   it('staff: an administrator suspends the merchant, whose key is then refused', async () => {
     expect(merchantKey).not.toBe('');
