@@ -225,7 +225,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Fermer' }).click();
     await page.getByRole('button', { name: 'Rouvrir' }).waitFor();
 
-    // English, remembered for this account.
+    // English, kept by the API for this account (the next test logs in from a new browser).
     await page.getByRole('link', { name: 'Accueil' }).click();
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Home' }).waitFor();
@@ -237,8 +237,16 @@ describe('the dashboard in Chromium', () => {
 
   it('merchant: money settings, and removing a withdrawal account and an application after confirming', async () => {
     const page = await newPage();
-    await logInAs(page, email, password, 'Accueil');
+    // English, chosen in the first test's browser, comes back in this new one (fr-FR) once
+    // logged in; before that, the browser's language.
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByRole('heading', { name: 'Connexion au tableau de bord' }).waitFor();
+    await logInAs(page, email, password, 'Home');
     const { accessToken } = await login(h, email, password);
+    expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('en');
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+    await expect.poll(async () => (await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('fr');
 
     // An application's late-success policy, explained, saved, read back after a reload.
     await page.getByRole('link', { name: 'Applications' }).click();
@@ -441,6 +449,14 @@ describe('the dashboard in Chromium', () => {
     await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
     expect(await page.getByRole('button', { name: /^(Activer|Désactiver|Modifier) / }).count()).toBe(0);
     await screen(page, '24-support-rails');
+    // A staff member's language is theirs too: English in the next browser after login.
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
+    await page.waitForLoadState('networkidle');
     await page.context().close();
+    const next = await newPage();
+    await logInAs(next, 'support@kolo.test', 'mot-de-passe-support', 'Merchants');
+    await next.getByRole('link', { name: 'Payment methods' }).waitFor();
+    await next.context().close();
   });
 });
