@@ -4,6 +4,11 @@
  * - a merchant signs up with the e-mail code, logs in, creates an application and a TEST key,
  *   charges with that key through the merchant API, finds the payment in the list, refunds part
  *   of it and sees the balance move;
+ * - the same merchant, from a new browser, gets the language it chose (kept by the API), sets an
+ *   application's late-success policy, and removes a withdrawal account and an application after
+ *   confirming (and sees the API's refusal, translated, when they were already removed);
+ * - another merchant resets a forgotten password with the e-mailed code, edits the profile and
+ *   changes the password; the TEST/LIVE switch and the 7/30-day chart change what the home shows;
  * - an administrator opens that merchant's page, changes its KYC level, sets and removes its own
  *   fees (a charge then pays the merchant's fee), suspends it (its key is then refused), and
  *   edits a rail's limits and fees; SUPPORT reads the same pages without any write control.
@@ -94,6 +99,13 @@ async function logInAs(page: Page, address: string, secret: string, heading: str
   await page.getByLabel('Mot de passe').fill(secret);
   await page.getByRole('button', { name: 'Se connecter' }).click();
   await page.getByRole('heading', { name: heading }).waitFor();
+}
+
+/** The one-time code of the newest mail to `address` that is not in `seen` (file names). */
+function newCode(address: string, seen: Set<string>): string {
+  const fresh = readdirSync(mailDir).filter((name) => !seen.has(name) && readFileSync(join(mailDir, name), 'utf8').includes(address));
+  expect(fresh).toHaveLength(1);
+  return readFileSync(join(mailDir, fresh[0]!), 'utf8').match(/\b(\d{6})\b/)![1]!;
 }
 
 const email = 'awa@boutique-web.test';
@@ -332,6 +344,92 @@ describe('the dashboard in Chromium', () => {
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Application introuvable.');
     await page.context().close();
   }, 90_000);
+
+  it('merchant: forgot password with the e-mailed code, then profile and password change', async () => {
+    const binta = 'binta@boutique-web.test';
+    await createAccount(h.services, { fullName: 'Binta', email: binta, password: 'ancien-secret-42', role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
+    const page = await newPage();
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+    await page.getByRole('heading', { name: 'Réinitialiser le mot de passe' }).waitFor();
+    const seen = new Set(readdirSync(mailDir));
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByRole('button', { name: 'Envoyer le code' }).click();
+    await page.getByText('Si un compte existe pour cette adresse, un code a été envoyé.').waitFor();
+    await screen(page, '30-forgot-code');
+    await page.getByLabel('Code reçu par e-mail (6 chiffres)').fill(newCode(binta, seen));
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await page.getByLabel('Nouveau mot de passe (8 caractères au moins)').fill('nouveau-secret-42');
+    await screen(page, '31-forgot-new-password');
+    await page.getByRole('button', { name: 'Choisir ce mot de passe' }).click();
+    await page.getByText('Mot de passe réinitialisé. Vous pouvez vous connecter.').waitFor();
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByLabel('Mot de passe').fill('ancien-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('E-mail ou mot de passe incorrect.');
+    await page.getByLabel('Mot de passe').fill('nouveau-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+
+    // Profile: name and phone saved; the password changed with the current one.
+    await page.getByRole('link', { name: 'Profil' }).click();
+    const details = page.getByRole('form', { name: 'Mes informations' });
+    await details.getByLabel('Nom complet').fill('Binta Diallo');
+    await details.getByLabel('Téléphone').fill('+221 77 000 00 01');
+    await details.getByRole('button', { name: 'Enregistrer' }).click();
+    await details.getByText('Enregistré.').waitFor();
+    const { accessToken } = await login(h, binta, 'nouveau-secret-42');
+    expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data).toMatchObject({ fullName: 'Binta Diallo', phone: '+221 77 000 00 01' });
+    const change = page.getByRole('form', { name: 'Changer de mot de passe' });
+    await change.getByLabel('Mot de passe actuel').fill('pas-le-bon-secret');
+    await change.getByLabel('Nouveau mot de passe (8 caractères au moins)').fill('troisieme-secret-42');
+    await change.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(change.getByRole('alert').textContent()).resolves.toContain('Certains champs sont invalides. (currentPassword)');
+    await change.getByLabel('Mot de passe actuel').fill('nouveau-secret-42');
+    await change.getByRole('button', { name: 'Enregistrer' }).click();
+    await change.getByText('Mot de passe modifié.').waitFor();
+    await screen(page, '32-profile');
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByLabel('Mot de passe').fill('nouveau-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('E-mail ou mot de passe incorrect.');
+    await page.getByLabel('Mot de passe').fill('troisieme-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    // Back on the screen where the session ended.
+    await page.getByRole('heading', { name: 'Profil' }).waitFor();
+    await expect(page.getByLabel('Nom complet').inputValue()).resolves.toBe('Binta Diallo');
+    await page.context().close();
+  }, 60_000);
+
+  it('merchant: the TEST/LIVE switch and the 7/30-day chart', async () => {
+    const page = await newPage();
+    await logInAs(page, email, password, 'Accueil');
+    const environment = page.getByRole('group', { name: 'Environnement' });
+    expect(await environment.getByRole('button', { name: 'TEST' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('group', { name: 'XAF' }).waitFor();
+    await page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').waitFor();
+    await page.getByRole('img', { name: 'Volume des paiements réussis par jour, 7 derniers jours' }).waitFor();
+    await page.getByText('Taux de succès (7 jours)').waitFor();
+    await page.getByRole('group', { name: 'Période' }).getByRole('button', { name: '30 jours' }).click();
+    await page.getByRole('img', { name: 'Volume des paiements réussis par jour, 30 derniers jours' }).waitFor();
+    await page.getByText('Taux de succès (30 jours)').waitFor();
+    expect(await page.getByRole('button', { name: '30 jours' }).getAttribute('aria-pressed')).toBe('true');
+    await screen(page, '33-home-30-days');
+    // LIVE: no live money yet (0 available), no sandbox banner; the transactions follow the switch.
+    const testAvailable = (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!;
+    expect(Number(testAvailable.replace(/\D/g, ''))).toBeGreaterThan(0);
+    await environment.getByRole('button', { name: 'LIVE' }).click();
+    await expect.poll(async () => (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!.replace(/\D/g, '')).toBe('0');
+    expect(await environment.getByRole('button', { name: 'LIVE' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').count()).toBe(0);
+    await screen(page, '34-home-live');
+    await page.getByRole('link', { name: 'Transactions', exact: true }).click();
+    await page.getByText('Aucune transaction ne correspond.').waitFor();
+    await environment.getByRole('button', { name: 'TEST' }).click();
+    await page.getByText(/^[1-9]\d* transaction\(s\)$/).waitFor();
+    await page.context().close();
+  }, 60_000);
 
   it('staff: an administrator suspends the merchant, whose key is then refused', async () => {
     expect(merchantKey).not.toBe('');
