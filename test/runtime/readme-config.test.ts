@@ -26,7 +26,7 @@ function readmeVariables(): string[] {
 /** The keys of `configSchema` in `src/config.ts`: the environment variables `loadConfig` parses. */
 function configVariables(): string[] {
   const source = readFileSync(new URL('src/config.ts', root), 'utf8');
-  const start = source.indexOf('const configSchema = z.object({');
+  const start = source.search(/const configSchema = z\s*\.object\(\{/);
   expect(start, 'src/config.ts declares `const configSchema = z.object({`').toBeGreaterThanOrEqual(0);
   const end = source.indexOf('\n});', start);
   const body = source.slice(start, end);
