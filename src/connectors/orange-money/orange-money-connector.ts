@@ -1,10 +1,10 @@
 /**
  * Orange Money Cameroon connector (OM API, `omcoreapis/1.0.2`): the plumbing. An OAuth
  * client-credentials token (`POST /token`, Basic consumer key:secret) cached until 60 s before
- * `expires_in` and refreshed once on a 401; every API call also carries `X-AUTH-TOKEN: base64(api
- * username:password)`; the channel MSISDN and PIN go in `pay` bodies. Pay-in is `mp/init` (in
- * `prepare`: it only yields a `payToken`) then `mp/pay` (the USSD push, sent at most once per
- * payToken: after an ambiguous answer the status query decides).
+ * `expires_in` and refreshed once on a 401; every API call also carries
+ * `X-AUTH-TOKEN: base64(api username:password)`; the channel MSISDN and PIN go in `pay` bodies.
+ * Pay-in is `mp/init` (in `prepare`: it only yields a `payToken`) then `mp/pay` (the USSD push,
+ * sent at most once per payToken: after an ambiguous answer the status query decides).
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { OrangeMoneyConfig } from '../../config.ts';

@@ -2,8 +2,8 @@
  * Wave transformers (Wave Business API, https://docs.wave.com/business: Checkout API, Payout API,
  * Webhooks): pure functions between our types and Wave's wire format — Checkout sessions (redirect
  * pay-in), payouts, the `client_reference` searches, the `{code, message}` error envelope, the
- * table of every documented refusal code, and the webhook signature (`Wave-Signature:
- * t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
+ * table of every documented refusal code, and the webhook signature
+ * (`Wave-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';

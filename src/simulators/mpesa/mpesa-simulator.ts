@@ -4,15 +4,16 @@
  * (Basic consumer key:secret → `expires_in` a number, or a string with `tokenExpiresInAsString`;
  * each new token invalidates the previous ones), every API call with `Authorization: Bearer` (each
  * API's invalid-token code: `404.001.03` STK and B2C, `400.003.01` Transaction Status) and
- * `Content-Type: application/json` (`400.002.02` otherwise), Daraja's `{requestId, errorCode,
- * errorMessage}` envelope; STK push with the Password/Timestamp rule checked, one open prompt per
- * subscriber ("Unable to lock subscriber"), STK Query ("The transaction is being processed" while
- * open), the `Body.stkCallback` callback; B2C v3 with our `OriginatorConversationID` (a repeated
- * one: `500.002.1001`; a wrong initiator or SecurityCredential is accepted and answered by a Result
- * 2001), its `Result` posted to `ResultURL`; the Transaction Status Query naming the transaction by
- * `OriginalConversationID` or `TransactionID` (nothing else), whose `Result` (the live capture's
- * shape: the transaction under `"Originator Conversation ID"`, `ReasonType` a description) is
- * posted to its `ResultURL` under the `ConversationID` it answered. Test and staging tooling only.
+ * `Content-Type: application/json` (`400.002.02` otherwise), Daraja's
+ * `{requestId, errorCode, errorMessage}` envelope; STK push with the Password/Timestamp rule
+ * checked, one open prompt per subscriber ("Unable to lock subscriber"), STK Query ("The
+ * transaction is being processed" while open), the `Body.stkCallback` callback; B2C v3 with our
+ * `OriginatorConversationID` (a repeated one: `500.002.1001`; a wrong initiator or
+ * SecurityCredential is accepted and answered by a Result 2001), its `Result` posted to
+ * `ResultURL`; the Transaction Status Query naming the transaction by `OriginalConversationID` or
+ * `TransactionID` (nothing else), whose `Result` (the live capture's shape: the transaction under
+ * `"Originator Conversation ID"`, `ReasonType` a description) is posted to its `ResultURL` under
+ * the `ConversationID` it answered. Test and staging tooling only.
  *
  * Fault modes: the fault switch (`fault`: answer `500.003.1001` or hold past the client's
  * timeout, after processing the request or not), a late decision (phones ending in `198`, after

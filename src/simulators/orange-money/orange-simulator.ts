@@ -262,7 +262,8 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
       later(options.decisionDelayMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
     }
     if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
-    // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason (spreeloop/core-ts).
+    // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason
+    // (spreeloop/core-ts).
     if (tx.data.status === 'FAILED') return sendJson(res, 417, { message: String(tx.data.inittxnmessage), data: tx.data });
     return sendJson(res, 200, { message: 'Paiement en attente de confirmation', data: tx.data });
   };
