@@ -1,7 +1,7 @@
 /**
- * The five merchant endpoints (spec 4.1 to 4.5) on their happy paths: HTTP status, envelope,
- * exact `data` field sets, references, stored phone numbers, compatibility tolerances
- * (unknown fields, null optionals, doubled slash) and cross-application isolation.
+ * The five merchant endpoints (checkout, charge, both status reads, transfer) on their happy paths:
+ * HTTP status, envelope, exact `data` field sets, references, stored phone numbers, compatibility
+ * tolerances (unknown fields, null optionals, doubled slash) and cross-application isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   t = await h.createTenant();
 });
 afterAll(async () => {
-  // Concurrent creations of every kind: the ledger still balances (issue 11).
+  // Concurrent creations of every kind: the ledger still balances.
   if (h) await expectLedgerBalanced(h.services.db);
   await h?.close();
 });
