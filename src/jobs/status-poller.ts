@@ -1,5 +1,5 @@
 /**
- * The backstop poller (issue: "the service re-polls every PENDING transaction itself").
+ * The backstop poller: the service re-polls every PENDING transaction itself.
  * Each tick claims at most `batchSize` due PENDING rows with `FOR UPDATE SKIP LOCKED`, leases
  * them (`next_poll_at` pushed `POLLER_LEASE_MS` ahead, so any number of instances share the work
  * without asking twice at once), then asks their rails (at most CONCURRENCY in flight) and writes
