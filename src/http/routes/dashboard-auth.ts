@@ -1,7 +1,7 @@
 /**
- * Dashboard account routes (compatibility.md "Auth" and "Profile"): public sign-up, login and
- * reset routes under /api/v1/auth, and the bearer-authenticated profile under
- * /api/v1/merchants/me. Thin adapters over src/dashboard/auth.ts.
+ * Dashboard account routes, at the paths SharePay's dashboard calls: public sign-up, login and
+ * reset routes under /api/v1/auth, and the bearer-authenticated profile under /api/v1/merchants/me.
+ * Thin adapters over src/dashboard/auth.ts.
  */
 import fastifyCookie from '@fastify/cookie';
 import { eq } from 'drizzle-orm';
