@@ -381,7 +381,7 @@ export async function insertStatusEvents(db: Db, input: { events: NewStatusEvent
 // The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
 // joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
 // the whole table once its statistics counted a few thousand rows, so every claim of a draining
-// backlog read the whole table (test/postgres/batched-update-plans.test.ts; issue 14).
+// backlog read the whole table (test/postgres/batched-update-plans.test.ts).
 const claimTransactions = statement(
   'claim_due_transactions_v2',
   `with due as materialized (

@@ -1,10 +1,11 @@
 /**
- * Request and response schemas of the dashboard API (compatibility.md "Dashboard API"). They
+ * Request and response schemas of the dashboard API (the routes SharePay's dashboard calls). They
  * validate requests and generate `/openapi.json`. Timestamps are shown like the envelope's:
  * ISO 8601 server local time, no zone.
  */
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
+import { LANGUAGES } from '../../dashboard/accounts.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
 /** Formats a date like the envelope timestamp; null stays null. */
@@ -43,6 +44,7 @@ export const profileUpdateRequest = z.object({
   phone: phone.nullish(),
   country: country.nullish(),
   avatarUrl: optionalHttpUrl(500),
+  language: z.enum(LANGUAGES).optional().describe('Langue du tableau de bord : fr ou en'),
 });
 
 export const userData = z.object({
@@ -68,6 +70,7 @@ export const profileData = z.object({
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),
+  language: z.enum(LANGUAGES).nullable().describe('Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi'),
   provider: z.enum(['LOCAL', 'GOOGLE', 'GITHUB']).describe('Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo'),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -148,16 +151,16 @@ export const dashboardEnvironmentQuery = z
   .optional()
   .describe('LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST');
 
-/** Query of a paged list (compatibility.md "Pages"): `page` 0-based, `size` 1–100. */
+/** Query of a paged list: `page` 0-based, `size` 1–100. */
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(0).max(100_000).default(0),
   size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 /**
- * A page object around `item` (compatibility.md "Pages"). The page index is given twice, as
- * `number` (Spring's name, read by the dashboard's tables) and `page` (the query's name, read by
- * its pagers): issue 12 point 7.
+ * A page object around `item`, in the shape SharePay's dashboard reads. The page index is given
+ * twice, as `number` (Spring's name, read by the dashboard's tables) and `page` (the query's name,
+ * read by its pagers).
  */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({
