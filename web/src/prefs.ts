@@ -1,7 +1,10 @@
 /**
  * The user's display choices (language, TEST or LIVE), remembered per account in this browser's
- * storage. Choices only: no token or personal data is stored (tokens: api/client.ts).
+ * storage. Choices only: no token or personal data is stored (tokens: api/client.ts). The signed-in
+ * account's choices and the browser's time zone are also copied into the `kolo_prefs` cookie
+ * (path /app), so that the server draws the home page as the app would.
  */
+import { browserLanguage } from './i18n/i18n';
 import type { Language } from './i18n/messages';
 
 export type Environment = 'TEST' | 'LIVE';
@@ -33,4 +36,33 @@ export function writePrefs(accountId: string | null, change: Prefs): void {
   } catch {
     // Storage refused (private mode): the choice lasts for this page only.
   }
+  if (accountId) mirrorPrefs(accountId, change);
+}
+
+/** Name of the cookie copy of the choices. */
+export const PREFS_COOKIE = 'kolo_prefs';
+
+/**
+ * The choices `accountId` sees (its own, else the browser's last ones, else TEST and
+ * `fallbackLanguage`), as the app applies them when that account signs in.
+ */
+export function choicesOf(accountId: string, fallbackLanguage: Language): { language: Language; environment: Environment } {
+  const own = readPrefs(accountId);
+  const last = readPrefs(null);
+  return { language: own.language ?? last.language ?? fallbackLanguage, environment: own.environment ?? last.environment ?? 'TEST' };
+}
+
+/** The browser's time zone (IANA name). */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/**
+ * Writes the `kolo_prefs` cookie for `accountId` (URI-encoded JSON: accountId, language,
+ * environment, timeZone; a year; SameSite=Strict): `change` over the choices in force.
+ */
+export function mirrorPrefs(accountId: string, change: Prefs = {}): void {
+  const choices = { ...choicesOf(accountId, browserLanguage()), ...change };
+  const value = encodeURIComponent(JSON.stringify({ accountId, ...choices, timeZone: browserTimeZone() }));
+  document.cookie = `${PREFS_COOKIE}=${value}; Path=/app; Max-Age=31536000; SameSite=Strict${location.protocol === 'https:' ? '; Secure' : ''}`;
 }
