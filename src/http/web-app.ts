@@ -84,6 +84,32 @@ function headerLanguage(header: string | undefined): Language {
   return 'fr';
 }
 
+/**
+ * `<link>` hints for the home screen's chunk, the chunks it imports and its style sheets, all
+ * but those `index` already names (from the build's manifest; '' without one): a drawn page is
+ * hydrated once they are there, fetched beside the entry instead of after it.
+ */
+function homeScreenHints(root: string, index: string): string {
+  const file = `${root}.vite/manifest.json`;
+  if (!existsSync(file)) return '';
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { file: string; imports?: string[]; css?: string[] }>;
+  const scripts = new Set<string>();
+  const sheets = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (!chunk || scripts.has(chunk.file)) return;
+    scripts.add(chunk.file);
+    for (const css of chunk.css ?? []) sheets.add(css);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit('src/screens/home/Home.tsx');
+  const fresh = (name: string) => !index.includes(`/app/${name}"`);
+  return [
+    ...[...scripts].filter(fresh).map((name) => `<link rel="modulepreload" crossorigin href="/app/${name}">`),
+    ...[...sheets].filter(fresh).map((name) => `<link rel="preload" as="style" crossorigin href="/app/${name}">`),
+  ].join('');
+}
+
 /** JSON for a `<script type="application/json">` block: no `<` left to close it early. */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
@@ -106,6 +132,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
   const sheetLink = /<link rel="stylesheet"[^>]* href="\/app\/assets\/([^"]+\.css)">/.exec(index);
   const sheet = sheetLink ? readFileSync(`${root}assets/${sheetLink[1]}`, 'utf8') : null;
   const sheetHash = sheet === null ? null : `'sha256-${createHash('sha256').update(sheet).digest('base64')}'`;
+  const homeHints = homeScreenHints(root, index);
   const rendererFile = `${root}server/entry-server.js`;
   let renderer: Promise<ServerRenderer> | null = null;
   const loadRenderer = () => (renderer ??= import(pathToFileURL(rendererFile).href) as Promise<ServerRenderer>);
@@ -190,7 +217,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
       queries: drawn?.queries ?? null,
     };
     let page = index.replace('<html lang="fr">', `<html lang="${language}">`);
-    if (drawn && sheetLink) page = page.replace(sheetLink[0], `<style>${sheet}</style>`);
+    if (drawn && sheetLink) page = page.replace(sheetLink[0], `<style>${sheet}</style>`).replace('</head>', `${homeHints}</head>`);
     return page.replace(
       '<div id="root"></div>',
       `<div id="root">${drawn?.html ?? ''}</div>\n    <script type="application/json" id="kolo-bootstrap">${scriptJson(bootstrap)}</script>`,

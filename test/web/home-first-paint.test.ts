@@ -129,6 +129,19 @@ describe('GET /app/ with a live refresh cookie', () => {
   });
 });
 
+describe('GET /app/ with a staff session', () => {
+  it('brings the session, undrawn (staff screens are drawn by the app), no-store', async () => {
+    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const response = await h.request('GET', '/app/', { headers: { cookie: `kolo_refresh=${admin.refreshToken}; ${prefsCookie(admin, FRENCH_TEST)}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expectStrictCsp(response);
+    expect(rootOf(response.text)).toBe('');
+    expect(bootstrapOf(response.text)).toMatchObject({ user: { accountId: admin.accountId, role: 'ADMIN' }, rendered: false, queries: null });
+    expect(refreshCookies(response).size).toBe(2);
+  });
+});
+
 describe('GET /app/ without a live session: the plain page, whose app shows the login', () => {
   async function expectPlain(response: TestResponse): Promise<void> {
     expect(response.status).toBe(200);
