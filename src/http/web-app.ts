@@ -62,6 +62,8 @@ interface PageUser {
   email: string;
   fullName: string;
   role: string;
+  /** The profile's language; null until the account chooses one. */
+  language: Language | null;
 }
 
 /** web/src/entry-server.tsx, as built. */
@@ -186,8 +188,8 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     };
     const me = await callApi(new Request('http://kolo.local/api/v1/merchants/me'));
     if (!me.ok) return null;
-    const profile = ((await me.json()) as { data: { id: string; email: string; fullName: string; role: string } }).data;
-    const user: PageUser = { accountId: profile.id, email: profile.email, fullName: profile.fullName, role: profile.role };
+    const profile = ((await me.json()) as { data: { id: string; email: string; fullName: string; role: string; language: Language | null } }).data;
+    const user: PageUser = { accountId: profile.id, email: profile.email, fullName: profile.fullName, role: profile.role, language: profile.language };
     const raw = request.cookies[PREFS_COOKIE];
     let stored: z.infer<typeof prefsCookie> | null = null;
     try {
@@ -196,7 +198,8 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     } catch {
       stored = null;
     }
-    const language = stored?.language ?? headerLanguage(request.headers['accept-language']);
+    // As the app picks: the account's language, else the page's (the cookie's), else the browser's.
+    const language = user.language ?? stored?.language ?? headerLanguage(request.headers['accept-language']);
     const environment = stored?.environment ?? 'TEST';
     // Drawn for a merchant whose time zone the app told (dates are shown in it); else the app draws.
     let drawn: { html: string; queries: unknown } | null = null;

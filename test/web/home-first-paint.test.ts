@@ -104,7 +104,7 @@ describe('GET /app/ with a live refresh cookie', () => {
     expect(reuse.json.code).toBe('COMPROMISED_SESSION');
   });
 
-  it('draws in the language and environment the app chose for this account (kolo_prefs)', async () => {
+  it('draws in the page's language and the TEST/LIVE chosen for this account (kolo_prefs)', async () => {
     const { refreshToken } = await login(h, merchant.email, merchant.password);
     const response = await h.request('GET', '/app', {
       headers: { cookie: `kolo_refresh=${refreshToken}; ${prefsCookie(merchant, { language: 'en', environment: 'LIVE', timeZone: 'Africa/Douala' })}` },
@@ -116,6 +116,14 @@ describe('GET /app/ with a live refresh cookie', () => {
     expect(root).not.toContain(reference);
     expect(response.text).toMatch(/<html lang="en">/);
     expect(bootstrapOf(response.text)).toMatchObject({ language: 'en', environment: 'LIVE', rendered: true });
+  });
+
+  it("the account's own language (profile) wins over the page's", async () => {
+    const other = await createDashboardAccount(h);
+    expect((await asAccount(h, other.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { language: 'en' } })).status).toBe(200);
+    const response = await h.request('GET', '/app/', { headers: { cookie: `kolo_refresh=${other.refreshToken}; ${prefsCookie(other, FRENCH_TEST)}` } });
+    expect(rootOf(response.text)).toContain('<h1>Home</h1>');
+    expect(bootstrapOf(response.text)).toMatchObject({ user: { language: 'en' }, language: 'en', rendered: true });
   });
 
   it("another account's choices are not used: the session comes undrawn, in the browser's language", async () => {

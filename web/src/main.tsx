@@ -32,6 +32,7 @@ const Collections = lazy(() => import('./screens/collections/Collections'));
 const Payouts = lazy(() => import('./screens/payouts/Payouts'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
+const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
 const Rails = lazy(() => import('./screens/admin/Rails'));
 const Audit = lazy(() => import('./screens/admin/Audit'));
@@ -66,6 +67,7 @@ function AppRoutes() {
           <>
             <Route index element={<Navigate to="/merchants" replace />} />
             <Route path="merchants" element={<Merchants />} />
+            <Route path="merchants/:id" element={<MerchantDetail />} />
             <Route path="platform" element={<Platform />} />
             <Route path="rails" element={<Rails />} />
             {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
@@ -94,7 +96,7 @@ let language = readPrefs(null).language ?? browserLanguage();
 if (bootstrap) {
   setAccessToken(bootstrap.accessToken);
   if (bootstrap.queries) hydrate(queryClient, bootstrap.queries);
-  const choices = choicesOf(bootstrap.user.accountId, browserLanguage());
+  const choices = choicesOf(bootstrap.user.accountId, bootstrap.user.language);
   language = choices.language;
   initial = { user: bootstrap.user, environment: choices.environment };
 }

@@ -1,8 +1,9 @@
 /**
- * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
- * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
- * ledger, and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
- * Without `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
+ * Dashboard money routes, at the paths and in the shapes SharePay's dashboard calls:
+ * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the ledger,
+ * and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`).
+ * Bearer-authenticated; a merchant sees only their own applications (staff have none). Without
+ * `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -4160,6 +4160,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -4303,6 +4305,11 @@ export type paths = {
                         phone?: string | null;
                         country?: string | null;
                         avatarUrl?: (string & (unknown & unknown)) | null;
+                        /**
+                         * @description Langue du tableau de bord : fr ou en
+                         * @enum {string}
+                         */
+                        language?: "fr" | "en";
                     };
                 };
             };
@@ -4331,6 +4338,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6102,6 +6111,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -6269,6 +6280,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6427,6 +6440,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -6606,6 +6621,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6770,6 +6787,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6922,6 +6941,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -7084,6 +7105,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -7252,6 +7275,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
