@@ -104,7 +104,7 @@ describe('GET /app/ with a live refresh cookie', () => {
     expect(reuse.json.code).toBe('COMPROMISED_SESSION');
   });
 
-  it('draws in the page's language and the TEST/LIVE chosen for this account (kolo_prefs)', async () => {
+  it("draws in the page's language and the TEST/LIVE chosen for this account (kolo_prefs)", async () => {
     const { refreshToken } = await login(h, merchant.email, merchant.password);
     const response = await h.request('GET', '/app', {
       headers: { cookie: `kolo_refresh=${refreshToken}; ${prefsCookie(merchant, { language: 'en', environment: 'LIVE', timeZone: 'Africa/Douala' })}` },
