@@ -25,6 +25,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { refreshSession } from '../dashboard/tokens.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { REFRESH_COOKIE, setRefreshCookie } from './routes/dashboard-auth.ts';
 
@@ -170,7 +171,9 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     let pair;
     try {
       pair = await refreshSession(request.services, refreshToken);
-    } catch {
+    } catch (error) {
+      // A refusal (ApiError) is the login page; anything else too, but worth a line in the log.
+      if (!(error instanceof ApiError)) request.log.warn({ err: error }, 'home page: session not renewed');
       return null;
     }
     setRefreshCookie(services, reply, pair.refreshToken);
