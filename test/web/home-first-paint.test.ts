@@ -5,7 +5,8 @@
  * session in a JSON block, `no-store`, under the same strict CSP (the inlined style sheet by its
  * hash, still no inline script). Without a cookie, or with a closed session or a suspended
  * account, it is the plain page (the app's login). In Chromium the drawn page is hydrated: no
- * hydration error, no CSP violation, no token in storage, and it answers clicks.
+ * hydration error, no CSP violation, no token in storage, it answers clicks, and an inline
+ * script added to it does not run.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,7 +196,7 @@ describe('the drawn page in Chromium', () => {
   }, 60_000);
   afterAll(async () => browser?.close());
 
-  it('is hydrated without error or CSP violation, keeps no token in storage, and answers clicks', async () => {
+  it('is hydrated without error or CSP violation, keeps no token in storage, answers clicks, runs no inline script', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'fr-FR', timezoneId: 'Africa/Douala' });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -226,6 +227,15 @@ describe('the drawn page in Chromium', () => {
     expect(await page.evaluate(() => document.getElementById('kolo-bootstrap'))).toBeNull();
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
     expect(stored).not.toMatch(/eyJ|rt_[0-9a-f]{64}/);
+    // The CSP still forbids inline execution: an inline script added to the page does not run.
+    const ran = await page.evaluate(async () => {
+      const script = document.createElement('script');
+      script.textContent = 'window.inlineRan = true';
+      document.body.append(script);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return (window as unknown as { inlineRan?: boolean }).inlineRan === true;
+    });
+    expect(ran).toBe(false);
     await context.close();
   });
 });
