@@ -109,6 +109,7 @@ const routes: ProtectedRoute[] = [
   { method: 'GET', path: '/api/v1/merchants/transactions/chart', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions/chart', scope: 'STAFF_READ', write: false },
   { method: 'GET', path: '/api/v1/merchants/providers', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'POST', path: '/api/v1/merchants/transactions/{transactionRef}/status-check', scope: 'OWN_TRANSACTION', write: true },
   { method: 'GET', path: '/api/v1/admin/stats/overview', scope: 'STAFF_READ', write: false },
 ];
 

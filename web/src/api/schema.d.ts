@@ -16207,6 +16207,197 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchants/transactions/{transactionId}/status-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Demander maintenant son statut à l'opérateur pour l'une de mes transactions en attente
+         * @description Pose à l'opérateur la même question que la relève périodique et applique sa réponse : réussie ou échouée, la transaction change de statut ; une réponse ambiguë (en attente, opérateur injoignable, délai dépassé) la laisse PENDING. Une transaction déjà terminée est renvoyée telle quelle, sans question. Au plus une vérification par transaction toutes les 5 s : 429 TOO_MANY_REQUESTS (avec Retry-After) sinon. Répond la transaction telle qu’elle est après la vérification, avec son historique.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID ou référence de la transaction */
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                id: string;
+                                reference: string;
+                                merchantReference: string | null;
+                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
+                                type: string;
+                                /** @enum {string} */
+                                direction: "PAY_IN" | "PAY_OUT";
+                                /** @enum {string} */
+                                environment: "LIVE" | "TEST";
+                                /** @description Unités de base */
+                                amount: number;
+                                /** @description Frais de Kolo ; null tant qu’ils ne sont pas connus */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
+                                netAmount: number | null;
+                                currency: string;
+                                status: string;
+                                description: string | null;
+                                /** @description Code du moyen de paiement */
+                                provider: string | null;
+                                /** @description Paiement : le payeur ; virement : le bénéficiaire */
+                                payerAccount: string | null;
+                                payerName: string | null;
+                                payerEmail: string | null;
+                                applicationId: string;
+                                appName: string;
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                isLateSuccess: boolean;
+                                /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
+                                operatorTransactionId: string | null;
+                                /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
+                                heldAmount: number;
+                                refundedAmount: number;
+                                createdAt: string;
+                                updatedAt: string;
+                                completedAt: string | null;
+                                events: {
+                                    id: number;
+                                    fromStatus: string | null;
+                                    toStatus: string;
+                                    cause: string;
+                                    failureCode: string | null;
+                                    /** @description Diagnostic (personnel seulement ; null pour un marchand) */
+                                    detail: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    createdAt: string;
+                                }[];
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/stats/overview": {
         parameters: {
             query?: never;
