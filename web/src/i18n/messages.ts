@@ -127,6 +127,9 @@ const fr = {
     refundReason: 'Motif (facultatif)',
     refundDone: 'Remboursement {{reference}} initié.',
     count: '{{count}} transaction(s)',
+    checkNow: "Demander à l'opérateur maintenant",
+    checkHint: "En attente : l'opérateur est interrogé régulièrement. Vous pouvez aussi lui demander tout de suite.",
+    checkDone: "Réponse de l'opérateur demandée : {{status}}.",
   },
   status: {
     PENDING: 'En attente',
@@ -426,6 +429,9 @@ const en: Messages = {
     refundReason: 'Reason (optional)',
     refundDone: 'Refund {{reference}} started.',
     count: '{{count}} transaction(s)',
+    checkNow: 'Ask the operator now',
+    checkHint: 'Pending: the operator is asked regularly. You can also ask it right now.',
+    checkDone: 'Operator asked: {{status}}.',
   },
   status: {
     PENDING: 'Pending',

