@@ -2303,11 +2303,13 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Journal des livraisons (plus récentes d’abord) */
+        /** Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction) */
         get: {
             parameters: {
                 query?: {
                     status?: "PENDING" | "DELIVERED" | "FAILED";
+                    /** @description Seulement les livraisons des événements de cette transaction de l'application (sa référence) */
+                    reference?: string;
                     page?: number;
                     size?: number;
                 };
