@@ -1,7 +1,7 @@
 /**
  * The dashboard's transaction actions in real headless Chromium, as a merchant uses them:
  * "ask the operator now" on a PENDING payment (first still pending, then paid), the webhook
- * deliveries of a transaction with their replay, and a transfer sent from the pay-outs screen
+ * deliveries of that transaction (refused, replayed, delivered), and a transfer sent from the pay-outs screen
  * (balance shown, confirmation step, one transfer for a double click; an insufficient balance
  * shown from the API's code). Payments go through the merchant API and the sandbox rail on the
  * harness's manual clock. Each new or changed screen is saved at 360 px and 1280 px, checked for
@@ -15,26 +15,33 @@ import { createAccount } from '../../src/dashboard/accounts.ts';
 import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
+import { updateWebhookUrl } from '../../src/webhooks/webhook-settings.ts';
 import { launchBrowser, logIn, newPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
 let browser: Browser;
+let receiver: Receiver;
 let apiKey = '';
 const email = 'kofi@marche-web.test';
 const password = 'mot-de-passe-solide-43';
 
 beforeAll(async () => {
   await ensureWebBuild();
-  h = await startHarness({ ...DASHBOARD_TEST_ENV });
+  h = await startHarness({ ...DASHBOARD_TEST_ENV, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
+  receiver = await startReceiver();
   const account = await createAccount(h.services, { fullName: 'Kofi Marché', email, password, role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
   const app = await createApplication(h.services, { merchantId: account.id, name: 'Marché Web', currency: 'XAF' });
+  await updateWebhookUrl(h.services, app.id, receiver.url);
   apiKey = (await createApiKey(h.services, { applicationId: app.id, name: 'Clé', environment: 'TEST' })).plainTextKey;
   browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
   await h?.close();
 });
 
@@ -72,6 +79,23 @@ describe('transaction actions in Chromium', () => {
     expect(await ask.count()).toBe(0);
     await page.getByRole('button', { name: 'Rembourser' }).waitFor();
     await screen(page, '31-transaction-checked');
+
+    // Its webhook: refused by the merchant's server first, replayed from the detail, delivered.
+    receiver.fallback = { status: 500 };
+    await deliverOnce(h.services);
+    await page.reload();
+    const deliveries = page.getByRole('region', { name: 'Webhooks de cette transaction' });
+    await deliveries.getByText('payment.success').waitFor();
+    await deliveries.getByText(/HTTP 500 · 1 tentative/).waitFor();
+    receiver.fallback = { status: 200, body: 'ok' };
+    await deliveries.getByRole('button', { name: 'Rejouer payment.success' }).click();
+    await page.getByText('Livraison payment.success reprogrammée.').waitFor();
+    await deliverOnce(h.services);
+    await page.reload();
+    await deliveries.getByText('Livrée').waitFor();
+    await deliveries.getByText(/HTTP 200 · 2 tentative/).waitFor();
+    expect(receiver.received.filter((r) => r.body.includes(reference))).toHaveLength(2);
+    await screen(page, '32-transaction-deliveries');
     await page.context().close();
   }, 90_000);
 });

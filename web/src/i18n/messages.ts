@@ -130,6 +130,9 @@ const fr = {
     checkNow: "Demander à l'opérateur maintenant",
     checkHint: "En attente : l'opérateur est interrogé régulièrement. Vous pouvez aussi lui demander tout de suite.",
     checkDone: "Réponse de l'opérateur demandée : {{status}}.",
+    deliveries: 'Webhooks de cette transaction',
+    noDelivery: 'Aucun webhook envoyé pour cette transaction.',
+    replayed: 'Livraison {{event}} reprogrammée.',
   },
   status: {
     PENDING: 'En attente',
@@ -432,6 +435,9 @@ const en: Messages = {
     checkNow: 'Ask the operator now',
     checkHint: 'Pending: the operator is asked regularly. You can also ask it right now.',
     checkDone: 'Operator asked: {{status}}.',
+    deliveries: "This transaction's webhooks",
+    noDelivery: 'No webhook sent for this transaction.',
+    replayed: 'Delivery {{event}} scheduled again.',
   },
   status: {
     PENDING: 'Pending',

@@ -1,6 +1,7 @@
 /**
  * One transaction: its fields, its timeline of events, the refund of a successful pay-in and,
- * while it is PENDING, "ask the operator now" (the answer replaces the shown transaction).
+ * while it is PENDING, "ask the operator now" (the answer replaces the shown transaction); its
+ * webhook deliveries with their replay.
  */
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -9,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiFailure, api, unwrap } from '../../api/client';
 import { formatDateTime, formatMoney, parseAmount } from '../../format';
 import { ErrorBox, Field, Money, QueryView, StatusBadge } from '../../ui';
+import { TransactionDeliveries } from './TransactionDeliveries';
 
 export default function TransactionDetail() {
   const { t, i18n } = useTranslation();
@@ -153,6 +155,7 @@ export default function TransactionDetail() {
                   ))}
                 </ol>
               </section>
+              <TransactionDeliveries appId={tx.applicationId} reference={tx.reference} />
             </>
           );
         }}
