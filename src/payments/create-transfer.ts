@@ -41,11 +41,13 @@ export interface TransferData {
 }
 
 /**
- * Creates the transfer; returns the 201 `data` of spec 4.4. `rails`: as for `createCharge`.
+ * Creates the transfer from `auth`'s application and environment (an API key's, or the
+ * dashboard's choice for one of the merchant's applications); returns the 201 `data` of spec
+ * 4.4. `rails`: as for `createCharge`.
  */
 export async function createTransfer(
   services: Services,
-  auth: ApiKeyAuth,
+  auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: TransferInput,
   idempotencyKey?: string,
   rails?: Promise<RailsByCode>,

@@ -57,6 +57,13 @@ const routes: ProtectedRoute[] = [
   { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },
   { method: 'POST', path: '/api/v1/merchants/transactions/PI-000000000000/refund', scope: 'ANY_ACCOUNT', write: true, body: {} },
+  {
+    method: 'POST',
+    path: '/api/v1/merchants/apps/{appId}/transfer',
+    scope: 'OWN_APP',
+    write: true,
+    body: { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa' },
+  },
   { method: 'GET', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: false },
   { method: 'PUT', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: true, body: { lateSuccessPolicy: 'KEEP' } },
   { method: 'GET', path: '/api/v1/admin/merchants/{id}/fees', scope: 'STAFF_READ', write: false },

@@ -1,7 +1,9 @@
 /**
  * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
  * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
- * ledger, and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
+ * ledger, the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`) and a
+ * transfer from one of my applications (`POST /api/v1/merchants/apps/{appId}/transfer`, the
+ * merchant API's `POST /api/v1/pay-out/transfer` use case). Bearer-authenticated; a merchant sees only their own applications (staff have none).
  * Without `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
@@ -15,9 +17,14 @@ import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRo
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
+import { createTransfer } from '../../payments/create-transfer.ts';
+import { transferData, transferRequest } from '../schemas/payments.ts';
+import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
+import { idempotencyHeader } from './payments.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
@@ -95,6 +102,36 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       requireRole(account, 'MERCHANT');
       const data = await refundMerchantPayment(request.services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/apps/:appId/transfer',
+    {
+      schema: {
+        tags,
+        summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
+        description:
+          'Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; ' +
+          "l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif " +
+          "Idempotency-Key (1 à 100 caractères) : la même clé avec la même requête renvoie le même virement sans rien " +
+          'renvoyer à l’opérateur. 400 INSUFFICIENT_BALANCE quand le solde disponible ne couvre pas montant et frais.',
+        security: bearerSecurity,
+        params: appIdKeyParams,
+        body: transferRequest.extend({ environment: dashboardEnvironmentQuery }),
+        response: { 201: envelopeOf(transferData), ...errors, 409: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request);
+      // A transfer moves a merchant's money: staff accounts have none of their own.
+      requireRole(account, 'MERCHANT');
+      const app = await findAccessibleApplication(request.services, account, request.params.appId, { write: true });
+      if (app.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
+      const { environment: requested, ...input } = request.body;
+      const environment = await dashboardEnvironment(services.db, account.accountId, requested);
+      const data = await createTransfer(request.services, { applicationId: app.id, currency: app.currency, environment }, input, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );
 

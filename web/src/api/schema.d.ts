@@ -9244,6 +9244,178 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchants/apps/{appId}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)
+         * @description Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif Idempotency-Key (1 à 100 caractères) : la même clé avec la même requête renvoie le même virement sans rien renvoyer à l’opérateur. 400 INSUFFICIENT_BALANCE quand le solde disponible ne couvre pas montant et frais.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Entier, en unité de base de la devise, minimum 1 */
+                        amount: number;
+                        /** @description Code ISO 4217 */
+                        currency: string;
+                        paymentMethod: string;
+                        beneficiaryAccount: string & (unknown & unknown);
+                        beneficiaryName: string;
+                        beneficiaryEmail?: ((string & (unknown & unknown)) | "") | null;
+                        merchantReference?: string | null;
+                        description?: string | null;
+                        /**
+                         * @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST
+                         * @enum {string}
+                         */
+                        environment?: "LIVE" | "TEST";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                reference: string;
+                                /** @enum {string} */
+                                status: "PENDING";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                beneficiaryAccount: string | null;
+                                beneficiaryName: string | null;
+                                beneficiaryEmail: string | null;
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/apps/{appId}/money-settings": {
         parameters: {
             query?: never;
