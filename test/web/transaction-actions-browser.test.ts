@@ -7,11 +7,13 @@
  * harness's manual clock. Each new or changed screen is saved at 360 px and 1280 px, checked for
  * horizontal scrolling and run through axe-core (browser.ts).
  */
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
+import { transactions } from '../../src/db/schema.ts';
 import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
@@ -30,7 +32,8 @@ const password = 'mot-de-passe-solide-43';
 
 beforeAll(async () => {
   await ensureWebBuild();
-  h = await startHarness({ ...DASHBOARD_TEST_ENV, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
+  // A small sandbox opening balance: a transfer above it stays within the rail's maximum.
+  h = await startHarness({ ...DASHBOARD_TEST_ENV, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', SANDBOX_OPENING_BALANCE: '50000' });
   receiver = await startReceiver();
   const account = await createAccount(h.services, { fullName: 'Kofi Marché', email, password, role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
   const app = await createApplication(h.services, { merchantId: account.id, name: 'Marché Web', currency: 'XAF' });
@@ -96,6 +99,57 @@ describe('transaction actions in Chromium', () => {
     await deliveries.getByText(/HTTP 200 · 2 tentative/).waitFor();
     expect(receiver.received.filter((r) => r.body.includes(reference))).toHaveLength(2);
     await screen(page, '32-transaction-deliveries');
+    await page.context().close();
+  }, 90_000);
+
+  it('merchant: sends a transfer from the pay-outs screen, once for a double click; too much is refused from the code', async () => {
+    const page = await newPage(browser, h.baseUrl);
+    await logIn(page, h.baseUrl, email, password);
+    await page.getByRole('link', { name: 'Retraits' }).click();
+    const form = page.getByRole('form', { name: 'Envoyer un virement' });
+    await form.getByText(/Solde disponible : \d/).waitFor();
+    const digits = async () => Number((await form.getByText(/Solde disponible/).textContent())!.replace(/\D/g, ''));
+    const before = await digits();
+    expect(before).toBeGreaterThan(50_000);
+    await form.getByLabel('Moyen de paiement').selectOption('MTN_MOMO_CM');
+    await form.getByLabel('Numéro du bénéficiaire').fill('237677000071');
+    await form.getByLabel('Nom du bénéficiaire').fill('Ama Fournisseur');
+    await form.getByLabel('Montant (XAF)').fill('2500');
+    await form.getByLabel('Motif (facultatif)').fill('Facture 12');
+    await screen(page, '33-payouts-transfer-form');
+    await form.getByRole('button', { name: 'Vérifier' }).click();
+
+    const confirm = page.getByRole('group', { name: 'Confirmer le virement' });
+    await confirm.waitFor();
+    await expect(confirm.textContent()).resolves.toMatch(/2\s500\sFCFA.*Frais.*Total débité.*Ama Fournisseur · MTN Mobile Money Cameroun 237677000071/);
+    await screen(page, '34-payouts-transfer-confirm');
+    // A double click sends one transfer: one idempotency key for the reviewed form.
+    await confirm.getByRole('button', { name: 'Envoyer le virement' }).dblclick();
+    const sent = page.getByRole('status').filter({ hasText: /Virement PO-[0-9A-F]{12} envoyé/ });
+    await sent.waitFor();
+    const reference = (await sent.textContent())!.match(/PO-[0-9A-F]{12}/)![0];
+    const rows = await h.services.db.select().from(transactions).where(and(eq(transactions.beneficiaryAccount, '237677000071'), eq(transactions.direction, 'PAY_OUT')));
+    expect(rows.map((r) => r.reference)).toEqual([reference]);
+    const fee = rows[0]!.feeAmount ?? 0;
+    // The balance shown moves by the amount and its fee.
+    await expect.poll(digits, { timeout: 10_000 }).toBe(before - 2500 - fee);
+    await screen(page, '35-payouts-transfer-sent');
+
+    // More than the available balance: refused, shown from the API's code.
+    await form.getByLabel('Numéro du bénéficiaire').fill('237677000072');
+    await form.getByLabel('Nom du bénéficiaire').fill('Ama Fournisseur');
+    await form.getByLabel('Montant (XAF)').fill('900000');
+    await form.getByRole('button', { name: 'Vérifier' }).click();
+    await confirm.getByRole('button', { name: 'Envoyer le virement' }).click();
+    await expect(confirm.getByRole('alert').textContent()).resolves.toContain('Solde insuffisant.');
+    await screen(page, '36-payouts-transfer-insufficient');
+    await confirm.getByRole('button', { name: 'Annuler' }).click();
+
+    // The transfer's own detail, from the link.
+    await form.getByLabel('Montant (XAF)').waitFor();
+    await page.goto(`${h.baseUrl}/app/transactions/${reference}`);
+    await page.getByRole('heading', { name: 'Détail de la transaction' }).waitFor();
+    await page.getByText(reference).waitFor();
     await page.context().close();
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 /**
- * Pay-outs: the available balance, withdrawal accounts (add, choose the default, remove), and
- * "withdraw now" to an account, with a confirmation step showing what leaves the balance.
+ * Pay-outs: the available balance, a transfer to any number (SendTransfer), withdrawal accounts
+ * (add, choose the default, remove), and "withdraw now" to an account, with a confirmation step
+ * showing what leaves the balance.
  */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +11,7 @@ import { useSession } from '../../auth/session';
 import { formatMoney, parseAmount } from '../../format';
 import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
 import { WithdrawalSchedule } from './WithdrawalSchedule';
+import { SendTransfer } from './SendTransfer';
 
 interface Withdrawal {
   amount: number;
@@ -70,6 +72,8 @@ export default function Payouts() {
           </div>
         )}
       </QueryView>
+
+      <SendTransfer />
 
       <section aria-labelledby="withdraw" className="card">
         <h2 id="withdraw">{t('payout.withdraw')}</h2>
