@@ -117,7 +117,7 @@ describe('transaction actions in Chromium', () => {
     await form.getByLabel('Montant (XAF)').fill('2500');
     await form.getByLabel('Motif (facultatif)').fill('Facture 12');
     await screen(page, '33-payouts-transfer-form');
-    await form.getByRole('button', { name: 'Vérifier' }).click();
+    await form.getByRole('button', { name: 'Relire le virement' }).click();
 
     const confirm = page.getByRole('group', { name: 'Confirmer le virement' });
     await confirm.waitFor();
@@ -139,7 +139,7 @@ describe('transaction actions in Chromium', () => {
     await form.getByLabel('Numéro du bénéficiaire').fill('237677000072');
     await form.getByLabel('Nom du bénéficiaire').fill('Ama Fournisseur');
     await form.getByLabel('Montant (XAF)').fill('900000');
-    await form.getByRole('button', { name: 'Vérifier' }).click();
+    await form.getByRole('button', { name: 'Relire le virement' }).click();
     await confirm.getByRole('button', { name: 'Envoyer le virement' }).click();
     await expect(confirm.getByRole('alert').textContent()).resolves.toContain('Solde insuffisant.');
     await screen(page, '36-payouts-transfer-insufficient');

@@ -170,7 +170,7 @@ export function SendTransfer() {
                 </p>
               )}
               <button type="submit" disabled={appRails.length === 0}>
-                {t('payout.review')}
+                {t('transfer.review')}
               </button>
             </form>
           )
