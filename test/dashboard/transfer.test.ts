@@ -75,6 +75,29 @@ describe('a transfer from the dashboard', () => {
     expect((await balance()).reservedAmount).toBe(before.reservedAmount);
   });
 
+  it("quotes the fee before sending: the merchant's own pay-out fee, exactly what the transfer then takes", async () => {
+    const fee = (query: string, who = merchant) => asAccount(h, who.accessToken, 'GET', `/api/v1/merchants/apps/${shop.applicationId}/transfer/fee?${query}`);
+    const set = await asAccount(h, admin.accessToken, 'PUT', `/api/v1/admin/merchants/${merchant.accountId}/fees`, {
+      body: { providerCode: 'MTN_MOMO_CM', direction: 'PAY_OUT', feePercentage: 2, feeFixed: 50 },
+    });
+    expect(set.status).toBe(200);
+    const quote = expectSuccess(await fee('amount=3000&currency=XAF&paymentMethod=MTN_MOMO_CM'), 200);
+    expect(quote).toEqual({ amount: 3000, feeAmount: 110, totalAmount: 3110, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM' });
+    const before = await balance();
+    const sent = expectSuccess(await transfer(merchant, shop.applicationId, transferBody({ amount: 3000, beneficiaryAccount: '237677000064' })), 201);
+    expect((await detail(sent.reference)).feeAmount).toBe(110);
+    expect((await balance()).availableAmount).toBe(before.availableAmount - 3110);
+    await settle(h);
+    expect((await asAccount(h, admin.accessToken, 'DELETE', `/api/v1/admin/merchants/${merchant.accountId}/fees/MTN_MOMO_CM/PAY_OUT`)).status).toBeLessThan(300);
+
+    // The rail's checks, as for the transfer itself.
+    expectError(await fee('amount=10&currency=XAF&paymentMethod=MTN_MOMO_CM'), 400, 'AMOUNT_BELOW_MINIMUM');
+    expectError(await fee('amount=1000&currency=XAF&paymentMethod=NOPE_CM'), 404, 'PROVIDER_NOT_FOUND');
+    expectError(await fee('amount=1000&currency=XOF&paymentMethod=MTN_MOMO_CM'), 400, 'CURRENCY_MISMATCH');
+    expect((await fee('amount=abc&currency=XAF&paymentMethod=MTN_MOMO_CM')).status).toBe(400);
+    expectError(await fee('amount=1000&currency=XAF&paymentMethod=MTN_MOMO_CM', other), 404, 'APP_NOT_FOUND');
+  });
+
   it('sends once for one Idempotency-Key, and refuses the key with another request', async () => {
     const count = await countTransactions(h, shop.applicationId);
     const body = transferBody({ amount: 1000, beneficiaryAccount: '237677000063' });

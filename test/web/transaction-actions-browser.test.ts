@@ -13,6 +13,7 @@ import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
+import { setFeeOverride } from '../../src/dashboard/fee-overrides.ts';
 import { transactions } from '../../src/db/schema.ts';
 import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
 import { startHarness, type Harness } from '../harness.ts';
@@ -38,6 +39,8 @@ beforeAll(async () => {
   const account = await createAccount(h.services, { fullName: 'Kofi Marché', email, password, role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
   const app = await createApplication(h.services, { merchantId: account.id, name: 'Marché Web', currency: 'XAF' });
   await updateWebhookUrl(h.services, app.id, receiver.url);
+  // This merchant's pay-out fee on MTN (the rail's own is 0): the confirmation shows it.
+  await setFeeOverride(h.services, { actorId: null, actorRole: null, clientIp: null }, account.id, { providerCode: 'MTN_MOMO_CM', direction: 'PAY_OUT', feePercentage: 1, feeFixed: 25 });
   apiKey = (await createApiKey(h.services, { applicationId: app.id, name: 'Clé', environment: 'TEST' })).plainTextKey;
   browser = await launchBrowser();
 }, 120_000);
@@ -114,6 +117,10 @@ describe('transaction actions in Chromium', () => {
     await form.getByLabel('Moyen de paiement').selectOption('MTN_MOMO_CM');
     await form.getByLabel('Numéro du bénéficiaire').fill('237677000071');
     await form.getByLabel('Nom du bénéficiaire').fill('Ama Fournisseur');
+    // Below the rail's minimum: the fee quote refuses it, shown from the code.
+    await form.getByLabel('Montant (XAF)').fill('10');
+    await form.getByRole('button', { name: 'Relire le virement' }).click();
+    await expect(form.getByRole('alert').textContent()).resolves.toContain('Montant trop faible.');
     await form.getByLabel('Montant (XAF)').fill('2500');
     await form.getByLabel('Motif (facultatif)').fill('Facture 12');
     await screen(page, '33-payouts-transfer-form');
@@ -121,7 +128,8 @@ describe('transaction actions in Chromium', () => {
 
     const confirm = page.getByRole('group', { name: 'Confirmer le virement' });
     await confirm.waitFor();
-    await expect(confirm.textContent()).resolves.toMatch(/2\s500\sFCFA.*Frais.*Total débité.*Ama Fournisseur · MTN Mobile Money Cameroun 237677000071/);
+    // 1 % of 2 500 plus 25: the fee quoted by the API, then taken.
+    await expect(confirm.textContent()).resolves.toMatch(/2\s500\sFCFA.*Frais50\sFCFA.*Total débité2\s550\sFCFA.*Ama Fournisseur · MTN Mobile Money Cameroun 237677000071/);
     await screen(page, '34-payouts-transfer-confirm');
     // A double click sends one transfer: one idempotency key for the reviewed form.
     await confirm.getByRole('button', { name: 'Envoyer le virement' }).dblclick();
@@ -131,6 +139,7 @@ describe('transaction actions in Chromium', () => {
     const rows = await h.services.db.select().from(transactions).where(and(eq(transactions.beneficiaryAccount, '237677000071'), eq(transactions.direction, 'PAY_OUT')));
     expect(rows.map((r) => r.reference)).toEqual([reference]);
     const fee = rows[0]!.feeAmount ?? 0;
+    expect(fee).toBe(50);
     // The balance shown moves by the amount and its fee.
     await expect.poll(digits, { timeout: 10_000 }).toBe(before - 2500 - fee);
     await screen(page, '35-payouts-transfer-sent');

@@ -3,7 +3,8 @@
  * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
  * ledger, the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`) and a
  * transfer from one of my applications (`POST /api/v1/merchants/apps/{appId}/transfer`, the
- * merchant API's `POST /api/v1/pay-out/transfer` use case). Bearer-authenticated; a merchant sees only their own applications (staff have none).
+ * merchant API's `POST /api/v1/pay-out/transfer` use case; its fee beforehand with
+ * `GET …/transfer/fee`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
  * Without `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
@@ -21,9 +22,10 @@ import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
-import { createTransfer } from '../../payments/create-transfer.ts';
+import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
 import { transferData, transferRequest } from '../schemas/payments.ts';
 import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
+import { currencySchema, requiredText } from '../schemas/common.ts';
 import { idempotencyHeader } from './payments.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
@@ -105,6 +107,56 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
   );
 
+  /** The merchant's own active application, for a transfer or its fee (staff have no money of their own). */
+  const transferApp = async (request: Parameters<typeof requireAccount>[0], appId: string) => {
+    const account = requireAccount(request);
+    requireRole(account, 'MERCHANT');
+    const app = await findAccessibleApplication(request.services, account, appId, { write: true });
+    if (app.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
+    return { account, app };
+  };
+
+  r.get(
+    '/api/v1/merchants/apps/:appId/transfer/fee',
+    {
+      schema: {
+        tags,
+        summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
+        description:
+          'Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un ' +
+          'administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de ' +
+          'paiement actif, limites). Ne modifie rien.',
+        security: bearerSecurity,
+        params: appIdKeyParams,
+        querystring: z.object({
+          amount: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Entier, en unité de base de la devise, minimum 1'),
+          currency: currencySchema,
+          paymentMethod: requiredText(100),
+          environment: dashboardEnvironmentQuery,
+        }),
+        response: {
+          200: envelopeOf(
+            z.object({
+              amount: z.number(),
+              feeAmount: z.number(),
+              totalAmount: z.number().describe('Montant et frais : ce qui quitte le solde disponible'),
+              currency: z.string(),
+              paymentMethod: z.string(),
+            }),
+          ),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { account, app } = await transferApp(request, request.params.appId);
+      const { environment: requested, ...input } = request.query;
+      const environment = await dashboardEnvironment(services.db, account.accountId, requested);
+      const fee = await transferFee(request.services, { applicationId: app.id, currency: app.currency, environment }, input);
+      return ok(fee, 'Frais calculés.', services.clock.now());
+    },
+  );
+
   r.post(
     '/api/v1/merchants/apps/:appId/transfer',
     {
@@ -123,11 +175,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request, reply) => {
-      const account = requireAccount(request);
-      // A transfer moves a merchant's money: staff accounts have none of their own.
-      requireRole(account, 'MERCHANT');
-      const app = await findAccessibleApplication(request.services, account, request.params.appId, { write: true });
-      if (app.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
+      const { account, app } = await transferApp(request, request.params.appId);
       const { environment: requested, ...input } = request.body;
       const environment = await dashboardEnvironment(services.db, account.accountId, requested);
       const data = await createTransfer(request.services, { applicationId: app.id, currency: app.currency, environment }, input, idempotencyHeader(request));

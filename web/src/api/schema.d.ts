@@ -9244,6 +9244,144 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchants/apps/{appId}/transfer/fee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Frais d'un virement depuis l'une de mes applications, avant de l'envoyer
+         * @description Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de paiement actif, limites). Ne modifie rien.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Entier, en unité de base de la devise, minimum 1 */
+                    amount: number;
+                    /** @description Code ISO 4217 */
+                    currency: string;
+                    paymentMethod: string;
+                    /** @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST */
+                    environment?: "LIVE" | "TEST";
+                };
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                amount: number;
+                                feeAmount: number;
+                                /** @description Montant et frais : ce qui quitte le solde disponible */
+                                totalAmount: number;
+                                currency: string;
+                                paymentMethod: string;
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/apps/{appId}/transfer": {
         parameters: {
             query?: never;

@@ -1,8 +1,8 @@
 /**
  * "Send a transfer" on the pay-outs screen: from one of my applications, in the current
  * environment, to a mobile-money number. The form shows the application's available balance;
- * "review" shows a confirmation step (amount, the pay-out fee by the rail's published rule,
- * total, beneficiary); "confirm" sends it with one idempotency key per reviewed form, so a
+ * "review" shows a confirmation step (amount, the fee quoted by the API, total,
+ * beneficiary); "confirm" sends it with one idempotency key per reviewed form, so a
  * double click or a retry after a network error sends it once. The result is the transaction,
  * with a link to its detail. Refusals are shown from the API's code.
  */
@@ -25,7 +25,7 @@ interface Review {
   beneficiaryAccount: string;
   beneficiaryName: string;
   description: string;
-  /** The pay-out fee of this amount by the rail's published rule (mine when an administrator set one). */
+  /** The fee the API quoted for this transfer (GET …/transfer/fee). */
   fee: number;
   /** Sent as Idempotency-Key: one per reviewed form. */
   idempotencyKey: string;
@@ -34,11 +34,6 @@ interface Review {
 /** 32 random hex characters (crypto.getRandomValues also works outside secure contexts). */
 function newIdempotencyKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** The pay-out fee of `amount` with a rail's published rule (percentage rounded half up, plus the fixed part), as the server computes it. */
-function estimatedFee(amount: number, percentage: number, fixed: number): number {
-  return Math.floor((amount * Math.round(percentage * 100) + 5000) / 10_000) + fixed;
 }
 
 export function SendTransfer() {
@@ -56,6 +51,17 @@ export function SendTransfer() {
     queryKey: ['balance', environment, app?.id],
     queryFn: () => unwrap(api.GET('/api/v1/merchants/balance', { params: { query: { environment, appId: app!.id } } })),
     enabled: app !== undefined,
+  });
+  const quote = useMutation({
+    mutationFn: async (r: Omit<Review, 'fee'>) => {
+      const fee = await unwrap(
+        api.GET('/api/v1/merchants/apps/{appId}/transfer/fee', {
+          params: { path: { appId: r.appId }, query: { amount: r.amount, currency: r.currency, paymentMethod: r.paymentMethod, environment } },
+        }),
+      );
+      return { ...r, fee: fee.feeAmount };
+    },
+    onSuccess: (reviewed) => setReview(reviewed),
   });
   const send = useMutation({
     mutationFn: (r: Review) =>
@@ -127,7 +133,7 @@ export function SendTransfer() {
                 const rail = appRails.find((r) => r.code === String(form.get('paymentMethod')));
                 if (!rail) return;
                 send.reset();
-                setReview({
+                quote.mutate({
                   appId: app.id,
                   amount,
                   currency: app.currency,
@@ -136,7 +142,6 @@ export function SendTransfer() {
                   beneficiaryAccount: String(form.get('beneficiaryAccount') ?? '').trim(),
                   beneficiaryName: String(form.get('beneficiaryName') ?? '').trim(),
                   description: String(form.get('description') ?? '').trim(),
-                  fee: estimatedFee(amount, rail.payOutFeePercentage, rail.payOutFeeFixed),
                   idempotencyKey: newIdempotencyKey(),
                 });
               }}
@@ -163,13 +168,14 @@ export function SendTransfer() {
                   {t('errors.VALIDATION_ERROR')}
                 </p>
               )}
+              {quote.error && <ErrorBox error={quote.error} />}
               {send.data && (
                 <p role="status" className="notice">
                   {t('transfer.sent', { reference: send.data.reference })} <StatusBadge status={send.data.status} />{' '}
                   <Link to={`/transactions/${send.data.reference}`}>{t('transfer.seeIt')}</Link>
                 </p>
               )}
-              <button type="submit" disabled={appRails.length === 0}>
+              <button type="submit" disabled={appRails.length === 0 || quote.isPending}>
                 {t('transfer.review')}
               </button>
             </form>
