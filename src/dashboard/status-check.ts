@@ -7,7 +7,8 @@
  *
  * Bounded: at most one check per transaction every `STATUS_CHECK_INTERVAL_MS`, counted in the
  * database (`auth_throttle`, key `status-check:<transaction id>`) so every instance shares the
- * same bound; a check too soon is 429 TOO_MANY_REQUESTS with `Retry-After` in seconds.
+ * same bound; a check too soon is 429 TOO_MANY_REQUESTS with `Retry-After` in seconds. The slot
+ * of a transaction this check ends is deleted (a final transaction needs none).
  */
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { applications, transactions } from '../db/schema.ts';
@@ -58,7 +59,10 @@ export async function checkTransactionNow(services: Services, merchantId: string
   const row = claimed[0];
   if (!row) return 'FINAL';
   try {
-    return await refreshTransaction(services, row);
+    const outcome = await refreshTransaction(services, row);
+    // Ended: never checked again (a final transaction answers without a slot), so its slot goes.
+    if (outcome === 'SUCCESS' || outcome === 'FAILED' || outcome === 'EXPIRED') await releaseCheckSlot(services, row.id);
+    return outcome;
   } catch (error) {
     services.log.error({ err: error, reference: row.reference }, 'status check from the dashboard failed; left PENDING');
     // Due again at once for the poller: the lease would otherwise delay its next question.
@@ -95,4 +99,9 @@ async function takeCheckSlot(services: Pick<Services, 'db' | 'clock'>, transacti
     message: `Cette transaction vient d'être vérifiée. Réessayez dans ${seconds} seconde(s).`,
     headers: { 'retry-after': String(seconds) },
   });
+}
+
+/** Forgets a transaction's check slot (it has ended). */
+async function releaseCheckSlot(services: Pick<Services, 'db'>, transactionId: string): Promise<void> {
+  await services.db.delete(authThrottle).where(eq(authThrottle.key, `status-check:${transactionId}`));
 }

@@ -6,7 +6,9 @@
  * where it was; a final transaction answers as is; a second check within the interval is 429.
  * Ownership, roles and credentials are in the shared security suite (security.test.ts).
  */
+import { like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authThrottle } from '../../src/db/schema-dashboard.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
@@ -67,6 +69,8 @@ describe('asking the operator now about a pending transaction', () => {
     expect(after.availableAmount + after.pendingAmount).toBeGreaterThan(before.availableAmount + before.pendingAmount);
     // The merchant API sees the same.
     expect(expectSuccess(await h.request('GET', `/api/v1/pay-in/check_status/${reference}`, { key: shop.key }), 200).status).toBe('SUCCESS');
+    // Its check slot is gone with it: nothing is kept for a transaction that has ended.
+    expect(await h.services.db.select().from(authThrottle).where(like(authThrottle.key, `status-check:${answered.id}`))).toEqual([]);
   });
 
   it('a declined charge fails with the operator reason', async () => {
