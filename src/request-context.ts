@@ -1,9 +1,9 @@
 /**
- * The id of an HTTP request (issue "Operating Kolo", 2): returned in `X-Request-Id`, carried by
- * the request's logger (`request.log`, so on every line written while serving it, by the route or
- * by a use case through `request.services.log`) and recorded in the audit log
- * (`request.services.requestId`). Handed down explicitly rather than through AsyncLocalStorage,
- * whose hooks cost every promise of the process on Node 20 (issue 14, docs/benchmarks.md).
+ * The id of an HTTP request: returned in `X-Request-Id`, carried by the request's logger
+ * (`request.log`, so on every line written while serving it, by the route or by a use case through
+ * `request.services.log`) and recorded in the audit log (`request.services.requestId`). Handed down
+ * explicitly rather than through AsyncLocalStorage, whose hooks cost every promise of the process
+ * on Node 20.
  */
 import { randomFillSync } from 'node:crypto';
 
@@ -44,13 +44,13 @@ const idText = Buffer.alloc(36);
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /**
- * A random UUID (version 4, RFC 9562 section 5.4: 122 random bits from `crypto.randomFillSync`,
- * the version and variant bits set), as `crypto.randomUUID()` gives, but as one flat string.
- * `randomUUID()` returns a string built by concatenation, which V8 keeps as a tree of pieces;
- * the first thing Node's HTTP layer does with a header value is a regular expression test
+ * A random UUID (version 4, RFC 9562 section 5.4: 122 random bits from `crypto.randomFillSync`, the
+ * version and variant bits set), as `crypto.randomUUID()` gives, but as one flat string.
+ * `randomUUID()` returns a string built by concatenation, which V8 keeps as a tree of pieces; the
+ * first thing Node's HTTP layer does with a header value is a regular expression test
  * (`checkInvalidHeaderChar`), and on such a string V8 leaves its compiled expression for the
- * runtime, which flattens the string first: about 1.5 % of a status read's CPU (issue 14). These
- * characters are written into a buffer and read back as one string.
+ * runtime, which flattens the string first: about 1.5 % of a status read's CPU. These characters
+ * are written into a buffer and read back as one string.
  */
 export function newRequestId(): string {
   if (nextInPool === ID_BATCH) {
