@@ -1,8 +1,8 @@
 /**
- * Poller phase of the benchmark (issue 14, point 4), PostgreSQL only, on two fresh databases side
- * by side: one with 10,000 not-yet-due PENDING rows, the other with 1,000,000. For each it opens
- * the server's own runtime in-process (`openRuntime`: the same migrations and services as
- * `kolo serve`; src is imported, never modified) and seeds the demo application, then
+ * Poller phase of the benchmark (the poller tick of docs/benchmarks.md), PostgreSQL only, on two
+ * fresh databases side by side: one with 10,000 not-yet-due PENDING rows, the other with 1,000,000.
+ * For each it opens the server's own runtime in-process (`openRuntime`: the same migrations and
+ * services as `kolo serve`; src is imported, never modified) and seeds the demo application, then
  *
  * 1. seeds the not-yet-due PENDING charges (one `INSERT … SELECT generate_series`, `next_poll_at`
  *    1–2 h ahead) plus `POLLER_BATCH_SIZE` due ones, `ANALYZE`;
@@ -13,11 +13,10 @@
  * 4. captures the SQL the claim sent (node-postgres clients wrapped) and prints its
  *    `EXPLAIN (ANALYZE, BUFFERS)` (inside a rolled-back transaction: it is an UPDATE).
  *
- * Steps 2 and 3 alternate between the two sizes, run by run (which one goes first alternates
- * too), so both medians are taken over the same minutes: on these shared machines the speed of
- * the same code moves by half within minutes (docs/benchmarks.md, ninth and thirteenth
- * sessions), and a size measured a minute after the other compared the machine's moments as much
- * as the table sizes.
+ * Steps 2 and 3 alternate between the two sizes, run by run (which one goes first alternates too),
+ * so both medians are taken over the same minutes: on these shared machines the speed of the same
+ * code moves by half within minutes (docs/benchmarks.md, "How to run"), and a size measured a
+ * minute after the other compared the machine's moments as much as the table sizes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,7 @@
  * and copies beside the compiled modules what they read at run time relative to themselves:
  * the SQL migrations, the page templates and the pages' static assets. Then builds the dashboard
  * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts).
- * Why a build at all (docs/architecture.md "Running compiled"): running the sources through
+ * Why a build at all (docs/performance.md, "Running compiled"): running the sources through
  * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
  */
 import { execFileSync } from 'node:child_process';

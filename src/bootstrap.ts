@@ -30,8 +30,8 @@ export function maskPhone(value: unknown): string {
 
 /**
  * Creates the logger: JSON lines on stdout, those of a request's logger (`requestLogger`,
- * request-context.ts) with its `requestId`; secrets in headers and known secret fields are redacted, phone
- * numbers masked to their last 3 digits (issue "Operating Kolo", 2).
+ * request-context.ts) with its `requestId`; secrets in headers and known secret fields are
+ * redacted, phone numbers masked to their last 3 digits.
  */
 export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
   const paths = [

@@ -2,7 +2,7 @@
  * Composition root and the only module that touches `process`: runs the `kolo` command with
  * the process's arguments and environment, and owns the signals of a running server.
  */
-// First, for its effect: keeps Node's nextTick entries on one hidden class (issue 14).
+// First, for its effect: keeps Node's nextTick entries on one hidden class.
 import './tick-object-shape.ts';
 import { runCli } from './cli/run.ts';
 

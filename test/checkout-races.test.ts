@@ -18,8 +18,8 @@ import { checkoutAttempts } from '../src/db/schema-checkout.ts';
 import { pollOnce } from '../src/jobs/status-poller.ts';
 import type { Connector } from '../src/connectors/connector.ts';
 
-// 200 races on PostgreSQL, where requests really run in parallel (the figures the issue asks
-// for); 50 on the embedded PGlite, which runs one query at a time anyway. RACE_PAIRS overrides.
+// 200 races on PostgreSQL, where requests really run in parallel; 50 on the embedded PGlite, which
+// runs one query at a time anyway. RACE_PAIRS overrides.
 const PAIRS = Number(process.env.RACE_PAIRS ?? (process.env.TEST_DATABASE_URL ? 200 : 50));
 
 let h: Harness | undefined;

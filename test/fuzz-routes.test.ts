@@ -1,11 +1,11 @@
 /**
- * Property-based fuzzing of every route in `/openapi.json` (issue "Hardening", item 8), through
- * real HTTP against a real database: for each documented (method, path), fast-check generates
- * requests a careless client or an attacker would send (wrong types, nulls, huge numbers,
- * unicode, prototype-pollution keys, malformed JSON, wrong content types, oversized bodies,
- * odd path parameters and query strings, missing or wrong credentials) and asserts:
+ * Property-based fuzzing of every route in `/openapi.json`, through real HTTP against a real
+ * database: for each documented (method, path), fast-check generates requests a careless client or
+ * an attacker would send (wrong types, nulls, huge numbers, unicode, prototype-pollution keys,
+ * malformed JSON, wrong content types, oversized bodies, odd path parameters and query strings,
+ * missing or wrong credentials) and asserts:
  * - never a 5xx;
- * - every error answer is the spec's envelope `{success:false, code, message, data, timestamp}`
+ * - every error answer is the error envelope `{success:false, code, message, data, timestamp}`
  *   with a French message;
  * - nothing pollutes `Object.prototype`.
  * Bounded: FUZZ_RUNS runs per route (default 12; e.g. `FUZZ_RUNS=500 npx vitest run

@@ -1,6 +1,6 @@
 /**
- * Issue "Hardening", items 5 and 6: malformed ids in dashboard paths, and requests that Node's
- * HTTP parser rejects, all answered with the envelope, never a 500 nor Fastify's own shape.
+ * Malformed ids in dashboard paths, and requests that Node's HTTP parser rejects, all answered with
+ * the envelope, never a 500 nor Fastify's own shape.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,10 +1,10 @@
 /**
- * Webhook durability across a real crash (issue 4: "no status change without its delivery, ever,
- * including after kill -9 at any moment"; "a crash between commit and send recovered on
- * restart"). The real `kolo serve` runs as a child process on a real database (PGlite in a
- * temporary directory, or a fresh PostgreSQL database with TEST_DATABASE_URL), is killed with
- * SIGKILL, and restarted on the same database; a local node:http receiver plays the merchant.
- * Between runs the test opens the database itself to see what the crash left behind.
+ * Webhook durability across a real crash: no status change without its delivery, ever, including
+ * after kill -9 at any moment, and a crash between commit and send recovered on restart. The real
+ * `kolo serve` runs as a child process on a real database (PGlite in a temporary directory, or a
+ * fresh PostgreSQL database with TEST_DATABASE_URL), is killed with SIGKILL, and restarted on the
+ * same database; a local node:http receiver plays the merchant. Between runs the test opens the
+ * database itself to see what the crash left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
@@ -339,7 +339,7 @@ describe('kill -9 of the server', () => {
       expect(eventIds.has(hit.webhookId), detail).toBe(true);
       expect(hit.body.id).toBe(hit.webhookId);
     }
-    // Money across the crashes (issue 11): the ledger verifies.
+    // Money across the crashes: the ledger verifies.
     expect(((await kolo(['ledger', 'verify'])) as unknown as { ok: boolean }).ok).toBe(true);
     const duplicates = receivedIds.length - new Set(receivedIds).size;
     console.info(`[webhooks-crash] ${final.txs.length} transactions, ${final.events.length} events, ${receivedIds.length} requests received, ${duplicates} duplicate(s)`);

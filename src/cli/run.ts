@@ -140,7 +140,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
               : await startWaveSimulator({ ...overrides, webhookUrl: values['webhook-url'] ?? null });
       const names: Record<string, string> = { 'simulate mtn': 'MTN MoMo Open API', 'simulate orange': 'Orange Money Cameroon OM API', 'simulate mpesa': 'M-Pesa Daraja' };
       const which = names[command] ?? 'Wave';
-      print(`${which} simulator listening on ${sim.url} (README: "Rehearsing with the simulators")`, { simulator: command.split(' ')[1], url: sim.url });
+      print(`${which} simulator listening on ${sim.url} (docs/going-live.md, "Check and rehearse")`, { simulator: command.split(' ')[1], url: sim.url });
       return { service: { stop: () => sim.close() } };
     } catch (error) {
       io.err(`error: ${(error as Error).message}\n`);

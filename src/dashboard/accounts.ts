@@ -80,7 +80,12 @@ export function userView(row: AccountRow) {
   return { accountId: row.id, email: row.email, fullName: row.fullName, role: row.role, status: row.status, kycLevel: row.kycLevel };
 }
 
-/** The profile, with the fields SharePay's dashboard reads. */
+/** The dashboard's languages an account may choose. */
+export const LANGUAGES = ['fr', 'en'] as const;
+/** One of LANGUAGES. */
+export type Language = (typeof LANGUAGES)[number];
+
+/** The profile, with the fields SharePay's dashboard reads and the dashboard language chosen (null: none yet). */
 export function profileView(row: AccountRow) {
   return {
     id: row.id,
@@ -94,6 +99,7 @@ export function profileView(row: AccountRow) {
     kycLevel: row.kycLevel,
     emailVerified: row.emailVerified,
     phoneVerified: row.phoneVerified,
+    language: row.language as Language | null,
     // How the account signs in: Kolo only has e-mail and password accounts, so always LOCAL; the
     // dashboard hides its password form for anything else.
     provider: 'LOCAL' as const,

@@ -43,6 +43,8 @@ export const accounts = pgTable(
     passwordHash: text('password_hash'),
     emailVerified: boolean('email_verified').notNull().default(false),
     phoneVerified: boolean('phone_verified').notNull().default(false),
+    /** The dashboard's language chosen by the user (`fr` or `en`); null until they choose one. */
+    language: text('language'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

@@ -54,7 +54,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Each request's logger (`request.log`, and the use cases' through `request.services`) carries
     // its id (Fastify's binding `reqId`), which the logger's mixin adds to every line
     // (`requestLogger`, request-context.ts): cheaper than a pino child per request, whose bindings
-    // go through the redaction (issue 14). A child still when a route sets its level or serializers.
+    // go through the redaction. A child still when a route sets its level or serializers.
     childLoggerFactory: (logger, bindings, options) =>
       requestLogger(options.level || options.serializers ? logger.child({}, options) : logger, bindings.reqId as string),
     // Our own onResponse line replaces Fastify's request logs: it logs the route pattern, not
@@ -82,7 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     isClosing = true;
   });
   // Hooks that run on every request are callback-style, not async: an async hook costs a promise
-  // and a microtask per request (issue 14's status-read profile).
+  // and a microtask per request (docs/performance.md, "The status-read path").
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (isClosing) reply.header('connection', 'close');
     done(null, payload);
@@ -113,15 +113,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await registerCors(app, services.config.corsOrigins, { isMerchantApiAllowed: services.config.isCorsMerchantApi });
 
   // A POST without a body is validated as an empty object, so every missing field is reported.
-  // Attached to the routes that take a body only, so that reads run no hook for it (issue 14).
+  // Attached to the routes that take a body only, so that reads run no hook for it.
   const emptyBody = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (request.body === undefined) request.body = {};
     done();
   };
-  // Each route's answers are logged and counted under its pattern by an `onResponse` hook made
-  // for it when it is registered, not by one hook reading the route's options on every request
-  // (Fastify builds that object anew on each read, issue 14); requests no route matched (404,
-  // malformed URLs) by the application's own hook below, under `unknown`.
+  // Each route's answers are logged and counted under its pattern by an `onResponse` hook made for
+  // it when it is registered, not by one hook reading the route's options on every request (Fastify
+  // builds that object anew on each read); requests no route matched (404, malformed URLs) by the
+  // application's own hook below, under `unknown`.
   app.addHook('onRoute', (route) => {
     const answered = answerHook(route.url, services.metrics.httpRecorder(route.url));
     const ownResponse = route.onResponse;

@@ -1,9 +1,9 @@
 /**
- * `Authorization: Bearer <access JWT>` authentication of the dashboard API (spec
- * "Authentication" 8; issue 3 "Tokens" and "Roles"). An `onRequest` hook, so it runs before
- * body validation. API keys are never accepted here (a lone X-API-KEY is a 401), and the
- * merchant API never reads this header. The account is re-read on every request, so a
- * suspension or a revoked session takes effect at once in every instance.
+ * `Authorization: Bearer <access JWT>` authentication of the dashboard API: the dashboard's
+ * merchant, admin and support calls and key management. An `onRequest` hook, so it runs before body
+ * validation. API keys are never accepted here (a lone X-API-KEY is a 401), and the merchant API
+ * never reads this header. The account is re-read on every request, so a suspension or a revoked
+ * session takes effect at once in every instance.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,8 +1,8 @@
 /**
- * Turns every error into the envelope (spec "Errors"): ApiError by its code; zod validation
- * failures into VALIDATION_ERROR with every failing field; body parser failures into
- * MALFORMED_JSON / PAYLOAD_TOO_LARGE / UNSUPPORTED_MEDIA_TYPE; anything else into a 500 without
- * internals (the stack goes to the log, never to the client).
+ * Turns every error into the error envelope: ApiError by its code; zod validation failures into
+ * VALIDATION_ERROR with every failing field; body parser failures into MALFORMED_JSON /
+ * PAYLOAD_TOO_LARGE / UNSUPPORTED_MEDIA_TYPE; anything else into a 500 without internals (the stack
+ * goes to the log, never to the client).
  */
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,10 +1,9 @@
 /**
- * Fair share of the event loop between the API and the background loops (issue 14: "fair
- * queueing between requests and background jobs"). The poller and the webhook worker run in the
- * process that serves the API. When their batches come back full (a backlog) they go again at
- * once, so under a burst of charges they took most of the event loop. For example, at the
- * settlement of the first seconds' charges, the charge rate fell from about 2,000 to 750 a
- * second, and requests waited 85 ms and more (docs/benchmarks.md, "Twelfth session").
+ * Fair share of the event loop between the API and the background loops. The poller and the webhook
+ * worker run in the process that serves the API. When their batches come back full (a backlog) they
+ * go again at once, so under a burst of charges they took most of the event loop. For example, at
+ * the settlement of the first seconds' charges, the charge rate fell from about 2,000 to 750 a
+ * second, and requests waited 85 ms and more (docs/performance.md, "The background's fair share").
  *
  * The rule: a loop whose batch came back full rests before its next batch, as long as that batch
  * took. It rests only when both of these held during the batch:

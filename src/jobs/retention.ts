@@ -1,6 +1,6 @@
 /**
- * The retention job (issue "Operating Kolo", item 5): purges, in bounded batches, what only
- * grows and is no longer needed, each past its configured age (`RETENTION_*`, 0 = keep for ever):
+ * The retention job: purges, in bounded batches, what only grows and is no longer needed, each past
+ * its configured age (`RETENTION_*`, 0 = keep for ever):
  * - finished webhook deliveries (DELIVERED or FAILED, last changed before the cut-off), their
  *   attempts, then the webhook events none of whose deliveries is left — a PENDING delivery, its
  *   attempts and its event are never touched;

@@ -1,5 +1,5 @@
 /**
- * The backstop poller (issue: "the service re-polls every PENDING transaction itself").
+ * The backstop poller: the service re-polls every PENDING transaction itself.
  * Each tick claims at most `batchSize` due PENDING rows with `FOR UPDATE SKIP LOCKED`, leases
  * them (`next_poll_at` pushed `POLLER_LEASE_MS` ahead, so any number of instances share the work
  * without asking twice at once), then asks their rails (at most CONCURRENCY in flight) and writes
@@ -8,7 +8,7 @@
  * checkout's state: a request sent to an operator is asked about until it ends, even when its
  * checkout ended first. It also purges expired idempotency keys, releases due pending
  * settlements, asks again about charges failed at their deadline (late successes) and runs
- * automatic withdrawals (issue 11).
+ * automatic withdrawals.
  * Stoppable; never overlaps itself.
  */
 import { and, eq, inArray } from 'drizzle-orm';
@@ -49,7 +49,7 @@ const SETTLEMENT_BATCH = 200;
 // The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
 // joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
 // the whole table once its statistics counted a few thousand rows, so every claim of a draining
-// backlog read the whole table (test/postgres/batched-update-plans.test.ts; issue 14).
+// backlog read the whole table (test/postgres/batched-update-plans.test.ts).
 const claimTransactions = statement(
   'claim_due_transactions_v2',
   `with due as materialized (
@@ -179,11 +179,11 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
 }
 
 /**
- * Refreshes claimed transactions in two phases (issue 14): first every rail is asked (at most
- * CONCURRENCY at once; checkouts and re-initiations are handled there, one by one), then the
- * decisions are written together — every transition in one database transaction
- * (`applyTransitions`) and every next poll in one statement. When the batch cannot be applied
- * (an error, e.g. a deadlock with a concurrent writer), each transition is applied on its own.
+ * Refreshes claimed transactions in two phases: first every rail is asked (at most CONCURRENCY at
+ * once; checkouts and re-initiations are handled there, one by one), then the decisions are written
+ * together — every transition in one database transaction (`applyTransitions`) and every next poll
+ * in one statement. When the batch cannot be applied (an error, e.g. a deadlock with a concurrent
+ * writer), each transition is applied on its own.
  * Returns the rows never started (the instance is stopping).
  */
 async function refreshClaimed(services: Services, rows: TransactionRow[], outcomes: PollTickResult['outcomes'], signal: AbortSignal | undefined): Promise<TransactionRow[]> {

@@ -1,12 +1,11 @@
 /**
- * The webhook worker (issue 4 "Durability"). Each tick claims at most `WEBHOOK_WORKER_BATCH_SIZE`
- * due PENDING deliveries with `FOR UPDATE SKIP LOCKED`, leasing each (`next_attempt_at` pushed
- * `WEBHOOK_LEASE_MS` ahead, a fresh `lease_token`), so any number of instances share the work and
- * no attempt is made twice at once. A worker that dies after claiming leaves the lease to run
- * out; the delivery is then due again and another worker sends it. The lease outlasts the send
- * timeout, so a live worker always records before its lease ends. Each instance runs
- * `BATCHES_IN_FLIGHT` such loops, which share the work the same way. Stoppable; a loop never
- * overlaps itself; the API never waits for it.
+ * The webhook worker. Each tick claims at most `WEBHOOK_WORKER_BATCH_SIZE` due PENDING deliveries
+ * with `FOR UPDATE SKIP LOCKED`, leasing each (`next_attempt_at` pushed `WEBHOOK_LEASE_MS` ahead, a
+ * fresh `lease_token`), so any number of instances share the work and no attempt is made twice at
+ * once. A worker that dies after claiming leaves the lease to run out; the delivery is then due
+ * again and another worker sends it. The lease outlasts the send timeout, so a live worker always
+ * records before its lease ends. Each instance runs `BATCHES_IN_FLIGHT` such loops, which share the
+ * work the same way. Stoppable; a loop never overlaps itself; the API never waits for it.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
@@ -30,7 +29,7 @@ import { startLoop, type Loop } from './status-poller.ts';
  * Batches in flight at once: each is its own loop of claim, send, record, as if each were another
  * instance (the leases keep them apart), so that one batch is sent while another is being
  * claimed or recorded. With one, the sends waited for every statement of the tick: the machine
- * sat 35–41 % idle through a drain (issue 14, docs/benchmarks.md).
+ * sat 35–41 % idle through a drain (docs/performance.md, "Batched background writes").
  */
 const BATCHES_IN_FLIGHT = 2;
 /**

@@ -194,6 +194,28 @@ describe('password reset and change', () => {
     const bad = await asAccount(h, acct.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { avatarUrl: 'javascript:alert(1)' } });
     expect(bad.status).toBe(400);
   });
+
+  it('keeps the dashboard language per account, merchant or staff, and refuses any other', async () => {
+    for (const role of ['MERCHANT', 'ADMIN', 'SUPPORT'] as const) {
+      const acct = await createDashboardAccount(h, { role });
+      expect((await asAccount(h, acct.accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBeNull();
+      const set = await asAccount(h, acct.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { language: 'en' } });
+      expect(set.status, role).toBe(200);
+      expect(set.json.data.language).toBe('en');
+      // Another session of the same account (another browser) reads it back.
+      const other = await login(h, acct.email, acct.password);
+      expect((await asAccount(h, other.accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('en');
+      // A change of something else leaves it alone.
+      expect((await asAccount(h, acct.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { country: 'CM' } })).json.data.language).toBe('en');
+      for (const language of ['de', 'FR', '', null]) {
+        const bad = await asAccount(h, acct.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { language } });
+        expect(bad.status, String(language)).toBe(400);
+        expect(bad.json.code).toBe('VALIDATION_ERROR');
+        expect(bad.json.data.language).toMatch(/[a-zéè]/);
+      }
+      expect((await asAccount(h, acct.accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('en');
+    }
+  });
 });
 
 describe('e-mail verification switched off', () => {

@@ -1,9 +1,9 @@
 /**
- * CORS (issue 12 point 1): with `CORS_ORIGINS`, a dashboard on a listed origin calls the
- * dashboard API with credentials and the Authorization header, preflights included; an origin
- * not listed gets no CORS header; the merchant API carries one only with `CORS_MERCHANT_API=true`
- * (then with X-API-KEY and Idempotency-Key, without credentials); the checkout pages never do;
- * and without `CORS_ORIGINS` nothing changes.
+ * CORS: with `CORS_ORIGINS`, a dashboard on a listed origin calls the dashboard API with
+ * credentials and the Authorization header, preflights included; an origin not listed gets no CORS
+ * header; the merchant API carries one only with `CORS_MERCHANT_API=true` (then with X-API-KEY and
+ * Idempotency-Key, without credentials); the checkout pages never do; and without `CORS_ORIGINS`
+ * nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';

@@ -1,12 +1,11 @@
 /**
- * The environment of every dashboard route that takes one, when the caller sends none
- * (compatibility.md "Environments": SharePay's dashboard never sends it): LIVE if the merchant has
- * an active LIVE API key or any LIVE transaction, TEST otherwise. Each route is called, for each
- * kind of merchant, three times — without `environment`, with LIVE, with TEST — and the answer
- * without it must be the one of the merchant's environment (the two explicit answers differ, so
- * the comparison decides). A last test checks that the table names every such route of
- * /openapi.json. Payments go through the real merchant API on the sandbox rail; LIVE rows, which
- * need a real operator, are inserted directly.
+ * The environment of every dashboard route that takes one, when the caller sends none (SharePay's
+ * dashboard never sends it): LIVE if the merchant has an active LIVE API key or any LIVE
+ * transaction, TEST otherwise. Each route is called, for each kind of merchant, three times —
+ * without `environment`, with LIVE, with TEST — and the answer without it must be the one of the
+ * merchant's environment (the two explicit answers differ, so the comparison decides). A last test
+ * checks that the table names every such route of /openapi.json. Payments go through the real
+ * merchant API on the sandbox rail; LIVE rows, which need a real operator, are inserted directly.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

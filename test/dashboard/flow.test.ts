@@ -1,7 +1,7 @@
 /**
- * The whole path of a new merchant (issue 3, point 8): sign up → verify the e-mail with the code
- * read from the mail file → log in → create an application → create a key → use it on the
- * merchant API → rotate → the old key is refused at once → the new key works.
+ * The whole path of a new merchant: sign up → verify the e-mail with the code read from the mail
+ * file → log in → create an application → create a key → use it on the merchant API → rotate → the
+ * old key is refused at once → the new key works.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * Fund collections through the dashboard API (issue 12 item 5; compatibility.md "Withdrawals and
- * fund collections"): create, list with each filter, read, update, close, reopen, delete, every
- * error code, the roles, and expiry driven by the manual clock.
+ * Fund collections through the dashboard API, at the paths and in the shapes SharePay's dashboard
+ * calls: create, list with each filter, read, update, close, reopen, delete, every error code, the
+ * roles, and expiry driven by the manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';

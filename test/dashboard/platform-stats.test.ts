@@ -1,7 +1,7 @@
 /**
- * Issue 12 points 6 and 7: the administrators' statistics over a period, the public counters,
- * and the exact shapes the dashboard reads (`provider` on the profile, KYC levels and account
- * statuses with today's values kept as aliases, page objects with `number` and `page`).
+ * The administrators' statistics over a period, the public counters, and the exact shapes the
+ * dashboard reads (`provider` on the profile, KYC levels and account statuses with today's values
+ * kept as aliases, page objects with `number` and `page`).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * The fund collection routes (issue 12 items 5 and 8) run the shared dashboard security suite:
- * no token, malformed or forged tokens, API keys, expired tokens, a suspended account, another
- * merchant's application (404), and SUPPORT refused on writes. Another merchant's collection
- * ids and malformed ids are covered in fund-collections.test.ts (404 COLLECTION_NOT_FOUND, 400).
+ * The fund collection routes run the shared dashboard security suite: no token, malformed or forged
+ * tokens, API keys, expired tokens, a suspended account, another merchant's application (404), and
+ * SUPPORT refused on writes. Another merchant's collection ids and malformed ids are covered in
+ * fund-collections.test.ts (404 COLLECTION_NOT_FOUND, 400).
  */
 import { describeDashboardSecurity, type ProtectedRoute } from '../helpers/security-suite.ts';
 

@@ -53,7 +53,7 @@ const routes: ProtectedRoute[] = [
   { method: 'PUT', path: '/api/v1/admin/providers/{id}', scope: 'ADMIN', write: true, body: provider },
   { method: 'PATCH', path: '/api/v1/admin/providers/{id}/toggle', scope: 'ADMIN', write: true },
   { method: 'GET', path: '/api/v1/admin/audit-log', scope: 'ADMIN', write: false },
-  // Money (issue 11): balances, refunds, money settings, fee overrides, withdrawals.
+  // Money: balances, refunds, money settings, fee overrides, withdrawals.
   { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },
   { method: 'POST', path: '/api/v1/merchants/transactions/PI-000000000000/refund', scope: 'ANY_ACCOUNT', write: true, body: {} },
@@ -95,7 +95,7 @@ const routes: ProtectedRoute[] = [
     write: true,
     body: { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '677000001', beneficiaryName: 'Awa' },
   },
-  // Transactions, charts, rails, statistics (issue 12).
+  // Transactions, charts, rails, statistics.
   ...['transactions', 'transactions-in'].flatMap((list): ProtectedRoute[] => [
     { method: 'GET', path: `/api/v1/merchants/${list}`, scope: 'ANY_ACCOUNT', write: false },
     { method: 'GET', path: `/api/v1/merchants/${list}/stats`, scope: 'ANY_ACCOUNT', write: false },

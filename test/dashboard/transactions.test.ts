@@ -1,11 +1,11 @@
 /**
- * Transactions through the dashboard API (issue 12 points 2–4): lists of pay-ins and pay-outs
- * with paging and every filter, stats, detail by id and reference with the event history, the
- * admin family (ADMIN and SUPPORT read any merchant; a MERCHANT is refused), the streamed CSV
- * export, the chart, the overview and the rails offered to merchants. Payments are made through
- * the real merchant API and the sandbox rail; only the bulk rows of the export test, a
- * fund-collection pay-in (whose creation belongs to another feature) and a LIVE pay-in are
- * inserted directly. The merchant's data is TEST only, so every route reads TEST by default.
+ * Transactions through the dashboard API: lists of pay-ins and pay-outs with paging and every
+ * filter, stats, detail by id and reference with the event history, the admin family (ADMIN and
+ * SUPPORT read any merchant; a MERCHANT is refused), the streamed CSV export, the chart, the
+ * overview and the rails offered to merchants. Payments are made through the real merchant API and
+ * the sandbox rail; only the bulk rows of the export test, a fund-collection pay-in (whose creation
+ * belongs to another feature) and a LIVE pay-in are inserted directly. The merchant's data is TEST
+ * only, so every route reads TEST by default.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +97,7 @@ afterAll(async () => h?.close());
 const references = (data: { content: { reference: string }[] }) => data.content.map((t) => t.reference);
 
 describe('lists', () => {
-  it('pay-ins newest first with every compatibility.md field, paged with number and page', async () => {
+  it('pay-ins newest first with every field the dashboard reads, paged with number and page', async () => {
     const data = expectSuccess(await as(merchant, `${M}/transactions-in`), 200);
     expect(references(data)).toEqual([refs.fc, refs.orange, refs.checkout, refs.declined, refs.paid]);
     expect(data).toMatchObject({ totalElements: 5, totalPages: 1, size: 20, number: 0, page: 0, first: true, last: true });
@@ -461,7 +461,7 @@ describe('rails for merchants', () => {
 });
 
 describe('OpenAPI', () => {
-  it('describes every route of issue 12 with its credential, summary, filters and fields', async () => {
+  it('describes every transaction, chart, rail and statistics route with its credential, summary, filters and fields', async () => {
     const spec = (await h.request('GET', '/openapi.json')).json;
     const bearer = [{ bearerAuth: [] }];
     const lists = ['transactions', 'transactions-in', 'transactions-out'];

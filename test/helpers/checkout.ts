@@ -12,7 +12,7 @@ export interface CreatedCheckout {
   path: string;
 }
 
-/** Creates a checkout (spec 4.1) for `tenant`; `body` overrides the defaults (5000 XAF). */
+/** Creates a checkout (`POST /api/v1/pay-in/checkout`) for `tenant`; `body` overrides the defaults (5000 XAF). */
 export async function createCheckout(h: Harness, tenant: Tenant, body: Record<string, unknown> = {}): Promise<CreatedCheckout> {
   const response = await h.request('POST', '/api/v1/pay-in/checkout', {
     key: tenant.key,

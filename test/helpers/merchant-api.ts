@@ -1,19 +1,19 @@
 /**
- * Helpers for the merchant API tests (spec 4.1 to 4.5): request bodies, the field lists the
- * spec gives for each response, envelope assertions, and database counts (what a merchant
- * would notice as "charged twice" is a second transaction row).
+ * Helpers for the merchant API tests (checkout, charge, transfer and the two status reads): request
+ * bodies, the field lists of each response, envelope assertions, and database counts (what a
+ * merchant would notice as "charged twice" is a second transaction row).
  */
 import { and, asc, count, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import type { Harness, TestResponse } from '../harness.ts';
 
-/** Envelope timestamp: ISO 8601 local time, no zone designator (spec "Response envelope"). */
+/** Envelope timestamp: ISO 8601 local time, no zone designator. */
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/;
 export const PAY_IN_REFERENCE = /^PI-[0-9A-F]{12}$/;
 export const PAY_OUT_REFERENCE = /^PO-[0-9A-F]{12}$/;
 
-/** `data` field lists, sorted, exactly as the spec lists them. */
+/** `data` field lists of each operation's answer, sorted. */
 export const FIELDS = {
   checkout: ['reference', 'status', 'amount', 'currency', 'description', 'paymentUrl'].sort(),
   charge: ['reference', 'status', 'amount', 'currency', 'description', 'paymentMethod', 'payerAccount', 'payerName', 'payerEmail'].sort(),

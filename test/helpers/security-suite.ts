@@ -1,10 +1,9 @@
 /**
- * The shared security suite of the dashboard API (issue 3, point 8): every protected route is
- * run through the same checks — no token, malformed token, expired token (manual clock), a
- * token of another merchant (404 like an unknown id), a wrong role (403), an API key instead
- * of a JWT (401, alone or as a bearer), and a suspended account. Requests are built so that
- * they would succeed for the right caller; each check only expects a refusal, so nothing is
- * changed by running it.
+ * The shared security suite of the dashboard API: every protected route is run through the same
+ * checks — no token, malformed token, expired token (manual clock), a token of another merchant
+ * (404 like an unknown id), a wrong role (403), an API key instead of a JWT (401, alone or as a
+ * bearer), and a suspended account. Requests are built so that they would succeed for the right
+ * caller; each check only expects a refusal, so nothing is changed by running it.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -65,9 +65,9 @@ export async function startReceiver(): Promise<Receiver> {
 
 /**
  * An independent, from-scratch verifier of the compatibility header
- * `X-Sharepay-Signature: t=<unix>,v1=<hex>` (compatibility.md): HMAC-SHA256 over the raw body
- * only, keyed with the whole secret string as UTF-8. It parses the header as existing receivers
- * do: into a map, so the LAST `v1` wins.
+ * `X-Sharepay-Signature: t=<unix>,v1=<hex>` (as SharePay's receivers check it): HMAC-SHA256 over
+ * the raw body only, keyed with the whole secret string as UTF-8. It parses the header as existing
+ * receivers do: into a map, so the LAST `v1` wins.
  */
 export function verifySharepaySignature(secret: string, rawBody: string, header: string | undefined): boolean {
   if (!header) return false;

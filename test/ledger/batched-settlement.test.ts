@@ -1,8 +1,8 @@
 /**
- * The poller's batched settlement (issue 14): `applyTransitions` writes many status changes in
- * one database transaction with exactly the records `applyTransition` writes one by one — the
- * status, one event each, the ledger entry (fees, balances), the webhook outbox row — skips what
- * no longer applies, and a full claim makes the poller go again at once.
+ * The poller's batched settlement: `applyTransitions` writes many status changes in one database
+ * transaction with exactly the records `applyTransition` writes one by one — the status, one event
+ * each, the ledger entry (fees, balances), the webhook outbox row — skips what no longer applies,
+ * and a full claim makes the poller go again at once.
  */
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

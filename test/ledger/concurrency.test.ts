@@ -1,8 +1,8 @@
 /**
- * Issue 11 item 5: no race can overdraw an account. 50 concurrent transfers against a balance
- * that covers exactly 10 → exactly 10 accepted, 40 refused with INSUFFICIENT_BALANCE, the
- * balance never negative, and the ledger invariants hold afterwards. Meaningful on PostgreSQL
- * (`TEST_DATABASE_URL`, real concurrent connections); also run on PGlite.
+ * No race can overdraw an account. 50 concurrent transfers against a balance that covers exactly 10
+ * → exactly 10 accepted, 40 refused with INSUFFICIENT_BALANCE, the balance never negative, and the
+ * ledger invariants hold afterwards. Meaningful on PostgreSQL (`TEST_DATABASE_URL`, real concurrent
+ * connections); also run on PGlite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';

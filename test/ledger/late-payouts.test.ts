@@ -1,10 +1,10 @@
 /**
- * Pay-outs whose operator gives no definitive answer before the rail's deadline, with the
- * sandbox's numbers: the transfer ends FAILED `TIMEOUT` (as the spec says) but its amount and fee
- * stay reserved and it stays watched; the operator's late "paid" consumes the reservation
- * (announced by `payout.late_success`), a late "not paid" releases it
- * (`payout.reservation_released`), and no answer keeps it held. Checkout attempts that fail at
- * their deadline are each watched on their own, whatever the checkout ended as.
+ * Pay-outs whose operator gives no definitive answer before the rail's deadline, with the sandbox's
+ * numbers: the transfer ends FAILED `TIMEOUT` but its amount and fee stay reserved and it stays
+ * watched; the operator's late "paid" consumes the reservation (announced by
+ * `payout.late_success`), a late "not paid" releases it (`payout.reservation_released`), and no
+ * answer keeps it held. Checkout attempts that fail at their deadline are each watched on their
+ * own, whatever the checkout ended as.
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,10 +1,10 @@
 /**
- * Late successes announced by the operator's callback (issue 11 item 9, "never dropped"): a
- * charge failed at its rail's deadline and is no longer watched (here LATE_SUCCESS_WATCH_HOURS=0);
- * the operator then calls back. The callback proves nothing, but it reopens the watch: the next
+ * Late successes announced by the operator's callback (a late success is never dropped): a charge
+ * failed at its rail's deadline and is no longer watched (here LATE_SUCCESS_WATCH_HOURS=0); the
+ * operator then calls back. The callback proves nothing, but it reopens the watch: the next
  * background run asks the operator, whose SUCCEEDED is recorded as a late success (suspense,
- * LATE_SUCCESS event, payment.late_success, refund to the payer). A callback on a transaction
- * that was declined outright changes nothing.
+ * LATE_SUCCESS event, payment.late_success, refund to the payer). A callback on a transaction that
+ * was declined outright changes nothing.
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,11 +1,10 @@
 /**
- * Late successes (issue 11 item 9), with the sandbox's late number (…198: succeeds only after
- * SANDBOX_LATE_DELAY_MS): a charge failed at its rail's deadline is still watched; when the
- * operator reports the money moved, it is posted to suspense, the transaction gets a
- * LATE_SUCCESS event (its status does not change), the merchant gets `payment.late_success`,
- * and the payer is refunded automatically — or, when the application keeps late successes, the
- * merchant is credited like a normal pay-in. Also the checkout race: an attempt that succeeds
- * after its checkout ended.
+ * Late successes, with the sandbox's late number (…198: succeeds only after SANDBOX_LATE_DELAY_MS):
+ * a charge failed at its rail's deadline is still watched; when the operator reports the money
+ * moved, it is posted to suspense, the transaction gets a LATE_SUCCESS event (its status does not
+ * change), the merchant gets `payment.late_success`, and the payer is refunded automatically — or,
+ * when the application keeps late successes, the merchant is credited like a normal pay-in. Also
+ * the checkout race: an attempt that succeeds after its checkout ended.
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

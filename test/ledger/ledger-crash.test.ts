@@ -1,10 +1,9 @@
 /**
- * The ledger across a real crash, and `kolo ledger fund` / `kolo ledger verify` as an operator
- * runs them (issue 11 items 2, 6 and 10). The real `kolo serve` runs as a child process on a real
- * database (PGlite in a temporary directory, or a fresh PostgreSQL database with
- * TEST_DATABASE_URL) and is killed with SIGKILL in the middle of a burst of transfers and
- * charges; after a restart everything settles and `kolo ledger verify` passes: nothing the
- * crash interrupted left money half-moved.
+ * The ledger across a real crash, and `kolo ledger fund` / `kolo ledger verify` as an operator runs
+ * them. The real `kolo serve` runs as a child process on a real database (PGlite in a temporary
+ * directory, or a fresh PostgreSQL database with TEST_DATABASE_URL) and is killed with SIGKILL in
+ * the middle of a burst of transfers and charges; after a restart everything settles and
+ * `kolo ledger verify` passes: nothing the crash interrupted left money half-moved.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';

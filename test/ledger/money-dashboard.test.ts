@@ -1,7 +1,7 @@
 /**
- * Money through the dashboard API (issue 11 items 3 and 4): ADMIN edits fees per rail and
- * direction through the providers routes and per merchant; `GET /api/v1/merchants/balance` and
- * the dashboard's balance figures come from the ledger.
+ * Money through the dashboard API: ADMIN edits fees per rail and direction through the providers
+ * routes and per merchant; `GET /api/v1/merchants/balance` and the dashboard's balance figures come
+ * from the ledger.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';

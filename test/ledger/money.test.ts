@@ -1,8 +1,8 @@
 /**
- * The posting rules through the real API (issue 11 items 1–6): every money event writes one
- * balanced entry in the same database transaction as the status change, fees are taken with
- * half-up rounding, pay-outs are reserved (amount + fee) from the available balance, and every
- * test ends with the ledger invariants checked.
+ * The posting rules through the real API: every money event writes one balanced entry in the same
+ * database transaction as the status change, fees are taken with half-up rounding, pay-outs are
+ * reserved (amount + fee) from the available balance, and every test ends with the ledger
+ * invariants checked.
  */
 import { sql, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Refunds (issue 11 item 8) through the real API: full and partial, Σ refunds ≤ amount even
- * under concurrency, funded from the merchant's balance, SUCCESS → REFUNDED only when refunded
- * in full (recorded in its events), webhooks `refund.success` / `refund.failed` /
- * `payment.refunded`, `refundedAmount` in the status, Idempotency-Key, and the dashboard route.
+ * Refunds through the real API: full and partial, Σ refunds ≤ amount even under concurrency, funded
+ * from the merchant's balance, SUCCESS → REFUNDED only when refunded in full (recorded in its
+ * events), webhooks `refund.success` / `refund.failed` / `payment.refunded`, `refundedAmount` in
+ * the status, Idempotency-Key, and the dashboard route.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * Withdrawals (issue 11 item 7; compatibility.md "Withdrawals"): accounts, configuration, a
- * manual withdrawal through the funded pay-out path, and THRESHOLD / PERIODIC / INSTANT runs
- * from the background jobs — once per period, idempotently, also when runs overlap.
+ * Withdrawals, at the paths SharePay's dashboard calls: accounts, configuration, a manual
+ * withdrawal through the funded pay-out path, and THRESHOLD / PERIODIC / INSTANT runs from the
+ * background jobs — once per period, idempotently, also when runs overlap.
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
 /**
- * `X-API-KEY` authentication (spec "Authentication") and the key lifecycle
- * (compatibility.md "API keys"): one generic 401 for every bad credential, keys stored only as
- * a SHA-256 digest, one active key per application, rotation without overlap.
+ * `X-API-KEY` authentication and the key lifecycle: one generic 401 for every bad credential, keys
+ * stored only as a SHA-256 digest, one active key per application, rotation without overlap.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';

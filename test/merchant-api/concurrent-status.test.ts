@@ -1,9 +1,9 @@
 /**
- * Status reads are answered by statements shared by every read of the same moment (issue 14:
- * `perDatabase` batches in src/db/batch.ts, split into statements of at most 32 reads). Whatever
+ * Status reads are answered by statements shared by every read of the same moment (the
+ * `perDatabase` batches of src/db/batch.ts, split into statements of at most 32 reads). Whatever
  * the batching, each read gets its own answer: its own transaction, only if its key's application
- * owns it, and 401 for a refused key, even when many reads of several merchants arrive together.
- * A turn's statement looks each distinct key up once: a suspended merchant's key, read in the same
+ * owns it, and 401 for a refused key, even when many reads of several merchants arrive together. A
+ * turn's statement looks each distinct key up once: a suspended merchant's key, read in the same
  * turns as active ones, is still refused on each of its reads, and theirs still admitted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * The five merchant endpoints (spec 4.1 to 4.5) on their happy paths: HTTP status, envelope,
- * exact `data` field sets, references, stored phone numbers, compatibility tolerances
- * (unknown fields, null optionals, doubled slash) and cross-application isolation.
+ * The five merchant endpoints (checkout, charge, both status reads, transfer) on their happy paths:
+ * HTTP status, envelope, exact `data` field sets, references, stored phone numbers, compatibility
+ * tolerances (unknown fields, null optionals, doubled slash) and cross-application isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
@@ -27,13 +27,13 @@ beforeAll(async () => {
   t = await h.createTenant();
 });
 afterAll(async () => {
-  // Concurrent creations of every kind: the ledger still balances (issue 11).
+  // Concurrent creations of every kind: the ledger still balances.
   if (h) await expectLedgerBalanced(h.services.db);
   await h?.close();
 });
 
-describe('4.1 POST /api/v1/pay-in/checkout', () => {
-  it('answers 201 with exactly the spec fields, a PI- reference and a paymentUrl', async () => {
+describe('POST /api/v1/pay-in/checkout', () => {
+  it('answers 201 with exactly the checkout fields, a PI- reference and a paymentUrl', async () => {
     const response = await h.request('POST', PATHS.checkout, { key: t.key, body: checkoutBody() });
     const data = expectSuccess(response, 201);
     expect(response.json.message).toBe('Session de paiement créée.');
@@ -70,8 +70,8 @@ describe('4.1 POST /api/v1/pay-in/checkout', () => {
   });
 });
 
-describe('4.2 POST /api/v1/pay-in/charge', () => {
-  it('answers 201 with exactly the spec fields', async () => {
+describe('POST /api/v1/pay-in/charge', () => {
+  it('answers 201 with exactly the charge fields', async () => {
     const response = await h.request('POST', PATHS.charge, {
       key: t.key,
       body: chargeBody({ description: 'Abonnement', payerName: 'Jean Mbarga', payerEmail: 'jean@example.cm', merchantReference: 'INV-7' }),
@@ -105,8 +105,8 @@ describe('4.2 POST /api/v1/pay-in/charge', () => {
   });
 });
 
-describe('4.4 POST /api/v1/pay-out/transfer', () => {
-  it('answers 201 with exactly the spec fields and a PO- reference', async () => {
+describe('POST /api/v1/pay-out/transfer', () => {
+  it('answers 201 with exactly the transfer fields and a PO- reference', async () => {
     const response = await h.request('POST', PATHS.transfer, {
       key: t.key,
       body: transferBody({ beneficiaryEmail: 'awa@example.cm', description: 'Remboursement' }),
@@ -134,7 +134,7 @@ describe('4.4 POST /api/v1/pay-out/transfer', () => {
   });
 });
 
-describe('4.3 / 4.5 status', () => {
+describe('pay-in and pay-out status', () => {
   it('pay-in status of a checkout: every field, type CHECKOUT, paymentUrl while PENDING, no failure', async () => {
     const created = expectSuccess(await h.request('POST', PATHS.checkout, { key: t.key, body: checkoutBody() }), 201);
     const response = await h.request('GET', PATHS.payInStatus(created.reference), { key: t.key });

@@ -1,6 +1,6 @@
 /**
- * Every error row of the spec's Errors table, produced where the spec says, with every limit
- * tested on both sides of its boundary; plus robustness: nothing a client sends causes a 500.
+ * Every error code of the merchant API (`domain/errors.ts`), produced where it applies, with every
+ * limit tested on both sides of its boundary; plus robustness: nothing a client sends causes a 500.
  */
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

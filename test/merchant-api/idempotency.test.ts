@@ -1,8 +1,8 @@
 /**
- * Idempotency (spec 4.2 "Idempotency rules", extended by the `Idempotency-Key` header to the
- * three create endpoints): a repeat returns the original result and never creates a second
- * transaction, sequentially and under 50 concurrent identical requests (no 500); a reused key
- * with another body is a 409; keys are scoped to the application and kept 24 hours.
+ * Idempotency (the charge's `idempotencyKey` body field, extended by the `Idempotency-Key` header
+ * to the three create endpoints): a repeat returns the original result and never creates a second
+ * transaction, sequentially and under 50 concurrent identical requests (no 500); a reused key with
+ * another body is a 409; keys are scoped to the application and kept 24 hours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
@@ -17,7 +17,7 @@ beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
-  // Concurrent creations with one key: the ledger still balances (issue 11).
+  // Concurrent creations with one key: the ledger still balances.
   if (h) await expectLedgerBalanced(h.services.db);
   await h?.close();
 });

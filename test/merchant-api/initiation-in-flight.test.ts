@@ -1,12 +1,12 @@
 /**
- * Issue 14 moved a stored initiation's first poll into the creating write (`firstPollAt`: 2 s
- * after `initiatedAt`) so the answer's record touches no indexed column. What must not change:
- * while the answer is not recorded, the initiation may still be on its way to the operator, and
- * nobody asks the operator about it before the send's lease ends (asked too early, an operator
- * with no trace of it yet would fail the transaction). Driven by hand: a manual clock, one
- * `pollOnce` at a time, and the sandbox rail wrapped so that its initiation is held open and
- * its status queries are counted. A callback from the operator is not held back: the operator
- * knows of the transaction, and its callback can overtake the answer to our own request.
+ * A stored initiation's first poll is written with the creating write (`firstPollAt`: 2 s after
+ * `initiatedAt`) so the answer's record touches no indexed column. What must not change: while the
+ * answer is not recorded, the initiation may still be on its way to the operator, and nobody asks
+ * the operator about it before the send's lease ends (asked too early, an operator with no trace of
+ * it yet would fail the transaction). Driven by hand: a manual clock, one `pollOnce` at a time, and
+ * the sandbox rail wrapped so that its initiation is held open and its status queries are counted.
+ * A callback from the operator is not held back: the operator knows of the transaction, and its
+ * callback can overtake the answer to our own request.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

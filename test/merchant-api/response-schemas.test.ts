@@ -1,9 +1,9 @@
 /**
  * The routes serialized without zod at run time (charge, transfer, both status reads:
- * `compiledJsonSerializer`, issue 14) still answer exactly what their response schemas say: every
- * body they send, success and error, parses with the route's zod schema and loses nothing by it
- * (no field outside the schema, no value of another type), and the merchant's own text comes back
- * exactly as it was sent, whatever characters JSON must escape in it.
+ * `compiledJsonSerializer`) still answer exactly what their response schemas say: every body they
+ * send, success and error, parses with the route's zod schema and loses nothing by it (no field
+ * outside the schema, no value of another type), and the merchant's own text comes back exactly as
+ * it was sent, whatever characters JSON must escape in it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';

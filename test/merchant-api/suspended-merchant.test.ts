@@ -1,9 +1,9 @@
 /**
- * Issue "Hardening", items 3 and 4: an administrator suspends a merchant → every API key of that
- * merchant is refused on the very next request (401 UNAUTHORIZED, the answer of any invalid key),
- * its checkout pages take no new attempt, while what was already PENDING still settles and its
- * webhooks are still delivered; reactivation restores the keys. And LIVE and TEST are separate
- * worlds: a key never reads a transaction of the other environment.
+ * An administrator suspends a merchant → every API key of that merchant is refused on the very next
+ * request (401 UNAUTHORIZED, the answer of any invalid key), its checkout pages take no new
+ * attempt, while what was already PENDING still settles and its webhooks are still delivered;
+ * reactivation restores the keys. And LIVE and TEST are separate worlds: a key never reads a
+ * transaction of the other environment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';

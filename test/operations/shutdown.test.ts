@@ -137,7 +137,7 @@ describe('kolo serve', () => {
       expect(await second.stop()).toBe(0);
       await receiver.close();
     }
-    // Money across the stop and the restart (issue 11): the ledger verifies.
+    // Money across the stop and the restart: the ledger verifies.
     const verified = await runKolo(['ledger', 'verify', '--json'], env);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const duplicates = receiver.received.filter((r) => r.event === 'payment.success').length - charges.length;

@@ -1,11 +1,11 @@
 /**
- * Issue 14: the batched updates keyed by id (initiation records, the poller's settlements and
- * next polls, the webhook worker's attempts) must find their rows by primary key whatever the
- * table's statistics say. Written with a literal `status = 'PENDING'`, they matched the partial
- * index of PENDING rows, and on a table that had grown since its last ANALYZE PostgreSQL read
- * every PENDING row of that index to update a batch of twenty (9 ms a batch under the bench,
- * growing with the table). Checked here on the generic plan each prepared statement gets, with
- * 5,000 PENDING rows inserted and never analyzed. PostgreSQL only (TEST_DATABASE_URL, as in CI).
+ * The batched updates keyed by id (initiation records, the poller's settlements and next polls, the
+ * webhook worker's attempts) must find their rows by primary key whatever the table's statistics
+ * say. Written with a literal `status = 'PENDING'`, they matched the partial index of PENDING rows,
+ * and on a table that had grown since its last ANALYZE PostgreSQL read every PENDING row of that
+ * index to update a batch of twenty (9 ms a batch under the bench, growing with the table). Checked
+ * here on the generic plan each prepared statement gets, with 5,000 PENDING rows inserted and never
+ * analyzed. PostgreSQL only (TEST_DATABASE_URL, as in CI).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,14 +1,14 @@
 /**
- * Issue 14: a statement that every connection runs from the transactions table's first rows on
- * must not keep a plan made for that small table once the table has grown. The initiation records
+ * A statement that every connection runs from the transactions table's first rows on must not keep
+ * a plan made for that small table once the table has grown. The initiation records
  * (`record_initiations_v3`) run on every charge from the first one; as a prepared statement, a
  * connection settled on its generic plan (from the sixth execution) while the table held a few
  * rows, a sequential scan, and kept it until autovacuum's next ANALYZE: under the bench's charge
  * run on a fresh database each execution read the whole table again (300–660 rows read per charge,
  * about a quarter of PostgreSQL's CPU). Checked here on one connection (a pool of one), with
  * autovacuum off so that no ANALYZE invalidates a kept plan: after six executions on the empty
- * table and 20,000 rows inserted, an execution reads the rows it updates, not the table.
- * PostgreSQL only (TEST_DATABASE_URL, as in CI).
+ * table and 20,000 rows inserted, an execution reads the rows it updates, not the table. PostgreSQL
+ * only (TEST_DATABASE_URL, as in CI).
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

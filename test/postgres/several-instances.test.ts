@@ -166,7 +166,7 @@ describe('three instances on one PostgreSQL', () => {
     const duplicates = paymentDeliveries - references.size;
     console.info(`${SECONDS} s on 3 instances: ${references.size} charges (${repeats} idempotent repeats answered with the same transaction), ${paymentDeliveries} payment webhooks, ${duplicates} duplicates`);
 
-    // Money across three instances (issue 11): the ledger verifies.
+    // Money across three instances: the ledger verifies.
     const verified = await runKolo(['ledger', 'verify', '--json'], envFor());
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
 

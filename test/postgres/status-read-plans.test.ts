@@ -1,13 +1,13 @@
 /**
- * Issue 14: the key lookups and status reads of each event-loop turn (src/accounts/api-keys.ts)
- * run on connections that always use their prepared statement's generic plan. With PostgreSQL's
- * default (`plan_cache_mode = auto`), once the transactions table had grown, the status reads'
- * statement was planned again at every execution (its custom plans looked cheaper than the generic
- * one), which cost more than running it: PostgreSQL's CPU per status read went from 8 to 23–32 µs
- * after the bench's charge run. Checked here as the bench left it: 20,000 transactions in tables
- * that no ANALYZE has visited yet (autovacuum had not come by); the same statement on a default
- * connection is planned at each execution, and through Kolo never.
- * PostgreSQL only (TEST_DATABASE_URL, as in CI).
+ * The key lookups and status reads of each event-loop turn (src/accounts/api-keys.ts) run on
+ * connections that always use their prepared statement's generic plan. With PostgreSQL's default
+ * (`plan_cache_mode = auto`), once the transactions table had grown, the status reads' statement
+ * was planned again at every execution (its custom plans looked cheaper than the generic one),
+ * which cost more than running it: PostgreSQL's CPU per status read went from 8 to 23–32 µs after
+ * the bench's charge run. Checked here as the bench left it: 20,000 transactions in tables that no
+ * ANALYZE has visited yet (autovacuum had not come by); the same statement on a default connection
+ * is planned at each execution, and through Kolo never. PostgreSQL only (TEST_DATABASE_URL, as in
+ * CI).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

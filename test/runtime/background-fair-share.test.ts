@@ -1,9 +1,8 @@
 /**
- * Fair share between the API and the background loops (src/jobs/fair-share.ts, issue 14): a loop
- * whose batch came back full rests as long as the batch took, only while API
- * requests come in. Measured on the real `startLoop` with real timers: the rest is a
- * `setTimeout`, which never fires early, so a rested gap is at least the batch's length whatever
- * the machine's load.
+ * Fair share between the API and the background loops (src/jobs/fair-share.ts): a loop whose batch
+ * came back full rests as long as the batch took, only while API requests come in. Measured on the
+ * real `startLoop` with real timers: the rest is a `setTimeout`, which never fires early, so a
+ * rested gap is at least the batch's length whatever the machine's load.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';

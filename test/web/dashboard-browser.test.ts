@@ -4,7 +4,14 @@
  * - a merchant signs up with the e-mail code, logs in, creates an application and a TEST key,
  *   charges with that key through the merchant API, finds the payment in the list, refunds part
  *   of it and sees the balance move;
- * - an administrator suspends that merchant, whose key is then refused.
+ * - the same merchant, from a new browser, gets the language it chose (kept by the API), sets an
+ *   application's late-success policy, and removes a withdrawal account and an application after
+ *   confirming (and sees the API's refusal, translated, when they were already removed);
+ * - another merchant resets a forgotten password with the e-mailed code, edits the profile and
+ *   changes the password; the TEST/LIVE switch and the 7/30-day chart change what the home shows;
+ * - an administrator opens that merchant's page, changes its KYC level, sets and removes its own
+ *   fees (a charge then pays the merchant's fee), suspends it (its key is then refused), and
+ *   edits a rail's limits and fees; SUPPORT reads the same pages without any write control.
  * Every screen is saved at 360 px and 1280 px in test-output/screenshots/web/, checked for
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
@@ -16,7 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../harness.ts';
-import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { DASHBOARD_TEST_ENV, asAccount, login } from '../helpers/dashboard.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
 import { ensureWebBuild } from './web-build.ts';
@@ -83,6 +90,22 @@ async function availableBalance(page: Page, currency: string): Promise<string> {
   const card = page.getByRole('group', { name: currency });
   await card.waitFor();
   return (await card.locator('dd').first().textContent())!;
+}
+
+/** Logs in through the login screen and waits for the first screen (`heading`). */
+async function logInAs(page: Page, address: string, secret: string, heading: string): Promise<void> {
+  await page.goto(`${h.baseUrl}/app/`);
+  await page.getByLabel('Adresse e-mail').fill(address);
+  await page.getByLabel('Mot de passe').fill(secret);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('heading', { name: heading }).waitFor();
+}
+
+/** The one-time code of the newest mail to `address` that is not in `seen` (file names). */
+function newCode(address: string, seen: Set<string>): string {
+  const fresh = readdirSync(mailDir).filter((name) => !seen.has(name) && readFileSync(join(mailDir, name), 'utf8').includes(address));
+  expect(fresh).toHaveLength(1);
+  return readFileSync(join(mailDir, fresh[0]!), 'utf8').match(/\b(\d{6})\b/)![1]!;
 }
 
 const email = 'awa@boutique-web.test';
@@ -214,7 +237,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Fermer' }).click();
     await page.getByRole('button', { name: 'Rouvrir' }).waitFor();
 
-    // English, remembered for this account.
+    // English, kept by the API for this account (the next test logs in from a new browser).
     await page.getByRole('link', { name: 'Accueil' }).click();
     await page.getByLabel('Langue').selectOption('en');
     await page.getByRole('heading', { name: 'Home' }).waitFor();
@@ -223,6 +246,190 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Log in to the dashboard' }).waitFor();
     await page.context().close();
   }, 120_000);
+
+  it('merchant: money settings, and removing a withdrawal account and an application after confirming', async () => {
+    const page = await newPage();
+    // English, chosen in the first test's browser, comes back in this new one (fr-FR) once
+    // logged in; before that, the browser's language.
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByRole('heading', { name: 'Connexion au tableau de bord' }).waitFor();
+    await logInAs(page, email, password, 'Home');
+    const { accessToken } = await login(h, email, password);
+    expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('en');
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+    await expect.poll(async () => (await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data.language).toBe('fr');
+
+    // An application's late-success policy, explained, saved, read back after a reload.
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.locator('#main').getByRole('link', { name: 'Boutique Web' }).click();
+    const settings = page.getByRole('form', { name: "Réglages d'argent" });
+    await settings.getByRole('radio', { name: 'Rembourser le payeur (par défaut)' }).waitFor();
+    expect(await settings.getByRole('radio', { name: 'Rembourser le payeur (par défaut)' }).isChecked()).toBe(true);
+    await settings.getByText('Le paiement est crédité à votre solde comme un paiement réussi').waitFor();
+    await settings.getByRole('radio', { name: 'Garder le paiement' }).check();
+    await settings.getByRole('button', { name: 'Enregistrer' }).click();
+    await settings.getByText('Enregistré.').waitFor();
+    await screen(page, '16-app-money-settings');
+    await page.reload();
+    await expect.poll(() => page.getByRole('radio', { name: 'Garder le paiement' }).isChecked()).toBe(true);
+    const appId = page.url().split('/').pop()!;
+    const stored = await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}/money-settings`);
+    expect(stored.json.data).toEqual({ lateSuccessPolicy: 'KEEP' });
+
+    // A withdrawal account removed after confirming; cancelling first keeps it.
+    await page.getByRole('link', { name: 'Retraits' }).click();
+    for (const [number, name] of [
+      ['237677000003', 'Awa Mobile'],
+      ['237677000004', 'Compte Ancien'],
+    ]) {
+      await page.getByLabel('Numéro (MSISDN)').fill(number!);
+      await page.getByLabel('Nom du titulaire').fill(name!);
+      await page.getByRole('button', { name: 'Ajouter un compte' }).click();
+      await page.getByRole('button', { name: `Supprimer ${name}` }).waitFor();
+    }
+    await page.getByRole('button', { name: 'Supprimer Awa Mobile' }).click();
+    const ask = page.getByRole('group', { name: /^Supprimer le compte Awa Mobile · 237677000003 \?/ });
+    await screen(page, '17-payout-account-remove');
+    await ask.getByRole('button', { name: 'Annuler' }).click();
+    await page.getByRole('button', { name: 'Supprimer Awa Mobile' }).click();
+    await ask.getByRole('button', { name: 'Confirmer' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Supprimer Awa Mobile' }).count()).toBe(0);
+    const accounts = (await asAccount(h, accessToken, 'GET', '/api/v1/merchants/withdrawals/accounts')).json.data as { id: string; accountName: string }[];
+    expect(accounts.map((a) => a.accountName).sort()).toEqual(['Awa Boutique', 'Compte Ancien']);
+    // Removed elsewhere in the meantime: the API's 404 code, translated, and the list refreshed.
+    const old = accounts.find((a) => a.accountName === 'Compte Ancien')!;
+    expect((await asAccount(h, accessToken, 'DELETE', `/api/v1/merchants/withdrawals/accounts/${old.id}`)).status).toBe(204);
+    await page.getByRole('button', { name: 'Supprimer Compte Ancien' }).click();
+    await page.getByRole('group', { name: /^Supprimer le compte Compte Ancien/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Élément introuvable : il a peut-être déjà été supprimé.');
+    await expect.poll(() => page.getByRole('button', { name: 'Supprimer Compte Ancien' }).count()).toBe(0);
+
+    // An application deleted after confirming: its key is refused at once.
+    await page.getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    for (const name of ['Boutique Jetable', 'Boutique Double']) {
+      await page.getByRole('button', { name: 'Créer une application' }).click();
+      await page.getByLabel('Nom', { exact: true }).fill(name);
+      await page.getByRole('button', { name: 'Enregistrer' }).click();
+      await page.getByRole('status').getByRole('link', { name }).waitFor();
+    }
+    await page.getByRole('status').getByRole('link', { name: 'Boutique Double' }).click();
+    await page.getByRole('heading', { name: 'Boutique Double' }).waitFor();
+    const doubleId = page.url().split('/').pop()!;
+    await page.getByRole('link', { name: 'Retour' }).click();
+    await page.getByRole('link', { name: 'Boutique Jetable' }).click();
+    await page.getByRole('heading', { name: 'Boutique Jetable' }).waitFor();
+    await page.getByLabel('Nom de la clé').fill('Clé jetable');
+    await page.getByRole('button', { name: 'Créer une clé' }).click();
+    const throwaway = (await page.getByRole('region', { name: /Votre nouvelle clé/ }).locator('code').textContent())!;
+    await page.getByRole('button', { name: "Supprimer l'application" }).click();
+    await page.getByRole('group', { name: /^Supprimer Boutique Jetable \?/ }).waitFor();
+    await screen(page, '18-app-delete-confirm');
+    await page.getByRole('group', { name: /^Supprimer Boutique Jetable \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByText('Application Boutique Jetable supprimée.').waitFor();
+    expect(await page.getByRole('link', { name: 'Boutique Jetable' }).count()).toBe(0);
+    const refused = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: throwaway,
+      body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-deleted-app' },
+    });
+    expect(refused.status).toBe(401);
+    // Deleted elsewhere first: the API's code, translated.
+    await page.getByRole('link', { name: 'Boutique Double' }).click();
+    await page.getByRole('heading', { name: 'Boutique Double' }).waitFor();
+    expect((await asAccount(h, accessToken, 'DELETE', `/api/v1/merchants/apps/${doubleId}`)).status).toBe(204);
+    await page.getByRole('button', { name: "Supprimer l'application" }).click();
+    await page.getByRole('group', { name: /^Supprimer Boutique Double \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Application introuvable.');
+    await page.context().close();
+  }, 90_000);
+
+  it('merchant: forgot password with the e-mailed code, then profile and password change', async () => {
+    const binta = 'binta@boutique-web.test';
+    await createAccount(h.services, { fullName: 'Binta', email: binta, password: 'ancien-secret-42', role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
+    const page = await newPage();
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+    await page.getByRole('heading', { name: 'Réinitialiser le mot de passe' }).waitFor();
+    const seen = new Set(readdirSync(mailDir));
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByRole('button', { name: 'Envoyer le code' }).click();
+    await page.getByText('Si un compte existe pour cette adresse, un code a été envoyé.').waitFor();
+    await screen(page, '30-forgot-code');
+    await page.getByLabel('Code reçu par e-mail (6 chiffres)').fill(newCode(binta, seen));
+    await page.getByRole('button', { name: 'Vérifier' }).click();
+    await page.getByLabel('Nouveau mot de passe (8 caractères au moins)').fill('nouveau-secret-42');
+    await screen(page, '31-forgot-new-password');
+    await page.getByRole('button', { name: 'Choisir ce mot de passe' }).click();
+    await page.getByText('Mot de passe réinitialisé. Vous pouvez vous connecter.').waitFor();
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByLabel('Mot de passe').fill('ancien-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('E-mail ou mot de passe incorrect.');
+    await page.getByLabel('Mot de passe').fill('nouveau-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+
+    // Profile: name and phone saved; the password changed with the current one.
+    await page.getByRole('link', { name: 'Profil' }).click();
+    const details = page.getByRole('form', { name: 'Mes informations' });
+    await details.getByLabel('Nom complet').fill('Binta Diallo');
+    await details.getByLabel('Téléphone').fill('+221 77 000 00 01');
+    await details.getByRole('button', { name: 'Enregistrer' }).click();
+    await details.getByText('Enregistré.').waitFor();
+    const { accessToken } = await login(h, binta, 'nouveau-secret-42');
+    expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).json.data).toMatchObject({ fullName: 'Binta Diallo', phone: '+221 77 000 00 01' });
+    const change = page.getByRole('form', { name: 'Changer de mot de passe' });
+    await change.getByLabel('Mot de passe actuel').fill('pas-le-bon-secret');
+    await change.getByLabel('Nouveau mot de passe (8 caractères au moins)').fill('troisieme-secret-42');
+    await change.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(change.getByRole('alert').textContent()).resolves.toContain('Certains champs sont invalides. (currentPassword)');
+    await change.getByLabel('Mot de passe actuel').fill('nouveau-secret-42');
+    await change.getByRole('button', { name: 'Enregistrer' }).click();
+    await change.getByText('Mot de passe modifié.').waitFor();
+    await screen(page, '32-profile');
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await page.getByLabel('Adresse e-mail').fill(binta);
+    await page.getByLabel('Mot de passe').fill('nouveau-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('E-mail ou mot de passe incorrect.');
+    await page.getByLabel('Mot de passe').fill('troisieme-secret-42');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    // Back on the screen where the session ended.
+    await page.getByRole('heading', { name: 'Profil' }).waitFor();
+    await expect(page.getByLabel('Nom complet').inputValue()).resolves.toBe('Binta Diallo');
+    await page.context().close();
+  }, 60_000);
+
+  it('merchant: the TEST/LIVE switch and the 7/30-day chart', async () => {
+    const page = await newPage();
+    await logInAs(page, email, password, 'Accueil');
+    const environment = page.getByRole('group', { name: 'Environnement' });
+    expect(await environment.getByRole('button', { name: 'TEST' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('group', { name: 'XAF' }).waitFor();
+    await page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').waitFor();
+    await page.getByRole('img', { name: 'Volume des paiements réussis par jour, 7 derniers jours' }).waitFor();
+    await page.getByText('Taux de succès (7 jours)').waitFor();
+    await page.getByRole('group', { name: 'Période' }).getByRole('button', { name: '30 jours' }).click();
+    await page.getByRole('img', { name: 'Volume des paiements réussis par jour, 30 derniers jours' }).waitFor();
+    await page.getByText('Taux de succès (30 jours)').waitFor();
+    expect(await page.getByRole('button', { name: '30 jours' }).getAttribute('aria-pressed')).toBe('true');
+    await screen(page, '33-home-30-days');
+    // LIVE: no live money yet (0 available), no sandbox banner; the transactions follow the switch.
+    const testAvailable = (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!;
+    expect(Number(testAvailable.replace(/\D/g, ''))).toBeGreaterThan(0);
+    await environment.getByRole('button', { name: 'LIVE' }).click();
+    await expect.poll(async () => (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!.replace(/\D/g, '')).toBe('0');
+    expect(await environment.getByRole('button', { name: 'LIVE' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').count()).toBe(0);
+    await screen(page, '34-home-live');
+    await page.getByRole('link', { name: 'Transactions', exact: true }).click();
+    await page.getByText('Aucune transaction ne correspond.').waitFor();
+    await environment.getByRole('button', { name: 'TEST' }).click();
+    await page.getByText(/^[1-9]\d* transaction\(s\)$/).waitFor();
+    await page.context().close();
+  }, 60_000);
 
   it('staff: an administrator suspends the merchant, whose key is then refused', async () => {
     expect(merchantKey).not.toBe('');
@@ -237,8 +444,52 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await page.getByText(email).waitFor();
     await screen(page, '20-staff-merchants');
-    await page.getByRole('button', { name: `Suspendre ${email}` }).click();
-    await page.getByRole('button', { name: `Réactiver ${email}` }).waitFor();
+
+    // The merchant's page: its figures, its KYC level, its own fees, then suspended from there.
+    await page.getByRole('link', { name: 'Awa Boutique' }).click();
+    await page.getByRole('heading', { name: 'Awa Boutique' }).waitFor();
+    await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+    const facts = page.locator('dl.facts');
+    await expect(facts.textContent()).resolves.toMatch(/Applications1Transactions[1-9]/);
+    await page.getByRole('form', { name: 'Changer le niveau KYC' }).getByLabel('Niveau KYC').selectOption('BASIC');
+    await page.getByRole('form', { name: 'Changer le niveau KYC' }).getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('Niveau KYC enregistré.').waitFor();
+    await expect.poll(() => facts.textContent()).toContain('Niveau KYCBASIC');
+    const feeForm = page.getByRole('form', { name: 'Fixer des frais propres' });
+    await feeForm.getByLabel('Moyen de paiement').selectOption('MTN_MOMO_CM');
+    await feeForm.getByLabel('Sens').selectOption('PAY_OUT');
+    await feeForm.getByLabel('Pourcentage (%)').fill('0.5');
+    await feeForm.getByLabel(/Partie fixe/).fill('25');
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('0.5 % + 25').waitFor();
+    await feeForm.getByLabel('Sens').selectOption('PAY_IN');
+    await feeForm.getByLabel('Pourcentage (%)').fill('1.25');
+    await feeForm.getByLabel(/Partie fixe/).fill('50');
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await page.getByText('1.25 % + 50').waitFor();
+    // Too many decimals: refused by the API, its code translated.
+    await feeForm.getByLabel('Pourcentage (%)').fill('1.255');
+    await feeForm.evaluate((form: HTMLFormElement) => (form.noValidate = true));
+    await feeForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(feeForm.getByRole('alert').textContent()).resolves.toContain('Certains champs sont invalides. (feePercentage)');
+    await screen(page, '25-staff-merchant');
+    // A pay-in now costs the merchant's own fee: 1.25 % of 4000 + 50 = 100.
+    const feeCharge = await h.request('POST', '/api/v1/pay-in/charge', {
+      key: merchantKey,
+      body: { amount: 4000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-fee' },
+    });
+    expect(feeCharge.status).toBe(201);
+    await settle(h);
+    const feeStatus = await h.request('GET', `/api/v1/pay-in/check_status/${feeCharge.json.data.reference}`, { key: merchantKey });
+    expect(feeStatus.json.data.feeAmount).toBe(100);
+    await page.getByRole('button', { name: 'Supprimer MTN_MOMO_CM Paiement reçu' }).click();
+    await page.getByRole('group', { name: /^Supprimer les frais propres MTN_MOMO_CM \(Paiement reçu\)/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await expect.poll(() => page.getByText('1.25 % + 50').count()).toBe(0);
+    await page.getByText('0.5 % + 25').waitFor();
+    await page.getByRole('button', { name: 'Suspendre' }).click();
+    await page.getByRole('group', { name: /^Suspendre Awa Boutique \?/ }).getByRole('button', { name: 'Confirmer' }).click();
+    await page.getByRole('button', { name: 'Réactiver' }).waitFor();
+    await screen(page, '26-staff-merchant-suspended');
     const refused = await h.request('POST', '/api/v1/pay-in/charge', {
       key: merchantKey,
       body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-2' },
@@ -252,6 +503,18 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Moyens de paiement' }).click();
     await page.getByRole('button', { name: /^Désactiver / }).first().waitFor();
     await screen(page, '22-staff-rails');
+    // A rail's limits and fees, edited in place.
+    const rail = page.locator('.rows > li').filter({ hasText: 'MTN_MOMO_CM' });
+    await rail.getByRole('button', { name: /^Modifier / }).click();
+    const railForm = rail.getByRole('form', { name: /^Modifier / });
+    const max = Number(await railForm.getByLabel('Montant maximum (XAF)').inputValue());
+    await railForm.getByLabel('Montant maximum (XAF)').fill(String(max + 1000));
+    await railForm.getByLabel('Frais des virements (%)').fill('1.5');
+    await screen(page, '27-staff-rail-edit');
+    await railForm.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect.poll(() => railForm.count()).toBe(0);
+    await expect.poll(async () => (await rail.textContent())!.replace(/\D/g, '')).toContain(String(max + 1000));
+    await expect(rail.textContent()).resolves.toContain('virements 1.5 %');
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByText('Admin Kolo').or(page.getByText(/ACCOUNT_STATUS|MERCHANT_STATUS|STATUS/).first()).first().waitFor();
     await screen(page, '23-staff-audit');
@@ -269,12 +532,29 @@ describe('the dashboard in Chromium', () => {
     await page.getByText(email).waitFor();
     await page.getByText('Lecture seule (SUPPORT).').waitFor();
     expect(await page.getByRole('button', { name: /^(Suspendre|Réactiver) / }).count()).toBe(0);
+    // The merchant's page: read, with no write control.
+    await page.getByRole('link', { name: 'Awa Boutique' }).click();
+    await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+    await page.getByText('0.5 % + 25').waitFor();
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('Niveau KYCBASIC');
+    expect(await page.locator('#main').getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('form').count()).toBe(0);
+    await screen(page, '28-support-merchant');
+    await page.getByRole('link', { name: 'Marchands' }).click();
     expect(await page.getByRole('link', { name: 'Audit' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Moyens de paiement' }).click();
     await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
     await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
-    expect(await page.getByRole('button', { name: /^(Activer|Désactiver) / }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^(Activer|Désactiver|Modifier) / }).count()).toBe(0);
     await screen(page, '24-support-rails');
+    // A staff member's language is theirs too: English in the next browser after login.
+    await page.getByLabel('Langue').selectOption('en');
+    await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
+    await page.waitForLoadState('networkidle');
     await page.context().close();
+    const next = await newPage();
+    await logInAs(next, 'support@kolo.test', 'mot-de-passe-support', 'Merchants');
+    await next.getByRole('link', { name: 'Payment methods' }).waitFor();
+    await next.context().close();
   });
 });

@@ -29,6 +29,7 @@ const Collections = lazy(() => import('./screens/collections/Collections'));
 const Payouts = lazy(() => import('./screens/payouts/Payouts'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
+const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
 const Rails = lazy(() => import('./screens/admin/Rails'));
 const Audit = lazy(() => import('./screens/admin/Audit'));
@@ -63,6 +64,7 @@ function AppRoutes() {
           <>
             <Route index element={<Navigate to="/merchants" replace />} />
             <Route path="merchants" element={<Merchants />} />
+            <Route path="merchants/:id" element={<MerchantDetail />} />
             <Route path="platform" element={<Platform />} />
             <Route path="rails" element={<Rails />} />
             {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}

@@ -1,6 +1,7 @@
 /**
- * The user's display choices (language, TEST or LIVE), remembered per account in this browser's
- * storage. Choices only: no token or personal data is stored (tokens: api/client.ts).
+ * Display choices remembered in this browser's storage: TEST or LIVE per account, and the
+ * language picked on the login screens (an account's own language is kept by the API).
+ * Choices only: no token or personal data is stored (tokens: api/client.ts).
  */
 import type { Language } from './i18n/messages';
 

@@ -1,8 +1,8 @@
 /**
- * `PUT` and `POST /api/v1/callbacks/{operator}/{token}`: operator callbacks (MTN uses PUT or
- * POST, Orange and Daraja POST; operators.md §1.7, §2B, §4). The answer is 200 at once, whatever
- * the body or token (an operator retrying on errors must not be taught which tokens exist); the
- * fresh status query the callback triggers runs after the answer
+ * `PUT` and `POST /api/v1/callbacks/{operator}/{token}`: operator callbacks (MTN's MoMo callback
+ * pages name both PUT and POST; Orange's OM API and Daraja's M-Pesa Express and B2C POST). The
+ * answer is 200 at once, whatever the body or token (an operator retrying on errors must not be
+ * taught which tokens exist); the fresh status query the callback triggers runs after the answer
  * (payments/handle-operator-callback.ts). Bodies are parsed as JSON when they are JSON and only
  * read by connectors that need them (Daraja); any other body is ignored.
  */
@@ -54,9 +54,9 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
   };
   /**
    * `POST /api/v1/callbacks/wave`: the webhook URL registered in Wave's Business Portal (one per
-   * wallet, not per request). Signed (`Wave-Signature`, operators.md §3.3): a missing, stale or
-   * wrong signature is refused with 401 and logged; a valid one is answered 200 at once and only
-   * triggers a status query of the session or payout it names.
+   * wallet, not per request). Signed (`Wave-Signature`, Wave's Webhooks documentation): a missing,
+   * stale or wrong signature is refused with 401 and logged; a valid one is answered 200 at once
+   * and only triggers a status query of the session or payout it names.
    */
   app.post('/api/v1/callbacks/wave', { schema: { tags: ['Opérateurs'], summary: 'Webhook signé de Wave (déclenche une nouvelle interrogation du statut)' } }, async (request, reply) => {
     const secret = services.config.wave?.webhookSecret;

@@ -1,7 +1,7 @@
 /**
- * Administration routes (compatibility.md "Administration"), bearer-authenticated. Reads of
- * merchants and rails: ADMIN and SUPPORT; every write, staff management and the audit log:
- * ADMIN only (403 ACCESS_DENIED otherwise).
+ * Administration routes, at the paths SharePay's dashboard calls, bearer-authenticated. Reads of
+ * merchants and rails: ADMIN and SUPPORT; every write, staff management and the audit log: ADMIN
+ * only (403 ACCESS_DENIED otherwise).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,8 +1,8 @@
 /**
- * Dashboard routes for applications and their API keys (compatibility.md "Applications" and
- * "API keys"; spec 4.6). Bearer-authenticated; a MERCHANT only reaches its own applications
- * (another merchant's id is a 404 like an unknown one), SUPPORT reads all and writes none (403),
- * ADMIN reads and writes all.
+ * Dashboard routes for applications and their API keys (creation, rotation, revocation), at the
+ * paths and in the shapes SharePay's dashboard calls. Bearer-authenticated; a MERCHANT only reaches
+ * its own applications (another merchant's id is a 404 like an unknown one), SUPPORT reads all and
+ * writes none (403), ADMIN reads and writes all.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

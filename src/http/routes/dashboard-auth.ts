@@ -1,7 +1,7 @@
 /**
- * Dashboard account routes (compatibility.md "Auth" and "Profile"): public sign-up, login and
- * reset routes under /api/v1/auth, and the bearer-authenticated profile under
- * /api/v1/merchants/me. Thin adapters over src/dashboard/auth.ts.
+ * Dashboard account routes, at the paths SharePay's dashboard calls: public sign-up, login and
+ * reset routes under /api/v1/auth, and the bearer-authenticated profile under /api/v1/merchants/me.
+ * Thin adapters over src/dashboard/auth.ts.
  */
 import fastifyCookie from '@fastify/cookie';
 import { eq } from 'drizzle-orm';
@@ -235,6 +235,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
       if (body.phone !== undefined) changes.phone = body.phone;
       if (body.country !== undefined) changes.country = body.country;
       if (body.avatarUrl !== undefined) changes.avatarUrl = body.avatarUrl;
+      if (body.language !== undefined) changes.language = body.language;
       // A changed phone number is no longer verified.
       if (changes.phone !== undefined && changes.phone !== before.phone) changes.phoneVerified = false;
       const [after] = await services.db
@@ -272,6 +273,6 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
 }
 
 function userAndProfile(row: Parameters<typeof profileView>[0]): Record<string, unknown> {
-  const { fullName, phone, country, avatarUrl } = profileView(row);
-  return { ...userView(row), fullName, phone, country, avatarUrl };
+  const { fullName, phone, country, avatarUrl, language } = profileView(row);
+  return { ...userView(row), fullName, phone, country, avatarUrl, language };
 }

@@ -1,10 +1,9 @@
 /**
- * Dashboard fund collection routes (compatibility.md "Withdrawals and fund collections"; issue
- * 12 item 5): create in an application, list (a bare array, as SharePay's dashboard reads
- * it), read, update, close, reopen, delete. Thin
- * adapters over `payments/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own
- * collections only (another merchant's id answers 404 COLLECTION_NOT_FOUND, like an unknown one);
- * SUPPORT reads and gets 403 ACCESS_DENIED on writes; ADMIN reads and writes all.
+ * Dashboard fund collection routes: create in an application, list (a bare array, as SharePay's
+ * dashboard reads it), read, update, close, reopen, delete. Thin adapters over
+ * `payments/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own collections
+ * only (another merchant's id answers 404 COLLECTION_NOT_FOUND, like an unknown one); SUPPORT reads
+ * and gets 403 ACCESS_DENIED on writes; ADMIN reads and writes all.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -65,7 +64,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     if (viewer.role === 'SUPPORT') throw new ApiError('ACCESS_DENIED');
     return findFundCollection(services.db, viewer, id, { write: true });
   };
-  /** One audit log entry per change (issue 3 "Audit log"), with the fields that changed. */
+  /** One audit log entry per change, with the fields that changed. */
   const audit = (request: FastifyRequest, action: string, id: string, before: object | null, after: object | null) =>
     recordAudit(request.services, auditActor(request), {
       action,

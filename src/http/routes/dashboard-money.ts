@@ -1,11 +1,12 @@
 /**
- * Dashboard money routes (compatibility.md "Transactions, balances, providers"; issue 11):
- * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the
- * ledger, the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`) and a
- * transfer from one of my applications (`POST /api/v1/merchants/apps/{appId}/transfer`, the
- * merchant API's `POST /api/v1/pay-out/transfer` use case; its fee beforehand with
- * `GET …/transfer/fee`). Bearer-authenticated; a merchant sees only their own applications (staff have none).
- * Without `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
+ * Dashboard money routes, at the paths and in the shapes SharePay's dashboard calls:
+ * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the ledger,
+ * and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`); and, for
+ * Kolo's own dashboard, a transfer from one of my applications
+ * (`POST /api/v1/merchants/apps/{appId}/transfer`, the merchant API's `POST /api/v1/pay-out/transfer`
+ * use case) and its fee beforehand (`GET …/transfer/fee`).
+ * Bearer-authenticated; a merchant sees only their own applications (staff have none). Without
+ * `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

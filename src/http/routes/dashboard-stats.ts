@@ -1,9 +1,9 @@
 /**
- * Platform statistics (issue 12 point 6; compatibility.md "Administration"):
+ * Platform statistics, at the paths SharePay's clients call:
  * `GET /api/v1/admin/stats/overview` (ADMIN and SUPPORT: merchants, volumes, counts and success
  * rate by rail over a period) and the public, unauthenticated `GET /api/v1/public/stats`
- * (merchantCount, transactionCount, paymentMethodCount), cached for `PUBLIC_STATS_TTL_MS` so a
- * busy landing page costs at most one set of counts a minute.
+ * (merchantCount, transactionCount, paymentMethodCount), cached for `PUBLIC_STATS_TTL_MS` so a busy
+ * landing page costs at most one set of counts a minute.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

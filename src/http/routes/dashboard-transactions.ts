@@ -1,6 +1,6 @@
 /**
- * Dashboard transaction routes (compatibility.md "Transactions, balances, providers"; issue 12
- * points 2–4), bearer-authenticated, in two families built by the same code:
+ * Dashboard transaction routes, at the paths and in the shapes SharePay's dashboard calls,
+ * bearer-authenticated, in two families built by the same code:
  *
  * - `/api/v1/merchants/…`: the caller's own transactions (a MERCHANT; staff accounts own none,
  *   so they see empty lists there and use the admin family);

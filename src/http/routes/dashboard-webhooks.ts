@@ -1,9 +1,9 @@
 /**
- * Webhook configuration by dashboard JWT (compatibility.md "Webhook configuration"):
- * `/api/v1/merchants/apps/{appId}/webhook` read / set URL, secret create / rotate / delete,
- * test event, delivery log (filtered by status or transaction reference) and replay. Thin adapters over the same use cases as the API-key
- * routes; access is `findAccessibleApplication` (a merchant's own applications; SUPPORT reads
- * only; ADMIN all).
+ * Webhook configuration by dashboard JWT, at the paths SharePay's dashboard calls:
+ * `/api/v1/merchants/apps/{appId}/webhook` read / set URL, secret create / rotate / delete, test
+ * event, delivery log (filtered by status or transaction reference) and replay. Thin adapters
+ * over the same use cases as the API-key routes; access is `findAccessibleApplication` (a
+ * merchant's own applications; SUPPORT reads only; ADMIN all).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

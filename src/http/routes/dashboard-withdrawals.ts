@@ -1,8 +1,8 @@
 /**
- * Dashboard withdrawal routes (compatibility.md "Withdrawals"; issue 11 item 7): withdrawal
- * accounts, automatic-withdrawal configuration, and `withdraw`. Bearer-authenticated; a
- * merchant only reaches their own accounts and applications. Without `environment`, the
- * configuration and `withdraw` use the merchant's default one (`dashboardEnvironment`).
+ * Dashboard withdrawal routes, at the paths SharePay's dashboard calls: withdrawal accounts,
+ * automatic-withdrawal configuration, and `withdraw`. Bearer-authenticated; a merchant only reaches
+ * their own accounts and applications. Without `environment`, the configuration and `withdraw` use
+ * the merchant's default one (`dashboardEnvironment`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

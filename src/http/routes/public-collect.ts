@@ -1,6 +1,6 @@
 /**
- * The public JSON side of fund collections (compatibility.md: "The public page posts its payment
- * to `/api/v1/public/collect/confirm`"): no credentials, rate-limited per IP.
+ * The public JSON side of fund collections (SharePay's public collection page posts its payment
+ * to `/api/v1/public/collect/confirm`): no credentials, rate-limited per IP.
  * - `POST /api/v1/public/collect/confirm` starts a payment (the page's script, or any client);
  * - `GET /api/v1/public/collect/payments/{reference}?token=…` follows it (the token comes with
  *   the 201; without it a reference reads as unknown).

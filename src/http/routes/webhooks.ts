@@ -1,5 +1,5 @@
 /**
- * Webhook configuration by API key (compatibility.md "Webhooks"): `GET /api/v1/webhook`,
+ * Webhook configuration by API key, at the paths existing integrations call: `GET /api/v1/webhook`,
  * `PATCH /api/v1/webhook {webhookUrl}`, `POST /api/v1/webhook/test`. Thin adapters over
  * webhooks/webhook-settings.ts, the same use cases as the dashboard routes.
  */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
+import { LANGUAGES } from '../../dashboard/accounts.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
 /** Formats a date like the envelope timestamp; null stays null. */
@@ -43,6 +44,7 @@ export const profileUpdateRequest = z.object({
   phone: phone.nullish(),
   country: country.nullish(),
   avatarUrl: optionalHttpUrl(500),
+  language: z.enum(LANGUAGES).optional().describe('Langue du tableau de bord : fr ou en'),
 });
 
 export const userData = z.object({
@@ -68,6 +70,7 @@ export const profileData = z.object({
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),
+  language: z.enum(LANGUAGES).nullable().describe('Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi'),
   provider: z.enum(['LOCAL', 'GOOGLE', 'GITHUB']).describe('Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo'),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -4162,6 +4162,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -4305,6 +4307,11 @@ export type paths = {
                         phone?: string | null;
                         country?: string | null;
                         avatarUrl?: (string & (unknown & unknown)) | null;
+                        /**
+                         * @description Langue du tableau de bord : fr ou en
+                         * @enum {string}
+                         */
+                        language?: "fr" | "en";
                     };
                 };
             };
@@ -4333,6 +4340,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6104,6 +6113,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -6271,6 +6282,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6429,6 +6442,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -6608,6 +6623,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6772,6 +6789,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -6924,6 +6943,8 @@ export type paths = {
                                     kycLevel: string;
                                     emailVerified: boolean;
                                     phoneVerified: boolean;
+                                    /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                    language: ("fr" | "en") | null;
                                     /**
                                      * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                      * @enum {string}
@@ -7086,6 +7107,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}
@@ -7254,6 +7277,8 @@ export type paths = {
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
+                                /** @description Langue du tableau de bord choisie (fr ou en) ; null tant que rien n’est choisi */
+                                language: ("fr" | "en") | null;
                                 /**
                                  * @description Mode de connexion : LOCAL (e-mail et mot de passe) pour tout compte Kolo
                                  * @enum {string}

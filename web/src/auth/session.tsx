@@ -1,11 +1,14 @@
 /**
  * The signed-in account and the display environment, for the whole app. Start-up spends the
- * refresh cookie (if any) for an access token, then reads the profile.
+ * refresh cookie (if any) for an access token, then reads the profile. The profile's language
+ * (kept by the API per account) is applied at sign-in; without one, the page keeps the language
+ * it had before login (the browser's, or the one picked on the login screen).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, onSessionLost, refreshSession, setAccessToken, unwrap } from '../api/client';
 import { setLanguage } from '../i18n/i18n';
+import type { Language } from '../i18n/messages';
 import { readPrefs, writePrefs, type Environment } from '../prefs';
 
 /** The account as the app needs it. */
@@ -14,6 +17,8 @@ export interface User {
   email: string;
   fullName: string;
   role: string;
+  /** The dashboard language the account chose; null while it has chosen none. */
+  language: Language | null;
 }
 
 interface Session {
@@ -34,6 +39,20 @@ export function useSession(): Session {
   return session;
 }
 
+/**
+ * Saves the signed-in account's language choice with the API. A failure is not shown: the
+ * choice still applies to this page, and the previous one comes back at the next login.
+ */
+export function saveLanguage(language: Language): void {
+  void unwrap(api.PATCH('/api/v1/merchants/me', { body: { language } })).catch(() => undefined);
+}
+
+/** The signed-in account, from its profile. */
+async function readProfile(): Promise<User> {
+  const me = await unwrap(api.GET('/api/v1/merchants/me'));
+  return { accountId: me.id, email: me.email, fullName: me.fullName, role: me.role, language: me.language };
+}
+
 /** True for ADMIN and SUPPORT accounts. */
 export function isStaff(user: User | null): boolean {
   return user?.role === 'ADMIN' || user?.role === 'SUPPORT';
@@ -48,7 +67,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback(async (next: User) => {
     const prefs = readPrefs(next.accountId);
     if (prefs.environment) setEnvironmentState(prefs.environment);
-    if (prefs.language) await setLanguage(prefs.language);
+    if (next.language) await setLanguage(next.language);
     setUser(next);
     setState('in');
   }, []);
@@ -62,8 +81,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     void (async () => {
       if (!(await refreshSession())) return setState('out');
       try {
-        const me = await unwrap(api.GET('/api/v1/merchants/me'));
-        await signIn({ accountId: me.id, email: me.email, fullName: me.fullName, role: me.role });
+        await signIn(await readProfile());
       } catch {
         setState('out');
       }
@@ -82,7 +100,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       async logIn(email, password) {
         const data = await unwrap(api.POST('/api/v1/auth/login', { body: { email, password } }));
         setAccessToken(data.accessToken);
-        await signIn(data.user);
+        // The login answer has no language: the profile has it.
+        await signIn(await readProfile());
       },
       async logOut() {
         try {

@@ -1,6 +1,7 @@
 /**
- * i18next over the one catalogue (messages.ts). The language is the user's remembered choice
- * (prefs.ts), else the browser's (French unless it prefers English).
+ * i18next over the one catalogue (messages.ts). Before login the language is the one picked on
+ * the login screens in this browser (prefs.ts), else the browser's (French unless it prefers
+ * English); at sign-in, the account's own choice kept by the API (auth/session.tsx).
  */
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';

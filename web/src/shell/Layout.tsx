@@ -5,7 +5,7 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { isStaff, useSession } from '../auth/session';
+import { isStaff, saveLanguage, useSession } from '../auth/session';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { writePrefs, type Environment } from '../prefs';
@@ -26,7 +26,11 @@ function EnvironmentSwitch() {
   );
 }
 
-/** FR / EN. */
+/**
+ * FR / EN. Signed in (`accountId` set), the choice is the account's, kept by the API (profile
+ * `language`) and applied at its next login in any browser; on the login screens it is this
+ * browser's until someone logs in.
+ */
 export function LanguageSwitch({ accountId }: { accountId: string | null }) {
   const { t, i18n } = useTranslation();
   return (
@@ -36,7 +40,8 @@ export function LanguageSwitch({ accountId }: { accountId: string | null }) {
         value={i18n.language}
         onChange={(event) => {
           const language = event.target.value as Language;
-          writePrefs(accountId, { language });
+          if (accountId) saveLanguage(language);
+          else writePrefs(null, { language });
           void setLanguage(language);
         }}
       >

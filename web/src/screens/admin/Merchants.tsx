@@ -1,8 +1,10 @@
 /**
  * Staff: the merchants, by account status, with suspend and reactivate for ADMIN. SUPPORT
- * reads the same list and sees no write button (the API refuses SUPPORT's writes anyway).
+ * reads the same list and sees no write button (the API refuses SUPPORT's writes anyway). A
+ * merchant's name opens its page (MerchantDetail).
  */
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
@@ -62,7 +64,9 @@ export default function Merchants() {
         {(merchant) => (
           <li key={merchant.id} className="row">
             <span className="row-main">
-              <span className="ref">{merchant.fullName}</span>
+              <Link className="ref" to={`/merchants/${merchant.id}`}>
+                {merchant.fullName}
+              </Link>
               <span className="muted">{merchant.email}</span>
               <span className="muted">
                 {t('admin.kyc')} : {merchant.kycLevel} · {formatDateTime(merchant.createdAt, i18n.language)}

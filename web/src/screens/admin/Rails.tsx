@@ -1,15 +1,18 @@
-/** Staff: the payment rails (limits, fees, active); ADMIN turns one on or off. */
+/** Staff: the payment rails (limits, fees, active); ADMIN turns one on or off and edits its limits and fees. */
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { ErrorBox, Money, QueryView, StatusBadge } from '../../ui';
+import { RailForm } from './RailForm';
 
 export default function Rails() {
   const { t } = useTranslation();
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
   const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<string | null>(null);
   const rails = useQuery({ queryKey: ['rails'], queryFn: () => unwrap(api.GET('/api/v1/admin/providers')) });
   const toggle = useMutation({
     mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/admin/providers/{id}/toggle', { params: { path: { id } } })),
@@ -24,27 +27,35 @@ export default function Rails() {
         {(list) => (
           <ul className="rows">
             {list.map((rail) => (
-              <li className="row" key={rail.id}>
-                <span className="row-main">
-                  <span className="ref">{rail.name}</span>
-                  <span className="muted">
-                    {rail.code} · {rail.country} · {rail.currency}
+              <li key={rail.id}>
+                <div className="row">
+                  <span className="row-main">
+                    <span className="ref">{rail.name}</span>
+                    <span className="muted">
+                      {rail.code} · {rail.country} · {rail.currency}
+                    </span>
+                    <span className="muted">
+                      {t('admin.limits')} : <Money amount={rail.minAmount} currency={rail.currency} /> – <Money amount={rail.maxAmount} currency={rail.currency} />
+                    </span>
+                    <span className="muted">
+                      {t('admin.fees', { payIn: `${rail.feePercentage} % + ${rail.feeFixed}`, payOut: `${rail.payOutFeePercentage} % + ${rail.payOutFeeFixed}` })}
+                    </span>
                   </span>
-                  <span className="muted">
-                    {t('admin.limits')} : <Money amount={rail.minAmount} currency={rail.currency} /> – <Money amount={rail.maxAmount} currency={rail.currency} />
+                  <span className="row-side">
+                    <StatusBadge status={rail.active ? 'ACTIVE' : 'INACTIVE'} />
+                    {isAdmin && (
+                      <button type="button" className="secondary" aria-label={`${rail.active ? t('admin.disable') : t('admin.enable')} ${rail.name}`} disabled={toggle.isPending} onClick={() => toggle.mutate(rail.id)}>
+                        {rail.active ? t('admin.disable') : t('admin.enable')}
+                      </button>
+                    )}
+                    {isAdmin && editing !== rail.id && (
+                      <button type="button" className="secondary" aria-label={`${t('admin.edit')} ${rail.name}`} onClick={() => setEditing(rail.id)}>
+                        {t('admin.edit')}
+                      </button>
+                    )}
                   </span>
-                  <span className="muted">
-                    {t('admin.fees', { payIn: `${rail.feePercentage} % + ${rail.feeFixed}`, payOut: `${rail.payOutFeePercentage} % + ${rail.payOutFeeFixed}` })}
-                  </span>
-                </span>
-                <span className="row-side">
-                  <StatusBadge status={rail.active ? 'ACTIVE' : 'INACTIVE'} />
-                  {isAdmin && (
-                    <button type="button" className="secondary" aria-label={`${rail.active ? t('admin.disable') : t('admin.enable')} ${rail.name}`} disabled={toggle.isPending} onClick={() => toggle.mutate(rail.id)}>
-                      {rail.active ? t('admin.disable') : t('admin.enable')}
-                    </button>
-                  )}
-                </span>
+                </div>
+                {isAdmin && editing === rail.id && <RailForm rail={rail} onDone={() => setEditing(null)} />}
               </li>
             ))}
           </ul>

@@ -1,10 +1,15 @@
-/** One application: its settings, and its API key (create, rotate, revoke; shown once). */
-import { Link, useParams } from 'react-router';
+/**
+ * One application: its settings, its API key (create, rotate, revoke; shown once), its money
+ * settings, webhooks, and deleting it after a confirmation step.
+ */
+import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, expectNoContent, unwrap } from '../../api/client';
+import { ConfirmButton } from '../../confirm';
 import { formatDateTime } from '../../format';
 import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SecretOnce, SelectField } from '../../ui';
+import { AppMoneySettings } from './AppMoneySettings';
 import { AppWebhooks } from './AppWebhooks';
 
 const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : null);
@@ -29,6 +34,15 @@ export default function AppDetail() {
           : api.POST('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } }, body: { name: input.name, environment: input.environment } }),
       ),
     onSuccess: refresh,
+  });
+  const navigate = useNavigate();
+  const remove = useMutation({
+    mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } } })),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: ['app', appId] });
+      await queryClient.invalidateQueries({ queryKey: ['apps'] });
+      await navigate('/apps', { state: { deleted: app.data?.name } });
+    },
   });
   const revoke = useMutation({
     mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })),
@@ -140,7 +154,14 @@ export default function AppDetail() {
           }}
         </QueryView>
       </section>
+      <AppMoneySettings appId={appId} />
       <AppWebhooks appId={appId} />
+      <section aria-labelledby="delete-app" className="card">
+        <h2 id="delete-app">{t('apps.delete')}</h2>
+        <p className="muted">{t('apps.deleteHelp')}</p>
+        {remove.error ? <ErrorBox error={remove.error} /> : null}
+        <ConfirmButton label={t('apps.delete')} question={t('apps.deleteConfirm', { name: app.data?.name ?? '' })} isPending={remove.isPending} onConfirm={() => remove.mutate()} />
+      </section>
     </>
   );
 }

@@ -1,6 +1,9 @@
-/** My applications, and the form that creates one (its webhook secret shown once). */
+/**
+ * My applications, and the form that creates one (its webhook secret shown once); says which
+ * one was just deleted when AppDetail comes back here after deleting it.
+ */
 import { useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
@@ -20,6 +23,7 @@ export default function AppList() {
   const queryClient = useQueryClient();
   const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
   const [isCreating, setCreating] = useState(false);
+  const deleted = (useLocation().state as { deleted?: string } | null)?.deleted;
   const create = useMutation({
     mutationFn: (body: { name: string; currency: string; description?: string; webhookUrl?: string; successUrl?: string; cancelUrl?: string }) =>
       unwrap(api.POST('/api/v1/merchants/apps', { body })),
@@ -32,6 +36,11 @@ export default function AppList() {
   return (
     <>
       <CreateHead title={t('apps.title')} createLabel={t('apps.create')} isCreating={isCreating} onCreate={() => setCreating(true)} />
+      {deleted && !create.data && (
+        <p className="notice" role="status">
+          {t('apps.deleted', { name: deleted })}
+        </p>
+      )}
       {create.data && (
         <div className="notice" role="status">
           <p>

@@ -6,9 +6,10 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { api, expectNoContent, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatMoney, parseAmount } from '../../format';
+import { ConfirmButton } from '../../confirm';
 import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
 import { WithdrawalSchedule } from './WithdrawalSchedule';
 import { SendTransfer } from './SendTransfer';
@@ -36,6 +37,12 @@ export default function Payouts() {
   const makeDefault = useMutation({
     mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/merchants/withdrawals/accounts/{id}/default', { params: { path: { id } } })),
     onSuccess: refresh,
+  });
+  const removeAccount = useMutation({
+    mutationFn: (id: string) => expectNoContent(api.DELETE('/api/v1/merchants/withdrawals/accounts/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+    // An account already gone elsewhere: the list is stale, refresh it under the error.
+    onError: refresh,
   });
   const withdraw = useMutation({
     mutationFn: (input: Withdrawal) => {
@@ -139,6 +146,7 @@ export default function Payouts() {
       <section aria-labelledby="accounts" className="card">
         <h2 id="accounts">{t('payout.accounts')}</h2>
         {makeDefault.error && <ErrorBox error={makeDefault.error} />}
+        {removeAccount.error && <ErrorBox error={removeAccount.error} />}
         <QueryView query={accounts}>
           {(list) => (
             <ul className="rows">
@@ -158,6 +166,13 @@ export default function Payouts() {
                         {t('payout.makeDefault')}
                       </button>
                     )}
+                    <ConfirmButton
+                      label={t('payout.removeAccount')}
+                      name={a.accountName}
+                      question={t('payout.removeConfirm', { account: `${a.accountName} · ${a.accountNumber}` })}
+                      isPending={removeAccount.isPending}
+                      onConfirm={() => removeAccount.mutate(a.id)}
+                    />
                   </span>
                 </li>
               ))}

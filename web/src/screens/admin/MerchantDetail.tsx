@@ -1,0 +1,175 @@
+/**
+ * Staff: one merchant's page — its profile and figures, its KYC level, suspend or reactivate,
+ * and its own fees per rail and direction (fee overrides). Every role that may read sees the
+ * page; the write controls are ADMIN's only, as the API enforces (SUPPORT gets 403).
+ */
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, expectNoContent, unwrap } from '../../api/client';
+import { useSession } from '../../auth/session';
+import { ConfirmButton } from '../../confirm';
+import { formatCount, formatDateTime } from '../../format';
+import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField, StatusBadge } from '../../ui';
+
+const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
+type KycLevel = (typeof KYC_LEVELS)[number];
+type Direction = 'PAY_IN' | 'PAY_OUT';
+
+export default function MerchantDetail() {
+  const { t, i18n } = useTranslation();
+  const id = useParams().id!;
+  const { user } = useSession();
+  const isAdmin = user?.role === 'ADMIN';
+  const queryClient = useQueryClient();
+  const overview = useQuery({ queryKey: ['merchant', id], queryFn: () => unwrap(api.GET('/api/v1/admin/merchants/{id}/overview', { params: { path: { id } } })) });
+  const fees = useQuery({ queryKey: ['merchant-fees', id], queryFn: () => unwrap(api.GET('/api/v1/admin/merchants/{id}/fees', { params: { path: { id } } })) });
+  const rails = useQuery({ queryKey: ['rails'], queryFn: () => unwrap(api.GET('/api/v1/admin/providers')), enabled: isAdmin });
+  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['merchant', 'merchants', 'merchant-fees'].includes(String(q.queryKey[0])) });
+  const setKyc = useMutation({
+    mutationFn: (kycLevel: KycLevel) => unwrap(api.PATCH('/api/v1/admin/merchants/{id}/kyc', { params: { path: { id } }, body: { kycLevel } })),
+    onSuccess: refresh,
+  });
+  const setStatus = useMutation({
+    mutationFn: (status: 'ACTIVE' | 'SUSPENDED') => unwrap(api.PATCH('/api/v1/admin/merchants/{id}/status', { params: { path: { id } }, body: { status } })),
+    onSuccess: refresh,
+  });
+  const setFee = useMutation({
+    mutationFn: (body: { providerCode: string; direction: Direction; feePercentage: number; feeFixed: number }) =>
+      unwrap(api.PUT('/api/v1/admin/merchants/{id}/fees', { params: { path: { id } }, body })),
+    onSuccess: refresh,
+  });
+  const removeFee = useMutation({
+    mutationFn: (input: { providerCode: string; direction: Direction }) =>
+      expectNoContent(api.DELETE('/api/v1/admin/merchants/{id}/fees/{providerCode}/{direction}', { params: { path: { id, ...input } } })),
+    onSuccess: refresh,
+  });
+  const directionLabel = (direction: string) => (direction === 'PAY_IN' ? t('tx.payIn') : t('tx.payOut'));
+
+  return (
+    <>
+      <p>
+        <Link to="/merchants">← {t('common.back')}</Link>
+      </p>
+      {!isAdmin && <p className="muted">{t('admin.readOnly')}</p>}
+      <QueryView query={overview}>
+        {({ merchant, applicationCount, transactionCount, transactionsByStatus }) => (
+          <>
+            <div className="section-head">
+              <h1>{merchant.fullName}</h1>
+              <StatusBadge status={merchant.status} />
+            </div>
+            <section className="card" aria-labelledby="merchant-profile">
+              <h2 id="merchant-profile">{t('admin.overview')}</h2>
+              <dl className="facts">
+                <dt>{t('common.email')}</dt>
+                <dd>{merchant.email}</dd>
+                <dt>{t('auth.phone')}</dt>
+                <dd>{merchant.phone ?? '—'}</dd>
+                <dt>{t('auth.country')}</dt>
+                <dd>{merchant.country ?? '—'}</dd>
+                <dt>{t('admin.kyc')}</dt>
+                <dd>{merchant.kycLevel}</dd>
+                <dt>{t('admin.since')}</dt>
+                <dd>{formatDateTime(merchant.createdAt, i18n.language)}</dd>
+                <dt>{t('shell.applications')}</dt>
+                <dd>{formatCount(applicationCount, i18n.language)}</dd>
+                <dt>{t('admin.transactionCount')}</dt>
+                <dd>
+                  {formatCount(transactionCount, i18n.language)}
+                  {Object.entries(transactionsByStatus).map(([status, figures]) => (
+                    <span key={status} className="muted">
+                      {' · '}
+                      {i18n.exists(`status.${status}`) ? t(`status.${status}`) : status} {formatCount(figures.count, i18n.language)}
+                    </span>
+                  ))}
+                </dd>
+              </dl>
+              {setStatus.error && <ErrorBox error={setStatus.error} />}
+              {isAdmin && merchant.status === 'ACTIVE' && (
+                <ConfirmButton label={t('admin.suspend')} question={t('admin.suspendConfirm', { name: merchant.fullName })} isPending={setStatus.isPending} onConfirm={() => setStatus.mutate('SUSPENDED')} />
+              )}
+              {isAdmin && merchant.status === 'SUSPENDED' && (
+                <button type="button" className="secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate('ACTIVE')}>
+                  {t('admin.reactivate')}
+                </button>
+              )}
+            </section>
+            {isAdmin && (
+              <CardForm label={t('admin.kycChange')} onSubmit={(form) => setKyc.mutate(form.get('kycLevel') as KycLevel)}>
+                <SelectField key={merchant.kycLevel} label={t('admin.kyc')} name="kycLevel" defaultValue={merchant.kycLevel} options={KYC_LEVELS.map((level): [string, string] => [level, level])} />
+                <SaveWithStatus mutation={setKyc} doneText={t('admin.kycSaved')} />
+              </CardForm>
+            )}
+          </>
+        )}
+      </QueryView>
+
+      <section className="card" aria-labelledby="merchant-fees">
+        <h2 id="merchant-fees">{t('admin.feeOverrides')}</h2>
+        <p className="muted">{t('admin.feeOverridesHelp')}</p>
+        {removeFee.error && <ErrorBox error={removeFee.error} />}
+        <QueryView query={fees}>
+          {(list) =>
+            list.length === 0 ? (
+              <p className="muted">{t('admin.noFeeOverride')}</p>
+            ) : (
+              <ul className="rows">
+                {list.map((fee) => (
+                  <li key={`${fee.providerCode}-${fee.direction}`} className="row">
+                    <span className="row-main">
+                      <span className="ref">{fee.providerCode}</span>
+                      <span className="muted">
+                        {directionLabel(fee.direction)} · {fee.feePercentage} % + {fee.feeFixed}
+                      </span>
+                    </span>
+                    {isAdmin && (
+                      <span className="row-side">
+                        <ConfirmButton
+                          label={t('admin.remove')}
+                          name={`${fee.providerCode} ${directionLabel(fee.direction)}`}
+                          question={t('admin.removeFeeConfirm', { rail: fee.providerCode, direction: directionLabel(fee.direction) })}
+                          isPending={removeFee.isPending}
+                          onConfirm={() => removeFee.mutate({ providerCode: fee.providerCode, direction: fee.direction })}
+                        />
+                      </span>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </QueryView>
+        {isAdmin && (
+          <form
+            aria-label={t('admin.setFee')}
+            onSubmit={(event) => {
+              event.preventDefault();
+              const form = new FormData(event.currentTarget);
+              setFee.mutate({
+                providerCode: String(form.get('providerCode')),
+                direction: form.get('direction') as Direction,
+                feePercentage: Number(form.get('feePercentage')),
+                feeFixed: Number(form.get('feeFixed')),
+              });
+            }}
+          >
+            <h3>{t('admin.setFee')}</h3>
+            <SelectField key={`rails-${rails.data?.length ?? 0}`} label={t('tx.rail')} name="providerCode" options={(rails.data ?? []).map((r): [string, string] => [r.code, `${r.name} (${r.code})`])} />
+            <SelectField
+              label={t('tx.direction')}
+              name="direction"
+              options={[
+                ['PAY_IN', t('tx.payIn')],
+                ['PAY_OUT', t('tx.payOut')],
+              ]}
+            />
+            <Field label={t('admin.feePercentage')} name="feePercentage" type="number" inputMode="decimal" required min={0} max={100} step={0.01} />
+            <Field label={t('admin.feeFixed')} name="feeFixed" type="number" inputMode="numeric" required min={0} step={1} defaultValue={0} />
+            <SaveWithStatus mutation={setFee} doneText={t('admin.feeSaved')} />
+          </form>
+        )}
+      </section>
+    </>
+  );
+}
