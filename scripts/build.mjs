@@ -3,7 +3,8 @@
  * (tsconfig.build.json; incremental, so a rebuild with nothing changed takes a second or two)
  * and copies beside the compiled modules what they read at run time relative to themselves:
  * the SQL migrations, the page templates and the pages' static assets. Then builds the dashboard
- * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts).
+ * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts),
+ * and its server renderer into web/dist/server.
  * Why a build at all (docs/performance.md, "Running compiled"): running the sources through
  * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
  */
@@ -21,3 +22,5 @@ for (const dir of ['db/migrations', 'checkout/views', 'checkout/assets']) {
 
 const { build } = await import('vite');
 await build({ configFile: `${root}web/vite.config.ts`, logLevel: 'warn' });
+// Then its server renderer, into web/dist/server (after: the first build empties web/dist).
+await build({ configFile: `${root}web/vite.config.ts`, logLevel: 'warn', build: { ssr: 'src/entry-server.tsx' } });

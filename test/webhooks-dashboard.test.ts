@@ -138,6 +138,34 @@ describe('dashboard webhook configuration', () => {
     const missing = await asAccount(h, owner.accessToken, 'POST', path('/deliveries/00000000-0000-0000-0000-000000000000/replay'), { body: {} });
     expect(missing.json.code).toBe('WEBHOOK_DELIVERY_NOT_FOUND');
   });
+
+  it("filters deliveries by a transaction's reference, within the application only", async () => {
+    expect((await asAccount(h, owner.accessToken, 'PATCH', path(), { body: { webhookUrl: receiver.url } })).status).toBe(200);
+    const tenant = { applicationId: appId, key, keyId: '', merchantId: owner.accountId };
+    const paid = await chargeTo(h, tenant, 'SUCCESS');
+    const declined = await chargeTo(h, tenant, 'FAILED');
+    await deliverOnce(h.services);
+    const ofPaid = await asAccount(h, owner.accessToken, 'GET', path(`/deliveries?reference=${paid}`));
+    expect(ofPaid.status).toBe(200);
+    expect(ofPaid.json.data).toMatchObject({ totalElements: 1, totalPages: 1, first: true, last: true });
+    expect(ofPaid.json.data.content[0]).toMatchObject({ eventName: 'payment.success', status: 'DELIVERED', httpStatus: 200, attemptCount: 1 });
+    const ofDeclined = await asAccount(h, owner.accessToken, 'GET', path(`/deliveries?reference=${declined}&status=DELIVERED`));
+    expect(ofDeclined.json.data.content.map((d: { eventName: string }) => d.eventName)).toEqual(['payment.failed']);
+    expect((await asAccount(h, owner.accessToken, 'GET', path(`/deliveries?reference=${declined}&status=FAILED`))).json.data.totalElements).toBe(0);
+
+    // Another application's transaction, even the same merchant's, is not this application's.
+    const otherApp = await createApplication(h.services, { merchantId: owner.accountId, name: 'Autre', currency: 'XAF' });
+    const otherKey = (await createApiKey(h.services, { applicationId: otherApp.id, name: 'k', environment: 'TEST' })).plainTextKey;
+    await asAccount(h, owner.accessToken, 'PATCH', `/api/v1/merchants/apps/${otherApp.id}/webhook`, { body: { webhookUrl: receiver.url } });
+    const elsewhere = await chargeTo(h, { applicationId: otherApp.id, key: otherKey, keyId: '', merchantId: owner.accountId }, 'SUCCESS');
+    await deliverOnce(h.services);
+    expect((await asAccount(h, owner.accessToken, 'GET', path(`/deliveries?reference=${elsewhere}`))).json.data).toMatchObject({ totalElements: 0, content: [] });
+    expect((await asAccount(h, owner.accessToken, 'GET', path('/deliveries?reference=PI-FFFFFFFFFFFF'))).json.data.totalElements).toBe(0);
+    expect((await asAccount(h, stranger.accessToken, 'GET', path(`/deliveries?reference=${paid}`))).json.code).toBe('APP_NOT_FOUND');
+    const malformed = await asAccount(h, owner.accessToken, 'GET', path("/deliveries?reference=' or 1=1"));
+    expect(malformed.status).toBe(400);
+    expect(malformed.json.success).toBe(false);
+  });
 });
 
 describe('dashboard webhook actions in the audit log', () => {

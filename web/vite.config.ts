@@ -3,6 +3,10 @@
  * The manifest lists each route's chunks for test/web/bundle-size.test.ts. Each script, style
  * sheet and icon also gets a gzip and a brotli twin, which the server sends to browsers that
  * accept them (compressed once here, never per request).
+ *
+ * A second build (`build: { ssr: 'src/entry-server.tsx' }`, run after the first by scripts/build.mjs and the web tests' global
+ * setup) bundles web/src/entry-server.tsx with its libraries into web/dist/server/, the renderer
+ * Kolo uses to send the signed-in home screen already drawn (src/http/web-app.ts).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +18,8 @@ import { defineConfig, type Plugin } from 'vite';
 function compressedTwins(): Plugin {
   return {
     name: 'kolo-compressed-twins',
-    apply: 'build',
+    // The browser's bundle only: the server renderer's (SSR_BUILD) is read from disk by Kolo.
+    apply: (_config, env) => env.command === 'build' && !env.isSsrBuild,
     writeBundle(options) {
       const assets = `${options.dir}/assets`;
       for (const name of readdirSync(assets)) {
@@ -27,7 +32,7 @@ function compressedTwins(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild, mode }) => ({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/app/',
   publicDir: false,
@@ -41,5 +46,10 @@ export default defineConfig({
     assetsInlineLimit: 0,
     // The compression plugin is slow by design (brotli's best level, once per build): no report of it.
     rolldownOptions: { checks: { bundlerTimings: false } },
+    ...(isSsrBuild ? { outDir: 'dist/server', emptyOutDir: false, manifest: false } : {}),
   },
-});
+  // The renderer is self-contained: React and the app's libraries are development dependencies;
+  // their production builds are chosen here, not by Kolo's NODE_ENV at run time.
+  ssr: { noExternal: true, target: 'node' },
+  ...(isSsrBuild ? { define: { 'process.env.NODE_ENV': JSON.stringify(mode === 'development' ? 'development' : 'production') } } : {}),
+}));

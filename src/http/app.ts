@@ -176,7 +176,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => collectPageRoutes(scope, services));
   await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
   await app.register(async (scope) => dashboardStatsRoutes(scope, services));
-  await app.register(async (scope) => webAppRoutes(scope));
+  await app.register(async (scope) => webAppRoutes(scope, undefined, services));
   return app;
 }
 

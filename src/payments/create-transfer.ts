@@ -40,12 +40,46 @@ export interface TransferData {
   beneficiaryEmail: string | null;
 }
 
+/** What a transfer of an amount costs, before it is sent (base units of `currency`). */
+export interface TransferFee {
+  amount: number;
+  feeAmount: number;
+  /** amount + feeAmount: what leaves the available balance. */
+  totalAmount: number;
+  currency: string;
+  paymentMethod: string;
+}
+
 /**
- * Creates the transfer; returns the 201 `data` of spec 4.4. `rails`: as for `createCharge`.
+ * The fee `createTransfer` would take for this transfer now (the merchant's override of the
+ * rail's pay-out fee, else the rail's), after the same rail checks (currency, active provider,
+ * limits; their errors). Reads only.
+ */
+export async function transferFee(
+  services: Services,
+  auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
+  input: Pick<TransferInput, 'amount' | 'currency' | 'paymentMethod'>,
+): Promise<TransferFee> {
+  const { rail } = await resolveRailFor(services, {
+    paymentMethod: input.paymentMethod,
+    currency: input.currency,
+    amount: input.amount,
+    applicationCurrency: auth.currency,
+    environment: auth.environment,
+  });
+  const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', auth.applicationId);
+  const feeAmount = computeFee(input.amount, terms.rule, 'PAY_OUT');
+  return { amount: input.amount, feeAmount, totalAmount: input.amount + feeAmount, currency: input.currency, paymentMethod: rail.code };
+}
+
+/**
+ * Creates the transfer from `auth`'s application and environment (an API key's, or the
+ * dashboard's choice for one of the merchant's applications); returns the 201 `data` of spec
+ * 4.4. `rails`: as for `createCharge`.
  */
 export async function createTransfer(
   services: Services,
-  auth: ApiKeyAuth,
+  auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: TransferInput,
   idempotencyKey?: string,
   rails?: Promise<RailsByCode>,

@@ -1,10 +1,11 @@
 /**
  * The merchant's delivery log: list deliveries of an application (newest first, optional status
- * filter, 0-based pages) and replay one. Shared by the dashboard routes; access control is the
+ * and transaction-reference filters, 0-based pages) and replay one. Shared by the dashboard routes; access control is the
  * caller's.
  */
 import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
+import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -53,16 +54,32 @@ const columns = {
   createdAt: webhookDeliveries.createdAt,
 };
 
-/** Lists deliveries of `applicationId`, newest first. `page` 0-based, `size` 1–100. */
+/**
+ * Lists deliveries of `applicationId`, newest first. `page` 0-based, `size` 1–100. `reference`:
+ * only the deliveries of the events of that transaction of the application (an empty page when
+ * the application has no such transaction).
+ */
 export async function listDeliveries(
   services: Pick<Services, 'db'>,
   applicationId: string,
-  query: { status?: DeliveryStatus | undefined; page: number; size: number },
+  query: { status?: DeliveryStatus | undefined; reference?: string | undefined; page: number; size: number },
 ): Promise<Page<DeliveryView>> {
   const filters: SQL[] = [eq(webhookDeliveries.applicationId, applicationId)];
   if (query.status) filters.push(eq(webhookDeliveries.status, query.status));
+  if (query.reference !== undefined) {
+    const [transaction] = await services.db
+      .select({ id: transactions.id })
+      .from(transactions)
+      .where(and(eq(transactions.reference, query.reference), eq(transactions.applicationId, applicationId)));
+    if (!transaction) return pageOf([], 0, query);
+    filters.push(eq(webhookEvents.transactionId, transaction.id));
+  }
   const where = and(...filters);
-  const [total] = await services.db.select({ n: count() }).from(webhookDeliveries).where(where);
+  const [total] = await services.db
+    .select({ n: count() })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(where);
   const rows = await services.db
     .select(columns)
     .from(webhookDeliveries)
@@ -71,10 +88,18 @@ export async function listDeliveries(
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(query.size)
     .offset(query.page * query.size);
-  const totalElements = Number(total?.n ?? 0);
+  return pageOf(
+    rows.map((r) => ({ ...r, status: r.status as DeliveryStatus })),
+    Number(total?.n ?? 0),
+    query,
+  );
+}
+
+/** One page of `content` out of `totalElements`. */
+function pageOf<T>(content: T[], totalElements: number, query: { page: number; size: number }): Page<T> {
   const totalPages = Math.ceil(totalElements / query.size);
   return {
-    content: rows.map((r) => ({ ...r, status: r.status as DeliveryStatus })),
+    content,
     totalElements,
     totalPages,
     size: query.size,

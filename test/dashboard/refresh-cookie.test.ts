@@ -1,6 +1,6 @@
 /**
- * The web app's session: login sets the refresh token as an httpOnly, SameSite=Strict cookie
- * scoped to /api/v1/auth; refresh-token and logout take it from the cookie when the body has
+ * The web app's session: login sets the refresh token as an httpOnly, SameSite=Strict cookie,
+ * one copy scoped to /api/v1/auth and one to the app's pages (/app); refresh-token and logout take it from the cookie when the body has
  * none (rotating or clearing it); a body token still wins, for API clients.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -27,8 +27,11 @@ async function logIn(): Promise<{ cookie: string; refreshToken: string; accessTo
   return { cookie, refreshToken: response.json.data.refreshToken, accessToken: response.json.data.accessToken };
 }
 
-it('login sets the refresh token as an httpOnly, SameSite=Strict cookie on /api/v1/auth', async () => {
-  const { cookie, refreshToken } = await logIn();
+it('login sets the refresh token as an httpOnly, SameSite=Strict cookie on /api/v1/auth and /app', async () => {
+  const account = await createDashboardAccount(h);
+  const response = await h.request('POST', '/api/v1/auth/login', { body: { email: account.email, password: account.password } });
+  const cookie = refreshCookie(response.headers)!;
+  const refreshToken = response.json.data.refreshToken as string;
   expect(valueOf(cookie)).toBe(refreshToken);
   expect(cookie).toMatch(/; HttpOnly/i);
   expect(cookie).toMatch(/; SameSite=Strict/i);
@@ -36,6 +39,10 @@ it('login sets the refresh token as an httpOnly, SameSite=Strict cookie on /api/
   expect(cookie).toMatch(/; Max-Age=\d+/);
   // The harness is plain http: no Secure flag (set behind an https PUBLIC_BASE_URL).
   expect(cookie).not.toMatch(/; Secure/i);
+  // The same cookie for the app's pages, and for no other path.
+  const copies = response.headers.getSetCookie().filter((line) => line.startsWith('kolo_refresh='));
+  expect(copies.map((line) => /; Path=([^;]+)/.exec(line)![1]).sort()).toEqual(['/api/v1/auth', '/app']);
+  for (const copy of copies) expect(copy.replace(/; Path=[^;]+/, '')).toBe(cookie.replace(/; Path=[^;]+/, ''));
 });
 
 it('refresh-token with the cookie only: a new pair and a rotated cookie; the old one is refused after', async () => {
@@ -63,8 +70,11 @@ it('logout with the cookie closes the session and clears the cookie', async () =
   const { cookie, accessToken } = await logIn();
   const out = await h.request('POST', '/api/v1/auth/logout', { body: {}, headers: { cookie: `kolo_refresh=${valueOf(cookie)}` } });
   expect(out.status).toBe(200);
-  const cleared = refreshCookie(out.headers)!;
-  expect(cleared).toMatch(/^kolo_refresh=;/);
-  expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
+  const cleared = out.headers.getSetCookie().filter((line) => line.startsWith('kolo_refresh='));
+  expect(cleared.map((line) => /; Path=([^;]+)/.exec(line)![1]).sort()).toEqual(['/api/v1/auth', '/app']);
+  for (const line of cleared) {
+    expect(line).toMatch(/^kolo_refresh=;/);
+    expect(line).toMatch(/Expires=Thu, 01 Jan 1970/);
+  }
   expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).status).toBe(401);
 });

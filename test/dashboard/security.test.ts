@@ -57,6 +57,14 @@ const routes: ProtectedRoute[] = [
   { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },
   { method: 'POST', path: '/api/v1/merchants/transactions/PI-000000000000/refund', scope: 'ANY_ACCOUNT', write: true, body: {} },
+  { method: 'GET', path: '/api/v1/merchants/apps/{appId}/transfer/fee?amount=1000&currency=XAF&paymentMethod=MTN_MOMO_CM', scope: 'OWN_APP', write: false },
+  {
+    method: 'POST',
+    path: '/api/v1/merchants/apps/{appId}/transfer',
+    scope: 'OWN_APP',
+    write: true,
+    body: { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa' },
+  },
   { method: 'GET', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: false },
   { method: 'PUT', path: '/api/v1/merchants/apps/{appId}/money-settings', scope: 'OWN_APP', write: true, body: { lateSuccessPolicy: 'KEEP' } },
   { method: 'GET', path: '/api/v1/admin/merchants/{id}/fees', scope: 'STAFF_READ', write: false },
@@ -109,6 +117,7 @@ const routes: ProtectedRoute[] = [
   { method: 'GET', path: '/api/v1/merchants/transactions/chart', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/admin/merchants/{id}/transactions/chart', scope: 'STAFF_READ', write: false },
   { method: 'GET', path: '/api/v1/merchants/providers', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'POST', path: '/api/v1/merchants/transactions/{transactionRef}/status-check', scope: 'OWN_TRANSACTION', write: true },
   { method: 'GET', path: '/api/v1/admin/stats/overview', scope: 'STAFF_READ', write: false },
 ];
 

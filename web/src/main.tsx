@@ -1,15 +1,18 @@
 /**
  * The dashboard's entry: i18n, the query cache, the session, and the routes. Each screen is its
- * own chunk (React.lazy), so a first load fetches the shell and that screen only.
+ * own chunk (React.lazy), so a first load fetches the shell and that screen only. A page that
+ * brought its session (bootstrap.ts) starts signed in; when the server drew the home screen with
+ * the display choices this browser makes, the app hydrates it, else it draws afresh.
  */
 import { StrictMode, Suspense, lazy } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { ApiFailure } from './api/client';
-import { SessionProvider, isStaff, useSession } from './auth/session';
+import { QueryClient, QueryClientProvider, hydrate } from '@tanstack/react-query';
+import { ApiFailure, setAccessToken } from './api/client';
+import { SessionProvider, isStaff, useSession, type InitialSession } from './auth/session';
+import { takeBootstrap } from './bootstrap';
 import { browserLanguage, startI18n } from './i18n/i18n';
-import { readPrefs } from './prefs';
+import { browserTimeZone, choicesOf, readPrefs } from './prefs';
 import { Layout } from './shell/Layout';
 import { Loading } from './ui';
 import './styles.css';
@@ -87,15 +90,38 @@ function AppRoutes() {
   );
 }
 
-await startI18n(readPrefs(null).language ?? browserLanguage());
-createRoot(document.getElementById('root')!).render(
+const bootstrap = takeBootstrap();
+let initial: InitialSession | undefined;
+let language = readPrefs(null).language ?? browserLanguage();
+if (bootstrap) {
+  setAccessToken(bootstrap.accessToken);
+  if (bootstrap.queries) hydrate(queryClient, bootstrap.queries);
+  const choices = choicesOf(bootstrap.user.accountId, bootstrap.user.language);
+  language = choices.language;
+  initial = { user: bootstrap.user, environment: choices.environment };
+}
+await startI18n(language);
+const app = (
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <BrowserRouter basename="/app">
-        <SessionProvider>
+        <SessionProvider initial={initial}>
           <AppRoutes />
         </SessionProvider>
       </BrowserRouter>
     </QueryClientProvider>
-  </StrictMode>,
+  </StrictMode>
 );
+const root = document.getElementById('root')!;
+const drawnAsHere =
+  bootstrap?.rendered === true &&
+  /^\/app\/?$/.test(location.pathname) &&
+  bootstrap.language === language &&
+  bootstrap.environment === initial?.environment &&
+  bootstrap.timeZone === browserTimeZone();
+if (drawnAsHere) {
+  hydrateRoot(root, app);
+} else {
+  root.replaceChildren();
+  createRoot(root).render(app);
+}

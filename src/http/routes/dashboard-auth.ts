@@ -55,26 +55,36 @@ function profile(row: Parameters<typeof profileView>[0]) {
 
 /**
  * The refresh-token cookie: the web app's copy of the refresh token, out of reach of scripts
- * (httpOnly), sent only to the auth routes (its path) and only from Kolo's own pages
- * (SameSite=Strict), so the app keeps its access token in memory and nothing in storage.
+ * (httpOnly), sent only from Kolo's own pages (SameSite=Strict), so the app keeps its access
+ * token in memory and nothing in storage. It is set twice with one value, once per path: the
+ * auth routes (refresh, logout) and the app's pages (/app, whose home page renews the session
+ * itself: src/http/web-app.ts); no other route receives it.
  */
 export const REFRESH_COOKIE = 'kolo_refresh';
-const REFRESH_COOKIE_PATH = '/api/v1/auth';
+/** The paths of the refresh cookie's two copies. */
+export const REFRESH_COOKIE_PATHS = ['/api/v1/auth', '/app'] as const;
+
+/**
+ * Sets both copies of the refresh cookie to `refreshToken` (rotated with it), for
+ * `refreshTokenTtlDays`; Secure behind an https PUBLIC_BASE_URL.
+ */
+export function setRefreshCookie(services: Pick<Services, 'config'>, reply: FastifyReply, refreshToken: string): void {
+  for (const path of REFRESH_COOKIE_PATHS) {
+    reply.setCookie(REFRESH_COOKIE, refreshToken, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: services.config.publicBaseUrl.startsWith('https:'),
+      path,
+      maxAge: services.config.refreshTokenTtlDays * 86_400,
+    });
+  }
+}
 
 /** Registers /api/v1/auth/* (public). */
 export async function dashboardAuthRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(fastifyCookie);
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => services.clock.now();
-  const isSecure = services.config.publicBaseUrl.startsWith('https:');
-  const setRefreshCookie = (reply: FastifyReply, refreshToken: string) =>
-    reply.setCookie(REFRESH_COOKIE, refreshToken, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: isSecure,
-      path: REFRESH_COOKIE_PATH,
-      maxAge: services.config.refreshTokenTtlDays * 86_400,
-    });
   // The body's token when sent (API clients), else the cookie's (the web app); '' is refused
   // by the token's own format check (401 INVALID_REFRESH_TOKEN).
   const refreshTokenOf = (request: FastifyRequest, body: { refreshToken?: string | undefined }) =>
@@ -116,7 +126,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     { schema: { tags, summary: 'Se connecter', body: loginRequest, response: { 200: envelopeOf(loginData), ...errors } } },
     async (request, reply) => {
       const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
-      setRefreshCookie(reply, result.refreshToken);
+      setRefreshCookie(services, reply, result.refreshToken);
       return ok(result, 'Connexion réussie.', now());
     },
   );
@@ -134,7 +144,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     },
     async (request, reply) => {
       const pair = await refreshSession(request.services, refreshTokenOf(request, request.body));
-      setRefreshCookie(reply, pair.refreshToken);
+      setRefreshCookie(services, reply, pair.refreshToken);
       return ok(pair, 'Session prolongée.', now());
     },
   );
@@ -152,7 +162,7 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
     },
     async (request, reply) => {
       const session = await closeSession(request.services, refreshTokenOf(request, request.body));
-      reply.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+      for (const path of REFRESH_COOKIE_PATHS) reply.clearCookie(REFRESH_COOKIE, { path });
       await recordAudit(request.services, { ...auditActor(request), actorId: session.accountId }, {
         action: 'LOGOUT',
         targetType: 'SESSION',

@@ -1,7 +1,10 @@
 /**
  * Dashboard money routes, at the paths and in the shapes SharePay's dashboard calls:
  * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the ledger,
- * and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`).
+ * and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`); and, for
+ * Kolo's own dashboard, a transfer from one of my applications
+ * (`POST /api/v1/merchants/apps/{appId}/transfer`, the merchant API's `POST /api/v1/pay-out/transfer`
+ * use case) and its fee beforehand (`GET …/transfer/fee`).
  * Bearer-authenticated; a merchant sees only their own applications (staff have none). Without
  * `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
  */
@@ -16,9 +19,15 @@ import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRo
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
+import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
+import { transferData, transferRequest } from '../schemas/payments.ts';
+import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
+import { currencySchema, requiredText } from '../schemas/common.ts';
+import { idempotencyHeader } from './payments.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
 const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
@@ -96,6 +105,82 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       requireRole(account, 'MERCHANT');
       const data = await refundMerchantPayment(request.services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
+    },
+  );
+
+  /** The merchant's own active application, for a transfer or its fee (staff have no money of their own). */
+  const transferApp = async (request: Parameters<typeof requireAccount>[0], appId: string) => {
+    const account = requireAccount(request);
+    requireRole(account, 'MERCHANT');
+    const app = await findAccessibleApplication(request.services, account, appId, { write: true });
+    if (app.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
+    return { account, app };
+  };
+
+  r.get(
+    '/api/v1/merchants/apps/:appId/transfer/fee',
+    {
+      schema: {
+        tags,
+        summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
+        description:
+          'Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un ' +
+          'administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de ' +
+          'paiement actif, limites). Ne modifie rien.',
+        security: bearerSecurity,
+        params: appIdKeyParams,
+        querystring: z.object({
+          amount: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Entier, en unité de base de la devise, minimum 1'),
+          currency: currencySchema,
+          paymentMethod: requiredText(100),
+          environment: dashboardEnvironmentQuery,
+        }),
+        response: {
+          200: envelopeOf(
+            z.object({
+              amount: z.number(),
+              feeAmount: z.number(),
+              totalAmount: z.number().describe('Montant et frais : ce qui quitte le solde disponible'),
+              currency: z.string(),
+              paymentMethod: z.string(),
+            }),
+          ),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { account, app } = await transferApp(request, request.params.appId);
+      const { environment: requested, ...input } = request.query;
+      const environment = await dashboardEnvironment(services.db, account.accountId, requested);
+      const fee = await transferFee(request.services, { applicationId: app.id, currency: app.currency, environment }, input);
+      return ok(fee, 'Frais calculés.', services.clock.now());
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/apps/:appId/transfer',
+    {
+      schema: {
+        tags,
+        summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
+        description:
+          'Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; ' +
+          "l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif " +
+          "Idempotency-Key (1 à 100 caractères) : la même clé avec la même requête renvoie le même virement sans rien " +
+          'renvoyer à l’opérateur. 400 INSUFFICIENT_BALANCE quand le solde disponible ne couvre pas montant et frais.',
+        security: bearerSecurity,
+        params: appIdKeyParams,
+        body: transferRequest.extend({ environment: dashboardEnvironmentQuery }),
+        response: { 201: envelopeOf(transferData), ...errors, 409: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { account, app } = await transferApp(request, request.params.appId);
+      const { environment: requested, ...input } = request.body;
+      const environment = await dashboardEnvironment(services.db, account.accountId, requested);
+      const data = await createTransfer(request.services, { applicationId: app.id, currency: app.currency, environment }, input, idempotencyHeader(request));
+      return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );
 

@@ -11,7 +11,9 @@
  * `transactions-in`, `transactions-out` (page, filters, newest first), their `/stats`, their
  * `/export` (CSV, streamed), their `/{transactionId}` (by UUID or reference, with the event
  * history; another merchant's answers 404 TRANSACTION_NOT_FOUND like an unknown one), and
- * `transactions/chart`. Plus `GET /api/v1/merchants/providers`. Without `environment`, lists,
+ * `transactions/chart`. Plus `GET /api/v1/merchants/providers` and
+ * `POST /api/v1/merchants/transactions/{transactionId}/status-check` (ask the operator now about
+ * one of my PENDING transactions; status-check.ts). Without `environment`, lists,
  * stats, exports and the chart read the merchant's default (`dashboardEnvironment`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -31,6 +33,7 @@ import {
   type TransactionFilter,
 } from '../../dashboard/transactions.ts';
 import { transactionsCsv } from '../../dashboard/transactions-csv.ts';
+import { checkTransactionNow, STATUS_CHECK_INTERVAL_MS } from '../../dashboard/status-check.ts';
 import { oldestApplicationCurrency } from '../../accounts/applications.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
@@ -286,6 +289,38 @@ export async function dashboardTransactionRoutes(app: FastifyInstance, services:
     async (request) => {
       const account = requireAccount(request);
       return ok(await merchantProviders(services.db, services.connectors, account.accountId), 'Moyens de paiement récupérés.', services.clock.now());
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/transactions/:transactionId/status-check',
+    {
+      schema: {
+        tags: ['Dashboard : transactions'],
+        summary: "Demander maintenant son statut à l'opérateur pour l'une de mes transactions en attente",
+        description:
+          "Pose à l'opérateur la même question que la relève périodique et applique sa réponse : réussie ou échouée, la " +
+          "transaction change de statut ; une réponse ambiguë (en attente, opérateur injoignable, délai dépassé) la laisse " +
+          'PENDING. Une transaction déjà terminée est renvoyée telle quelle, sans question. Au plus une vérification par ' +
+          `transaction toutes les ${STATUS_CHECK_INTERVAL_MS / 1000} s : 429 TOO_MANY_REQUESTS (avec Retry-After) sinon. ` +
+          'Répond la transaction telle qu’elle est après la vérification, avec son historique.',
+        security,
+        params: transactionKeyParams,
+        response: { 200: envelopeOf(transactionDetailData), ...errors, 429: errorEnvelope },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      // Asking an operator acts on a merchant's money: staff accounts have none of their own.
+      requireRole(account, 'MERCHANT');
+      const { transactionId } = request.params;
+      const outcome = await checkTransactionNow(request.services, account.accountId, transactionId);
+      const detail = await transactionDetail(services.db, account.accountId, transactionId, { withDetail: false });
+      return ok(
+        { ...transactionOut(detail), events: detail.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })) },
+        outcome === 'FINAL' ? 'Transaction déjà terminée : rien à demander.' : "Statut demandé à l'opérateur.",
+        services.clock.now(),
+      );
     },
   );
 }

@@ -1,9 +1,9 @@
 /**
  * Webhook configuration by dashboard JWT, at the paths SharePay's dashboard calls:
  * `/api/v1/merchants/apps/{appId}/webhook` read / set URL, secret create / rotate / delete, test
- * event, delivery log and replay. Thin adapters over the same use cases as the API-key routes;
- * access is `findAccessibleApplication` (a merchant's own applications; SUPPORT reads only; ADMIN
- * all).
+ * event, delivery log (filtered by status or transaction reference) and replay. Thin adapters
+ * over the same use cases as the API-key routes; access is `findAccessibleApplication` (a
+ * merchant's own applications; SUPPORT reads only; ADMIN all).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -53,6 +53,11 @@ const deliveriesPage = z.object({
 });
 const deliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
+  reference: z
+    .string()
+    .regex(/^[A-Z]{2}-[A-Za-z0-9-]{1,60}$/, 'doit être une référence de transaction (ex. PI-0A1B2C3D4E5F)')
+    .optional()
+    .describe("Seulement les livraisons des événements de cette transaction de l'application (sa référence)"),
   page: z.coerce.number().int().min(0).max(100_000).default(0),
   size: z.coerce.number().int().min(1).max(100).default(20),
 });
@@ -157,7 +162,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: 'Journal des livraisons (plus récentes d’abord)',
+        summary: 'Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction)',
         security,
         params: appParams,
         querystring: deliveriesQuery,

@@ -28,8 +28,8 @@ import {
 
 const IDEMPOTENCY_HEADER_MAX = 100;
 
-/** The optional `Idempotency-Key` header (≤ 100 characters), or undefined. */
-function idempotencyHeader(request: FastifyRequest): string | undefined {
+/** The optional `Idempotency-Key` header (≤ 100 characters), or undefined; 400 VALIDATION_ERROR when empty or longer. */
+export function idempotencyHeader(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   if (value === undefined) return undefined;
   const key = Array.isArray(value) ? value[0] : value;

@@ -2303,11 +2303,13 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Journal des livraisons (plus récentes d’abord) */
+        /** Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction) */
         get: {
             parameters: {
                 query?: {
                     status?: "PENDING" | "DELIVERED" | "FAILED";
+                    /** @description Seulement les livraisons des événements de cette transaction de l'application (sa référence) */
+                    reference?: string;
                     page?: number;
                     size?: number;
                 };
@@ -9163,6 +9165,316 @@ export type paths = {
                                 feeAmount: number;
                                 currency: string;
                                 reason: string | null;
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/apps/{appId}/transfer/fee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Frais d'un virement depuis l'une de mes applications, avant de l'envoyer
+         * @description Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de paiement actif, limites). Ne modifie rien.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Entier, en unité de base de la devise, minimum 1 */
+                    amount: number;
+                    /** @description Code ISO 4217 */
+                    currency: string;
+                    paymentMethod: string;
+                    /** @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST */
+                    environment?: "LIVE" | "TEST";
+                };
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                amount: number;
+                                feeAmount: number;
+                                /** @description Montant et frais : ce qui quitte le solde disponible */
+                                totalAmount: number;
+                                currency: string;
+                                paymentMethod: string;
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/apps/{appId}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)
+         * @description Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif Idempotency-Key (1 à 100 caractères) : la même clé avec la même requête renvoie le même virement sans rien renvoyer à l’opérateur. 400 INSUFFICIENT_BALANCE quand le solde disponible ne couvre pas montant et frais.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Entier, en unité de base de la devise, minimum 1 */
+                        amount: number;
+                        /** @description Code ISO 4217 */
+                        currency: string;
+                        paymentMethod: string;
+                        beneficiaryAccount: string & (unknown & unknown);
+                        beneficiaryName: string;
+                        beneficiaryEmail?: ((string & (unknown & unknown)) | "") | null;
+                        merchantReference?: string | null;
+                        description?: string | null;
+                        /**
+                         * @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST
+                         * @enum {string}
+                         */
+                        environment?: "LIVE" | "TEST";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                reference: string;
+                                /** @enum {string} */
+                                status: "PENDING";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                beneficiaryAccount: string | null;
+                                beneficiaryName: string | null;
+                                beneficiaryEmail: string | null;
                             };
                             /** @description ISO 8601, heure locale du serveur, sans fuseau */
                             timestamp: string;
@@ -16226,6 +16538,197 @@ export type paths = {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/transactions/{transactionId}/status-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Demander maintenant son statut à l'opérateur pour l'une de mes transactions en attente
+         * @description Pose à l'opérateur la même question que la relève périodique et applique sa réponse : réussie ou échouée, la transaction change de statut ; une réponse ambiguë (en attente, opérateur injoignable, délai dépassé) la laisse PENDING. Une transaction déjà terminée est renvoyée telle quelle, sans question. Au plus une vérification par transaction toutes les 5 s : 429 TOO_MANY_REQUESTS (avec Retry-After) sinon. Répond la transaction telle qu’elle est après la vérification, avec son historique.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Identifiant UUID ou référence de la transaction */
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            message: string;
+                            data: {
+                                id: string;
+                                reference: string;
+                                merchantReference: string | null;
+                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
+                                type: string;
+                                /** @enum {string} */
+                                direction: "PAY_IN" | "PAY_OUT";
+                                /** @enum {string} */
+                                environment: "LIVE" | "TEST";
+                                /** @description Unités de base */
+                                amount: number;
+                                /** @description Frais de Kolo ; null tant qu’ils ne sont pas connus */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
+                                netAmount: number | null;
+                                currency: string;
+                                status: string;
+                                description: string | null;
+                                /** @description Code du moyen de paiement */
+                                provider: string | null;
+                                /** @description Paiement : le payeur ; virement : le bénéficiaire */
+                                payerAccount: string | null;
+                                payerName: string | null;
+                                payerEmail: string | null;
+                                applicationId: string;
+                                appName: string;
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                isLateSuccess: boolean;
+                                /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
+                                operatorTransactionId: string | null;
+                                /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
+                                heldAmount: number;
+                                refundedAmount: number;
+                                createdAt: string;
+                                updatedAt: string;
+                                completedAt: string | null;
+                                events: {
+                                    id: number;
+                                    fromStatus: string | null;
+                                    toStatus: string;
+                                    cause: string;
+                                    failureCode: string | null;
+                                    /** @description Diagnostic (personnel seulement ; null pour un marchand) */
+                                    detail: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    createdAt: string;
+                                }[];
+                            };
+                            /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            code: string;
+                            message: string;
+                            data: {
+                                [key: string]: string;
+                            } | null;
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

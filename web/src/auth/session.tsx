@@ -2,14 +2,15 @@
  * The signed-in account and the display environment, for the whole app. Start-up spends the
  * refresh cookie (if any) for an access token, then reads the profile. The profile's language
  * (kept by the API per account) is applied at sign-in; without one, the page keeps the language
- * it had before login (the browser's, or the one picked on the login screen).
+ * it had before login (the browser's, or the one picked on the login screen). A page that came
+ * with its session already renewed (bootstrap.ts) starts signed in, without those two calls.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, onSessionLost, refreshSession, setAccessToken, unwrap } from '../api/client';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
-import { readPrefs, writePrefs, type Environment } from '../prefs';
+import { mirrorPrefs, readPrefs, writePrefs, type Environment } from '../prefs';
 
 /** The account as the app needs it. */
 export interface User {
@@ -58,16 +59,27 @@ export function isStaff(user: User | null): boolean {
   return user?.role === 'ADMIN' || user?.role === 'SUPPORT';
 }
 
-export function SessionProvider({ children }: { children: ReactNode }) {
+/** A session already open when the app starts: its account and the environment shown. */
+export interface InitialSession {
+  user: User;
+  environment: Environment;
+}
+
+/**
+ * Provides the session. With `initial` (a page that brought its session, or the server's
+ * render of one) it starts signed in; without, it restores the session from the refresh cookie.
+ */
+export function SessionProvider({ children, initial }: { children: ReactNode; initial?: InitialSession }) {
   const queryClient = useQueryClient();
-  const [state, setState] = useState<Session['state']>('loading');
-  const [user, setUser] = useState<User | null>(null);
-  const [environment, setEnvironmentState] = useState<Environment>(readPrefs(null).environment ?? 'TEST');
+  const [state, setState] = useState<Session['state']>(initial ? 'in' : 'loading');
+  const [user, setUser] = useState<User | null>(initial?.user ?? null);
+  const [environment, setEnvironmentState] = useState<Environment>(initial?.environment ?? readPrefs(null).environment ?? 'TEST');
 
   const signIn = useCallback(async (next: User) => {
     const prefs = readPrefs(next.accountId);
     if (prefs.environment) setEnvironmentState(prefs.environment);
     if (next.language) await setLanguage(next.language);
+    mirrorPrefs(next.accountId);
     setUser(next);
     setState('in');
   }, []);
@@ -78,6 +90,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setState('out');
       queryClient.clear();
     });
+    if (initial) {
+      mirrorPrefs(initial.user.accountId);
+      return;
+    }
     void (async () => {
       if (!(await refreshSession())) return setState('out');
       try {
@@ -86,7 +102,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setState('out');
       }
     })();
-  }, [queryClient, signIn]);
+  }, [queryClient, signIn, initial]);
 
   const session = useMemo<Session>(
     () => ({

@@ -5,9 +5,12 @@
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import type { Client } from 'openapi-fetch';
 import { api, unwrap } from '../../api/client';
+import type { paths } from '../../api/schema';
+import type { Environment } from '../../prefs';
 import { useSession } from '../../auth/session';
 import { formatCount, formatPercent } from '../../format';
 import { Money, QueryView } from '../../ui';
@@ -19,31 +22,48 @@ function daysAgo(days: number): string {
   return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The period the home screen opens on, in days. */
+export const HOME_DAYS = 7;
+
+/**
+ * The home screen's four calls through `client` (the app's, or the server renderer's): balances,
+ * today's summary with the last transactions, the success statistics and the chart of `days`.
+ */
+export function homeQueries(client: Client<paths>, environment: Environment, days: 7 | 30) {
+  return {
+    balances: queryOptions({
+      queryKey: ['balance', environment],
+      queryFn: () => unwrap(client.GET('/api/v1/merchants/balance', { params: { query: { environment } } })),
+    }),
+    summary: queryOptions({
+      queryKey: ['dashboard', environment],
+      queryFn: () => unwrap(client.GET('/api/v1/merchants/dashboard', { params: { query: { environment } } })),
+    }),
+    stats: queryOptions({
+      queryKey: ['stats-in', environment, days],
+      queryFn: () => unwrap(client.GET('/api/v1/merchants/transactions-in/stats', { params: { query: { environment, from: daysAgo(days - 1) } } })),
+    }),
+    chart: queryOptions({
+      queryKey: ['chart', environment, days],
+      queryFn: () =>
+        unwrap(
+          client.GET('/api/v1/merchants/transactions/chart', {
+            params: { query: { environment, interval: days === 7 ? 'LAST_7_DAYS' : 'LAST_30_DAYS', groupBy: 'STATUS', direction: 'PAY_IN' } },
+          }),
+        ),
+    }),
+  };
+}
+
 export default function Home() {
   const { t, i18n } = useTranslation();
   const { environment } = useSession();
-  const [days, setDays] = useState<7 | 30>(7);
-  const balances = useQuery({
-    queryKey: ['balance', environment],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/balance', { params: { query: { environment } } })),
-  });
-  const summary = useQuery({
-    queryKey: ['dashboard', environment],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/dashboard', { params: { query: { environment } } })),
-  });
-  const stats = useQuery({
-    queryKey: ['stats-in', environment, days],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions-in/stats', { params: { query: { environment, from: daysAgo(days - 1) } } })),
-  });
-  const chart = useQuery({
-    queryKey: ['chart', environment, days],
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/merchants/transactions/chart', {
-          params: { query: { environment, interval: days === 7 ? 'LAST_7_DAYS' : 'LAST_30_DAYS', groupBy: 'STATUS', direction: 'PAY_IN' } },
-        }),
-      ),
-  });
+  const [days, setDays] = useState<7 | 30>(HOME_DAYS);
+  const queries = homeQueries(api, environment, days);
+  const balances = useQuery(queries.balances);
+  const summary = useQuery(queries.summary);
+  const stats = useQuery(queries.stats);
+  const chart = useQuery(queries.chart);
 
   return (
     <>

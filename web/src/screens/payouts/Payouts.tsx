@@ -1,6 +1,7 @@
 /**
- * Pay-outs: the available balance, withdrawal accounts (add, choose the default, remove), and
- * "withdraw now" to an account, with a confirmation step showing what leaves the balance.
+ * Pay-outs: the available balance, a transfer to any number (SendTransfer), withdrawal accounts
+ * (add, choose the default, remove), and "withdraw now" to an account, with a confirmation step
+ * showing what leaves the balance.
  */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { formatMoney, parseAmount } from '../../format';
 import { ConfirmButton } from '../../confirm';
 import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
 import { WithdrawalSchedule } from './WithdrawalSchedule';
+import { SendTransfer } from './SendTransfer';
 
 interface Withdrawal {
   amount: number;
@@ -77,6 +79,8 @@ export default function Payouts() {
           </div>
         )}
       </QueryView>
+
+      <SendTransfer />
 
       <section aria-labelledby="withdraw" className="card">
         <h2 id="withdraw">{t('payout.withdraw')}</h2>

@@ -1,4 +1,8 @@
-/** One transaction: its fields, its timeline of events, and the refund of a successful pay-in. */
+/**
+ * One transaction: its fields, its timeline of events, the refund of a successful pay-in and,
+ * while it is PENDING, "ask the operator now" (the answer replaces the shown transaction); its
+ * webhook deliveries with their replay.
+ */
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -6,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiFailure, api, unwrap } from '../../api/client';
 import { formatDateTime, formatMoney, parseAmount } from '../../format';
 import { ErrorBox, Field, Money, QueryView, StatusBadge } from '../../ui';
+import { TransactionDeliveries } from './TransactionDeliveries';
 
 export default function TransactionDetail() {
   const { t, i18n } = useTranslation();
@@ -23,6 +28,14 @@ export default function TransactionDetail() {
     onSuccess: async () => {
       setRefunding(false);
       await queryClient.invalidateQueries();
+    },
+  });
+
+  const statusCheck = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/merchants/transactions/{transactionId}/status-check', { params: { path: { transactionId: reference } } })),
+    onSuccess: async (tx) => {
+      queryClient.setQueryData(['transaction', reference], tx);
+      if (tx.status !== 'PENDING') await queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'transaction' });
     },
   });
 
@@ -74,6 +87,20 @@ export default function TransactionDetail() {
                 </dl>
               </section>
 
+              {statusCheck.data && (
+                <p className="notice" role="status">
+                  {t('tx.checkDone', { status: t(`status.${statusCheck.data.status}`) })}
+                </p>
+              )}
+              {statusCheck.error && <ErrorBox error={statusCheck.error} />}
+              {tx.status === 'PENDING' && (
+                <div className="card">
+                  <p className="muted">{t('tx.checkHint')}</p>
+                  <button type="button" disabled={statusCheck.isPending} onClick={() => statusCheck.mutate()}>
+                    {t('tx.checkNow')}
+                  </button>
+                </div>
+              )}
               {refund.data && (
                 <p className="notice" role="status">
                   {t('tx.refundDone', { reference: refund.data.reference })}
@@ -128,6 +155,7 @@ export default function TransactionDetail() {
                   ))}
                 </ol>
               </section>
+              <TransactionDeliveries appId={tx.applicationId} reference={tx.reference} />
             </>
           );
         }}
