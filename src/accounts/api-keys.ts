@@ -9,6 +9,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import { mapArrayPick, perDatabase, selectList } from '../db/batch.ts';
 import { runStatement, statement } from '../db/statement.ts';
+import { inTenantScope } from '../db/queries/transactions.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, transactions } from '../db/schema.ts';
 import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../payments/transaction-view.ts';
@@ -249,8 +250,7 @@ const statusReads = statement(
                   case when t.id is null then null else json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}) end))
              from unnest($2::int4[], $3::text[], $4::text[]) with ordinality as r(n, reference, direction, i)
              join kf on kf.n = r.n
-             left join transactions t on t.reference = r.reference and t.application_id = kf.application_id
-                                     and t.environment = kf.environment and t.direction = r.direction) as found`,
+             left join transactions t on ${inTenantScope('t', { applicationId: 'kf.application_id', environment: 'kf.environment', direction: 'r.direction', reference: 'r.reference' })}) as found`,
   { genericPlan: true },
 );
 

@@ -24,8 +24,8 @@ import { releaseDueSettlements } from '../payments/transaction-postings.ts';
 import { watchLateSuccesses } from '../payments/late-success.ts';
 import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
-import { runStatement, statement } from '../db/statement.ts';
-import { mapRow } from '../db/batch.ts';
+import { leaseDueTransactions } from '../db/queries/transactions.ts';
+import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';
 import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';
 
 /** Counts of what one tick did. */
@@ -43,47 +43,11 @@ const CONCURRENCY = 16;
 const PURGE_BATCH = 1000;
 const SETTLEMENT_BATCH = 200;
 
-// The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
-// skip locked)` PostgreSQL may re-run the subquery for each row it updates, and each re-run,
-// seeing the rows just leased as no longer due, returns the next ones: the limit did not hold.
-// The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
-// joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
-// the whole table once its statistics counted a few thousand rows, so every claim of a draining
-// backlog read the whole table (test/postgres/batched-update-plans.test.ts).
-const claimTransactions = statement(
-  'claim_due_transactions_v2',
-  `with due as materialized (
-     select id from transactions
-      where status = 'PENDING' and next_poll_at <= $1::timestamptz
-      order by next_poll_at
-      limit $2
-      for update skip locked)
-   update transactions t
-      set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
-    where t.id = any(array(select id from due)) and t.status = 'PENDING'
-   returning t.*`,
-);
-
-const claimAttempts = statement(
-  'claim_due_attempts_v2',
-  `with due as materialized (
-     select id from checkout_attempts
-      where status = 'PENDING' and next_poll_at <= $1::timestamptz
-      order by next_poll_at
-      limit $2
-      for update skip locked)
-   update checkout_attempts a
-      set next_poll_at = $3::timestamptz
-    where a.id = any(array(select id from due)) and a.status = 'PENDING'
-   returning a.*`,
-);
-
 /** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for `config.pollerLeaseMs`. */
 export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<TransactionRow[]> {
   const now = services.clock.now();
   const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
-  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimTransactions, [now.toISOString(), batchSize, lease.toISOString()]);
-  return rows.map((r) => mapRow(transactions, r));
+  return leaseDueTransactions(services.db, { now, limit: batchSize, leaseUntil: lease });
 }
 
 /**
@@ -94,8 +58,7 @@ export async function claimDueTransactions(services: Pick<Services, 'db' | 'cloc
 export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number): Promise<CheckoutAttemptRow[]> {
   const now = services.clock.now();
   const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
-  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimAttempts, [now.toISOString(), batchSize, lease.toISOString()]);
-  return rows.map((r) => mapRow(checkoutAttempts, r));
+  return leaseDueAttempts(services.db, { now, limit: batchSize, leaseUntil: lease });
 }
 
 /**

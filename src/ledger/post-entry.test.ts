@@ -1,17 +1,19 @@
 /**
  * The double-entry core against a model (fast-check), on a real database (PGlite in memory, or
  * PostgreSQL with TEST_DATABASE_URL): random sequences of balanced entries over a few accounts,
- * some never negative. After every entry the kept balances equal the model's, an entry is
- * refused exactly when the model says a never-negative account would go below zero (and then
- * leaves nothing behind), and `verifyLedger` passes.
+ * some never negative, posted one by one (`postEntry`) and in batches (`postEntries`). After
+ * every entry or batch the kept balances equal the model's, an entry or batch is refused exactly
+ * when the model says a never-negative account would go below zero (and then leaves nothing
+ * behind), each posted entry holds its own lines, and `verifyLedger` passes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountBalance } from './balances.ts';
-import { InsufficientFundsError, assertBalanced, postEntry } from './post-entry.ts';
+import { InsufficientFundsError, assertBalanced, postEntries, postEntry } from './post-entry.ts';
 import type { AccountSpec } from './accounts.ts';
 import { verifyLedger } from './verify-ledger.ts';
 import type { Db } from '../db/client.ts';
+import { runStatement, statement } from '../db/statement.ts';
 import { useTestDatabase } from '../../test/helpers/test-database.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -79,3 +81,65 @@ describe('postEntry against a model', () => {
     expect(() => assertBalanced({ ...base, lines: [{ account: { ...a, currency: 'XOF' }, amount: 5 }, { account: b, amount: -5 }] })).toThrow(/XOF/);
   });
 });
+
+describe('postEntries against a model', () => {
+  let run = 1000;
+  it('posts each batch whole with each entry its own lines, refuses exactly the batches that overdraw, and always verifies', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(entry, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }), async (batches) => {
+        run += 1;
+        const db = testDatabase().db;
+        const model = [0, 0, 0, 0, 0];
+        for (const batch of batches) {
+          const postings = batch.map(([accounts, amounts], n) => {
+            const last = -amounts.reduce((s, a) => s + a, 0);
+            const lines = accounts.map((i, k) => ({ account: account(run, i), amount: k < amounts.length ? amounts[k]! : last }));
+            return { kind: `TEST_${n}`, transactionId: null, currency: 'XAF', lines, createdAt: new Date() };
+          });
+          // The batch is judged on each account's balance after all of its entries.
+          const next = [...model];
+          for (const line of postings.flatMap((p) => p.lines)) {
+            const i = Number(line.account.key.split(':')[2]);
+            next[i]! += line.account.normalSide === 'DEBIT' ? line.amount : -line.amount;
+          }
+          const shouldRefuse = next.some((b, i) => i < 3 && b < 0);
+          let ids: number[] = [];
+          try {
+            ids = await db.transaction((tx) => postEntries(tx as unknown as Db, postings));
+          } catch (error) {
+            if (!(error instanceof InsufficientFundsError)) throw error;
+            ids = [];
+          }
+          expect(ids.length === 0).toBe(shouldRefuse);
+          if (!shouldRefuse) {
+            model.splice(0, 5, ...next);
+            // One distinct entry per posting, in order, holding exactly that posting's lines.
+            expect(new Set(ids).size).toBe(postings.length);
+            const { rows } = await runStatement<{ entry_id: string | number; kind: string; key: string; amount: string | number }>(db, linesOfEntries, [ids]);
+            for (const [n, id] of ids.entries()) {
+              const stored = rows.filter((r) => Number(r.entry_id) === id);
+              expect(stored.every((r) => r.kind === postings[n]!.kind)).toBe(true);
+              expect(stored.map((r) => [r.key, Number(r.amount)]).sort()).toEqual(postings[n]!.lines.map((l) => [l.account.key, l.amount]).sort());
+            }
+          }
+          for (let i = 0; i < 5; i++) expect(await accountBalance(db, account(run, i).key)).toBe(model[i]);
+        }
+        const report = await verifyLedger(db);
+        expect(report.discrepancies).toEqual([]);
+      }),
+      { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 11) },
+    );
+  });
+
+  it('answers an empty batch with no entry and no round trip', async () => {
+    expect(await postEntries(testDatabase().db, [])).toEqual([]);
+  });
+});
+
+// The lines of some entries, with their entry's kind and their account's key.
+const linesOfEntries = statement(
+  'test_lines_of_entries_v1',
+  `select l.entry_id, e.kind, a.key, l.amount from ledger_lines l
+     join ledger_entries e on e.id = l.entry_id join ledger_accounts a on a.id = l.account_id
+    where l.entry_id = any($1::bigint[])`,
+);

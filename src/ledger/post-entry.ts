@@ -1,20 +1,20 @@
 /**
- * Posting one balanced journal entry (or, with `postEntries`, several at once) inside the
- * caller's database transaction, in two round trips whatever the number of lines:
- * 1. one upsert of every touched account (created on first use) that adds the entry's
- *    normal-side delta to its balance and bumps its version. Rows are locked in key order, so
- *    two concurrent postings can never deadlock on each other's accounts. The update is
+ * Posting balanced journal entries inside the caller's database transaction: `postEntries`, the
+ * one implementation (`postEntry` posts a batch of one), in two round trips whatever the number
+ * of entries and lines:
+ * 1. one upsert of every touched account (created on first use) that adds the sum of the
+ *    entries' normal-side deltas to its balance and bumps its version. Rows are locked in key
+ *    order, so two concurrent postings can never deadlock on each other's accounts. The update is
  *    conditional: a non-negative account whose balance would go below zero is not updated and
  *    not returned (nor is one this very debit would create), and the posting throws
  *    `InsufficientFundsError` (the caller's transaction then rolls back; nothing written
  *    survives). The table's CHECK backs this up.
- * 2. one INSERT of the entry and all its lines (a data-modifying CTE).
+ * 2. one INSERT of the entries and all their lines (data-modifying CTEs).
  * Money rules (TigerBeetle style): integers in base units, two or more lines, Σ = 0, one
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
-import { sql } from 'drizzle-orm';
-import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
+import { addToBalances, insertEntries } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
 /** One line of a posting: a signed amount (debit > 0, credit < 0, never 0) on an account. */
@@ -59,70 +59,30 @@ export function assertBalanced(posting: Posting): void {
   if (sum !== 0n) throw new Error(`ledger: entry ${posting.kind} does not balance (Σ = ${sum})`);
 }
 
-/** Posts `posting` in `tx`; returns the entry id. Throws InsufficientFundsError (see the file comment). */
+/** Posts `posting` in `tx`: `postEntries` of one. Returns the entry id. Throws InsufficientFundsError (see the file comment). */
 export async function postEntry(tx: Db, posting: Posting): Promise<number> {
-  assertBalanced(posting);
-  const idByKey = await applyAccountDeltas(tx, [posting]);
-  const createdAt = posting.createdAt.toISOString();
-  const lines = sql.join(
-    posting.lines.map((line) => sql`(${idByKey.get(line.account.key)!}::bigint, ${line.amount}::bigint)`),
-    sql`, `,
-  );
-  const inserted = await tx.execute(sql`
-    with entry as (
-      insert into ledger_entries (kind, transaction_id, currency, description, created_at)
-      values (${posting.kind}, ${posting.transactionId}::uuid, ${posting.currency}, ${posting.description ?? null}, ${createdAt}::timestamptz)
-      returning id
-    )
-    insert into ledger_lines (entry_id, account_id, amount)
-    select entry.id, v.account_id, v.amount from entry, (values ${lines}) as v(account_id, amount)
-    returning entry_id`);
-  const [first] = rowsOf(inserted) as { entry_id: number | string }[];
-  return Number(first!.entry_id);
+  const [id] = await postEntries(tx, [posting]);
+  return id!;
 }
 
 /**
- * Posts several entries of different transactions in `tx` in two round trips whatever their
- * number (the poller's batched settlements, issue 14): one upsert of every account touched by any
- * of them, with the sum of their deltas (locked once, in key order), then one INSERT of all the
- * entries and their lines. Every posting must name its transaction (`transactionId` + `kind`
- * identifies each entry, and is unique). The non-negative check applies to each account's summed
- * delta; a caller that needs it per posting (a pay-out's reservation) uses `postEntry`. Throws
- * InsufficientFundsError like `postEntry`; nothing is written by this call then.
+ * Posts `postings` in `tx` in two round trips whatever their number: one upsert of every account
+ * touched by any of them, with the sum of their deltas (locked once, in key order), then one
+ * INSERT of all the entries and their lines. The non-negative check applies to each account's
+ * summed delta (the balance after the whole batch), so post one at a time when each posting must
+ * be covered on its own (a pay-out's reservation). Returns the entries' ids, in order. Throws
+ * InsufficientFundsError; nothing is written by this call then.
  */
-export async function postEntries(tx: Db, postings: Posting[]): Promise<void> {
-  if (postings.length === 0) return;
-  for (const posting of postings) {
-    assertBalanced(posting);
-    if (!posting.transactionId) throw new Error(`ledger: a batched ${posting.kind} entry needs a transaction id`);
-  }
+export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]> {
+  if (postings.length === 0) return [];
+  for (const posting of postings) assertBalanced(posting);
   const idByKey = await applyAccountDeltas(tx, postings);
-  const lines = postings.flatMap((p) => p.lines.map((line) => ({ posting: p, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
-  await runStatement(tx, insertEntries, [
-    postings.map((p) => p.kind),
-    postings.map((p) => p.transactionId),
-    postings.map((p) => p.currency),
-    postings.map((p) => p.description ?? null),
-    postings.map((p) => p.createdAt.toISOString()),
-    lines.map((l) => l.posting.transactionId),
-    lines.map((l) => l.posting.kind),
-    lines.map((l) => l.accountId),
-    lines.map((l) => l.amount),
-  ]);
+  const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
+  return insertEntries(tx, {
+    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
+    lines,
+  });
 }
-
-// Entries and their lines, several at a time: each line finds its entry by (transaction, kind).
-const insertEntries = statement(
-  'insert_ledger_entries_v1',
-  `with entry as (
-     insert into ledger_entries (kind, transaction_id, currency, description, created_at)
-     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
-     returning id, transaction_id, kind)
-   insert into ledger_lines (entry_id, account_id, amount)
-   select entry.id, l.account_id, l.amount
-     from unnest($6::uuid[], $7::text[], $8::bigint[], $9::bigint[]) as l(transaction_id, kind, account_id, amount)
-     join entry on entry.transaction_id = l.transaction_id and entry.kind = l.kind`,
-);
 
 /**
  * Round trip 1 of a posting: adds each touched account's summed normal-side delta (created on
@@ -141,23 +101,7 @@ async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<stri
     }
   }
   const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
-  const createdAt = postings[0]!.createdAt.toISOString();
-  const rows = sql.join(
-    accounts.map(
-      ({ spec, delta }) =>
-        // A new account starts at its delta, except a non-negative one debited: 0 (then refused below).
-        sql`(${spec.key}, ${spec.kind}, ${spec.currency}, ${spec.normalSide}, ${spec.isNonNegative}, ${spec.applicationId ?? null}::uuid, ${spec.environment ?? null}, ${(spec.isNonNegative && delta < 0n ? 0n : delta).toString()}::bigint, ${delta.toString()}::bigint, 1, ${createdAt}::timestamptz)`,
-    ),
-    sql`, `,
-  );
-  const result = await tx.execute(sql`
-    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, last_delta, version, created_at)
-    values ${rows}
-    on conflict (key) do update
-      set balance = ledger_accounts.balance + excluded.last_delta, last_delta = excluded.last_delta, version = ledger_accounts.version + 1
-      where not ledger_accounts.is_non_negative or ledger_accounts.balance + excluded.last_delta >= 0
-    returning id, key, (xmax = 0) as inserted`);
-  const updated = rowsOf(result) as { id: number | string; key: string; inserted: boolean }[];
+  const updated = await addToBalances(tx, { changes: accounts.map(({ spec, delta }) => ({ account: spec, delta })), createdAt: postings[0]!.createdAt });
   const done = new Set(updated.map((r) => r.key));
   // Refused: an existing account that would go below zero (not returned), or one created by this
   // very debit (it had nothing to give).
@@ -165,11 +109,5 @@ async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<stri
     ({ spec, delta }) => !done.has(spec.key) || (spec.isNonNegative && delta < 0n && updated.some((r) => r.key === spec.key && r.inserted)),
   );
   if (refused.length > 0) throw new InsufficientFundsError(refused.map((a) => a.spec.key));
-  return new Map(updated.map((r) => [r.key, Number(r.id)]));
+  return new Map(updated.map((r) => [r.key, r.id]));
 }
-
-/** The rows of a raw `execute` result, whichever driver (node-postgres or PGlite) produced it. */
-export function rowsOf(result: unknown): Record<string, unknown>[] {
-  return (result as { rows: Record<string, unknown>[] }).rows;
-}
-

@@ -9,8 +9,7 @@
  * Each check is one aggregate query; at most `limit` discrepancies of each kind are reported.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { rowsOf } from './post-entry.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 
 /** One broken invariant, described for a human. */
 export interface Discrepancy {

@@ -4,9 +4,7 @@
  * key asking for a TEST transaction, or the reverse), is indistinguishable from an unknown one
  * (404 TRANSACTION_NOT_FOUND).
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/queries/prepared.ts';
-import { transactions } from '../db/schema.ts';
+import { findTransactionInScope } from '../db/queries/transactions.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Direction } from '../domain/ids.ts';
 import type { Environment } from '../connectors/registry.ts';
@@ -20,22 +18,7 @@ export async function getTransaction(
   direction: Direction,
   reference: string,
 ): Promise<TransactionRow> {
-  const { applicationId, environment } = scope;
-  const [row] = await prepared(services.db, 'transaction_by_reference_env', (db) =>
-    db
-      .select()
-      .from(transactions)
-      .where(
-        and(
-          eq(transactions.reference, sql.placeholder('reference')),
-          eq(transactions.applicationId, sql.placeholder('applicationId')),
-          eq(transactions.direction, sql.placeholder('direction')),
-          eq(transactions.environment, sql.placeholder('environment')),
-        ),
-      )
-      .limit(1)
-      .prepare('transaction_by_reference_env'),
-  ).execute({ reference, applicationId, direction, environment });
+  const row = await findTransactionInScope(services.db, { applicationId: scope.applicationId, environment: scope.environment, direction, reference });
   if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
   return row;
 }

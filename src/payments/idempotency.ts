@@ -8,7 +8,8 @@
  * `idempotencyTtlHours` (≥ 24 h); an expired key may be used again.
  */
 import { createHash } from 'node:crypto';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
+import { claimIdempotencyKey } from '../db/queries/transactions.ts';
 import type { Db } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -104,33 +105,9 @@ async function insertOnce<T>(
   const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);
   const created = await db.transaction(async (txHandle) => {
     const tx = txHandle as unknown as Db;
-    const claimed = await tx
-      .insert(idempotencyKeys)
-      .values({
-        applicationId: scope.applicationId,
-        key: scope.key,
-        endpoint: scope.endpoint,
-        requestHash: scope.requestHash,
-        responseStatus: 201,
-        responseBody: {},
-        createdAt: now,
-        expiresAt,
-      })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.applicationId, idempotencyKeys.key],
-        // Only an expired key is taken over; a live one makes this insert a no-op.
-        set: {
-          endpoint: scope.endpoint,
-          requestHash: scope.requestHash,
-          responseBody: {},
-          transactionId: null,
-          createdAt: now,
-          expiresAt,
-        },
-        setWhere: lte(idempotencyKeys.expiresAt, now),
-      })
-      .returning({ key: idempotencyKeys.key });
-    if (claimed.length === 0) return null;
+    // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
+    const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
+    if (!claimed) return null;
     const result = await insert(tx);
     await tx
       .update(idempotencyKeys)

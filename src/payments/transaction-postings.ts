@@ -140,7 +140,7 @@ export async function reservePayOut(tx: Db, services: LedgerServices, row: Trans
   }
 }
 
-/** Options of `postStatusChange`: a pay-in rail's settlement delay (0: available at once). */
+/** Options of a status change's posting plan: a pay-in rail's settlement delay (0: available at once). */
 export interface StatusChangePostingOptions {
   settlementDelaySeconds: number;
 }
@@ -274,11 +274,6 @@ async function writePlan(tx: Db, services: LedgerServices, plan: PostingPlan): P
   }
   for (const posting of plan.postings) await postEntry(tx, posting);
   if (plan.settlement) await tx.insert(pendingSettlements).values(plan.settlement);
-}
-
-/** Posts the entry of one status change that moved money (`planStatusChange`), in its database transaction. */
-export async function postStatusChange(tx: Db, services: LedgerServices, row: TransactionRow, options: StatusChangePostingOptions): Promise<void> {
-  await writePlan(tx, services, planStatusChange(row, options, services.clock.now()));
 }
 
 /**

@@ -6,10 +6,9 @@
  * commits both with the status change or neither: no status change without its delivery.
  */
 import { inArray } from 'drizzle-orm';
-import { runStatement, statement } from '../db/statement.ts';
+import { insertEventsWithDeliveries, type NewEventWithDelivery } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
-import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
 import type { StatusChangeListener } from '../payments/apply-transition.ts';
 import { statusView, type TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
@@ -76,7 +75,11 @@ export function newEventId(services: Pick<Services, 'ids'>): string {
   return `evt_${services.ids.hex(16)}`;
 }
 
-/** Writes an event and its delivery in `db` (the caller's transaction). `leaseToken` pre-claims it. */
+/**
+ * Writes an event and its delivery in `db` (the caller's transaction): `insertEventsWithDeliveries`
+ * of one. The delivery is due now, or with `leaseUntil` and `leaseToken`, pre-claimed by its
+ * caller until then.
+ */
 export async function insertEventWithDelivery(
   db: Db,
   services: Pick<Services, 'ids' | 'clock'>,
@@ -85,42 +88,25 @@ export async function insertEventWithDelivery(
   const now = services.clock.now();
   const eventId = newEventId(services);
   const payload = eventBody({ id: eventId, event: input.event, createdAt: now, applicationId: input.applicationId, data: input.data });
-  await db.insert(webhookEvents).values({
-    id: eventId,
-    applicationId: input.applicationId,
-    eventName: input.event,
-    transactionId: input.transactionId ?? null,
-    payload,
-    createdAt: now,
-  });
   const deliveryId = services.ids.uuid();
-  await db.insert(webhookDeliveries).values({
-    id: deliveryId,
-    eventId,
-    applicationId: input.applicationId,
-    status: 'PENDING',
-    nextAttemptAt: input.leaseUntil ?? now,
-    leaseToken: input.leaseToken ?? null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await insertEventsWithDeliveries(
+    db,
+    [
+      {
+        eventId,
+        applicationId: input.applicationId,
+        event: input.event,
+        transactionId: input.transactionId ?? null,
+        payload,
+        deliveryId,
+        nextAttemptAt: input.leaseUntil ?? now,
+        leaseToken: input.leaseToken ?? null,
+      },
+    ],
+    now,
+  );
   return { eventId, deliveryId, payload };
 }
-
-// Events and their PENDING deliveries (due at once), several at a time, in one statement.
-const insertEventsWithDeliveries = statement(
-  'insert_events_with_deliveries_v1',
-  `with v as (
-     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[])
-       as v(event_id, application_id, event_name, transaction_id, payload, delivery_id)
-   ), e as (
-     insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
-     select event_id, application_id, event_name, transaction_id, payload, $7::timestamptz from v
-     returning id)
-   insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
-   select v.delivery_id, v.event_id, v.application_id, 'PENDING', $7::timestamptz, null, $7::timestamptz, $7::timestamptz
-     from v join e on e.id = v.event_id`,
-);
 
 /** The outbox listener registered by `createServices` (always on), with its batched form. */
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
@@ -141,25 +127,23 @@ export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' 
       .where(inArray(applications.id, appIds));
     const withUrl = new Set(apps.filter((a) => a.webhookUrl).map((a) => a.id));
     const now = services.clock.now();
-    const eventIds: string[] = [];
-    const applicationIds: string[] = [];
-    const eventNames: string[] = [];
-    const transactionIds: string[] = [];
-    const payloads: string[] = [];
-    const deliveryIds: string[] = [];
+    const events: NewEventWithDelivery[] = [];
     for (const { row, event } of announced) {
       if (!withUrl.has(row.applicationId)) continue;
       const eventId = newEventId(services);
       const data = transactionEventData(row, services.config.publicBaseUrl);
-      eventIds.push(eventId);
-      applicationIds.push(row.applicationId);
-      eventNames.push(event);
-      transactionIds.push(row.id);
-      payloads.push(eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }));
-      deliveryIds.push(services.ids.uuid());
+      events.push({
+        eventId,
+        applicationId: row.applicationId,
+        event,
+        transactionId: row.id,
+        payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),
+        deliveryId: services.ids.uuid(),
+        nextAttemptAt: now,
+        leaseToken: null,
+      });
     }
-    if (eventIds.length === 0) return;
-    await runStatement(tx, insertEventsWithDeliveries, [eventIds, applicationIds, eventNames, transactionIds, payloads, deliveryIds, now.toISOString()]);
+    await insertEventsWithDeliveries(tx, events, now);
   };
   return listener;
 }

@@ -1,0 +1,407 @@
+/**
+ * Statements over the `transactions` table that use cases read through typed functions.
+ *
+ * The tenant rule of a transaction read by reference lives here, once: a reference is found only
+ * among its application's transactions, of the caller's key environment (TEST or LIVE) and of the
+ * direction asked (PAY_IN or PAY_OUT). Every statement that finds a transaction by reference for a
+ * caller joins through `inTenantScope`, so another application's reference, or one of the other
+ * environment or direction, reads exactly as an unknown one.
+ */
+import { createHash } from 'node:crypto';
+import { getTableColumns, inArray } from 'drizzle-orm';
+import { mapRow, perDatabase } from '../batch.ts';
+import type { Db } from '../client.ts';
+import { transactions } from '../schema.ts';
+import { runStatement, statement, type Statement } from '../statement.ts';
+
+/** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
+export interface ScopedReferenceSql {
+  applicationId: string;
+  environment: string;
+  direction: string;
+  reference: string;
+}
+
+/**
+ * The join condition that admits the row `alias` of `transactions` for the read `asked`: same
+ * reference, same application, same environment, same direction. The one definition of the
+ * tenant rule for reads by reference (each column is compared as it is stored: uuid, text).
+ */
+export function inTenantScope(alias: string, asked: ScopedReferenceSql): string {
+  return `${alias}.reference = ${asked.reference} and ${alias}.application_id = ${asked.applicationId}
+      and ${alias}.environment = ${asked.environment} and ${alias}.direction = ${asked.direction}`;
+}
+
+/** One read by reference: the caller's application and key environment, the direction and the reference. */
+export interface ScopedReference {
+  applicationId: string;
+  environment: string;
+  direction: 'PAY_IN' | 'PAY_OUT';
+  reference: string;
+}
+
+// Every read by reference of one event-loop turn, in one statement: the position asked and the row.
+const byScopedReference = statement(
+  'transactions_by_scoped_reference_v1',
+  `select r.i as asked_position, t.*
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as r(application_id, environment, direction, reference, i)
+     join transactions t on ${inTenantScope('t', { applicationId: 'r.application_id', environment: 'r.environment', direction: 'r.direction', reference: 'r.reference' })}`,
+);
+
+const scopedReads = perDatabase<ScopedReference, typeof transactions.$inferSelect | null>(async (db, asked) => {
+  const { rows } = await runStatement<Record<string, unknown>>(db, byScopedReference, [
+    asked.map((a) => a.applicationId),
+    asked.map((a) => a.environment),
+    asked.map((a) => a.direction),
+    asked.map((a) => a.reference),
+  ]);
+  const found = new Array<typeof transactions.$inferSelect | null>(asked.length).fill(null);
+  for (const row of rows) found[Number(row.asked_position) - 1] = mapRow(transactions, row);
+  return found;
+});
+
+/**
+ * The transaction `reference` of `direction` owned by `applicationId` in `environment` (the tenant
+ * rule, `inTenantScope`), or null when there is none. Reads asked in the same event-loop turn
+ * share one statement. Throws the driver's error.
+ */
+export function findTransactionInScope(db: Db, asked: ScopedReference): Promise<typeof transactions.$inferSelect | null> {
+  return scopedReads(db).load(asked);
+}
+
+/** Column values of a new transaction; status, counters and timestamps are set by the insert. */
+export type NewTransaction = Omit<typeof transactions.$inferInsert, 'status' | 'createdAt' | 'updatedAt' | 'pollAttempts'>;
+
+type TransactionRow = typeof transactions.$inferSelect;
+
+/** What every new transaction starts with, whatever the caller gives: PENDING, nothing refunded, not watched late. */
+function newRow(values: NewTransaction, now: Date): TransactionRow {
+  const row = { refundedAmount: 0, isLateSuccess: false, isReservationHeld: false, ...values, status: 'PENDING', pollAttempts: 0, createdAt: now, updatedAt: now };
+  const complete = {} as Record<string, unknown>;
+  for (const property of COLUMNS.keys()) complete[property] = (row as Record<string, unknown>)[property] ?? null;
+  return complete as TransactionRow;
+}
+
+/** Every column of `transactions` by property, in table order: its SQL name and type. */
+const COLUMNS = new Map(Object.entries(getTableColumns(transactions)).map(([property, column]) => [property, { name: column.name, type: column.getSQLType() }]));
+
+/** What the insert always writes, whatever the caller gives. */
+const ALWAYS_WRITTEN = ['status', 'pollAttempts', 'createdAt', 'updatedAt'];
+
+/**
+ * The properties an insert of `values` writes, in table order: those given (not undefined) by any
+ * of them and those it always sets. The others take their column's default (null, 0, false: what
+ * `newRow` answers for them).
+ */
+function writtenProperties(values: readonly NewTransaction[]): string[] {
+  const written = new Set(ALWAYS_WRITTEN);
+  for (const v of values) for (const [property, value] of Object.entries(v)) if (value !== undefined) written.add(property);
+  return [...COLUMNS.keys()].filter((property) => written.has(property));
+}
+
+/** The two statements that insert rows writing one set of properties (`insertShape`). */
+interface InsertShape {
+  properties: string[];
+  /** Any number of rows with their CREATED events; answers `created`, the count. */
+  many: Statement;
+  /** One row after its key's claim (`claimKeySql`, parameters after the columns'); answers `created`, 0 or 1. */
+  once: Statement;
+}
+
+const shapes = new Map<string, InsertShape>();
+
+/**
+ * The insert statements for rows writing `properties` (made once per set: a charge writes about
+ * 25 columns, a pay-out others), one array parameter per column in `properties` order, rows
+ * unnested: the same SQL for one row and for many. Named after a digest of the column list.
+ */
+function insertShape(properties: string[]): InsertShape {
+  const key = properties.join(',');
+  let shape = shapes.get(key);
+  if (shape) return shape;
+  const columns = properties.map((property) => COLUMNS.get(property)!);
+  const names = columns.map((c) => c.name).join(', ');
+  const newRows = `select * from unnest(${columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')}) as v(${names})`;
+  const insertWithEvents = `t as (
+     insert into transactions (${names}) select ${names} from v returning id, created_at
+   ), e as (
+     insert into transaction_events (transaction_id, from_status, to_status, cause, created_at)
+     select id, null, 'PENDING', 'CREATED', created_at from t
+   )`;
+  const id = createHash('sha256').update(key).digest('hex').slice(0, 12);
+  shape = {
+    properties,
+    many: statement(`insert_transactions_${id}`, `with v as (${newRows}), ${insertWithEvents} select count(*)::int as created from t`),
+    once: statement(
+      `insert_transaction_once_${id}`,
+      `with claim as (${claimKeySql(columns.length + 1)}),
+   v as (${newRows} where exists (select 1 from claim)), ${insertWithEvents}
+   select count(*)::int as created from t`,
+    ),
+  };
+  shapes.set(key, shape);
+  return shape;
+}
+
+/** The insert's parameters: one array per property of `properties`, one element per row, as the driver sends them. */
+function insertParameters(properties: string[], rows: readonly TransactionRow[]): unknown[] {
+  return properties.map((property) =>
+    rows.map((row) => {
+      const value = (row as Record<string, unknown>)[property];
+      return value instanceof Date ? value.toISOString() : value;
+    }),
+  );
+}
+
+/**
+ * Inserts `rows` as PENDING transactions, each with its CREATED event, in one statement (in `db`'s
+ * transaction when it is one). Returns the rows as stored. References are unique by index: a
+ * collision throws the driver's unique violation (23505) and inserts nothing.
+ */
+export async function insertTransactions(db: Db, rows: NewTransaction[], now: Date): Promise<TransactionRow[]> {
+  const complete = rows.map((values) => newRow(values, now));
+  const { properties, many } = insertShape(writtenProperties(rows));
+  await runStatement(db, many, insertParameters(properties, complete));
+  return complete;
+}
+
+/** One insert asked of `coalescedInserts`: the values given and the row they make. */
+type CoalescedInsert = { values: NewTransaction; row: TransactionRow };
+
+/** Inserts `asked` in one statement (the columns any of them writes). */
+async function insertAll(db: Db, asked: readonly CoalescedInsert[]): Promise<void> {
+  const { properties, many } = insertShape(writtenProperties(asked.map((a) => a.values)));
+  await runStatement(db, many, insertParameters(properties, asked.map((a) => a.row)));
+}
+
+/**
+ * The inserts asked in one event-loop turn outside a database transaction (charges without an
+ * idempotency key), in one statement. Should it fail (a reference that collided, say), each row
+ * is inserted on its own, so one bad row fails only its own request.
+ */
+const coalescedInserts = perDatabase<CoalescedInsert, void>(async (db, asked) => {
+  const asError = (failure: unknown) => (failure instanceof Error ? failure : new Error(String(failure)));
+  try {
+    await insertAll(db, asked);
+    return asked.map(() => undefined);
+  } catch (error) {
+    if (asked.length === 1) return [asError(error)];
+    return Promise.all(asked.map((one) => insertAll(db, [one]).then(() => undefined, asError)));
+  }
+});
+
+/**
+ * Inserts one transaction outside any database transaction, sharing one statement with the other
+ * inserts of the same event-loop turn (`insertTransactions`). Returns the row as stored; throws
+ * the driver's error for this row only.
+ */
+export async function insertTransactionCoalesced(db: Db, values: NewTransaction, now: Date): Promise<TransactionRow> {
+  const row = newRow(values, now);
+  await coalescedInserts(db).load({ values, row });
+  return row;
+}
+
+/** An idempotency key to claim: its scope, the response it will replay, and until when it lives. */
+export interface KeyClaim {
+  applicationId: string;
+  key: string;
+  endpoint: string;
+  requestHash: string;
+  /** The transaction created under the key (null: set once it is inserted). */
+  transactionId: string | null;
+  /** The 201 `data` a replay answers (`{}` until the creation sets it). */
+  responseBody: unknown;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The claim of an idempotency key, as an INSERT with parameters from `$first` on (`KeyClaim`
+ * order: application, key, endpoint, request hash, transaction, response, created, expires),
+ * returning one row when the key is ours. The one definition of the takeover rule: a new key is
+ * inserted; an existing one is taken over only once it has expired (`expires_at` at or before the
+ * claim's time); a live one makes the claim wait for its writer's transaction, then return nothing.
+ */
+function claimKeySql(first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `insert into idempotency_keys (application_id, key, endpoint, request_hash, transaction_id, response_status, response_body, created_at, expires_at)
+     values (${p(0)}::uuid, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::uuid, 201, ${p(5)}::jsonb, ${p(6)}::timestamptz, ${p(7)}::timestamptz)
+     on conflict (application_id, key) do update
+       set endpoint = excluded.endpoint, request_hash = excluded.request_hash, transaction_id = excluded.transaction_id,
+           response_status = excluded.response_status, response_body = excluded.response_body,
+           created_at = excluded.created_at, expires_at = excluded.expires_at
+       where idempotency_keys.expires_at <= excluded.created_at
+     returning 1`;
+}
+
+function claimParameters(claim: KeyClaim): unknown[] {
+  return [
+    claim.applicationId,
+    claim.key,
+    claim.endpoint,
+    claim.requestHash,
+    claim.transactionId,
+    JSON.stringify(claim.responseBody),
+    claim.createdAt.toISOString(),
+    claim.expiresAt.toISOString(),
+  ];
+}
+
+const claimKey = statement('claim_idempotency_key_v1', claimKeySql(1));
+
+/**
+ * Claims `claim`'s key (`claimKeySql`) in `db` (the creating database transaction). Returns true
+ * when the key is now this creation's, false when a live key holds it (its writer has committed
+ * by then: the caller replays the stored response).
+ */
+export async function claimIdempotencyKey(db: Db, claim: KeyClaim): Promise<boolean> {
+  const { rows } = await runStatement(db, claimKey, claimParameters(claim));
+  return rows.length > 0;
+}
+
+/**
+ * Claims `claim`'s key (same rule as `claimIdempotencyKey`) and inserts `values` as a PENDING
+ * transaction with its CREATED event only when the claim succeeded, in one statement (one round
+ * trip, one database transaction). Returns the row as stored, or null when a live key held the
+ * claim (the caller replays the stored response). `claim.transactionId` is set to the row's id.
+ */
+export async function insertTransactionOnce(db: Db, values: NewTransaction, claim: Omit<KeyClaim, 'transactionId' | 'createdAt'>, now: Date): Promise<TransactionRow | null> {
+  const row = newRow(values, now);
+  const { properties, once } = insertShape(writtenProperties([values]));
+  const { rows } = await runStatement<{ created: number }>(db, once, [
+    ...insertParameters(properties, [row]),
+    ...claimParameters({ ...claim, transactionId: row.id, createdAt: now }),
+  ]);
+  return (rows[0]?.created ?? 0) > 0 ? row : null;
+}
+
+/** The rows of `ids` (any order; an unknown id has none), in one statement. */
+export function transactionsById(db: Db, ids: string[]): Promise<TransactionRow[]> {
+  return db.select().from(transactions).where(inArray(transactions.id, ids));
+}
+
+// Status changes' compare-and-set: every row still in its expected status takes its new one (one statement).
+// The rows are found by primary key (`t.id = any($1)`), and the expected status comes as a
+// column of the batch rather than the literal 'PENDING': a literal matches the predicate of the
+// partial index transactions_pending_poll_idx, and when the statistics are stale (a table that
+// grew since its last ANALYZE) PostgreSQL then reads every PENDING row of that index to update
+// a batch of twenty (seen at 9 ms a batch, growing with the table). The same pattern is in
+// every batched update keyed by id (initiation records, next polls, webhook attempts).
+const settleMany = statement(
+  'settle_many_v3',
+  `update transactions t
+      set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
+          operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
+          late_watch_until = v.late_watch_until, completed_at = $9::timestamptz, updated_at = $9::timestamptz,
+          operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
+                 $11::text[], $12::boolean[])
+       as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until, expected_status,
+            operator_transaction_id, is_reservation_held)
+    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
+   returning t.*`,
+);
+
+// Status-change events, any number at a time (one statement).
+const insertEvents = statement(
+  'insert_status_events_v1',
+  `insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
+   select v.transaction_id, v.from_status, v.to_status, v.cause, v.failure_code, v.detail::jsonb, $7::timestamptz
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+       as v(transaction_id, from_status, to_status, cause, failure_code, detail)`,
+);
+
+/** One status change to write: the row's id, the status it must still have, and what it becomes. */
+export interface StatusSettlement {
+  id: string;
+  /** The compare-and-set: the row changes only while it still has this status. */
+  expectedStatus: string;
+  status: string;
+  failureCode: string | null;
+  failureReason: string | null;
+  operatorReference: string | null;
+  operatorTransactionId: string | null;
+  /** Base units, or null. */
+  feeAmount: number | null;
+  nextPollAt: Date | null;
+  lateWatchUntil: Date | null;
+  isReservationHeld: boolean;
+}
+
+/**
+ * Writes `settlements` in one statement, each only if its row still has its expected status;
+ * `now` is the completion and update time. Returns the rows that changed, as stored (any order).
+ */
+export async function settleStatuses(db: Db, input: { settlements: StatusSettlement[]; now: Date }): Promise<TransactionRow[]> {
+  const list = input.settlements;
+  const { rows } = await runStatement<Record<string, unknown>>(db, settleMany, [
+    list.map((s) => s.id),
+    list.map((s) => s.status),
+    list.map((s) => s.failureCode),
+    list.map((s) => s.failureReason),
+    list.map((s) => s.operatorReference),
+    list.map((s) => s.feeAmount),
+    list.map((s) => s.nextPollAt?.toISOString() ?? null),
+    list.map((s) => s.lateWatchUntil?.toISOString() ?? null),
+    input.now.toISOString(),
+    list.map((s) => s.expectedStatus),
+    list.map((s) => s.operatorTransactionId),
+    list.map((s) => s.isReservationHeld),
+  ]);
+  return rows.map((raw) => mapRow(transactions, raw));
+}
+
+/** A status-change event to append: the transition, its cause, and its detail (a JSON object or null). */
+export interface NewStatusEvent {
+  transactionId: string;
+  fromStatus: string;
+  toStatus: string;
+  cause: string;
+  failureCode: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** Appends `events`, all dated `now`, in one statement. */
+export async function insertStatusEvents(db: Db, input: { events: NewStatusEvent[]; now: Date }): Promise<void> {
+  const { events } = input;
+  await runStatement(db, insertEvents, [
+    events.map((e) => e.transactionId),
+    events.map((e) => e.fromStatus),
+    events.map((e) => e.toStatus),
+    events.map((e) => e.cause),
+    events.map((e) => e.failureCode),
+    events.map((e) => (e.detail === null ? null : JSON.stringify(e.detail))),
+    input.now.toISOString(),
+  ]);
+}
+
+// The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
+// skip locked)` PostgreSQL may re-run the subquery for each row it updates, and each re-run,
+// seeing the rows just leased as no longer due, returns the next ones: the limit did not hold.
+// The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
+// joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
+// the whole table once its statistics counted a few thousand rows, so every claim of a draining
+// backlog read the whole table (test/postgres/batched-update-plans.test.ts).
+const claimTransactions = statement(
+  'claim_due_transactions_v2',
+  `with due as materialized (
+     select id from transactions
+      where status = 'PENDING' and next_poll_at <= $1::timestamptz
+      order by next_poll_at
+      limit $2
+      for update skip locked)
+   update transactions t
+      set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
+    where t.id = any(array(select id from due)) and t.status = 'PENDING'
+   returning t.*`,
+);
+
+/**
+ * Leases due PENDING transactions (next poll at or before `now`, oldest first, at most `limit`,
+ * skipping rows locked by another claimer): their next poll moves to `leaseUntil` and their poll
+ * count grows by one. Returns the rows as leased.
+ */
+export async function leaseDueTransactions(db: Db, input: { now: Date; limit: number; leaseUntil: Date }): Promise<TransactionRow[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString()]);
+  return rows.map((r) => mapRow(transactions, r));
+}
