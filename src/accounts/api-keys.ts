@@ -11,7 +11,7 @@ import { mapArrayPick, perDatabase, selectList } from '../db/batch.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, transactions } from '../db/schema.ts';
-import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../payments/transaction-view.ts';
+import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../db/queries/status-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
