@@ -40,26 +40,26 @@ const configSchema = z.object({
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
-  // Ledger (issue 11): what a TEST application's available balance starts at, base units.
+  // Ledger: what a TEST application's available balance starts at, base units.
   SANDBOX_OPENING_BALANCE: z.coerce.number().int().min(0).max(1_000_000_000_000).default(1_000_000),
   LATE_SUCCESS_WATCH_HOURS: z.coerce.number().int().min(0).max(24 * 30).default(24),
-  // Hosted checkout page (issue 5).
+  // Hosted checkout page.
   CHECKOUT_CSRF_SECRET: z.string().min(32).optional(),
   CHECKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
   CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(30),
-  // Webhooks (issue 4).
+  // Webhooks.
   WEBHOOK_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(24 * 30).default(24),
   WEBHOOK_WORKER_ENABLED: bool.default(true),
   WEBHOOK_WORKER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  // 50, not 200 (issue 14, docs/benchmarks.md): under the charge load, the worker's claims and
-  // records of 200 deliveries at once put charges' p99 at 85-111 ms, at 50 at 64-77 ms, for the
-  // same charge rate; a drain alone goes 4,300 -> 3,400 deliveries/s.
+  // 50, not 200: under the charge load, the worker's claims and records of 200 deliveries at once
+  // put charges' p99 at 85-111 ms, at 50 at 64-77 ms, for the same charge rate; a drain alone goes
+  // 4,300 -> 3,400 deliveries/s.
   WEBHOOK_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
-  // Dashboard (issue 3).
+  // Dashboard.
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
@@ -72,7 +72,7 @@ const configSchema = z.object({
   MAIL_FROM: z.string().default('Kolo <no-reply@kolo.local>'),
   MAIL_DIR: z.string().optional(),
   ADMIN_EMAIL: z.string().email().optional(),
-  /** Origins allowed to call the dashboard API from a browser (issue 12 point 1): comma-separated, default none. */
+  /** Origins allowed to call the dashboard API from a browser: comma-separated, default none. */
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -82,7 +82,7 @@ const configSchema = z.object({
   CORS_MERCHANT_API: bool.default(false),
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
-  // Operator connectors (issue 9). A connector is on exactly when its base URL is set.
+  // Operator connectors. A connector is on exactly when its base URL is set.
   CALLBACK_BASE_URL: z.string().url().optional(),
   MTN_MOMO_BASE_URL: z.string().url().optional(),
   MTN_MOMO_TARGET_ENVIRONMENT: z.string().regex(/^[a-z]{3,40}$/, 'must be lowercase letters, e.g. mtncameroon').default('mtncameroon'),
@@ -99,14 +99,14 @@ const configSchema = z.object({
   ORANGE_MONEY_API_PASSWORD: z.string().optional(),
   ORANGE_MONEY_CHANNEL_MSISDN: z.string().regex(/^6\d{8}$/, 'must be the 9-digit merchant number, e.g. 691234567').optional(),
   ORANGE_MONEY_PIN: z.string().regex(/^\d{4,6}$/, 'must be 4 to 6 digits').optional(),
-  // Wave (issue 10): one wallet per country, separate Checkout and Payout keys.
+  // Wave: one wallet per country, separate Checkout and Payout keys.
   WAVE_BASE_URL: z.string().url().optional(),
   WAVE_WEBHOOK_SECRET: z.string().min(16).optional(),
   WAVE_SN_CHECKOUT_API_KEY: z.string().optional(),
   WAVE_SN_PAYOUT_API_KEY: z.string().optional(),
   WAVE_CI_CHECKOUT_API_KEY: z.string().optional(),
   WAVE_CI_PAYOUT_API_KEY: z.string().optional(),
-  // M-Pesa Daraja (issue 10).
+  // M-Pesa Daraja.
   MPESA_BASE_URL: z.string().url().optional(),
   MPESA_CONSUMER_KEY: z.string().optional(),
   MPESA_CONSUMER_SECRET: z.string().optional(),
@@ -128,7 +128,7 @@ export interface MtnProductCredentials {
   apiKey: string;
 }
 
-/** MTN MoMo Open API settings (operators.md §1); secrets never leave the connector. */
+/** MTN MoMo Open API settings (Collection, Disbursement); secrets never leave the connector. */
 export interface MtnMomoConfig {
   baseUrl: string;
   targetEnvironment: string;
@@ -136,7 +136,7 @@ export interface MtnMomoConfig {
   disbursement: MtnProductCredentials;
 }
 
-/** Orange Money Cameroon OM API settings (operators.md §2B); secrets never leave the connector. */
+/** Orange Money Cameroon OM API settings (`omcoreapis`); secrets never leave the connector. */
 export interface OrangeMoneyConfig {
   baseUrl: string;
   consumerKey: string;
@@ -154,14 +154,14 @@ export interface WaveWalletConfig {
   payoutApiKey: string;
 }
 
-/** Wave settings (operators.md §3): base URL, webhook signing secret, wallets by country. */
+/** Wave settings (Checkout and Payout APIs): base URL, webhook signing secret, wallets by country. */
 export interface WaveConfig {
   baseUrl: string;
   webhookSecret: string;
   wallets: WaveWalletConfig[];
 }
 
-/** M-Pesa Daraja settings (operators.md §4); secrets never leave the connector. */
+/** M-Pesa Daraja 3.0 settings (M-Pesa Express, B2C); secrets never leave the connector. */
 export interface MpesaConfig extends DarajaAccount {
   baseUrl: string;
   consumerKey: string;

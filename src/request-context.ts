@@ -1,9 +1,9 @@
 /**
- * The id of an HTTP request (issue "Operating Kolo", 2): returned in `X-Request-Id`, carried by
- * the request's logger (`request.log`, so on every line written while serving it, by the route or
- * by a use case through `request.services.log`) and recorded in the audit log
- * (`request.services.requestId`). Handed down explicitly rather than through AsyncLocalStorage,
- * whose hooks cost every promise of the process on Node 20 (issue 14, docs/benchmarks.md).
+ * The id of an HTTP request: returned in `X-Request-Id`, carried by the request's logger
+ * (`request.log`, so on every line written while serving it, by the route or by a use case through
+ * `request.services.log`) and recorded in the audit log (`request.services.requestId`). Handed down
+ * explicitly rather than through AsyncLocalStorage, whose hooks cost every promise of the process
+ * on Node 20.
  */
 import { randomUUID } from 'node:crypto';
 

@@ -1,13 +1,12 @@
 /**
- * Instances that share one PostgreSQL must share three secrets (issue "Operating Kolo", item 4):
- * `JWT_SECRET` (a token signed by one instance is checked by another), `WEBHOOK_ENCRYPTION_KEY`
- * (a webhook secret sealed by one is opened by another) and `CHECKOUT_CSRF_SECRET` (a form
- * served by one is posted to another). Left unset, each instance generates its own into its data
- * directory, and they silently disagree. At start-up on PostgreSQL each instance records each
- * secret's fingerprint (`secretFingerprint`: an HMAC of a fixed label, never the secret) in
- * `shared_secret_fingerprints`, or compares it with the one already recorded, and refuses to
- * start on a difference, naming the variable to set. `kolo secrets forget` clears the record
- * after a deliberate change of a secret on every instance.
+ * Instances that share one PostgreSQL must share three secrets: `JWT_SECRET` (a token signed by one
+ * instance is checked by another), `WEBHOOK_ENCRYPTION_KEY` (a webhook secret sealed by one is
+ * opened by another) and `CHECKOUT_CSRF_SECRET` (a form served by one is posted to another). Left
+ * unset, each instance generates its own into its data directory, and they silently disagree. At
+ * start-up on PostgreSQL each instance records each secret's fingerprint (`secretFingerprint`: an
+ * HMAC of a fixed label, never the secret) in `shared_secret_fingerprints`, or compares it with the
+ * one already recorded, and refuses to start on a difference, naming the variable to set.
+ * `kolo secrets forget` clears the record after a deliberate change of a secret on every instance.
  */
 import { eq } from 'drizzle-orm';
 import type { Database } from './db/client.ts';

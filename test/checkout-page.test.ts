@@ -20,7 +20,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  // Concurrent attempts and refreshes: the ledger still balances (issue 11).
+  // Concurrent attempts and refreshes: the ledger still balances.
   await expectLedgerBalanced(h.services.db);
   await h.close();
 });

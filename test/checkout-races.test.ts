@@ -1,6 +1,6 @@
 /**
- * Money-path races of the hosted checkout (issue "Hardening", items 1 and 2), through real HTTP
- * from many client addresses at once, on PGlite and (in CI) PostgreSQL:
+ * Money-path races of the hosted checkout, through real HTTP from many client addresses at once, on
+ * PGlite and (in CI) PostgreSQL:
  * - pay and cancel posted at the same instant with the same cookie and CSRF token;
  * - pay posted at the instant the session expires, racing the page's status reads.
  * The property: no request that reached the operator is ever forgotten. A checkout that sent an
@@ -24,7 +24,7 @@ const PAIRS = Number(process.env.RACE_PAIRS ?? (process.env.TEST_DATABASE_URL ? 
 
 let h: Harness | undefined;
 afterEach(async () => {
-  // The races move money too: the ledger must still balance (issue 11).
+  // The races move money too: the ledger must still balance.
   if (h) await expectLedgerBalanced(h.services.db);
   await h?.close();
   h = undefined;

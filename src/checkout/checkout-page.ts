@@ -1,6 +1,7 @@
 /**
- * The hosted checkout page behind a checkout's `paymentUrl` (spec 4.1; compatibility.md
- * "Checkout sessions"), in French, mobile first, working without JavaScript:
+ * The hosted checkout page behind a checkout's `paymentUrl` (`<public base>/checkout/<token>`, as
+ * the merchant API's checkout operation returns it), in French, mobile first, working without
+ * JavaScript:
  * - `GET /checkout/:token`: the form (rail and phone number), "confirm on your phone" while an
  *   attempt is in flight, or the final screen; 404 for an unknown session, 410 once expired;
  * - `POST /checkout/:token/pay`: starts an attempt (CSRF-checked, rate-limited per IP and per

@@ -1,6 +1,6 @@
 /**
- * The public page of a fund collection (issue 12 item 5; compatibility.md "Public page
- * `/collect/{slug}`"), in French, mobile first, working without JavaScript, under the same
+ * The public page of a fund collection, at `/collect/{slug}` (the path of SharePay's public
+ * collection pages), in French, mobile first, working without JavaScript, under the same
  * protections as the hosted checkout (strict CSP with nonces, signed double-submit CSRF token on
  * form posts, rate limits per IP, no referrer):
  * - `GET /collect/:slug`: the form (free or fixed amount, rail, number, optional name and e-mail);

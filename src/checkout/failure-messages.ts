@@ -1,6 +1,6 @@
 /**
- * What the customer reads when an attempt did not go through: one French sentence per failure
- * code (connector codes of operators.md §0, plus the page's own), saying what to do next.
+ * What the customer reads when an attempt did not go through: one French sentence per failure code
+ * (the connectors' `FAILURE_CODES`, plus the page's own), saying what to do next.
  */
 
 const MESSAGES: Record<string, string> = {

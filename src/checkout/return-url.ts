@@ -1,7 +1,8 @@
 /**
- * Where the customer goes back to after the hosted page (spec 4.1, compatibility.md "Checkout
- * sessions"): the merchant's successUrl or cancelUrl with `reference`, `merchantReference` and
- * `status` appended as query parameters, keeping any query (and fragment) the URL already had.
+ * Where the customer goes back to after the hosted page: the merchant's successUrl or cancelUrl
+ * with `reference`, `merchantReference` and `status` appended as query parameters (existing
+ * integrations read them on the URL they land on), keeping any query (and fragment) the URL already
+ * had.
  */
 
 /** What is appended to the return URL. `merchantReference` is omitted when the merchant gave none. */

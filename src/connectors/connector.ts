@@ -156,7 +156,7 @@ export function documentedOutcome(
 }
 
 /**
- * Our stable failure codes (operators.md §0), plus SESSION_EXPIRED for unpaid checkouts.
+ * Our stable failure codes, the same for every operator, plus SESSION_EXPIRED for unpaid checkouts.
  */
 export const FAILURE_CODES = [
   'INSUFFICIENT_FUNDS',
@@ -188,8 +188,8 @@ export interface Connector {
   /**
    * True when `prepare` makes no network call and cannot be UNREACHABLE (the id is ours: MTN's
    * X-Reference-Id, our reference for Wave and M-Pesa, the sandbox's): the creator then prepares
-   * before the insert and stores the prepared id with the transaction, in one write (issue 14).
-   * Absent: prepared after the insert (Orange Money asks the operator for a payToken).
+   * before the insert and stores the prepared id with the transaction, in one write. Absent:
+   * prepared after the insert (Orange Money asks the operator for a payToken).
    */
   readonly preparesLocally?: boolean;
   /** Obtains the operator-side id of an initiation; never moves money. */

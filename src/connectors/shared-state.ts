@@ -1,10 +1,10 @@
 /**
- * State a connector shares with the other instances of Kolo on the same database: an operator
- * token that every instance must use (Daraja: each new token invalidates the previous one,
- * operators.md "Corrections"), a pause an operator asked for ("unable to lock subscriber": no
- * new push to that phone for a minute). Connectors never import `db/`: the store is injected
- * (`db/queries/connector-state.ts` keeps it in the `connector_state` table, values encrypted);
- * `createMemorySharedState` serves a single process (`kolo connectors check`).
+ * State a connector shares with the other instances of Kolo on the same database: an operator token
+ * that every instance must use (Daraja: each new token invalidates the previous one), a pause an
+ * operator asked for ("unable to lock subscriber": no new push to that phone for a minute).
+ * Connectors never import `db/`: the store is injected (`db/queries/connector-state.ts` keeps it in
+ * the `connector_state` table, values encrypted); `createMemorySharedState` serves a single process
+ * (`kolo connectors check`).
  */
 
 /** A key → value store with expiry, shared by every instance. Times come from the store's clock. */

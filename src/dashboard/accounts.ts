@@ -75,12 +75,12 @@ export async function findAccountById(db: Db, id: string): Promise<AccountRow | 
   return row ?? null;
 }
 
-/** The `user` object of the login response (compatibility.md "Auth"). */
+/** The `user` object of the login response, with the fields SharePay's dashboard reads. */
 export function userView(row: AccountRow) {
   return { accountId: row.id, email: row.email, fullName: row.fullName, role: row.role, status: row.status, kycLevel: row.kycLevel };
 }
 
-/** The profile (compatibility.md "Profile"). */
+/** The profile, with the fields SharePay's dashboard reads. */
 export function profileView(row: AccountRow) {
   return {
     id: row.id,
@@ -94,8 +94,8 @@ export function profileView(row: AccountRow) {
     kycLevel: row.kycLevel,
     emailVerified: row.emailVerified,
     phoneVerified: row.phoneVerified,
-    // How the account signs in (compatibility.md "Profile"): Kolo only has e-mail and password
-    // accounts, so always LOCAL; the dashboard hides its password form for anything else.
+    // How the account signs in: Kolo only has e-mail and password accounts, so always LOCAL; the
+    // dashboard hides its password form for anything else.
     provider: 'LOCAL' as const,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -1,8 +1,8 @@
 /**
- * Administration use cases (compatibility.md "Administration"): merchants (page, read, overview,
- * status, KYC level), staff (page, create ADMIN or SUPPORT, status, delete) and rails
- * ("providers": list, create, update, enable/disable, limits and fees). Role checks are the
- * routes' job; every change is audited here with its before/after.
+ * Administration use cases, as SharePay's dashboard calls them: merchants (page, read, overview,
+ * status, KYC level), staff (page, create ADMIN or SUPPORT, status, delete) and rails ("providers":
+ * list, create, update, enable/disable, limits and fees). Role checks are the routes' job; every
+ * change is audited here with its before/after.
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -15,15 +15,15 @@ import { changedFields, recordAudit, type AuditActor } from './audit.ts';
 import { revokeAccountSessions } from './tokens.ts';
 
 /**
- * Account statuses an administrator may set (issue 12 point 7: the dashboard sends ACTIVE,
- * INACTIVE, SUSPENDED, PENDING_VERIFICATION). DELETED, accepted before, stays accepted. Every
- * status but ACTIVE closes the account's sessions and refuses its logins.
+ * Account statuses an administrator may set: ACTIVE, INACTIVE, SUSPENDED, PENDING_VERIFICATION
+ * (what SharePay's dashboard sends), and DELETED. Every status but ACTIVE closes the account's
+ * sessions and refuses its logins.
  */
 export const ACCOUNT_STATUSES = ['ACTIVE', 'INACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'DELETED'] as const;
 /**
- * KYC levels (issue 12 point 7: the dashboard sends NONE, BASIC, ADVANCED, FULL). VERIFIED, from
- * compatibility.md "Auth" and accepted before, stays accepted. Levels are stored as sent (an
- * account already at VERIFIED keeps showing VERIFIED).
+ * KYC levels: NONE, BASIC, ADVANCED, FULL (what SharePay's dashboard sends), and VERIFIED, which
+ * SharePay's login response may carry. Levels are stored as sent (an account already at VERIFIED
+ * keeps showing VERIFIED).
  */
 export const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
 

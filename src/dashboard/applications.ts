@@ -1,8 +1,8 @@
 /**
- * Dashboard use cases on applications (compatibility.md "Applications"): list, view, create
- * (with a first webhook secret, shown once), update (every field but currency) and delete.
- * Access control (own merchant, SUPPORT read-only) is decided by the caller through
- * `findAccessibleApplication`; these functions trust the application they are given.
+ * Dashboard use cases on applications: list, view, create (with a first webhook secret, shown
+ * once), update (every field but currency) and delete. Access control (own merchant, SUPPORT
+ * read-only) is decided by the caller through `findAccessibleApplication`; these functions trust
+ * the application they are given.
  */
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { createApplication, type ApplicationRow } from '../accounts/applications.ts';

@@ -1,7 +1,7 @@
 /**
- * The audit log (issue 3 "Audit log"): one row per state-changing dashboard action, with the
- * actor, role, action, target, time, client IP, request id and the before/after values of the fields that
- * changed. Secret fields are never recorded, whatever the caller passes.
+ * The audit log: one row per state-changing dashboard action, with the actor, role, action, target,
+ * time, client IP, request id and the before/after values of the fields that changed. Secret fields
+ * are never recorded, whatever the caller passes.
  */
 import { count, desc } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

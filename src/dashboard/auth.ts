@@ -1,7 +1,7 @@
 /**
- * Account use cases of the dashboard (compatibility.md "Auth"): sign-up, e-mail verification by
- * one-time code, login, password reset. Failed logins and code guesses are throttled per
- * e-mail / account (throttle.ts); password checks on unknown e-mails cost the same time.
+ * Account use cases of the dashboard: sign-up, e-mail verification by one-time code, login,
+ * password reset. Failed logins and code guesses are throttled per e-mail / account (throttle.ts);
+ * password checks on unknown e-mails cost the same time.
  */
 import { and, eq, isNull, ne } from 'drizzle-orm';
 import { dashboardSessions } from '../db/schema-dashboard.ts';

@@ -1,10 +1,9 @@
 /**
- * The environment of a dashboard route when the caller sends none (compatibility.md
- * "Environments": SharePay's dashboard has no TEST/LIVE switch and never sends `environment`).
- * The default follows the merchant: LIVE once it has an active LIVE API key or any LIVE
- * transaction, TEST before — so a sandbox merchant sees its TEST money and withdraws from the
- * sandbox, and a merchant who went live sees its real money. Every dashboard route that takes an
- * `environment` resolves it here, and nowhere else.
+ * The environment of a dashboard route when the caller sends none (SharePay's dashboard has no
+ * TEST/LIVE switch and never sends `environment`). The default follows the merchant: LIVE once it
+ * has an active LIVE API key or any LIVE transaction, TEST before — so a sandbox merchant sees its
+ * TEST money and withdraws from the sandbox, and a merchant who went live sees its real money.
+ * Every dashboard route that takes an `environment` resolves it here, and nowhere else.
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/client.ts';

@@ -1,7 +1,6 @@
 /**
- * A merchant's own fees (issue 11 item 3, "optional per-merchant override"): per rail and
- * direction, replacing the rail's fee for every application of the merchant. ADMIN edits them;
- * every change is audited.
+ * A merchant's own fees (an optional per-merchant override): per rail and direction, replacing the
+ * rail's fee for every application of the merchant. ADMIN edits them; every change is audited.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

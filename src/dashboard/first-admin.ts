@@ -1,7 +1,7 @@
 /**
- * The first administrator (issue 3 "Roles"): from configuration (`ADMIN_EMAIL` +
- * `ADMIN_PASSWORD`, created at start when no account has that e-mail) or with
- * `kolo staff create`. An existing account is never modified by this.
+ * The first administrator: from configuration (`ADMIN_EMAIL` + `ADMIN_PASSWORD`, created at start
+ * when no account has that e-mail) or with `kolo staff create`. An existing account is never
+ * modified by this.
  */
 import type { Services } from '../services.ts';
 import { createAccount, findAccountByEmail } from './accounts.ts';

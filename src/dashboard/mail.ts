@@ -1,8 +1,8 @@
 /**
- * Outgoing mail (issue 3 "Email"). With `SMTP_URL`, over SMTP through nodemailer (bounded
- * timeouts). Without it (the embedded default), each mail is written to the log and to a file
- * in `MAIL_DIR` (default `<DATA_DIR>/mail`), so someone trying Kolo locally can read their code;
- * with a `memory://` data directory and no MAIL_DIR, mails are kept in memory (`sentMails`).
+ * Outgoing mail. With `SMTP_URL`, over SMTP through nodemailer (bounded timeouts). Without it (the
+ * embedded default), each mail is written to the log and to a file in `MAIL_DIR` (default
+ * `<DATA_DIR>/mail`), so someone trying Kolo locally can read their code; with a `memory://` data
+ * directory and no MAIL_DIR, mails are kept in memory (`sentMails`).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

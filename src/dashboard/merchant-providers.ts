@@ -1,10 +1,10 @@
 /**
- * `GET /api/v1/merchants/providers` (compatibility.md "Transactions, balances, providers"; issue
- * 12 point 4): the active rails a merchant can use, so the dashboard can offer them for
- * withdrawal accounts and payments — in the currencies of the merchant's applications (every
- * active rail when they have none yet), with the fees that apply to THIS merchant (their own
- * override when an administrator set one, else the rail's) and the environments where the rail
- * moves money (TEST always, through the sandbox; LIVE only when its connector is configured).
+ * `GET /api/v1/merchants/providers`: the active rails a merchant can use, so the dashboard can
+ * offer them for withdrawal accounts and payments — in the currencies of the merchant's
+ * applications (every active rail when they have none yet), with the fees that apply to THIS
+ * merchant (their own override when an administrator set one, else the rail's) and the environments
+ * where the rail moves money (TEST always, through the sandbox; LIVE only when its connector is
+ * configured).
  */
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { ConnectorRegistry } from '../connectors/registry.ts';

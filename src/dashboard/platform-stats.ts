@@ -1,8 +1,7 @@
 /**
- * Platform statistics (issue 12 point 6): the administrators' overview over a period
- * (`GET /api/v1/admin/stats/overview`) and the public counters
- * (`GET /api/v1/public/stats`, compatibility.md "Administration"). Aggregates in SQL, one query
- * per figure group.
+ * Platform statistics: the administrators' overview over a period
+ * (`GET /api/v1/admin/stats/overview`) and the public counters (`GET /api/v1/public/stats`, without
+ * authentication). Aggregates in SQL, one query per figure group.
  */
 import { and, count, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

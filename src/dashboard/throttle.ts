@@ -1,8 +1,8 @@
 /**
- * Throttling of failed logins and code guesses (issue 3 "Accounts"): a counter per key (e.g.
- * `login:<email>`) in the database, so every instance sees the same count. After
- * `authMaxFailures` failures inside a window of `authLockoutMinutes`, the key is locked for
- * `authLockoutMinutes`: 429 TOO_MANY_REQUESTS with `Retry-After` in seconds.
+ * Throttling of failed logins and code guesses: a counter per key (e.g. `login:<email>`) in the
+ * database, so every instance sees the same count. After `authMaxFailures` failures inside a window
+ * of `authLockoutMinutes`, the key is locked for `authLockoutMinutes`: 429 TOO_MANY_REQUESTS with
+ * `Retry-After` in seconds.
  */
 import { eq, sql } from 'drizzle-orm';
 import { authThrottle } from '../db/schema-dashboard.ts';

@@ -1,9 +1,9 @@
 /**
- * Dashboard tokens (issue 3, "Tokens"): short-lived HS256 access JWTs (jose) and opaque refresh
- * tokens stored only as SHA-256 digests, single use and rotated on every refresh. Reusing a
- * refresh token that was already rotated revokes the whole session (COMPROMISED_SESSION), which
- * also kills the session's access tokens: they carry the session id (`sid`) and the auth hook
- * checks that the session is not revoked.
+ * Dashboard tokens: short-lived HS256 access JWTs (jose) and opaque refresh tokens stored only as
+ * SHA-256 digests, single use and rotated on every refresh. Reusing a refresh token that was
+ * already rotated revokes the whole session (COMPROMISED_SESSION), which also kills the session's
+ * access tokens: they carry the session id (`sid`) and the auth hook checks that the session is not
+ * revoked.
  */
 import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';

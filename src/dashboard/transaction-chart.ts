@@ -1,9 +1,9 @@
 /**
- * The dashboard chart (compatibility.md `GET /api/v1/merchants/transactions/chart`; issue 12
- * point 3): counts and volumes of a merchant's transactions per time bucket and per key
- * (status, provider or application), computed in SQL — `generate_series` makes every bucket
- * (empty ones included), `date_trunc` places each transaction, the aggregate runs on the
- * (application_id, created_at) index, without a join — so the answer is one query whatever the volume.
+ * The dashboard chart (`GET /api/v1/merchants/transactions/chart`): counts and volumes of a
+ * merchant's transactions per time bucket and per key (status, provider or application), computed
+ * in SQL — `generate_series` makes every bucket (empty ones included), `date_trunc` places each
+ * transaction, the aggregate runs on the (application_id, created_at) index, without a join — so
+ * the answer is one query whatever the volume.
  *
  * Buckets are UTC like the dashboard's "today": TODAY is the 24 hours of the current UTC day
  * (labels `HH:00`), LAST_7_DAYS and LAST_30_DAYS are whole UTC days ending today (labels

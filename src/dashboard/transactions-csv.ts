@@ -1,5 +1,5 @@
 /**
- * CSV export of a merchant's filtered transactions (issue 12 point 2), streamed.
+ * CSV export of a merchant's filtered transactions, streamed.
  *
  * Constant memory by construction: rows come from `iterateTransactions` (keyset batches of
  * `EXPORT_BATCH_ROWS`, the next batch queried only when the previous one was consumed) through

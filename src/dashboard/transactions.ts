@@ -1,7 +1,6 @@
 /**
- * A merchant's transactions as the dashboard reads them (compatibility.md "Transactions,
- * balances, providers"; issue 12 point 2): a filtered page (newest first), its stats, the
- * detail of one transaction with its event history, and the rows behind the CSV export.
+ * A merchant's transactions as SharePay's dashboard reads them: a filtered page (newest first), its
+ * stats, the detail of one transaction with its event history, and the rows behind the CSV export.
  *
  * Scoping: every query is limited to the applications of ONE merchant (`merchantId`), deleted
  * applications included (their history stays readable). A MERCHANT's scope is themself; staff
@@ -26,7 +25,7 @@ export type DashboardTransactionType = (typeof DASHBOARD_TRANSACTION_TYPES)[numb
 /** Direction of money: PAY_IN (towards the merchant) or PAY_OUT. */
 export type Direction = 'PAY_IN' | 'PAY_OUT';
 
-/** A transaction as the dashboard lists it (compatibility.md "Transactions"); amounts in base units. */
+/** A transaction as the dashboard lists it; amounts in base units. */
 export interface DashboardTransaction {
   id: string;
   reference: string;
@@ -230,7 +229,7 @@ export async function pageTransactions(
   return { rows: rows.map((r) => dashboardTransactionView(r, appNames.get(r.applicationId) ?? '')), total: Number(counted?.total ?? 0) };
 }
 
-/** Counts of the filtered list by status (compatibility.md `…/stats`), and volumes in base units. */
+/** Counts of the filtered list by status (`…/transactions/stats`), and volumes in base units. */
 export interface TransactionStats {
   total: number;
   successCount: number;

@@ -1,7 +1,7 @@
 /**
- * Withdrawal accounts as the dashboard shows them (compatibility.md "Withdrawals and fund
- * collections": each account's `providerName` and `providerType`, the "Via …" of the account
- * list), read from the rail the account's `providerCode` names.
+ * Withdrawal accounts as SharePay's dashboard shows them (each account's `providerName` and
+ * `providerType`, the "Via …" of the account list), read from the rail the account's `providerCode`
+ * names.
  */
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

@@ -1,7 +1,7 @@
 /**
- * Phone numbers (MSISDN). Accepted as country code + national number (`237677…`), with `+` or
- * `00`, or as the national number alone, with spaces, dots, dashes or parentheses; stored as
- * digits only, country code first (compatibility.md, "Merchant API"). Validity per country is
+ * Phone numbers (MSISDN). Accepted as country code + national number (`237677…`), with `+` or `00`,
+ * or as the national number alone, with spaces, dots, dashes or parentheses; stored as digits only,
+ * country code first (as existing integrations send them). Validity per country is
  * libphonenumber-js's (Google libphonenumber metadata).
  */
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
@@ -24,9 +24,9 @@ export function normalizeMsisdn(input: string, country: string): string | null {
  * The national significant number of a normalised MSISDN of `country`, e.g. `677000100`. A
  * normalised MSISDN is E.164's digits, which are the country calling code then the national
  * significant number (ITU-T E.164 §6), so it is the MSISDN without `country`'s calling code (from
- * libphonenumber-js's metadata), with no parsing (issue 14: parsing it again cost the charge path
- * a second number parse). Anything else (another country's number, an unknown country) is
- * parsed as before; a number that does not parse is returned unchanged.
+ * libphonenumber-js's metadata), with no parsing (the number was parsed when normalised; the charge
+ * path need not pay a second parse). Anything else (another country's number, an unknown country)
+ * is parsed; a number that does not parse is returned unchanged.
  */
 export function nationalNumber(msisdn: string, country: string): string {
   const callingCode = isSupportedCountry(country) ? getCountryCallingCode(country) : null;

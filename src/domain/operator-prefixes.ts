@@ -1,8 +1,8 @@
 /**
- * Which operator a mobile number belongs to, from its prefix, where the ranges are known
- * (compatibility.md, "Merchant API": Cameroon, MTN 650–654, 67x, 680–683; Orange 640,
- * 655–659, 686–689, 69x). Used to tell a customer that the number typed does not match the
- * operator chosen, before a pay-in request is sent to the wrong network.
+ * Which operator a mobile number belongs to, from its prefix, where the ranges are known (those
+ * existing integrations use to pick a rail in Cameroon: MTN 650–654, 67x, 680–683; Orange 640,
+ * 655–659, 686–689, 69x). Used to tell a customer that the number typed does not match the operator
+ * chosen, before a pay-in request is sent to the wrong network.
  */
 
 type Ranges = Record<string, Array<[number, number]>>;

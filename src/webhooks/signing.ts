@@ -1,7 +1,6 @@
 /**
- * Webhook signatures (issue 4, compatibility.md "Webhooks"). Pure functions: given the secrets
- * currently valid for an application, the event id, the attempt time and the exact body bytes,
- * they produce the headers of one attempt.
+ * Webhook signatures. Pure functions: given the secrets currently valid for an application, the
+ * event id, the attempt time and the exact body bytes, they produce the headers of one attempt.
  *
  * Secrets are `whsec_` + 64 lowercase hex characters. Two schemes are sent together:
  *
@@ -54,8 +53,8 @@ export interface SigningInput {
 
 /**
  * Headers of one attempt. Always: content type, user agent, `webhook-id`, `webhook-timestamp`,
- * `X-Sharepay-Event`. Only with at least one secret: `webhook-signature` and
- * `X-Sharepay-Signature` (spec "Events": without a secret, deliveries arrive unsigned).
+ * `X-Sharepay-Event`. Only with at least one secret: `webhook-signature` and `X-Sharepay-Signature`
+ * (without a secret, deliveries arrive unsigned).
  */
 export function webhookHeaders(input: SigningInput): Record<string, string> {
   const headers: Record<string, string> = {

@@ -1,8 +1,8 @@
 /**
- * Webhook secrets of an application (spec "Webhook secret", compatibility.md): `whsec_` + 64
- * lowercase hex (32 random bytes), shown once, stored only encrypted (`services.webhookSecretBox`).
- * Rotation keeps the previous secret signing for `WEBHOOK_SECRET_OVERLAP_HOURS` (default 24) so
- * receivers can switch without losing a delivery; deletion stops all signing at once.
+ * Webhook secrets of an application: `whsec_` + 64 lowercase hex (32 random bytes), shown once,
+ * stored only encrypted (`services.webhookSecretBox`). Rotation keeps the previous secret signing
+ * for `WEBHOOK_SECRET_OVERLAP_HOURS` (default 24) so receivers can switch without losing a
+ * delivery; deletion stops all signing at once.
  */
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -13,7 +13,7 @@ import type { Services } from '../services.ts';
 /** At most this many secrets sign one attempt (current + rotated-out ones still in overlap). */
 const MAX_SIGNING_SECRETS = 3;
 
-/** The visible prefix of a secret: its first 14 characters then `...` (compatibility.md). */
+/** The visible prefix of a secret: its first 14 characters then `...` (as SharePay shows it). */
 export function secretPrefix(secret: string): string {
   return `${secret.slice(0, 14)}...`;
 }

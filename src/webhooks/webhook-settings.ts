@@ -15,7 +15,7 @@ import { checkWebhookUrl } from './webhook-url.ts';
 import { currentSecretPrefix } from './webhook-secrets.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 
-/** What both route families show (compatibility.md "Webhook configuration"). */
+/** What both route families show (the fields SharePay's dashboard and integrations read). */
 export interface WebhookSettings {
   applicationId: string;
   applicationName: string;
@@ -64,7 +64,7 @@ export async function updateWebhookUrl(
   return getWebhookSettings(services, applicationId);
 }
 
-/** Reply of a test event (compatibility.md). */
+/** Reply of a test event, in the shape existing integrations read. */
 export interface TestWebhookResult {
   delivered: boolean;
   webhookUrl: string;

@@ -1,12 +1,12 @@
 /**
- * Configuration-time check of a webhook URL (issue 4, "SSRF"): absolute http(s), at most 500
- * characters (compatibility.md), and, unless the operator allows private hosts
- * (`WEBHOOK_ALLOW_PRIVATE_HOSTS=true`), a host whose every resolved address is public unicast.
- * The same rule as the connect-time check of `request-filtering-agent` (both use ipaddr.js
+ * Configuration-time check of a webhook URL, against server-side request forgery: absolute http(s),
+ * at most 500 characters (the limit SharePay's clients expect), and, unless the operator allows
+ * private hosts (`WEBHOOK_ALLOW_PRIVATE_HOSTS=true`), a host whose every resolved address is public
+ * unicast. The same rule as the connect-time check of `request-filtering-agent` (both use ipaddr.js
  * ranges: anything but `unicast` is refused: loopback, private, link-local, metadata
- * 169.254.169.254, unspecified, carrier-grade NAT, unique local…, and the IPv6 forms that embed
- * an IPv4: IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48` (RFC 6052),
- * 6to4 `2002::/16`, Teredo), plus the one embedding range ipaddr.js calls unicast: the deprecated
+ * 169.254.169.254, unspecified, carrier-grade NAT, unique local…, and the IPv6 forms that embed an
+ * IPv4: IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48` (RFC 6052), 6to4
+ * `2002::/16`, Teredo), plus the one embedding range ipaddr.js calls unicast: the deprecated
  * IPv4-compatible `::/96` (RFC 4291 §2.5.5.1, e.g. `[::7f00:1]` = 127.0.0.1), refused by
  * `DENIED_UNICAST_CIDRS` in both checks. The connect-time check still runs on every attempt,
  * because DNS answers can change after configuration.

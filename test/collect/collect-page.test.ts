@@ -1,9 +1,9 @@
 /**
- * The public fund collection page `/collect/{slug}` and its JSON API (issue 12 item 5): the page
- * (French, security headers, under 50 KB, escaping), payments through the HTML form without
- * JavaScript and through `POST /api/v1/public/collect/confirm`, each a FUND_COLLECTION pay-in
- * with an FC- reference settled by the sandbox rail and credited through the ledger; CSRF,
- * refusals of closed, expired and deleted collections, and rate limits per IP.
+ * The public fund collection page `/collect/{slug}` and its JSON API: the page (French, security
+ * headers, under 50 KB, escaping), payments through the HTML form without JavaScript and through
+ * `POST /api/v1/public/collect/confirm`, each a FUND_COLLECTION pay-in with an FC- reference
+ * settled by the sandbox rail and credited through the ledger; CSRF, refusals of closed, expired
+ * and deleted collections, and rate limits per IP.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

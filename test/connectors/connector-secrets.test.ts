@@ -61,7 +61,7 @@ describe('secrets', () => {
     // Successes, declines, faults, timeouts and a refused token on both operators.
     const refs: string[] = [];
     refs.push((await call('POST', PATHS.charge, chargeBody({ payerAccount: '237677000001' }))).json.data.reference);
-    // LIVE pay-outs are funded by pay-ins (issue 11): that charge's 4 925 pays for both transfers.
+    // LIVE pay-outs are funded by pay-ins: that charge's 4 925 pays for both transfers.
     await settled(h, refs[0]!);
     refs.push((await call('POST', PATHS.transfer, transferBody({ amount: 2000, beneficiaryAccount: '237677000457' }))).json.data.reference);
     mtn.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };

@@ -183,7 +183,7 @@ describe('M-Pesa STK push with a LIVE key', () => {
     const reference = await charge('254711000101');
     const row = await rowOf(h, reference);
     await pollAfter(10_000);
-    // Operators.md §4.4: the first STK Query no earlier than 20–30 s after the push.
+    // The first STK Query comes no earlier than 20 s after the push.
     expect(queries(row.operatorReference!)).toHaveLength(0);
     await pollAfter(10_000);
     expect(queries(row.operatorReference!)).toHaveLength(1);
@@ -335,7 +335,7 @@ describe('one Daraja token for every instance', () => {
 });
 
 describe('M-Pesa B2C pay-out with a LIVE key', () => {
-  // LIVE pay-outs are funded by settled LIVE pay-ins (issue 11): one large STK payment first.
+  // LIVE pay-outs are funded by settled LIVE pay-ins: one large STK payment first.
   beforeAll(async () => {
     const funding = expectSuccess(
       await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'KES', amount: 50_000, payerAccount: '254711000900' }) }),

@@ -1,9 +1,10 @@
 /**
- * LIVE keys against the Orange Money Cameroon simulator, end to end: charge → mp/init →
- * mp/pay (USSD push) → notification → status query → SUCCESS → payment.success; each decline
- * family of §2C (declines at `pay` are HTTP 417 with the reason, read as definite); the customer who cancels or never answers; a 500 or timeout on `pay` (the
- * payToken is queried, `pay` is never resent); `init` unreachable (nothing pushed, prepared
- * again later); lost and duplicated notifications; an expired token; cash-in transfers.
+ * LIVE keys against the Orange Money Cameroon simulator, end to end: charge → mp/init → mp/pay
+ * (USSD push) → notification → status query → SUCCESS → payment.success; each decline family
+ * (declines at `pay` are HTTP 417 with the reason, read as definite); the customer who cancels or
+ * never answers; a 500 or timeout on `pay` (the payToken is queried, `pay` is never resent); `init`
+ * unreachable (nothing pushed, prepared again later); lost and duplicated notifications; an expired
+ * token; cash-in transfers.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';

@@ -1,9 +1,9 @@
 /**
  * Wave with a LIVE key when Wave answers late, badly or not at all, both directions (checkout
- * sessions, payouts): a 500 after Wave created the session or payout; a creation held past
- * Kolo's timeout, then processed; Wave paying after the rail's deadline (…198); a dropped and a
- * duplicated webhook (pay-ins only: Wave sends no payout events, payouts are polled, operators.md
- * §3.3). After each scenario, `kolo ledger verify`'s invariants hold and what the simulator moved
+ * sessions, payouts): a 500 after Wave created the session or payout; a creation held past Kolo's
+ * timeout, then processed; Wave paying after the rail's deadline (…198); a dropped and a duplicated
+ * webhook (pay-ins only: Wave's Webhooks documentation lists no payout event, so payouts are
+ * polled). After each scenario, `kolo ledger verify`'s invariants hold and what the simulator moved
  * equals what the ledger posted on Wave's float, transaction by transaction.
  */
 import { describe, expect, it } from 'vitest';

@@ -137,7 +137,7 @@ describe('Wave checkout (redirect pay-in) with a LIVE key', () => {
 });
 
 describe('Wave payouts with a LIVE key', () => {
-  // LIVE pay-outs are funded by settled LIVE pay-ins (issue 11): one paid checkout session first.
+  // LIVE pay-outs are funded by settled LIVE pay-ins: one paid checkout session first.
   beforeAll(async () => {
     const funding = expectSuccess(
       await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'XOF', amount: 500_000, payerAccount: '221771230900' }) }),

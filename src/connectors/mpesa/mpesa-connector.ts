@@ -1,17 +1,17 @@
 /**
- * M-Pesa Daraja connector: the plumbing (operators.md §4.1, §4.4 and "Corrections"). One OAuth
- * bearer token shared by every instance (`mpesa-token.ts`: each new Daraja token invalidates the
- * previous one), refreshed once when an API answers its invalid-token code or HTTP 401, then the
- * request resent. Pay-in is an STK push, which Daraja never deduplicates: it is sent once, and
- * an ambiguous answer is resolved by STK Query (with the CheckoutRequestID, from the answer or
- * from the callback), never by a second push. STK Query is asked no earlier than 20 s after the
- * push, then about every 15 s (`retryAfterMs`), unless Daraja's callback for that push came
- * first. After "unable to lock subscriber" no push goes to that phone for a minute (the pause is
- * shared by every instance). Pay-out is a B2C v3 payment with our reference as
- * `OriginatorConversationID`; its status is a Transaction Status Query naming it by
- * `OriginalConversationID`, whose verdict Daraja posts to the transaction's callback URL under
- * the `ConversationID` returned here as `statusQueryReference`. The wire format lives in
- * `mpesa-transformers.ts`.
+ * M-Pesa Daraja connector: the plumbing (Safaricom Daraja 3.0, https://developer.safaricom.co.ke:
+ * Authorization, M-Pesa Express, B2C and TransactionStatus pages). One OAuth bearer token shared by
+ * every instance (`mpesa-token.ts`: each new Daraja token invalidates the previous one), refreshed
+ * once when an API answers its invalid-token code or HTTP 401, then the request resent. Pay-in is
+ * an STK push, which Daraja never deduplicates: it is sent once, and an ambiguous answer is
+ * resolved by STK Query (with the CheckoutRequestID, from the answer or from the callback), never
+ * by a second push. STK Query is asked no earlier than 20 s after the push, then about every 15 s
+ * (`retryAfterMs`), unless Daraja's callback for that push came first. After "unable to lock
+ * subscriber" no push goes to that phone for a minute (the pause is shared by every instance).
+ * Pay-out is a B2C v3 payment with our reference as `OriginatorConversationID`; its status is a
+ * Transaction Status Query naming it by `OriginalConversationID`, whose verdict Daraja posts to the
+ * transaction's callback URL under the `ConversationID` returned here as `statusQueryReference`.
+ * The wire format lives in `mpesa-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MpesaConfig } from '../../config.ts';
@@ -54,9 +54,9 @@ export interface MpesaOptions {
 
 /** Safety margin before the token's expiry. */
 export const MPESA_TOKEN_MARGIN_MS = 60_000;
-/** First STK Query no earlier than this after the push (operators.md §4.4: "≥ 20–30 s"). */
+/** First STK Query no earlier than this after the push: the payer needs time to answer. */
 export const MPESA_STK_FIRST_QUERY_MS = 20_000;
-/** Then STK Query about this often (operators.md §4.4: "every ~15 s"). */
+/** Then STK Query about this often while the prompt (1–2 minutes) is open. */
 export const MPESA_STK_QUERY_INTERVAL_MS = 15_000;
 /**
  * After a Transaction Status Query, the next one no sooner than this: each query replaces the
@@ -64,7 +64,7 @@ export const MPESA_STK_QUERY_INTERVAL_MS = 15_000;
  * make that answer stale.
  */
 export const MPESA_TSQ_ANSWER_WAIT_MS = 30_000;
-/** No push to a phone within this of "unable to lock subscriber" (operators.md "Corrections"). */
+/** No push to a phone within this of "unable to lock subscriber" (Daraja: wait at least a minute). */
 export const MPESA_LOCK_PAUSE_MS = 60_000;
 /** STK callbacks remembered (their receipt, and that Daraja has answered), oldest dropped first. */
 const STK_CALLBACKS_KEPT = 10_000;

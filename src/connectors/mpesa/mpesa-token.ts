@@ -1,10 +1,10 @@
 /**
- * The Daraja bearer token, one for every instance of Kolo on the database. Daraja's
- * Authorization page (FAQ) says each new token invalidates the previous one (operators.md
- * "Corrections"): instances fetching their own would keep invalidating each other's. So the
- * token lives in the shared state (`connector_state`, encrypted), one instance fetches at a time
- * (a lease), and an instance whose token Daraja refuses first takes the one another instance
- * has stored since, fetching a new one only when the stored one is the refused one.
+ * The Daraja bearer token, one for every instance of Kolo on the database. Daraja's Authorization
+ * page (FAQ, Daraja 3.0) says each new token invalidates the previous one: instances fetching their
+ * own would keep invalidating each other's. So the token lives in the shared state
+ * (`connector_state`, encrypted), one instance fetches at a time (a lease), and an instance whose
+ * token Daraja refuses first takes the one another instance has stored since, fetching a new one
+ * only when the stored one is the refused one.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SharedState } from '../shared-state.ts';

@@ -1,9 +1,9 @@
 /**
- * Daraja transformers on the documented payloads of operators.md §4 and its "Corrections": the
+ * Daraja transformers on the payloads Safaricom documents (Daraja 3.0 pages): the
  * Password/Timestamp rule in Kenya time, the STK push, B2C and Transaction Status bodies
  * (`OriginalConversationID`), OAuth's `expires_in` as a number or a string, sync answers (only
- * documented refusals are failures: a 5xx is unknown), STK Query answers, every B2C ResultCode,
- * and callbacks: read by name (never by index), under both spellings of the conversation id,
+ * documented refusals are failures: a 5xx is unknown), STK Query answers, every B2C ResultCode, and
+ * callbacks: read by name (never by index), under both spellings of the conversation id,
  * `ReasonType` as text, a verdict only when the body carries Daraja's `ConversationID`.
  */
 import { describe, expect, it } from 'vitest';
@@ -154,7 +154,7 @@ describe('Daraja answers at initiation: only documented refusals are failures', 
     expect(b2cResult(status, body)).toMatchObject({ kind: 'UNREACHABLE' });
   });
 
-  it('a 200 with a non-zero ResponseCode started nothing (operators.md §4.2); a bare HTTP 401 is a refused token', () => {
+  it('a 200 with a non-zero ResponseCode started nothing (M-Pesa Express); a bare HTTP 401 is a refused token', () => {
     expect(stkPushResult(200, { ResponseCode: '1', ResponseDescription: 'Rejected' })).toEqual({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'M-Pesa 1: Rejected' });
     expect(b2cResult(401, undefined)).toMatchObject({ kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR' });
   });
@@ -184,7 +184,7 @@ describe('Daraja status answers', () => {
     expect(stkQueryResult(200, { ...answer, ResultCode: '1234', ResultDesc: 'new' })).toMatchObject({ kind: 'UNREACHABLE' });
   });
 
-  it('the STK ResultCode table: §4.4 exactly', () => {
+  it('the STK ResultCode table: every documented code', () => {
     const codes: [string, string][] = [
       ['1', 'INSUFFICIENT_FUNDS'],
       ['1001', 'PROVIDER_UNAVAILABLE'],

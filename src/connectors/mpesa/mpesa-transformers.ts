@@ -1,10 +1,10 @@
 /**
- * M-Pesa Daraja transformers (operators.md §4 and its "Corrections from primary sources", which
- * win): pure functions between our types and Daraja's wire format — OAuth, STK push (pay-in) and
- * STK Query, B2C v3 (pay-out), Transaction Status Query, and the unsigned callbacks
- * (`Body.stkCallback`, `Result`). Every code is read through a table of Daraja's documented
- * codes (`documentedOutcome`): anything else is unknown, never a failure. No I/O here;
- * `mpesa-connector.ts` sends.
+ * M-Pesa Daraja transformers (Safaricom Daraja 3.0, https://developer.safaricom.co.ke: the
+ * Authorization, M-Pesa Express, B2C and TransactionStatus pages): pure functions between our types
+ * and Daraja's wire format — OAuth, STK push (pay-in) and STK Query, B2C v3 (pay-out), Transaction
+ * Status Query, and the unsigned callbacks (`Body.stkCallback`, `Result`). Every code is read
+ * through a table of Daraja's documented codes (`documentedOutcome`): anything else is unknown,
+ * never a failure. No I/O here; `mpesa-connector.ts` sends.
  */
 import { documentedOutcome, type CallbackReading, type DocumentedMeaning, type InitiateRequest, type InitiateResult, type StatusQuery, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
@@ -34,10 +34,10 @@ export interface DarajaCall {
 }
 
 /**
- * Daraja's "invalid access token" `errorCode`, which differs per API (operators.md
- * "Corrections": `404.001.03` STK, `400.003.01` Transaction Status, `401.002.01` Account
- * Balance). B2C's page names none; `404.001.03` is the family's code. An HTTP 401 means the same
- * on every API. The request was not processed: one token refresh and one resend are safe.
+ * Daraja's "invalid access token" `errorCode`, which differs per API (Daraja 3.0 pages:
+ * `404.001.03` STK, `400.003.01` Transaction Status, `401.002.01` Account Balance). B2C's page
+ * names none; `404.001.03` is the family's code. An HTTP 401 means the same on every API. The
+ * request was not processed: one token refresh and one resend are safe.
  */
 export const DARAJA_INVALID_TOKEN_CODES = {
   stkPush: '404.001.03',
@@ -128,7 +128,7 @@ export function b2cCall(request: InitiateRequest, account: DarajaAccount, callba
 /**
  * Transaction Status Query for a B2C (`POST /mpesa/transactionstatus/v1/query`), answered on
  * `callbackUrl`. The pay-out is named by `OriginalConversationID`: the B2C's originator
- * conversation id, our reference (Daraja 3.0 "TransactionStatus" page, operators.md "Corrections").
+ * conversation id, our reference (Daraja 3.0 "TransactionStatus" page).
  */
 export function transactionStatusCall(reference: string, account: DarajaAccount, callbackUrl: string): DarajaCall {
   return {
@@ -189,12 +189,13 @@ export function isSubscriberLocked(message: string): boolean {
 
 /**
  * The error envelopes Daraja documents as definite refusals of an initiation (STK push, B2C):
- * nothing was started (operators.md §4 error table and "Corrections"). `500.001.1001` is
- * "unable to lock subscriber" (PROVIDER_UNAVAILABLE, by its message), or wrong credentials /
- * unknown merchant (CONFIGURATION_ERROR). Not here, so unknown: `500.003.1001` "Internal Server
- * Error" and every other 5xx (the push or the B2C may have gone out), and `500.002.1001`
- * "duplicate OriginatorConversationID", which refuses this request but says an earlier one under
- * the same reference reached Daraja: only its status query can tell what became of it.
+ * nothing was started (the error tables of the Daraja 3.0 M-Pesa Express and B2C pages).
+ * `500.001.1001` is "unable to lock subscriber" (PROVIDER_UNAVAILABLE, by its message), or wrong
+ * credentials / unknown merchant (CONFIGURATION_ERROR). Not here, so unknown: `500.003.1001`
+ * "Internal Server Error" and every other 5xx (the push or the B2C may have gone out), and
+ * `500.002.1001` "duplicate OriginatorConversationID", which refuses this request but says an
+ * earlier one under the same reference reached Daraja: only its status query can tell what became
+ * of it.
  */
 export const DARAJA_REFUSALS: Readonly<Record<string, DocumentedMeaning>> = {
   '400.002.02': { kind: 'FAILED', failureCode: 'INVALID_REQUEST' },
@@ -208,7 +209,7 @@ export const DARAJA_REFUSALS: Readonly<Record<string, DocumentedMeaning>> = {
 };
 
 /**
- * STK `ResultCode`s (callback and STK Query, operators.md §4.2/§4.4): `4999` "still under
+ * STK `ResultCode`s (callback and STK Query, Daraja 3.0 M-Pesa Express): `4999` "still under
  * processing" keeps waiting; `1001` "unable to lock subscriber" means another push is open.
  */
 export const STK_RESULT_CODES: Readonly<Record<string, DocumentedMeaning>> = {
@@ -225,11 +226,11 @@ export const STK_RESULT_CODES: Readonly<Record<string, DocumentedMeaning>> = {
 };
 
 /**
- * B2C `ResultCode`s (operators.md §4.3/§4.4 and "Corrections"), each with Daraja's description
+ * B2C `ResultCode`s (Daraja 3.0 B2C page and its result-code table), each with Daraja's description
  * (read back from a Transaction Status result's `TransactionReason`). `1` is the organisation's
  * account; `2`/`3`/`4`/`8` are limit rules; `11` the paying account's state, `21`, `2028`,
- * `SFC_IC0003` the initiator or product set-up, `2001` a wrong SecurityCredential (accepted at
- * the request, refused here), `2006` the customer's account state, `2040` an unregistered customer.
+ * `SFC_IC0003` the initiator or product set-up, `2001` a wrong SecurityCredential (accepted at the
+ * request, refused here), `2006` the customer's account state, `2040` an unregistered customer.
  */
 export const B2C_RESULT_CODES: Readonly<Record<string, DocumentedMeaning & { description?: string }>> = {
   '0': { kind: 'SUCCEEDED' },
@@ -277,10 +278,10 @@ function refusal(what: string, status: number, error: { errorCode: string; error
 }
 
 /**
- * An initiation answer → result: accepted with `id` (200, ResponseCode "0"); a documented
- * refusal; a 200 with another ResponseCode (operators.md §4.2: "not initiated"); an HTTP 401
- * (token refused even after a refresh). Anything else — any other 5xx, a gateway page, an
- * unexpected shape — is unknown: the request may have been processed.
+ * An initiation answer → result: accepted with `id` (200, ResponseCode "0"); a documented refusal;
+ * a 200 with another ResponseCode (Daraja 3.0 M-Pesa Express: not initiated); an HTTP 401 (token
+ * refused even after a refresh). Anything else — any other 5xx, a gateway page, an unexpected shape
+ * — is unknown: the request may have been processed.
  */
 function initiationResult(what: string, status: number, json: unknown, idField: 'CheckoutRequestID' | 'ConversationID'): InitiateResult {
   const error = darajaError(json);

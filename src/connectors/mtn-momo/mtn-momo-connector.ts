@@ -1,8 +1,9 @@
 /**
- * MTN MoMo Open API connector: the plumbing (operators.md §1.3, §1.11). One bearer token per
- * product (collection, disbursement), each fetched with that product's own API user, API key
- * and subscription key, cached until 60 s before `expires_in`, refreshed once on a 401. Every
- * call has a timeout. The wire format lives in `mtn-transformers.ts`.
+ * MTN MoMo Open API connector: the plumbing (https://momodeveloper.mtn.com/api-documentation,
+ * "Create access token" of each product). One bearer token per product (collection, disbursement),
+ * each fetched with that product's own API user, API key and subscription key, cached until 60 s
+ * before `expires_in`, refreshed once on a 401. Every call has a timeout. The wire format lives in
+ * `mtn-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MtnMomoConfig } from '../../config.ts';
@@ -31,7 +32,7 @@ export interface MtnMomoOptions {
   warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
-/** Safety margin before a token's expiry (operators.md §1.11: at least 60 s). */
+/** Safety margin before a token's expiry: MTN asks for a new token before `expires_in` (3600 s). */
 export const MTN_TOKEN_MARGIN_MS = 60_000;
 
 type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };

@@ -1,7 +1,7 @@
 /**
  * MTN MoMo Open API transformers: pure functions between our types and MTN's wire format
- * (operators.md §1.4–§1.11, https://momodeveloper.mtn.com/api-documentation). No I/O here:
- * the plumbing (`mtn-momo-connector.ts`) adds the bearer token and sends what these build.
+ * (Collection and Disbursement products, https://momodeveloper.mtn.com/api-documentation). No I/O
+ * here: the plumbing (`mtn-momo-connector.ts`) adds the bearer token and sends what these build.
  */
 import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
@@ -9,7 +9,7 @@ import { stringField } from '../operator-http.ts';
 /** The two MTN products Kolo uses, each with its own credentials and token. */
 export type MtnProduct = 'collection' | 'disbursement';
 
-/** Every MTN reason code of operators.md §1.9 (swagger `ErrorReason` plus later additions). */
+/** Every MTN reason code: the Open API swagger's `ErrorReason` enum plus those MTN added since. */
 export const MTN_REASONS = [
   'PAYEE_NOT_FOUND',
   'PAYER_NOT_FOUND',
@@ -41,11 +41,12 @@ const failed = (failureCode: FailureCode): DocumentedMeaning => ({ kind: 'FAILED
 const PENDING: DocumentedMeaning = { kind: 'PENDING' };
 
 /**
- * What each reason of a `FAILED` status means for a pay-in (operators.md §1.9, §1.11; MTN's 2023
- * "reason enrichment" table). Exhaustive over `MtnReason` (a missing one is a compile error);
- * read through `documentedOutcome`, so a reason MTN never documented is unknown, not a failure:
- * MTN's reasons are a closed vocabulary in which some (`ONGOING`, `*_DELAYED`) mean "still in
- * progress", so an unlisted one cannot be read as a refusal.
+ * What each reason of a `FAILED` status means for a pay-in (MTN's `ErrorReason` enum and its 2023
+ * "reason enrichment" table, momodevelopercommunity.mtn.com). Exhaustive over `MtnReason` (a
+ * missing one is a compile error); read through `documentedOutcome`, so a reason MTN never
+ * documented is unknown, not a failure: MTN's reasons are a closed vocabulary in which some
+ * (`ONGOING`, `*_DELAYED`) mean "still in progress", so an unlisted one cannot be read as a
+ * refusal.
  */
 export const MTN_PAY_IN_REASONS: Record<MtnReason, DocumentedMeaning> = {
   NOT_ENOUGH_FUNDS: failed('INSUFFICIENT_FUNDS'),
@@ -83,11 +84,11 @@ export const MTN_PAY_OUT_REASONS: Record<MtnReason, DocumentedMeaning> = {
 
 /**
  * Reasons MTN documents as synchronous refusals of `requesttopay` / `transfer` (HTTP 500 with
- * `{code, message}`, operators.md §1.4 "production may reject synchronously", §1.6): the request
- * was refused before it was created, nothing moved. Only these are definite at initiation:
- * `INTERNAL_PROCESSING_ERROR` (MTN's generic fallback), `SERVICE_UNAVAILABLE` and any other code
- * on a 5xx may follow a request MTN created and will process, so they are unknown and the status
- * query decides.
+ * `{code, message}`: MTN's Request to Pay and Transfer pages say production may reject
+ * synchronously): the request was refused before it was created, nothing moved. Only these are
+ * definite at initiation: `INTERNAL_PROCESSING_ERROR` (MTN's generic fallback),
+ * `SERVICE_UNAVAILABLE` and any other code on a 5xx may follow a request MTN created and will
+ * process, so they are unknown and the status query decides.
  */
 export const MTN_INITIATION_REFUSALS: Record<'PAY_IN' | 'PAY_OUT', Readonly<Record<string, DocumentedMeaning>>> = {
   PAY_IN: {
@@ -110,8 +111,9 @@ export const MTN_INITIATION_REFUSALS: Record<'PAY_IN' | 'PAY_OUT', Readonly<Reco
 };
 
 /**
- * The `status` of MTN's status GET (§1.5): `SUCCESSFUL`, `FAILED` (refined by its reason),
- * `PENDING`, and `CREATED` (observed in the sandbox before `PENDING`). Anything else is unknown.
+ * The `status` of MTN's status GET (Request to Pay Transaction Status): `SUCCESSFUL`, `FAILED`
+ * (refined by its reason), `PENDING`, and `CREATED` (observed in the sandbox before `PENDING`).
+ * Anything else is unknown.
  */
 export const MTN_STATUSES: Readonly<Record<string, DocumentedMeaning | 'BY_REASON'>> = {
   SUCCESSFUL: { kind: 'SUCCEEDED' },
@@ -174,8 +176,9 @@ export function mtnProductOf(direction: 'PAY_IN' | 'PAY_OUT'): MtnProduct {
 
 /**
  * `POST /collection/v1_0/requesttopay` (pay-in) or `POST /disbursement/v1_0/transfer` (pay-out),
- * operators.md §1.4 / §1.6: `X-Reference-Id` is the prepared UUIDv4, `X-Callback-Url` only when
- * we have one (MTN refuses an empty header), `amount` a string, MSISDN digits without `+`.
+ * (MTN's Request to Pay and Transfer): `X-Reference-Id` is the prepared UUIDv4, `X-Callback-Url`
+ * only when we have one (MTN refuses an empty header), `amount` a string, MSISDN digits without
+ * `+`.
  */
 export function mtnInitiateCall(request: InitiateRequest, targetEnvironment: string): MtnCall {
   const isPayIn = request.direction === 'PAY_IN';
@@ -203,7 +206,7 @@ export function mtnInitiateCall(request: InitiateRequest, targetEnvironment: str
   };
 }
 
-/** `GET /collection/v1_0/requesttopay/{ref}` or `GET /disbursement/v1_0/transfer/{ref}` (§1.5, §1.6). */
+/** `GET /collection/v1_0/requesttopay/{ref}` or `GET /disbursement/v1_0/transfer/{ref}`. */
 export function mtnStatusCall(direction: 'PAY_IN' | 'PAY_OUT', referenceId: string, targetEnvironment: string): MtnCall {
   return {
     product: mtnProductOf(direction),
@@ -213,7 +216,10 @@ export function mtnStatusCall(direction: 'PAY_IN' | 'PAY_OUT', referenceId: stri
   };
 }
 
-/** `GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active` (§1.8), before a pay-out. */
+/**
+ * `GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active` (MTN's Validate Account Holder
+ * Status), before a pay-out.
+ */
 export function mtnAccountHolderCall(msisdn: string, targetEnvironment: string): MtnCall {
   return {
     product: 'disbursement',
@@ -230,11 +236,11 @@ function errorText(status: number, json: unknown): string {
 }
 
 /**
- * MTN's answer to an initiation (§1.4, §1.6, §1.11): `202` and `409 RESOURCE_ALREADY_EXIST` both
- * mean "created"; `400` is our payload (INVALID_REQUEST); `401`/`403`/`404` our credentials, IP
- * or path (CONFIGURATION_ERROR): 4xx answers are refusals of a request MTN did not process. A
- * 5xx is a definite refusal only with a code of `MTN_INITIATION_REFUSALS`; any other 5xx, a 429
- * or an unexpected status is unknown (UNREACHABLE: the status query decides).
+ * MTN's answer to an initiation: `202` and `409 RESOURCE_ALREADY_EXIST` both mean "created"; `400`
+ * is our payload (INVALID_REQUEST); `401`/`403`/`404` our credentials, IP or path
+ * (CONFIGURATION_ERROR): 4xx answers are refusals of a request MTN did not process. A 5xx is a
+ * definite refusal only with a code of `MTN_INITIATION_REFUSALS`; any other 5xx, a 429 or an
+ * unexpected status is unknown (UNREACHABLE: the status query decides).
  */
 export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', referenceId: string): InitiateResult {
   // 409 is only ever RESOURCE_ALREADY_EXIST: our X-Reference-Id was already created (a repeat).
@@ -255,12 +261,12 @@ export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY
 }
 
 /**
- * MTN's answer to a status query (§1.5, §1.11), through `MTN_STATUSES`: `SUCCESSFUL` →
- * SUCCEEDED with `financialTransactionId` (the id on MTN's statements and the payer's SMS);
- * `FAILED` → its reason's meaning (no reason at all: PROVIDER_ERROR, MTN has decided);
- * `PENDING`/`CREATED` → PENDING; an unknown status → UNREACHABLE. `404` → NOT_FOUND (never landed)
- * when the initiation's outcome was unknown, PENDING when MTN had acknowledged it (202/409: MTN
- * holds it); any other HTTP status or an unreadable body → UNREACHABLE.
+ * MTN's answer to a status query, through `MTN_STATUSES`: `SUCCESSFUL` → SUCCEEDED with
+ * `financialTransactionId` (the id on MTN's statements and the payer's SMS); `FAILED` → its
+ * reason's meaning (no reason at all: PROVIDER_ERROR, MTN has decided); `PENDING`/`CREATED` →
+ * PENDING; an unknown status → UNREACHABLE. `404` → NOT_FOUND (never landed) when the initiation's
+ * outcome was unknown, PENDING when MTN had acknowledged it (202/409: MTN holds it); any other HTTP
+ * status or an unreadable body → UNREACHABLE.
  */
 export function mtnStatusResult(
   status: number,
@@ -285,7 +291,7 @@ export function mtnStatusResult(
   });
 }
 
-/** The account-holder check before a pay-out (§1.8): ACTIVE, a definite refusal, or UNKNOWN (go on). */
+/** The account-holder check before a pay-out: ACTIVE, a definite refusal, or UNKNOWN (go on). */
 export function mtnAccountHolderResult(
   status: number,
   json: unknown,

@@ -1,5 +1,5 @@
 /**
- * Orange Money Cameroon connector (OM API, operators.md §2B/§2C): the plumbing. An OAuth
+ * Orange Money Cameroon connector (OM API, `omcoreapis/1.0.2`): the plumbing. An OAuth
  * client-credentials token (`POST /token`, Basic consumer key:secret) cached until 60 s before
  * `expires_in` and refreshed once on a 401; every API call also carries
  * `X-AUTH-TOKEN: base64(api username:password)`; the channel MSISDN and PIN go in `pay` bodies.

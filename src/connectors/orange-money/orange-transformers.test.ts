@@ -1,6 +1,7 @@
 /**
- * Orange Money Cameroon transformers fed with the payloads of operators.md §2B/§2C: the exact
- * calls we send (paths, bodies) and how each documented answer, status and message reads.
+ * Orange Money Cameroon transformers fed with the OM API payloads (as Orange's partners and public
+ * clients show them): the exact calls we send (paths, bodies) and how each documented answer,
+ * status and message reads.
  */
 import { describe, expect, it } from 'vitest';
 import type { InitiateRequest } from '../connector.ts';
@@ -35,7 +36,7 @@ const request = (overrides: Partial<InitiateRequest> = {}): InitiateRequest => (
 });
 const channel = { channelMsisdn: '691234567', pin: '1234' };
 
-/** The §2B transaction object, as Orange returns it in `data`. */
+/** The OM API transaction object, as Orange returns it in `data`. */
 const transaction = (overrides: Record<string, unknown>) => ({
   id: 1,
   createtime: '1670421234',
@@ -61,7 +62,7 @@ describe('wire format of what we send', () => {
     expect(orangeInitCall('PAY_OUT').path).toBe('/omcoreapis/1.0.2/cashin/init');
   });
 
-  it('pay: §2B body, amount a string, subscriber without 237, our reference as orderId', () => {
+  it('pay: body, amount a string, subscriber without 237, our reference as orderId', () => {
     const call = orangePayCall(request(), channel);
     expect(call.path).toBe('/omcoreapis/1.0.2/mp/pay');
     expect(call.headers).toEqual({ 'Content-Type': 'application/json' });
@@ -97,7 +98,7 @@ describe('wire format of what we send', () => {
 });
 
 describe('reading Orange answers', () => {
-  it('§2B init example yields its payToken', () => {
+  it('the documented init answer yields its payToken', () => {
     expect(orangeInitResult(200, { message: 'Payment request successfully initiated', data: { payToken: TOKEN } })).toEqual({
       kind: 'PREPARED',
       operatorReference: TOKEN,

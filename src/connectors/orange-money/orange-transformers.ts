@@ -1,6 +1,8 @@
 /**
- * Orange Money Cameroon "OM API" transformers (operators.md §2B, §2C): pure functions between
- * our types and the wire format of `omcoreapis/1.0.2` — USSD-push merchant payment (`mp/…`,
+ * Orange Money Cameroon "OM API" transformers: pure functions between our types and the wire format
+ * of `omcoreapis/1.0.2` (documented to Orange Cameroon's partners; as Y-Note's walkthrough,
+ * https://www.y-note.cm/integration-de-lapi-local-orange-money/, and the public clients
+ * NdoleStudio/orangemoney-go and spreeloop/core-ts show it) — USSD-push merchant payment (`mp/…`,
  * pay-in) and cash-in (`cashin/…`, pay-out). No I/O here; `orange-money-connector.ts` sends.
  */
 import { createHash } from 'node:crypto';
@@ -18,16 +20,16 @@ export function orangeFlowOf(direction: 'PAY_IN' | 'PAY_OUT'): OrangeFlow {
   return direction === 'PAY_IN' ? 'mp' : 'cashin';
 }
 
-/** Every transaction status Orange Cameroon documents (§2B), including its `SUCCESSFULL` spelling. */
+/** Every transaction status the OM API returns, including its `SUCCESSFULL` spelling. */
 export const ORANGE_STATUSES = ['INITIATED', 'PENDING', 'SUCCESSFULL', 'SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 /** An Orange transaction status. */
 export type OrangeStatus = (typeof ORANGE_STATUSES)[number];
 
 /**
- * What each status means (§2B, §2C), read through `documentedOutcome`: a status missing here is
- * unknown (UNREACHABLE), never a failure. `FAILED` is Orange's documented terminal refusal; its
- * message only names the reason (`ORANGE_MESSAGE_TABLE`, PROVIDER_ERROR when none matches: Orange
- * publishes no reason codes, §2A "no reason codes are returned").
+ * What each status means, read through `documentedOutcome`: a status missing here is unknown
+ * (UNREACHABLE), never a failure. `FAILED` is Orange's documented terminal refusal; its message
+ * only names the reason (`ORANGE_MESSAGE_TABLE`, PROVIDER_ERROR when none matches: Orange publishes
+ * no reason codes).
  */
 export const ORANGE_STATUS_TABLE: Record<OrangeStatus, DocumentedMeaning | 'FAILED_BY_MESSAGE'> = {
   INITIATED: { kind: 'PENDING' },
@@ -40,8 +42,8 @@ export const ORANGE_STATUS_TABLE: Record<OrangeStatus, DocumentedMeaning | 'FAIL
 };
 
 /**
- * Message → failureCode (§2C), matched on the message without accents, case-insensitively, or on
- * Orange's numeric status (`60019`). First match wins; no match is PROVIDER_ERROR, text kept.
+ * Message → failureCode, matched on the message without accents, case-insensitively, or on Orange's
+ * numeric status (`60019`). First match wins; no match is PROVIDER_ERROR, text kept.
  */
 export const ORANGE_MESSAGE_TABLE: { name: string; matches: (message: string, code: string | undefined) => boolean; payIn: FailureCode; payOut: FailureCode }[] = [
   {
@@ -51,7 +53,7 @@ export const ORANGE_MESSAGE_TABLE: { name: string; matches: (message: string, co
     // Cash-in debits our channel account: its balance is ours.
     payOut: 'MERCHANT_INSUFFICIENT_FUNDS',
   },
-  // A 417 decline for a wrong PIN (corrections: spreeloop). On `mp/pay` it is the payer's PIN; on
+  // A 417 decline for a wrong PIN (spreeloop/core-ts). On `mp/pay` it is the payer's PIN; on
   // `cashin/pay` the PIN is our channel's own, sent by Kolo: a configuration error.
   { name: 'wrong PIN', matches: (m) => /\bpin\b/.test(m), payIn: 'WRONG_PIN', payOut: 'CONFIGURATION_ERROR' },
   { name: 'unknown beneficiary', matches: (m) => m.includes('beneficiaire introuvable'), payIn: 'PAYER_NOT_FOUND', payOut: 'PAYEE_NOT_FOUND' },
@@ -105,7 +107,7 @@ export interface OrangeChannel {
   pin: string;
 }
 
-/** Longest `orderId` `mp/pay` and `cashin/pay` accept (operators.md, corrections: 20 characters). */
+/** Longest `orderId` `mp/pay` and `cashin/pay` accept (spreeloop/core-ts's request schema). */
 export const ORANGE_ORDER_ID_MAX = 20;
 
 /**
@@ -126,9 +128,9 @@ export function orangeOrderId(reference: string): string {
 }
 
 /**
- * `POST …/mp/pay` (USSD push to the payer) or `POST …/cashin/pay` (credit of the payee), §2B:
- * `amount` is a string of whole francs, `orderId` our reference (`orangeOrderId`: at most 20
- * characters), `notifUrl` our callback URL.
+ * `POST …/mp/pay` (USSD push to the payer) or `POST …/cashin/pay` (credit of the payee): `amount`
+ * is a string of whole francs, `orderId` our reference (`orangeOrderId`: at most 20 characters),
+ * `notifUrl` our callback URL.
  */
 export function orangePayCall(request: InitiateRequest, channel: OrangeChannel): OrangeCall {
   const body = {
@@ -189,11 +191,11 @@ export function orangeTransactionOutcome(data: unknown, direction: 'PAY_IN' | 'P
 }
 
 /**
- * Orange's answer to `pay` (§2B, §2C, corrections): a transaction PENDING (prompt sent) is
- * ACCEPTED, one FAILED at once is its failure; HTTP 417 is a business decline (wrong PIN,
- * insufficient funds…) whose body names the reason, definite; 401/403 or a gateway `fault` is
- * CONFIGURATION_ERROR; 400 our payload; 5xx, a status Orange does not document or anything
- * unreadable is unknown (UNREACHABLE: query the payToken, never pay again).
+ * Orange's answer to `pay`: a transaction PENDING (prompt sent) is ACCEPTED, one FAILED at once is
+ * its failure; HTTP 417 is a business decline (wrong PIN, insufficient funds…) whose body names the
+ * reason, definite; 401/403 or a gateway `fault` is CONFIGURATION_ERROR; 400 our payload; 5xx, a
+ * status Orange does not document or anything unreadable is unknown (UNREACHABLE: query the
+ * payToken, never pay again).
  */
 export function orangePayResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', payToken: string): InitiateResult {
   if (status === 401 || status === 403) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: errorText(status, json) };
@@ -212,10 +214,11 @@ export function orangePayResult(status: number, json: unknown, direction: 'PAY_I
 }
 
 /**
- * An HTTP 417 answer to `pay`: Orange's business decline (corrections, spreeloop's
- * `initialize_om_payment`). The reason is the transaction's `inittxnmessage` (and its numeric
- * `inittxnstatus`) when `data` is one, else the envelope's `message`, read through
- * `ORANGE_MESSAGE_TABLE`; a reason it does not list is PROVIDER_ERROR with Orange's text.
+ * An HTTP 417 answer to `pay`: Orange's business decline (as spreeloop/core-ts
+ * `orange_money/initialize_om_payment.ts` reads it). The reason is the transaction's
+ * `inittxnmessage` (and its numeric `inittxnstatus`) when `data` is one, else the envelope's
+ * `message`, read through `ORANGE_MESSAGE_TABLE`; a reason it does not list is PROVIDER_ERROR with
+ * Orange's text.
  */
 export function orangeDecline(json: unknown, data: unknown, direction: 'PAY_IN' | 'PAY_OUT'): { kind: 'FAILED'; failureCode: FailureCode; failureReason: string } {
   const message =

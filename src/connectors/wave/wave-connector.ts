@@ -1,11 +1,12 @@
 /**
- * Wave connector: the plumbing (operators.md §3.4). A static bearer API key per wallet (one
- * wallet per country, separate Checkout and Payout keys), no token endpoint. Pay-in is a
- * redirect: a Checkout session with our reference as `client_reference`, whose
- * `wave_launch_url` the customer opens. Pay-out is `POST /v1/payout` with `idempotency-key` and
- * `client_reference` our reference. Status is `GET` by Wave's id; when the creation's answer was
- * lost (no id stored), the `client_reference` search finds it, and "not found" after an
- * ambiguous creation means it never landed. The wire format lives in `wave-transformers.ts`.
+ * Wave connector: the plumbing (Wave's Checkout, Payout and Webhook APIs, https://docs.wave.com). A
+ * static bearer API key per wallet (one wallet per country, separate Checkout and Payout keys), no
+ * token endpoint. Pay-in is a redirect: a Checkout session with our reference as
+ * `client_reference`, whose `wave_launch_url` the customer opens. Pay-out is `POST /v1/payout` with
+ * `idempotency-key` and `client_reference` our reference. Status is `GET` by Wave's id; when the
+ * creation's answer was lost (no id stored), the `client_reference` search finds it, and "not
+ * found" after an ambiguous creation means it never landed. The wire format lives in
+ * `wave-transformers.ts`.
  */
 import type { WaveWalletConfig } from '../../config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';

@@ -1,8 +1,9 @@
 /**
- * Wave transformers on the documented payloads of operators.md §3: the session object captured
- * live, payout objects and errors, the exhaustive §3.4 mapping table, request bodies (strings for
- * amounts, E.164 numbers, our reference as client_reference and idempotency-key) and the
- * `Wave-Signature` scheme (t + raw body, several v1, constant-time, stale refused).
+ * Wave transformers on the payloads Wave documents (Checkout API, Payout API, Webhooks): the
+ * session object captured live, payout objects and errors, every documented refusal code, request
+ * bodies (strings for amounts, E.164 numbers, our reference as client_reference and
+ * idempotency-key) and the `Wave-Signature` scheme (t + raw body, several v1, constant-time, stale
+ * refused).
  */
 import { describe, expect, it } from 'vitest';
 import type { InitiateRequest } from '../connector.ts';
@@ -71,7 +72,7 @@ describe('Wave wire format', () => {
   });
 });
 
-describe('Wave statuses (§3.4 mapping)', () => {
+describe('Wave statuses', () => {
   it('the documented session: succeeded → SUCCEEDED with the transaction_id; creation answer carries the launch URL', () => {
     expect(sessionStatus(session)).toEqual({ kind: 'SUCCEEDED', operatorReference: 'cos-1ya2rewh0139m', operatorTransactionId: 'TRG7XHH6UNR2SOACI' });
     const open = { ...session, checkout_status: 'open', payment_status: 'processing', transaction_id: null, when_completed: null };
@@ -132,7 +133,7 @@ describe('Wave statuses (§3.4 mapping)', () => {
     expect(waveGetResult(404, { code: 'checkout-session-not-found', message: 'x' }, 'PAY_IN')).toEqual({ kind: 'NOT_FOUND' });
   });
 
-  // operators.md §3.4's mapping table, row by row: [code, pay-in, pay-out].
+  // Every documented refusal code, row by row: [code, pay-in, pay-out].
   const ROWS: [string, string, string][] = [
     ['insufficient-funds', 'INSUFFICIENT_FUNDS', 'MERCHANT_INSUFFICIENT_FUNDS'],
     ['blocked-account', 'ACCOUNT_BLOCKED', 'ACCOUNT_BLOCKED'],
@@ -158,7 +159,7 @@ describe('Wave statuses (§3.4 mapping)', () => {
     expect(waveCreateResult(400, { code, message: 'm' }, 'PAY_OUT')).toEqual({ kind: 'FAILED', failureCode: payOut, failureReason: `Wave ${code}: m` });
   });
 
-  it('the mapping table covers every refusal code of §3.4, and no code that refuses nothing for certain', () => {
+  it('the mapping table covers every documented refusal code, and no code that refuses nothing for certain', () => {
     const documented = [
       'insufficient-funds', 'blocked-account', 'recipient-account-blocked', 'recipient-account-inactive', 'recipient-limit-exceeded',
       'kyb-limits-exceeded', 'recipient-minor', 'customer-age-restricted', 'cross-border-payment-not-allowed', 'payer-mobile-mismatch',

@@ -1,7 +1,8 @@
 /**
- * Wave transformers (operators.md §3): pure functions between our types and Wave's wire format —
- * Checkout sessions (redirect pay-in), payouts, the `client_reference` searches, the
- * `{code, message}` error envelope, the exhaustive §3.4 mapping table, and the webhook signature
+ * Wave transformers (Wave Business API, https://docs.wave.com/business: Checkout API, Payout API,
+ * Webhooks): pure functions between our types and Wave's wire format — Checkout sessions (redirect
+ * pay-in), payouts, the `client_reference` searches, the `{code, message}` error envelope, the
+ * table of every documented refusal code, and the webhook signature
  * (`Wave-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -19,10 +20,10 @@ export interface WaveCall {
 }
 
 /**
- * Wave's documented refusal codes → failureCode, by direction (§3, §3.4): the 4xx answers to a
- * creation and a failed payout's `payout_error.error_code`. `internal-server-error`,
- * `service-unavailable` and `too-many-requests` are not here: they refuse nothing for certain
- * (a 5xx may follow a creation; a 429 is asked again), and a code not listed is unknown.
+ * Wave's documented refusal codes → failureCode, by direction: the 4xx answers to a creation and a
+ * failed payout's `payout_error.error_code`. `internal-server-error`, `service-unavailable` and
+ * `too-many-requests` are not here: they refuse nothing for certain (a 5xx may follow a creation; a
+ * 429 is asked again), and a code not listed is unknown.
  */
 export const WAVE_ERROR_TABLE: Record<string, { payIn: FailureCode; payOut: FailureCode }> = {
   'insufficient-funds': { payIn: 'INSUFFICIENT_FUNDS', payOut: 'MERCHANT_INSUFFICIENT_FUNDS' },
@@ -128,11 +129,11 @@ export function waveError(json: unknown): { code: string; message: string } | nu
 }
 
 /**
- * A session object → our status (§3.1, §3.4): `payment_status` `succeeded` → SUCCEEDED (the
- * session id as operator reference, its `transaction_id` as the operator's transaction id, the
- * one on the payer's receipt); `cancelled` → REJECTED_BY_PAYER; `checkout_status` `expired`
- * without success → TIMEOUT; `open`/`processing` → PENDING (a failed attempt alone keeps it
- * open: the customer may retry); a status Wave does not document → UNREACHABLE.
+ * A session object → our status (Wave Checkout API): `payment_status` `succeeded` → SUCCEEDED (the
+ * session id as operator reference, its `transaction_id` as the operator's transaction id, the one
+ * on the payer's receipt); `cancelled` → REJECTED_BY_PAYER; `checkout_status` `expired` without
+ * success → TIMEOUT; `open`/`processing` → PENDING (a failed attempt alone keeps it open: the
+ * customer may retry); a status Wave does not document → UNREACHABLE.
  */
 export function sessionStatus(session: unknown): StatusResult {
   const payment = stringField(session, 'payment_status');
@@ -152,9 +153,9 @@ export function sessionStatus(session: unknown): StatusResult {
 }
 
 /**
- * A payout object → our status (§3.2): `succeeded` → SUCCEEDED (the payout `id`, Wave's only id
- * of it, as both operator reference and transaction id); `processing` → PENDING; `failed` → its
- * `payout_error` (Wave's verdict: an undocumented error code is PROVIDER_ERROR, text kept);
+ * A payout object → our status (Wave Payout API): `succeeded` → SUCCEEDED (the payout `id`, Wave's
+ * only id of it, as both operator reference and transaction id); `processing` → PENDING; `failed` →
+ * its `payout_error` (Wave's verdict: an undocumented error code is PROVIDER_ERROR, text kept);
  * `reversed` → FAILED (the money came back to our wallet); any other status → UNREACHABLE.
  */
 export function payoutStatus(payout: unknown): StatusResult {

@@ -1,7 +1,7 @@
 /**
  * Building blocks of request schemas. Optional fields accept an explicit `null` as "absent"
- * (compatibility.md). `fr(message)` attaches a French message to a custom rule; the error
- * handler shows it as is.
+ * (existing integrations send `null` for optional fields). `fr(message)` attaches a French message
+ * to a custom rule; the error handler shows it as is.
  */
 import { z } from 'zod';
 import { UUID_PATTERN } from '../../domain/ids.ts';
@@ -47,7 +47,7 @@ export const uuidParam = z
   .regex(UUID_PATTERN, fr('doit être un identifiant UUID (8-4-4-4-12 caractères hexadécimaux)'))
   .describe('Identifiant UUID');
 
-/** An integer amount in the currency's base unit, at least 1 (spec "Limits"). */
+/** An integer amount in the currency's base unit, at least 1. */
 export const amountSchema = z.number().int().min(1).describe('Entier, en unité de base de la devise, minimum 1');
 
 /** An ISO 4217 currency code. */
@@ -57,9 +57,8 @@ export const currencySchema = z
   .describe('Code ISO 4217');
 
 /**
- * A payer's e-mail as SharePay takes it (issue "Hardening" 10): any string of at most 255
- * characters, not checked for e-mail form (existing clients send placeholders); null or the
- * empty string `""` mean absent.
+ * A payer's e-mail as SharePay takes it: any string of at most 255 characters, not checked for
+ * e-mail form (existing clients send placeholders); null or the empty string `""` mean absent.
  */
 export const lenientEmail = z
   .string()

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the dashboard API (compatibility.md "Dashboard API"). They
+ * Request and response schemas of the dashboard API (the routes SharePay's dashboard calls). They
  * validate requests and generate `/openapi.json`. Timestamps are shown like the envelope's:
  * ISO 8601 server local time, no zone.
  */
@@ -148,16 +148,16 @@ export const dashboardEnvironmentQuery = z
   .optional()
   .describe('LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST');
 
-/** Query of a paged list (compatibility.md "Pages"): `page` 0-based, `size` 1–100. */
+/** Query of a paged list: `page` 0-based, `size` 1–100. */
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(0).max(100_000).default(0),
   size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 /**
- * A page object around `item` (compatibility.md "Pages"). The page index is given twice, as
- * `number` (Spring's name, read by the dashboard's tables) and `page` (the query's name, read by
- * its pagers): issue 12 point 7.
+ * A page object around `item`, in the shape SharePay's dashboard reads. The page index is given
+ * twice, as `number` (Spring's name, read by the dashboard's tables) and `page` (the query's name,
+ * read by its pagers).
  */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({

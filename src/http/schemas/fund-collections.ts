@@ -1,7 +1,7 @@
 /**
- * Schemas of the fund collection routes (compatibility.md "Withdrawals and fund collections"):
- * the dashboard's create/update bodies and view, and the public page's JSON payment. Dates are
- * ISO 8601, with a zone (`Z`, `+01:00`) or without (server local time, like the responses).
+ * Schemas of the fund collection routes: the dashboard's create/update bodies and view, and the
+ * public page's JSON payment. Dates are ISO 8601, with a zone (`Z`, `+01:00`) or without (server
+ * local time, like the responses).
  */
 import { z } from 'zod';
 import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
@@ -97,7 +97,7 @@ export const collectionData = z.object({
   updatedAt: z.string(),
 });
 
-/** The list: a bare array, as SharePay's dashboard reads it (compatibility.md "Pages"). */
+/** The list: a bare array, as SharePay's dashboard reads it. */
 export const collectionList = z.array(collectionData).describe('Les collectes de la page, les plus récentes d’abord (un tableau, sans objet de page)');
 
 /** Body of `POST /api/v1/public/collect/confirm`. */

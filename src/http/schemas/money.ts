@@ -1,6 +1,6 @@
 /**
- * Schemas of the money routes (issue 11): balances, dashboard summary, refunds. They validate
- * requests and generate `/openapi.json`.
+ * Schemas of the money routes: balances, dashboard summary, refunds. They validate requests and
+ * generate `/openapi.json`.
  */
 import { z } from 'zod';
 import { amountSchema, fr, optionalText, requiredText } from './common.ts';

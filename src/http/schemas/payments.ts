@@ -1,6 +1,7 @@
 /**
- * Request and response schemas of the merchant payment API (spec 4.1 to 4.5). The same zod
- * schemas validate requests and generate `/openapi.json`.
+ * Request and response schemas of the merchant payment API: checkout, charge, transfer and the
+ * pay-in and pay-out status reads. The same zod schemas validate requests and generate
+ * `/openapi.json`.
  */
 import { z } from 'zod';
 import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';

@@ -1,7 +1,7 @@
 /**
- * Schemas of the dashboard transaction routes (issue 12 points 2–4 and 6): list filters, items,
- * stats, detail with history, chart, rails for merchants, platform statistics. They validate
- * requests (bad query → 400 INVALID_PARAMETER naming the field) and generate `/openapi.json`.
+ * Schemas of the dashboard transaction routes: list filters, items, stats, detail with history,
+ * chart, rails for merchants, platform statistics. They validate requests (bad query → 400
+ * INVALID_PARAMETER naming the field) and generate `/openapi.json`.
  */
 import { z } from 'zod';
 import { CHART_GROUPS, CHART_INTERVALS } from '../../dashboard/transaction-chart.ts';
@@ -83,7 +83,7 @@ function checkRange<T extends { from?: Date | undefined; to?: Date | undefined }
 
 /** Query of `…/transactions-in` and `…/transactions-out`: page and filters. */
 export const transactionListQuery = pageQuery.extend(transactionFilterQuery.shape).superRefine(checkRange);
-/** `direction` of `…/transactions`: pay-ins by default, as SharePay's dashboard reads them (compatibility.md "Transactions"). */
+/** `direction` of `…/transactions`: pay-ins by default, as SharePay's dashboard reads them. */
 const listDirection = z
   .enum(['PAY_IN', 'PAY_OUT', 'ALL'], fr('doit valoir PAY_IN, PAY_OUT ou ALL'))
   .default('PAY_IN')
@@ -106,7 +106,7 @@ export const transactionKeyParams = z.object({
     .describe('Identifiant UUID ou référence de la transaction'),
 });
 
-/** A transaction as the dashboard lists it (compatibility.md "Transactions"). */
+/** A transaction as the dashboard lists it, with the fields SharePay's dashboard reads. */
 export const transactionItem = z.object({
   id: z.string(),
   reference: z.string(),

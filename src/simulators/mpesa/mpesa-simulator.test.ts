@@ -1,12 +1,12 @@
 /**
- * The Daraja simulator speaks Daraja's contract (operators.md §4 and its "Corrections"): OAuth
- * with `expires_in` a number (a string on request), each new token invalidating the previous
- * one, Daraja's error envelope (each API's invalid-token code, `400.002.02` no JSON content type
- * or a bad field, `500.001.1001` wrong Password and "Unable to lock subscriber", `500.002.1001`
- * a repeated OriginatorConversationID), the Password rule, STK Query "being processed" then the
+ * The Daraja simulator speaks Daraja's contract (Safaricom Daraja 3.0 pages): OAuth with
+ * `expires_in` a number (a string on request), each new token invalidating the previous one,
+ * Daraja's error envelope (each API's invalid-token code, `400.002.02` no JSON content type or a
+ * bad field, `500.001.1001` wrong Password and "Unable to lock subscriber", `500.002.1001` a
+ * repeated OriginatorConversationID), the Password rule, STK Query "being processed" then the
  * documented answer, the `Body.stkCallback` body, B2C (a wrong SecurityCredential accepted, then
- * Result 2001), the Transaction Status Query by `OriginalConversationID` only, and the fault
- * modes, each followed by what it moved.
+ * Result 2001), the Transaction Status Query by `OriginalConversationID` only, and the fault modes,
+ * each followed by what it moved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,19 +1,19 @@
 /**
- * A standalone M-Pesa Daraja simulator (`kolo simulate mpesa --port N`), following operators.md
- * §4 and its "Corrections from primary sources": `GET /oauth/v1/generate?grant_type=client_credentials`
+ * A standalone M-Pesa Daraja simulator (`kolo simulate mpesa --port N`), following Safaricom Daraja
+ * 3.0 (https://developer.safaricom.co.ke): `GET /oauth/v1/generate?grant_type=client_credentials`
  * (Basic consumer key:secret → `expires_in` a number, or a string with `tokenExpiresInAsString`;
- * each new token invalidates the previous ones), every API call with `Authorization: Bearer`
- * (each API's invalid-token code: `404.001.03` STK and B2C, `400.003.01` Transaction Status) and
+ * each new token invalidates the previous ones), every API call with `Authorization: Bearer` (each
+ * API's invalid-token code: `404.001.03` STK and B2C, `400.003.01` Transaction Status) and
  * `Content-Type: application/json` (`400.002.02` otherwise), Daraja's
  * `{requestId, errorCode, errorMessage}` envelope; STK push with the Password/Timestamp rule
  * checked, one open prompt per subscriber ("Unable to lock subscriber"), STK Query ("The
  * transaction is being processed" while open), the `Body.stkCallback` callback; B2C v3 with our
  * `OriginatorConversationID` (a repeated one: `500.002.1001`; a wrong initiator or
  * SecurityCredential is accepted and answered by a Result 2001), its `Result` posted to
- * `ResultURL`; the Transaction Status Query naming the transaction by `OriginalConversationID`
- * or `TransactionID` (nothing else), whose `Result` (the live capture's shape: the transaction
- * under `"Originator Conversation ID"`, `ReasonType` a description) is posted to its `ResultURL`
- * under the `ConversationID` it answered. Test and staging tooling only.
+ * `ResultURL`; the Transaction Status Query naming the transaction by `OriginalConversationID` or
+ * `TransactionID` (nothing else), whose `Result` (the live capture's shape: the transaction under
+ * `"Originator Conversation ID"`, `ReasonType` a description) is posted to its `ResultURL` under
+ * the `ConversationID` it answered. Test and staging tooling only.
  *
  * Fault modes: the fault switch (`fault`: answer `500.003.1001` or hold past the client's
  * timeout, after processing the request or not), a late decision (phones ending in `198`, after
@@ -179,7 +179,7 @@ export interface MpesaSimulator {
   close(): Promise<void>;
 }
 
-/** Words Safaricom refuses in callback URLs (operators.md §4.2). */
+/** Words Safaricom refuses in callback URLs (its URL rules for C2B, applied to every callback). */
 const FORBIDDEN_URL_WORDS = /mpesa|m-pesa|safaricom|exe|exec|cmd|sql|query/i;
 
 const requestId = () => `${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
@@ -215,7 +215,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
 
   /**
    * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
-   * differs per API (operators.md "Corrections"): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
+   * differs per API (Daraja 3.0 pages): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
    */
   const denied = (req: SimRequest, invalidToken: { status: number; code: string } = { status: 404, code: '404.001.03' }): { status: number; body: unknown } | null => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -248,7 +248,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     if (String(body.BusinessShortCode) !== options.shortCode) return 'Bad Request - Invalid BusinessShortCode';
     if (typeof body.Timestamp !== 'string' || !TIMESTAMP.test(body.Timestamp)) return 'Bad Request - Invalid Timestamp';
     const expected = Buffer.from(`${options.shortCode}${options.passkey}${body.Timestamp}`).toString('base64');
-    // Daraja answers a wrong Password with 500.001.1001 (operators.md §4 error table).
+    // Daraja answers a wrong Password with 500.001.1001 (its M-Pesa Express error table).
     if (body.Password !== expected) return 'WRONG_PASSWORD';
     return null;
   };
@@ -371,8 +371,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   /**
-   * True when the initiator or its SecurityCredential is wrong: Daraja accepts such a request
-   * (200) and answers it by a Result with ResultCode 2001 (operators.md "Corrections").
+   * True when the initiator or its SecurityCredential is wrong: Daraja accepts such a request (200)
+   * and answers it by a Result with ResultCode 2001 (Daraja 3.0 B2C page).
    */
   const wrongInitiator = (body: Record<string, unknown>, nameField: 'InitiatorName' | 'Initiator'): boolean =>
     body[nameField] !== options.initiatorName || body.SecurityCredential !== options.securityCredential;
@@ -430,7 +430,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     ];
     const bad = invalid.find(([b]) => b);
     if (bad) return sendJson(res, 400, envelope('400.002.02', `Bad Request - ${bad[1]}`));
-    // The B2C page's sample error (operators.md "Corrections").
+    // Daraja 3.0 B2C page's sample error.
     if (b2c.has(originator as string)) return sendJson(res, 500, envelope('500.002.1001', 'Duplicate OriginatorConversationID.'));
     const fault = faultHits(state, 'initiate');
     if (fault && !fault.landed) return answerFault(res, fault, busy);

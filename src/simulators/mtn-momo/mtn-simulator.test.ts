@@ -1,7 +1,7 @@
 /**
- * The MTN simulator speaks MTN's published contract (operators.md §1): exact paths, token auth
- * per product with MTN's refusals, synchronous validation, 409 on a reused X-Reference-Id, the
- * sandbox numbers of §1.10, callbacks with the status body, and the fault switch.
+ * The MTN simulator speaks MTN's published contract (MoMo Open API): exact paths, token auth per
+ * product with MTN's refusals, synchronous validation, 409 on a reused X-Reference-Id, the sandbox
+ * numbers of MTN's "Sandbox Use Cases" page, callbacks with the status body, and the fault switch.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -219,7 +219,7 @@ describe('transfer and account holder', () => {
 });
 
 describe('sandbox provisioning and settings', () => {
-  it('§1.2: creates an API user and its key; the key gets a token; callbacks must go to its providerCallbackHost', async () => {
+  it('provisioning creates an API user and its key; the key gets a token; callbacks must go to its providerCallbackHost', async () => {
     const id = newReferenceId();
     const create = await fetch(`${sim.url}/v1_0/apiuser`, {
       method: 'POST',

@@ -1,11 +1,12 @@
 /**
  * A standalone MTN MoMo Open API simulator (`kolo simulate mtn --port N`), faithful to the
- * published contract as operators.md §1 describes it: sandbox API-user provisioning
- * (`/v1_0/apiuser`, §1.2), per-product tokens (`POST /{product}/token/`,
- * Basic API user:key + subscription key), `requesttopay` and `transfer` with `X-Reference-Id`
- * (UUIDv4, 409 `RESOURCE_ALREADY_EXIST` on reuse), status GETs, `accountholder/msisdn/{n}/active`,
- * callbacks (PUT by default, body = the status GET's) to `X-Callback-Url`, and MTN's sandbox
- * numbers (§1.10). Test and staging tooling only: production code never imports it.
+ * published contract (https://momodeveloper.mtn.com/api-documentation): sandbox API-user
+ * provisioning (`/v1_0/apiuser`), per-product tokens (`POST /{product}/token/`, Basic API user:key
+ * and subscription key), `requesttopay` and `transfer` with `X-Reference-Id` (UUIDv4, 409
+ * `RESOURCE_ALREADY_EXIST` on reuse), status GETs, `accountholder/msisdn/{n}/active`, callbacks
+ * (PUT by default, body = the status GET's) to `X-Callback-Url`, and MTN's sandbox numbers (its
+ * "Sandbox Use Cases" page, https://momodeveloper.mtn.com/content/html_widgets/881wm.html). Test
+ * and staging tooling only: production code never imports it.
  *
  * Scenarios by number: MTN's `46733123450`…`46733123464` as MTN documents them, and, so that
  * numbers valid in a real market rehearse the same cases, any other number ending in 450…464
@@ -51,7 +52,7 @@ export interface MtnSimulatorOptions {
   port: number;
   collection: MtnSimProduct;
   disbursement: MtnSimProduct;
-  /** Accepted `X-Target-Environment` values; `sandbox` demands EUR (§1.1). */
+  /** Accepted `X-Target-Environment` values; `sandbox` demands EUR. */
   targetEnvironments: string[];
   /** `providerCallbackHost` of the API user: callback hosts must equal it; null accepts any. */
   providerCallbackHost: string | null;
@@ -86,7 +87,7 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   reasonShape: 'string',
 };
 
-/** Market currency per target environment (§1.1); `sandbox` is EUR only. */
+/** Market currency per target environment; `sandbox` is EUR only. */
 const ENVIRONMENT_CURRENCY: Record<string, string> = {
   sandbox: 'EUR',
   mtncameroon: 'XAF',
@@ -109,7 +110,7 @@ type Scenario = { kind: 'SUCCEED'; afterMs?: 'delayed' | 'late' } | { kind: 'FAI
 
 const fail = (reason: string): Scenario => ({ kind: 'FAIL', reason });
 
-/** RequestToPay (payer) column of MTN's Sandbox Use Cases, with each number's reason (§1.10). */
+/** RequestToPay (payer) column of MTN's Sandbox Use Cases, with each number's reason. */
 export const MTN_REQUEST_TO_PAY_SCENARIOS: Record<string, Scenario> = {
   '46733123450': fail('INTERNAL_PROCESSING_ERROR'),
   '46733123451': fail('APPROVAL_REJECTED'),
@@ -128,7 +129,7 @@ export const MTN_REQUEST_TO_PAY_SCENARIOS: Record<string, Scenario> = {
   '46733123464': fail('TRANSFERTYPE_UNKNOWN'),
 };
 
-/** Transfer (payee) column: shifted from 455 on, as MTN publishes it (§1.10). */
+/** Transfer (payee) column: shifted from 455 on, as MTN publishes it. */
 export const MTN_TRANSFER_SCENARIOS: Record<string, Scenario> = {
   '46733123450': fail('INTERNAL_PROCESSING_ERROR'),
   '46733123451': fail('APPROVAL_REJECTED'),
@@ -147,7 +148,7 @@ export const MTN_TRANSFER_SCENARIOS: Record<string, Scenario> = {
   '46733123464': fail('TRANSFERTYPE_UNKNOWN'),
 };
 
-/** Account-holder `active` column (§1.10): HTTP status and body per number; others `{result:true}`. */
+/** Account-holder `active` column (Sandbox Use Cases): HTTP status and body per number; others `{result:true}`. */
 export const MTN_ACCOUNT_HOLDER_SCENARIOS: Record<string, { status: number; body: unknown }> = {
   '46733123450': { status: 404, body: { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' } },
   '46733123451': { status: 200, body: { result: false } },
@@ -209,7 +210,7 @@ const FORBIDDEN_NOTE_CHARS = /['"<>&\\]/;
 export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> = {}): Promise<MtnSimulator> {
   const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides };
   const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
-  /** Sandbox API users provisioned through `/v1_0/apiuser` (§1.2), by id. */
+  /** Sandbox API users provisioned through `/v1_0/apiuser`, by id. */
   const apiUsers = new Map<string, { product: Product; providerCallbackHost: string; apiKey: string | null }>();
   const resources = new Map<string, MtnSimResource>();
   const requests: SimRequest[] = [];
@@ -384,7 +385,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     return canned ? sendJson(res, canned.status, canned.body) : sendJson(res, 200, { result: true });
   };
 
-  /** §1.2 sandbox provisioning: the subscription key says which product the user is for. */
+  /** Sandbox provisioning: the subscription key says which product the user is for. */
   const productOfKey = (key: string | undefined): Product | null =>
     key === options.collection.subscriptionKey ? 'collection' : key === options.disbursement.subscriptionKey ? 'disbursement' : null;
 

@@ -1,9 +1,9 @@
 /**
- * The Orange simulator speaks the OM API contract of operators.md §2B: OAuth token with Basic
+ * The Orange simulator speaks the OM API contract (`omcoreapis/1.0.2`): OAuth token with Basic
  * consumer credentials, Bearer + X-AUTH-TOKEN on every call (WSO2 fault when refused), init →
  * payToken, pay → PENDING or a 417 business decline, orderId at most 20 characters, status by
- * payToken, its documented triggers, a POST to notifUrl consistent with the status, late
- * decisions and the list of money moved.
+ * payToken, its documented triggers, a POST to notifUrl consistent with the status, late decisions
+ * and the list of money moved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

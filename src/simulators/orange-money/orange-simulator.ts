@@ -1,13 +1,13 @@
 /**
  * A standalone Orange Money Cameroon "OM API" simulator (`kolo simulate orange --port N`),
- * following operators.md §2B: `POST /token` (Basic consumer key:secret, form
- * `grant_type=client_credentials`), every API call with `Authorization: Bearer` and
- * `X-AUTH-TOKEN: base64(username:password)` (WSO2 `fault` bodies when refused), `mp/init` →
- * `payToken`, `mp/pay` (USSD push: PENDING, or a business decline answered HTTP 417 with a body
- * naming the reason; `orderId` at most 20 characters), `mp/paymentstatus/{payToken}`, the same
- * three for `cashin`, and a POST to `notifUrl` when a transaction completes (once, no retry).
- * The fault modes of `sim-http.ts` apply; `moved()` lists the money moved. Test and staging
- * tooling only: production code never imports it.
+ * following the OM API (`omcoreapis/1.0.2`) as Orange Cameroon's partners use it: `POST /token`
+ * (Basic consumer key:secret, form `grant_type=client_credentials`), every API call with
+ * `Authorization: Bearer` and `X-AUTH-TOKEN: base64(username:password)` (WSO2 `fault` bodies when
+ * refused), `mp/init` → `payToken`, `mp/pay` (USSD push: PENDING, or a business decline answered
+ * HTTP 417 with a body naming the reason; `orderId` at most 20 characters),
+ * `mp/paymentstatus/{payToken}`, the same three for `cashin`, and a POST to `notifUrl` when a
+ * transaction completes (once, no retry). The fault modes of `sim-http.ts` apply; `moved()` lists
+ * the money moved. Test and staging tooling only: production code never imports it.
  *
  * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
  * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and the README):
@@ -97,7 +97,7 @@ export const ORANGE_TRIGGERS: Record<string, Trigger> = {
   '609': { kind: 'FAIL_AT_ONCE', code: null, message: 'Code PIN incorrect' },
 };
 
-/** Longest `orderId` Orange accepts (operators.md, corrections). */
+/** Longest `orderId` Orange accepts (spreeloop/core-ts's request schema). */
 const ORDER_ID_MAX = 20;
 
 type Flow = 'mp' | 'cashin';
@@ -262,7 +262,8 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
       later(options.decisionDelayMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
     }
     if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
-    // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason (corrections: spreeloop).
+    // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason
+    // (spreeloop/core-ts).
     if (tx.data.status === 'FAILED') return sendJson(res, 417, { message: String(tx.data.inittxnmessage), data: tx.data });
     return sendJson(res, 200, { message: 'Paiement en attente de confirmation', data: tx.data });
   };

@@ -1,9 +1,9 @@
 /**
- * The Wave simulator speaks Wave's contract (operators.md §3): bearer keys bound to one wallet and
- * one API with Wave's `{code, message}` refusals, sessions with `wave_launch_url` and the
- * `client_reference` search, payouts with `idempotency-key` (replay and `idempotency-mismatch`),
- * webhooks signed `t=…,v1=HMAC-SHA256(secret, t + body)`, late decisions (…198) and the list of
- * money moved.
+ * The Wave simulator speaks Wave's contract (https://docs.wave.com): bearer keys bound to one
+ * wallet and one API with Wave's `{code, message}` refusals, sessions with `wave_launch_url` and
+ * the `client_reference` search, payouts with `idempotency-key` (replay and
+ * `idempotency-mismatch`), webhooks signed `t=…,v1=HMAC-SHA256(secret, t + body)`, late decisions
+ * (…198) and the list of money moved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

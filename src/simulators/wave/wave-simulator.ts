@@ -1,11 +1,12 @@
 /**
- * A standalone Wave simulator (`kolo simulate wave --port N`), following operators.md §3: static
- * bearer API keys bound to one wallet (SN or CI) and one API (Checkout or Payout), Wave's
- * `{code, message}` errors (`missing-auth-header`, `no-matching-api-key`, `authorization-error`,
- * `request-validation-error`, `checkout-session-not-found`, `idempotency-mismatch`, …);
- * Checkout sessions (`POST /v1/checkout/sessions`, `GET …/:id`, `GET …/search?client_reference=`,
- * `POST …/:id/expire`) whose `wave_launch_url` is a page served here (`/c/:id`) where the
- * customer pays, then is sent to `success_url` (or `error_url`); payouts (`POST /v1/payout` with
+ * A standalone Wave simulator (`kolo simulate wave --port N`), following Wave's Checkout, Payout
+ * and Webhook APIs (https://docs.wave.com): static bearer API keys bound to one wallet (SN or CI)
+ * and one API (Checkout or Payout), Wave's `{code, message}` errors (`missing-auth-header`,
+ * `no-matching-api-key`, `authorization-error`, `request-validation-error`,
+ * `checkout-session-not-found`, `idempotency-mismatch`, …); Checkout sessions
+ * (`POST /v1/checkout/sessions`, `GET …/:id`, `GET …/search?client_reference=`,
+ * `POST …/:id/expire`) whose `wave_launch_url` is a page served here (`/c/:id`) where the customer
+ * pays, then is sent to `success_url` (or `error_url`); payouts (`POST /v1/payout` with
  * `idempotency-key`: same key and body replayed, another body refused; `GET /v1/payout/:id`,
  * `GET /v1/payouts/search?client_reference=`); webhooks (`checkout.session.completed`,
  * `checkout.session.payment_failed`) posted to `webhookUrl`, signed
