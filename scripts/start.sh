@@ -1,27 +1,23 @@
 #!/bin/sh
 # `npm start` (after its prestart build): the compiled server as production runs it. `exec`, so the
-# server is this very process (its pid, its signals). Measured in docs/benchmarks.md and
-# explained in docs/architecture.md "Memory":
-# - glibc's allocator: two arenas and a fixed trim threshold; blocks of 32 KiB and more in their
-#   own mappings on PGlite (its resident memory), of 128 KiB and more on PostgreSQL, where each
-#   socket read's 64 KiB buffer (libuv) would otherwise be an mmap and a munmap, 1.5 of each per
-#   charge;
-# - V8's old generation grows by at most half (PostgreSQL) or 30 % (PGlite) of what survived a
-#   collection (`--heap-growing-percent`), instead of up to four times;
-# - V8's young generation: semi-spaces of 32 MB on PostgreSQL (DATABASE_URL set), where requests'
-#   short-lived objects then die young instead of being copied and promoted (status reads +20–50 %,
-#   +30 MB resident); 8 MB on the embedded PGlite, whose engine shares this process's memory
-#   (about 20 MB less at the end of the bench's charge run, the same charge rate);
-# - on PostgreSQL, no allocation-site pretenuring: a decision V8 takes during a charge run, and
-#   keeps for the process's life, to allocate some code sites' objects straight into the old
-#   generation made status reads cost a third more CPU in a quarter of the benches; PGlite keeps
-#   V8's default, which the flag would cost a third of its status reads (docs/architecture.md
-#   "Memory", docs/benchmarks.md "Fifteenth session").
-# V8 sizes its heap when the process starts, hence flags chosen here, by database.
+# server is this very process (its pid, its signals). What it sets, and why (each measured with
+# the bench, alternating runs with and without):
+# - glibc's allocator (environment variables of mallopt(3), read by the C library when the
+#   process starts, hence set here; musl and macOS ignore them): two arenas and a fixed 128 KiB
+#   trim threshold, so that freed memory goes back to the system. On the embedded PGlite, blocks
+#   of 32 KiB and more get mappings of their own: the server ends the bench's charge run at about
+#   230-290 MB resident instead of 376-413 MB, at the same charge rate. On PostgreSQL the
+#   threshold is 128 KiB: libuv reads each socket into a fresh 64 KiB buffer, which at 32 KiB
+#   cost an mmap and a munmap each, about 1.5 of each per charge; at 128 KiB charges are about
+#   6 % faster at the same resident memory.
+# - `--expose-gc`: a new PGlite data directory is made by initdb, a WebAssembly module of about
+#   300 MB that V8 would free only at some later full collection; with the flag, the database
+#   opener runs that one collection (a first start at rest: 672 -> 349 MB). Without it, nothing
+#   is done. No other Node or V8 flag: the server runs on any supported Node as it is.
 if [ -n "${DATABASE_URL:-}" ]; then
-  mmap_threshold=131072 heap_growing_percent=50 semi_space_mb=32 pretenuring=--no-allocation-site-pretenuring
+  mmap_threshold=131072
 else
-  mmap_threshold=32768 heap_growing_percent=30 semi_space_mb=8 pretenuring=--allocation-site-pretenuring
+  mmap_threshold=32768
 fi
 export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_="$mmap_threshold" MALLOC_TRIM_THRESHOLD_=131072
-exec node "$pretenuring" --expose-gc --heap-growing-percent="$heap_growing_percent" --max-semi-space-size="$semi_space_mb" dist/main.js serve "$@"
+exec node --expose-gc dist/main.js serve "$@"

@@ -2,8 +2,6 @@
  * Composition root and the only module that touches `process`: runs the `kolo` command with
  * the process's arguments and environment, and owns the signals of a running server.
  */
-// First, for its effect: keeps Node's nextTick entries on one hidden class.
-import './tick-object-shape.ts';
 import { runCli } from './cli/run.ts';
 
 const result = await runCli(process.argv.slice(2), process.env, {

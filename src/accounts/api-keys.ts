@@ -12,7 +12,7 @@ import { runStatement, statement } from '../db/statement.ts';
 import { inTenantScope } from '../db/queries/transactions.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, transactions } from '../db/schema.ts';
-import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../payments/transaction-view.ts';
+import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../db/queries/status-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';

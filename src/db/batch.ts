@@ -109,27 +109,10 @@ export function mapArrayPick<T extends Table, K extends keyof T['$inferSelect'] 
   properties: readonly K[],
   values: readonly unknown[],
 ): Pick<T['$inferSelect'], K> {
-  let build = subsetBuilders.get(properties);
-  if (!build) subsetBuilders.set(properties, (build = rowBuilder(subsetOf(table, properties))));
-  return build(values) as Pick<T['$inferSelect'], K>;
-}
-
-type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
-
-// The row builder of a subset (`mapArrayPick`), made once per list.
-const subsetBuilders = new WeakMap<readonly string[], RowBuilder>();
-
-/**
- * A function building the row of `list` from its driver values in the same order, each through
- * `decode`: ONE object literal, compiled once with `new Function` (as `pg` compiles its row
- * parsers and Fastify its serializers), so that every row has its final shape at once. Adding the
- * properties one by one by name, a keyed store that saw a score of names, went through V8's
- * generic megamorphic lookup (about 1 % of a status read's CPU, issue 14). The property names are
- * JSON-quoted.
- */
-function rowBuilder(list: ColumnList): RowBuilder {
-  const fields = list.map(([property], i) => `${JSON.stringify(property)}: decode(list[${i}], v[${i}])`);
-  return new Function('decode', 'list', `return (v) => ({ ${fields.join(', ')} });`)(decode, list) as RowBuilder;
+  const list = subsetOf(table, properties);
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < list.length; i++) row[list[i]![0]] = decode(list[i]!, values[i]);
+  return row as Pick<T['$inferSelect'], K>;
 }
 
 /** The SQL column names of `properties` of `table`, each prefixed with `alias.`, comma-separated: a select list. */

@@ -26,22 +26,14 @@ export function createManualClock(start: Date = new Date()): ManualClock {
   };
 }
 
-// The last date formatted, and its text: under load, every answer of the same millisecond
-// carries the same timestamp, formatted once (issue 14).
-let lastFormattedMs = Number.NaN;
-let lastFormatted = '';
-
 /**
  * Formats a date as ISO 8601 in the server's local time with no zone designator,
  * e.g. `2026-11-20T14:03:07.123` (spec: "Response envelope", `timestamp`).
  */
 export function formatLocalTimestamp(date: Date): string {
-  const ms = date.getTime();
-  if (ms === lastFormattedMs) return lastFormatted;
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  lastFormatted =
+  return (
     `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}` +
-    `T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`;
-  lastFormattedMs = ms;
-  return lastFormatted;
+    `T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`
+  );
 }

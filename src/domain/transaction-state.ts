@@ -17,6 +17,15 @@ export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
 /** Kind of transaction: pay-in CHECKOUT or CHARGE, or a pay-out TRANSFER. */
 export type TransactionKind = 'CHECKOUT' | 'CHARGE' | 'TRANSFER';
 
+/**
+ * The kind of a transaction from its `direction` (`PAY_IN` or `PAY_OUT`) and, for a pay-in, its
+ * `type` (`CHECKOUT`, else a charge): what `nextStatus` is asked with.
+ */
+export function kindOf(row: { direction: string; type: string | null }): TransactionKind {
+  if (row.direction === 'PAY_OUT') return 'TRANSFER';
+  return row.type === 'CHECKOUT' ? 'CHECKOUT' : 'CHARGE';
+}
+
 const TABLE: Record<TransactionStatus, Partial<Record<TransitionEvent, TransactionStatus>>> = {
   PENDING: { MONEY_MOVED: 'SUCCESS', DECLINED: 'FAILED', TIMED_OUT: 'FAILED', CUSTOMER_CANCELLED: 'CANCELLED' },
   SUCCESS: { FULLY_REFUNDED: 'REFUNDED' },

@@ -6,7 +6,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { authenticateApiKey, authenticateApiKeyWithTransaction, type ApiKeyAuth } from '../accounts/api-keys.ts';
-import type { StatusViewRow } from '../payments/transaction-view.ts';
+import type { StatusViewRow } from '../db/queries/status-view.ts';
 import { ApiError } from '../domain/errors.ts';
 import { readAllRails, type RailsByCode } from '../payments/rails.ts';
 import type { Services } from '../services.ts';

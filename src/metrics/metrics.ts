@@ -13,7 +13,7 @@
  * once per serving process.
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type HistogramConfiguration } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { rowsOf, type Db } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
@@ -29,8 +29,7 @@ export interface Metrics {
    * The recorder of one route pattern's answered requests (`route`: the pattern, never the raw
    * URL), for a route to take once when it is registered; each call records one request's method,
    * status and time to answer in seconds, into `kolo_http_requests_total` and
-   * `kolo_http_request_duration_seconds`, without building a key from the route's name on every
-   * request (issue 14: that key and its lookup were a few per cent of a status read's CPU).
+   * `kolo_http_request_duration_seconds`; each (method, status) pair's labels are built once.
    */
   httpRecorder(route: string): HttpRecorder;
   transactionsCreated: Counter<'rail' | 'direction' | 'environment'>;
@@ -48,105 +47,28 @@ const COUNT_CAP = 100_000;
 type HttpLabel = 'route' | 'method' | 'status';
 
 /**
- * The requests of one (route, method, status): their total seconds, and how many fell in each
- * duration bucket (`buckets[i]`: above the bucket bound i - 1 and at most bound i; the last one
- * above every bound). Not cumulative: Prometheus' cumulative counts, and the total, are summed
- * when scraped (`answeredCount`).
- */
-interface HttpSeries {
-  labels: Record<HttpLabel, string>;
-  sum: number;
-  buckets: number[];
-}
-
-/** How many requests a series counts: the sum of its buckets. */
-function answeredCount(series: HttpSeries): number {
-  let count = 0;
-  for (const n of series.buckets) count += n;
-  return count;
-}
-
-/**
- * A prom-client histogram of the HTTP series tallied by the recorders (`answered`), read when it
- * is scraped: the exposition (`_bucket` with `le`, `_sum`, `_count`) is prom-client's, from the
- * same values its own `observe` would have accumulated; `observe` itself is not used.
- */
-class TalliedHistogram extends Histogram<HttpLabel> {
-  private readonly tallied: readonly HttpSeries[];
-  private readonly config: HistogramConfiguration<HttpLabel> & { buckets: number[] };
-
-  constructor(tallied: readonly HttpSeries[], config: HistogramConfiguration<HttpLabel> & { buckets: number[] }) {
-    super(config);
-    this.tallied = tallied;
-    this.config = config;
-  }
-
-  /** The series as prom-client's histogram gives them: cumulative buckets, `+Inf`, sum and count. */
-  override async get() {
-    const { name, help, buckets: bounds } = this.config;
-    const bucketName = `${name}_bucket`;
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const series of this.tallied) {
-      let cumulative = 0;
-      for (let i = 0; i < bounds.length; i++) {
-        cumulative += series.buckets[i]!;
-        values.push({ labels: { ...series.labels, le: bounds[i]! }, value: cumulative, metricName: bucketName });
-      }
-      cumulative += series.buckets[bounds.length]!;
-      values.push({ labels: { ...series.labels, le: '+Inf' }, value: cumulative, metricName: bucketName });
-      values.push({ labels: series.labels, value: series.sum, metricName: `${name}_sum` });
-      values.push({ labels: series.labels, value: cumulative, metricName: `${name}_count` });
-    }
-    return { name, help, type: 'histogram', values, aggregator: 'sum' } as unknown as Awaited<ReturnType<Histogram<HttpLabel>['get']>>;
-  }
-
-  /** What the registry formats: the same values (their labels already include `le`). */
-  async getForPromString() {
-    return this.get();
-  }
-}
-
-/**
  * Creates the metrics of one service. `db` and `clock` feed the gauges read at scrape time
  * (poller lag, webhook queue depth); each runs one bounded, indexed query.
  */
 export function createMetrics(db: Db, clock: Clock): Metrics {
   const registry = new Registry();
   const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-  // HTTP requests answered and their durations, tallied per series (route, method, status) by the
-  // route's recorder and handed to prom-client when it is scraped: prom-client's `inc` and
-  // `observe` check and hash their labels on every call, a few per cent of a status read's CPU
-  // (issue 14). Each series' labels object is built once.
-  const answered: HttpSeries[] = [];
-  new Counter({
-    name: 'kolo_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const series of answered) this.inc(series.labels, answeredCount(series));
-    },
-  });
-  new TalliedHistogram(answered, { name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
-  // One recorder per route pattern, holding its series by method, then status.
+  const httpRequests = new Counter<HttpLabel>({ name: 'kolo_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const httpDuration = new Histogram<HttpLabel>({ name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
+  // One recorder per route pattern, holding the labels object of each (method, status) it has
+  // answered, built once rather than on every request.
   const recorders = new Map<string, HttpRecorder>();
   const recorderOf = (route: string): HttpRecorder => {
     let recorder = recorders.get(route);
     if (recorder) return recorder;
-    const byMethod = new Map<string, Map<number, HttpSeries>>();
+    const byMethod = new Map<string, Map<number, Record<HttpLabel, string>>>();
     recorder = (method, status, elapsedSeconds) => {
       let byStatus = byMethod.get(method);
       if (!byStatus) byMethod.set(method, (byStatus = new Map()));
-      let series = byStatus.get(status);
-      if (!series) {
-        byStatus.set(status, (series = { labels: { route, method, status: String(status) }, sum: 0, buckets: new Array<number>(seconds.length + 1).fill(0) }));
-        answered.push(series);
-      }
-      series.sum += elapsedSeconds;
-      let bucket = 0;
-      while (bucket < seconds.length && elapsedSeconds > seconds[bucket]!) bucket++;
-      series.buckets[bucket]! += 1;
+      let labels = byStatus.get(status);
+      if (!labels) byStatus.set(status, (labels = { route, method, status: String(status) }));
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, elapsedSeconds);
     };
     recorders.set(route, recorder);
     return recorder;

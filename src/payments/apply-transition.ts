@@ -8,14 +8,14 @@
  */
 import type { Db } from '../db/client.ts';
 import { insertStatusEvents, settleStatuses, transactionsById, type StatusSettlement } from '../db/queries/transactions.ts';
-import { nextStatus, type TransactionKind, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
+import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
 import type { RailTerms } from './fees.ts';
-import { settleRefund } from './refund-payment.ts';
+import { settleRefund } from './refund-settlement.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
 
 /** One applied status change: the updated row and the status it left. */
@@ -96,12 +96,6 @@ async function moneyTermsOf(
     terms?.set(key, railTerms);
   }
   return { feeAmount: computeFee(current.amount, railTerms.rule, 'PAY_IN'), settlementDelaySeconds: railTerms.settlementDelaySeconds };
-}
-
-/** The kind of a transaction row, for the state machine. */
-export function kindOf(row: Pick<TransactionRow, 'direction' | 'type'>): TransactionKind {
-  if (row.direction === 'PAY_OUT') return 'TRANSFER';
-  return row.type === 'CHECKOUT' ? 'CHECKOUT' : 'CHARGE';
 }
 
 /**

@@ -4,43 +4,11 @@
  * checkout is PENDING; `failureCode`/`failureReason` only once FAILED.
  */
 import type { transactions } from '../db/schema.ts';
+import type { StatusViewRow } from '../db/queries/status-view.ts';
 import type { TransactionStatus } from '../domain/transaction-state.ts';
 
 /** A transaction row. */
 export type TransactionRow = typeof transactions.$inferSelect;
-
-/**
- * The properties the status views read, and all that the status-read statement selects and
- * decodes (issue 14: a status read decodes these, not the whole row).
- */
-export const STATUS_VIEW_PROPERTIES = [
-  'reference',
-  'direction',
-  'type',
-  'status',
-  'amount',
-  'currency',
-  'description',
-  'paymentMethod',
-  'payerAccount',
-  'payerName',
-  'payerEmail',
-  'beneficiaryAccount',
-  'beneficiaryName',
-  'beneficiaryEmail',
-  'checkoutToken',
-  'failureCode',
-  'failureReason',
-  'feeAmount',
-  'refundedAmount',
-  'operatorTransactionId',
-  'isLateSuccess',
-  'isReservationHeld',
-  'reservedAmount',
-] as const satisfies readonly (keyof TransactionRow)[];
-
-/** The part of a transaction row the status views read. */
-export type StatusViewRow = Pick<TransactionRow, (typeof STATUS_VIEW_PROPERTIES)[number]>;
 
 /** The public URL of a checkout session (compatibility.md: `<public base>/checkout/<token>`). */
 export function checkoutUrl(publicBaseUrl: string, token: string): string {

@@ -7,7 +7,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/bootstrap.ts';
-import { newRequestId } from '../../src/request-context.ts';
 import { sentMails } from '../../src/dashboard/mail.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
@@ -35,18 +34,10 @@ afterAll(async () => {
   await h.close();
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A random (version 4) UUID, lowercase. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('request ids', () => {
-  it('are random version-4 UUIDs, none repeated across several batches of random bytes', () => {
-    const ids = Array.from({ length: 5_000 }, () => newRequestId());
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(new Set(ids).size).toBe(ids.length);
-    // Every hexadecimal digit is used at every random position over so many ids (not a fixed or
-    // short-cycled pattern): 5,000 draws of 16 values leave none out.
-    for (const position of [0, 7, 9, 15, 20, 35]) expect(new Set(ids.map((id) => id[position])).size).toBe(16);
-  });
-
   it('generates one per request, returns it, and keeps a sane incoming X-Request-Id', async () => {
     const a = await h.request('GET', '/actuator/health');
     const b = await h.request('GET', '/actuator/health');

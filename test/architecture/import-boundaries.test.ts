@@ -1,0 +1,114 @@
+/**
+ * The import boundaries of src/, checked with dependency-cruiser over every module as the
+ * TypeScript compiler resolves it. The boundaries hold for every import, type-only ones included:
+ * - `domain/` imports nothing of ours outside itself;
+ * - `connectors/` never import `db/` or `http/`;
+ * - `simulators/` are imported only from `cli/` and tests;
+ * - `accounts/` never imports `payments/`;
+ * and there is no runtime import cycle: none among the imports the compiled modules keep (a cycle
+ * closed by a type-only import is allowed: it is erased before the modules run). The cycles are
+ * looked for in a second cruise of the compiled imports only, because dependency-cruiser records
+ * one cycle per import, which may pass through a type-only import and hide a runtime one.
+ */
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult, type IFlattenedRuleSet } from 'dependency-cruiser';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The boundaries, over every import. */
+const boundaries: IFlattenedRuleSet = {
+  forbidden: [
+    {
+      name: 'domain-imports-nothing-of-ours',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'connectors-stay-out-of-db-and-http',
+      severity: 'error',
+      from: { path: '^src/connectors/' },
+      to: { path: '^src/(db|http)/' },
+    },
+    {
+      name: 'simulators-only-from-cli-and-tests',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(simulators|cli)/', '[.]test[.]ts$'] },
+      to: { path: '^src/simulators/' },
+    },
+    {
+      name: 'accounts-never-import-payments',
+      severity: 'error',
+      from: { path: '^src/accounts/' },
+      to: { path: '^src/payments/' },
+    },
+  ],
+};
+
+/** Over the imports the compiled modules keep: no cycle. */
+const runtime: IFlattenedRuleSet = {
+  forbidden: [{ name: 'no-runtime-cycle', severity: 'error', from: {}, to: { circular: true } }],
+};
+
+/** Cruises src/ against `ruleSet`; `typeImports`: whether type-only imports count (before compilation). */
+async function cruiseSrc(ruleSet: IFlattenedRuleSet, typeImports: boolean): Promise<ICruiseResult> {
+  const { output } = await cruise(
+    ['src'],
+    {
+      baseDir: root,
+      validate: true,
+      ruleSet,
+      tsPreCompilationDeps: typeImports,
+      doNotFollow: { path: 'node_modules' },
+      exclude: { path: 'node_modules' },
+    },
+    {},
+    { tsConfig: extractTSConfig(`${root}tsconfig.json`) },
+  );
+  return output as ICruiseResult;
+}
+
+/** One line per violation: the rule, then the import (or the cycle) that breaks it. */
+function violationsOf(result: ICruiseResult): string[] {
+  return result.summary.violations.map((v) =>
+    v.cycle ? `${v.rule.name}: ${v.from} → ${v.cycle.map((c) => c.name).join(' → ')}` : `${v.rule.name}: ${v.from} → ${v.to}`,
+  );
+}
+
+/** The resolved modules `source` imports in `result`, and how (`type-only` among the types when only types are). */
+function importsOf(result: ICruiseResult, source: string): Map<string, string[]> {
+  const module = result.modules.find((m) => m.source === source);
+  return new Map((module?.dependencies ?? []).map((d) => [d.resolved, d.dependencyTypes]));
+}
+
+let all: ICruiseResult;
+let compiled: ICruiseResult;
+beforeAll(async () => {
+  [all, compiled] = await Promise.all([cruiseSrc(boundaries, true), cruiseSrc(runtime, false)]);
+}, 120_000);
+
+describe('import boundaries of src/', () => {
+  it('sees every import of ours, and only the runtime ones in the compiled modules', () => {
+    // Guards against a cruise that finds nothing to check (an import it cannot resolve is skipped).
+    for (const result of [all, compiled]) {
+      const unresolved = result.modules.flatMap((m) => m.dependencies.filter((d) => d.couldNotResolve && d.module.startsWith('.')).map((d) => `${m.source} → ${d.module}`));
+      expect(unresolved).toEqual([]);
+      expect(result.summary.totalCruised).toBeGreaterThan(150);
+    }
+    // apply-transition.ts imports the state machine's functions, and only the type of Services.
+    expect(importsOf(all, 'src/payments/apply-transition.ts').get('src/domain/transaction-state.ts')).not.toContain('type-only');
+    expect(importsOf(all, 'src/payments/apply-transition.ts').get('src/services.ts')).toContain('type-only');
+    expect(importsOf(compiled, 'src/payments/apply-transition.ts').has('src/domain/transaction-state.ts')).toBe(true);
+    expect(importsOf(compiled, 'src/payments/apply-transition.ts').has('src/services.ts')).toBe(false);
+  });
+
+  it('has no module crossing a boundary', () => {
+    expect(violationsOf(all)).toEqual([]);
+  });
+
+  it('has no runtime import cycle', () => {
+    expect(violationsOf(compiled)).toEqual([]);
+  });
+});
