@@ -173,6 +173,30 @@ describe('write routes', () => {
       }
     }
   });
+  // A dashboard transfer and its fee quote: from the sandbox balance on a TEST merchant; on a LIVE
+  // one, the rail is refused exactly as with environment=LIVE (this harness has no LIVE connector),
+  // while environment=TEST would have paid out from the sandbox.
+  it('POST /api/v1/merchants/apps/{appId}/transfer and GET …/transfer/fee', async () => {
+    for (const m of merchants) {
+      const base = `/api/v1/merchants/apps/${m.sandbox.applicationId}/transfer`;
+      const body = { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000071', beneficiaryName: 'Awa' };
+      const send = (extra: Record<string, unknown>) => asAccount(h, m.account.accessToken, 'POST', base, { body: { ...body, ...extra } });
+      const quote = (extra: string) => asAccount(h, m.account.accessToken, 'GET', `${base}/fee?amount=1000&currency=XAF&paymentMethod=MTN_MOMO_CM${extra}`);
+      const strip = (r: { status: number; json: unknown }) => ({ status: r.status, body: { ...(r.json as object), timestamp: null } });
+      if (m.expected === 'TEST') {
+        const data = expectSuccess(await send({}), 201);
+        const detail = expectSuccess(await asAccount(h, m.account.accessToken, 'GET', `/api/v1/merchants/transactions-out/${data.reference}`), 200);
+        expect(detail, m.label).toMatchObject({ environment: 'TEST' });
+        expect(strip(await quote('')), m.label).toEqual(strip(await quote('&environment=TEST')));
+      } else {
+        const implicit = await send({});
+        expect(implicit.status, m.label).toBeGreaterThanOrEqual(400);
+        expect(strip(implicit), m.label).toEqual(strip(await send({ environment: 'LIVE' })));
+        expect(strip(await quote('')), m.label).toEqual(strip(await quote('&environment=LIVE')));
+        expectSuccess(await send({ environment: 'TEST' }), 201);
+      }
+    }
+  });
 });
 
 describe('coverage', () => {
@@ -194,6 +218,8 @@ describe('coverage', () => {
       'PUT /api/v1/merchants/withdrawals/config',
       'POST /api/v1/merchants/apps/{applicationId}/fund-collections',
       'POST /api/v1/merchants/withdrawals/withdraw',
+      'POST /api/v1/merchants/apps/{appId}/transfer',
+      'GET /api/v1/merchants/apps/{appId}/transfer/fee',
     ];
     // The platform overview is about every merchant, not one: LIVE unless asked (its own default).
     expect(found.sort()).toEqual([...tested, 'GET /api/v1/admin/stats/overview'].sort());
