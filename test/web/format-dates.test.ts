@@ -4,7 +4,7 @@
  * Readers and servers in several zones, winter and summer time included.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiInstant, formatDateTime, inTimeZone, serverDayBound, serverStartOfDay } from '../../web/src/format.ts';
+import { apiInstant, formatDateTime, inTimeZone, readerToday, serverDayBound, serverStartOfDay } from '../../web/src/format.ts';
 
 /** `formatDateTime` for a reader in `reader` with a server in `server`, in French (24 h clock). */
 const shown = (iso: string, reader: string, server: string) => inTimeZone(reader, server, () => formatDateTime(iso, 'fr'));
@@ -73,5 +73,12 @@ describe('a day typed by the reader, sent to the API', () => {
     vi.setSystemTime(new Date('2026-11-20T22:30:00Z'));
     expect(inTimeZone('Africa/Nairobi', 'UTC', () => [serverStartOfDay(0), serverStartOfDay(6)])).toEqual(['2026-11-20T21:00:00', '2026-11-14T21:00:00']);
     expect(inTimeZone('UTC', 'UTC', () => serverStartOfDay(0))).toBe('2026-11-20T00:00:00');
+  });
+
+  it('names today by the reader\'s date: already the 21st in Nairobi at 22:30 UTC on the 20th', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-20T22:30:00Z'));
+    expect(inTimeZone('Africa/Nairobi', 'UTC', () => readerToday())).toBe('2026-11-21');
+    expect(inTimeZone('America/Sao_Paulo', 'UTC', () => readerToday())).toBe('2026-11-20');
   });
 });

@@ -3,7 +3,7 @@
  * time without zone) and the browser in Nairobi (UTC+3). A payment the API stamps 10:00 is shown
  * at 13:00 in the transaction list, on the home page as Kolo draws it (kolo_prefs carries the
  * browser's zone) and once that page is hydrated; a day typed in the filters is sent as the
- * Nairobi day in server local time.
+ * Nairobi day in server local time, and the CSV export is named with the Nairobi date.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -86,6 +86,12 @@ describe('a merchant in Nairobi with Kolo in UTC', () => {
     expect(query.get('from')).toBe(dayStart.toISOString().slice(0, 19));
     expect(query.get('to')).toBe(new Date(dayStart.getTime() + 86_400_000).toISOString().slice(0, 19));
     await page.getByRole('listitem').filter({ hasText: reference }).waitFor();
+    // The CSV export of those filters is named with the Nairobi date (Kolo's clock here says
+    // 2026-11-20, the browser's the real date).
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Exporter en CSV' }).click();
+    const nairobiToday = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+    expect((await download).suggestedFilename()).toBe(`transactions-${nairobiToday}.csv`);
 
     // The home page as Kolo draws it, before any script, then hydrated.
     const problems: string[] = [];

@@ -121,6 +121,13 @@ export function serverStartOfDay(days: number): string {
   return serverWallTime(new Date(+new TZDateMini(today.getFullYear(), today.getMonth(), today.getDate() - days, readerTimeZone())));
 }
 
+/** Today's date in the reader's zone, `AAAA-MM-JJ`. */
+export function readerToday(): string {
+  const today = new TZDateMini(Date.now(), readerTimeZone());
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${today.getFullYear()}-${p(today.getMonth() + 1)}-${p(today.getDate())}`;
+}
+
 /** A date and time, medium style, in the reader's zone ('—' when absent). */
 export function formatDateTime(iso: string | null | undefined, language: string): string {
   if (!iso) return '—';

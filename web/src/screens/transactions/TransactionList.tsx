@@ -8,7 +8,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap, ApiFailure } from '../../api/client';
 import { useSession } from '../../auth/session';
-import { serverDayBound } from '../../format';
+import { readerToday, serverDayBound } from '../../format';
 import { ErrorBox, Field, Pager, QueryView, SelectField } from '../../ui';
 import { TransactionRows } from './TransactionRows';
 
@@ -58,7 +58,9 @@ export default function TransactionList() {
       const url = URL.createObjectURL(data as Blob);
       const link = document.createElement('a');
       link.href = url;
-      link.download = /filename="?([^";]+)/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'transactions.csv';
+      // The API names the file with the server's date: the user's date instead.
+      const name = /filename="?([^";]+)/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'transactions.csv';
+      link.download = name.replace(/-\d{4}-\d{2}-\d{2}\.csv$/, `-${readerToday()}.csv`);
       link.click();
       URL.revokeObjectURL(url);
     } catch (failure) {
