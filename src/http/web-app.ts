@@ -74,7 +74,10 @@ interface ServerRenderer {
     user: PageUser;
     language: Language;
     environment: Environment;
+    /** The reader's IANA time zone (dates are shown in it). */
     timeZone: string;
+    /** The server's IANA time zone (the API's zone-less timestamps are read in it). */
+    serverTimeZone: string;
   }): Promise<{ html: string; queries: unknown }>;
 }
 
@@ -191,7 +194,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     };
     const me = await callApi(new Request('http://kolo.local/api/v1/merchants/me'));
     if (!me.ok) return null;
-    const profile = ((await me.json()) as { data: { id: string; email: string; fullName: string; role: string; language: Language | null } }).data;
+    const profile = ((await me.json()) as { data: { id: string; email: string; fullName: string; role: string; language: Language | null; serverTimeZone: string } }).data;
     const user: PageUser = { accountId: profile.id, email: profile.email, fullName: profile.fullName, role: profile.role, language: profile.language };
     const raw = request.cookies[PREFS_COOKIE];
     let stored: z.infer<typeof prefsCookie> | null = null;
@@ -208,7 +211,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
     let drawn: { html: string; queries: unknown } | null = null;
     if (stored && user.role === 'MERCHANT' && sheet !== null && existsSync(rendererFile)) {
       try {
-        drawn = await (await loadRenderer()).renderHome({ fetch: callApi, user, language, environment, timeZone: stored.timeZone });
+        drawn = await (await loadRenderer()).renderHome({ fetch: callApi, user, language, environment, timeZone: stored.timeZone, serverTimeZone: profile.serverTimeZone });
       } catch (error) {
         request.log.warn({ err: error }, 'home page not drawn on the server');
       }
@@ -219,6 +222,7 @@ export async function webAppRoutes(app: FastifyInstance, root: string = WEB_DIST
       language,
       environment,
       timeZone: stored?.timeZone ?? 'UTC',
+      serverTimeZone: profile.serverTimeZone,
       rendered: drawn !== null,
       queries: drawn?.queries ?? null,
     };

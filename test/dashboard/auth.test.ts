@@ -47,6 +47,8 @@ describe('sign-up and e-mail verification', () => {
     const me = await asAccount(h, ok.json.data.accessToken, 'GET', '/api/v1/merchants/me');
     expect(me.status).toBe(200);
     expect(me.json.data).toMatchObject({ email, fullName: 'Awa Ndiaye', country: 'CM', emailVerified: true });
+    // The zone of the API's zone-less timestamps: this process's (Kolo runs in the test's process).
+    expect(me.json.data.serverTimeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(me.json.data.passwordHash).toBeUndefined();
   });
 
@@ -190,7 +192,7 @@ describe('password reset and change', () => {
       body: { fullName: 'Nouveau Nom', country: 'SN', avatarUrl: 'https://cdn.example.test/a.png' },
     });
     expect(patched.status).toBe(200);
-    expect(patched.json.data).toMatchObject({ fullName: 'Nouveau Nom', country: 'SN', avatarUrl: 'https://cdn.example.test/a.png' });
+    expect(patched.json.data).toMatchObject({ fullName: 'Nouveau Nom', country: 'SN', avatarUrl: 'https://cdn.example.test/a.png', serverTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
     const bad = await asAccount(h, acct.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { avatarUrl: 'javascript:alert(1)' } });
     expect(bad.status).toBe(400);
   });

@@ -22,6 +22,8 @@ export interface Bootstrap {
   language: Language;
   environment: Environment;
   timeZone: string;
+  /** The server's time zone (IANA), in which the API's zone-less timestamps are read. */
+  serverTimeZone: string;
   /** True when #root holds the home screen as the server drew it. */
   rendered: boolean;
   /** The query cache of the drawn screen (TanStack Query's `dehydrate`), or null. */

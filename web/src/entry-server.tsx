@@ -26,8 +26,10 @@ export interface HomeRenderInput {
   user: User;
   language: Language;
   environment: Environment;
-  /** IANA time zone of the dates shown. */
+  /** IANA time zone of the dates shown (the reader's). */
   timeZone: string;
+  /** IANA time zone of the server, in which the API's zone-less timestamps are read. */
+  serverTimeZone: string;
 }
 
 /** The drawn screen (the inside of #root) and the query cache it was drawn from. */
@@ -63,8 +65,10 @@ function translatorOf(language: Language): i18n {
 export async function renderHome(input: HomeRenderInput): Promise<HomeRender> {
   const client = createClient<paths>({ baseUrl: 'http://kolo.local', fetch: input.fetch });
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } });
-  await Promise.all(Object.values(homeQueries(client, input.environment, HOME_DAYS)).map((query) => queryClient.fetchQuery(query as Parameters<QueryClient['fetchQuery']>[0])));
-  const html = inTimeZone(input.timeZone, () =>
+  // The queries' periods are the reader's days: computed in the reader's zone.
+  const calls = inTimeZone(input.timeZone, input.serverTimeZone, () => homeQueries(client, input.environment, HOME_DAYS));
+  await Promise.all(Object.values(calls).map((query) => queryClient.fetchQuery(query as Parameters<QueryClient['fetchQuery']>[0])));
+  const html = inTimeZone(input.timeZone, input.serverTimeZone, () =>
     renderToString(
       <QueryClientProvider client={queryClient}>
         <I18nextProvider i18n={translatorOf(input.language)}>

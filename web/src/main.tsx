@@ -11,6 +11,7 @@ import { QueryClient, QueryClientProvider, hydrate } from '@tanstack/react-query
 import { ApiFailure, setAccessToken } from './api/client';
 import { SessionProvider, isStaff, useSession, type InitialSession } from './auth/session';
 import { takeBootstrap } from './bootstrap';
+import { setServerTimeZone } from './format';
 import { browserLanguage, startI18n } from './i18n/i18n';
 import { browserTimeZone, choicesOf, readPrefs } from './prefs';
 import { Layout } from './shell/Layout';
@@ -95,6 +96,7 @@ let initial: InitialSession | undefined;
 let language = readPrefs(null).language ?? browserLanguage();
 if (bootstrap) {
   setAccessToken(bootstrap.accessToken);
+  setServerTimeZone(bootstrap.serverTimeZone);
   if (bootstrap.queries) hydrate(queryClient, bootstrap.queries);
   const choices = choicesOf(bootstrap.user.accountId, bootstrap.user.language);
   language = choices.language;

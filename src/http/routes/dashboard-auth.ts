@@ -32,7 +32,7 @@ import {
   emailRequest,
   loginData,
   loginRequest,
-  profileData,
+  meData,
   profileUpdateRequest,
   registerRequest,
   sessionRefreshRequest,
@@ -50,7 +50,12 @@ export const bearerSecurity = [{ bearerAuth: [] }];
 
 function profile(row: Parameters<typeof profileView>[0]) {
   const view = profileView(row);
-  return { ...view, createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt) };
+  return { ...view, createdAt: ts(view.createdAt), updatedAt: ts(view.updatedAt), serverTimeZone: serverTimeZone() };
+}
+
+/** The IANA time zone of this process (the one of the API's zone-less timestamps). */
+function serverTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /**
@@ -216,7 +221,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
 
   r.get(
     '/api/v1/merchants/me',
-    { schema: { tags: ptags, summary: 'Mon profil', security: bearerSecurity, response: { 200: envelopeOf(profileData), ...errors } } },
+    { schema: { tags: ptags, summary: 'Mon profil', security: bearerSecurity, response: { 200: envelopeOf(meData), ...errors } } },
     async (request) => {
       const row = await findAccountById(services.db, requireAccount(request).accountId);
       if (!row) throw new ApiError('USER_NOT_FOUND');
@@ -232,7 +237,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
         summary: 'Modifier mon profil',
         security: bearerSecurity,
         body: profileUpdateRequest,
-        response: { 200: envelopeOf(profileData), ...errors },
+        response: { 200: envelopeOf(meData), ...errors },
       },
     },
     async (request) => {

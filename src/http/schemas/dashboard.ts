@@ -76,6 +76,17 @@ export const profileData = z.object({
   updatedAt: z.string(),
 });
 
+/**
+ * The signed-in account's own profile (`GET`/`PATCH /api/v1/merchants/me`): the profile plus the
+ * server's time zone, so that a client reads the API's zone-less timestamps (server local time)
+ * as instants.
+ */
+export const meData = profileData.extend({
+  serverTimeZone: z
+    .string()
+    .describe('Fuseau horaire IANA du serveur (ex. Africa/Douala) : les dates sans fuseau des réponses sont à lire dans ce fuseau'),
+});
+
 const themeColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, fr('doit être une couleur hexadécimale (ex. #1A2B3C)'));
 
 export const appCreateRequest = z.object({

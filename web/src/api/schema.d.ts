@@ -4171,6 +4171,8 @@ export type paths = {
                                 provider: "LOCAL" | "GOOGLE" | "GITHUB";
                                 createdAt: string;
                                 updatedAt: string;
+                                /** @description Fuseau horaire IANA du serveur (ex. Africa/Douala) : les dates sans fuseau des réponses sont à lire dans ce fuseau */
+                                serverTimeZone: string;
                             };
                             /** @description ISO 8601, heure locale du serveur, sans fuseau */
                             timestamp: string;
@@ -4349,6 +4351,8 @@ export type paths = {
                                 provider: "LOCAL" | "GOOGLE" | "GITHUB";
                                 createdAt: string;
                                 updatedAt: string;
+                                /** @description Fuseau horaire IANA du serveur (ex. Africa/Douala) : les dates sans fuseau des réponses sont à lire dans ce fuseau */
+                                serverTimeZone: string;
                             };
                             /** @description ISO 8601, heure locale du serveur, sans fuseau */
                             timestamp: string;

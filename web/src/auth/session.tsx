@@ -8,6 +8,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, onSessionLost, refreshSession, setAccessToken, unwrap } from '../api/client';
+import { setServerTimeZone } from '../format';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { mirrorPrefs, readPrefs, writePrefs, type Environment } from '../prefs';
@@ -48,9 +49,10 @@ export function saveLanguage(language: Language): void {
   void unwrap(api.PATCH('/api/v1/merchants/me', { body: { language } })).catch(() => undefined);
 }
 
-/** The signed-in account, from its profile. */
+/** The signed-in account, from its profile (which also tells the server's time zone). */
 async function readProfile(): Promise<User> {
   const me = await unwrap(api.GET('/api/v1/merchants/me'));
+  setServerTimeZone(me.serverTimeZone);
   return { accountId: me.id, email: me.email, fullName: me.fullName, role: me.role, language: me.language };
 }
 

@@ -12,24 +12,21 @@ import { api, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
 import type { Environment } from '../../prefs';
 import { useSession } from '../../auth/session';
-import { formatCount, formatPercent } from '../../format';
+import { formatCount, formatPercent, serverStartOfDay } from '../../format';
 import { Money, QueryView } from '../../ui';
 import { TransactionRows } from '../transactions/TransactionRows';
 import { VolumeChart } from './VolumeChart';
-
-/** `YYYY-MM-DD` of `days` days ago (UTC). */
-function daysAgo(days: number): string {
-  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** The period the home screen opens on, in days. */
 export const HOME_DAYS = 7;
 
 /**
  * The home screen's four calls through `client` (the app's, or the server renderer's): balances,
- * today's summary with the last transactions, the success statistics and the chart of `days`.
+ * today's summary with the last transactions, the success statistics (from the start of the
+ * reader's day `days - 1` days ago, computed now, in the reader's zone) and the chart of `days`.
  */
 export function homeQueries(client: Client<paths>, environment: Environment, days: 7 | 30) {
+  const from = serverStartOfDay(days - 1);
   return {
     balances: queryOptions({
       queryKey: ['balance', environment],
@@ -41,7 +38,7 @@ export function homeQueries(client: Client<paths>, environment: Environment, day
     }),
     stats: queryOptions({
       queryKey: ['stats-in', environment, days],
-      queryFn: () => unwrap(client.GET('/api/v1/merchants/transactions-in/stats', { params: { query: { environment, from: daysAgo(days - 1) } } })),
+      queryFn: () => unwrap(client.GET('/api/v1/merchants/transactions-in/stats', { params: { query: { environment, from } } })),
     }),
     chart: queryOptions({
       queryKey: ['chart', environment, days],

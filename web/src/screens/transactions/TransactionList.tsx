@@ -8,6 +8,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap, ApiFailure } from '../../api/client';
 import { useSession } from '../../auth/session';
+import { readerToday, serverDayBound } from '../../format';
 import { ErrorBox, Field, Pager, QueryView, SelectField } from '../../ui';
 import { TransactionRows } from './TransactionRows';
 
@@ -15,6 +16,11 @@ const STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as co
 type Status = (typeof STATUSES)[number];
 const KINDS = ['CHECKOUT', 'CHARGE', 'FUND_COLLECTION', 'PAYOUT', 'WITHDRAWAL', 'REFUND'] as const;
 type Kind = (typeof KINDS)[number];
+
+/** The filters as the API reads them: the typed days (the user's) as bounds in server local time. */
+function apiFilters<T extends { from?: string | undefined; to?: string | undefined }>(filters: T): T {
+  return { ...filters, from: filters.from && serverDayBound(filters.from, 'from'), to: filters.to && serverDayBound(filters.to, 'to') };
+}
 
 export default function TransactionList() {
   const { t } = useTranslation();
@@ -39,7 +45,7 @@ export default function TransactionList() {
   const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
   const list = useQuery({
     queryKey: ['transactions', filters, page],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions', { params: { query: { ...filters, page, size: 20 } } })),
+    queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions', { params: { query: { ...apiFilters(filters), page, size: 20 } } })),
     placeholderData: keepPreviousData,
   });
 
@@ -47,12 +53,14 @@ export default function TransactionList() {
     setExporting(true);
     setExportError(null);
     try {
-      const { data, response } = await api.GET('/api/v1/merchants/transactions/export', { params: { query: filters }, parseAs: 'blob' });
+      const { data, response } = await api.GET('/api/v1/merchants/transactions/export', { params: { query: apiFilters(filters) }, parseAs: 'blob' });
       if (!response.ok || !data) throw new ApiFailure(response.status, 'INTERNAL_SERVER_ERROR', null);
       const url = URL.createObjectURL(data as Blob);
       const link = document.createElement('a');
       link.href = url;
-      link.download = /filename="?([^";]+)/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'transactions.csv';
+      // The API names the file with the server's date: the user's date instead.
+      const name = /filename="?([^";]+)/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'transactions.csv';
+      link.download = name.replace(/-\d{4}-\d{2}-\d{2}\.csv$/, `-${readerToday()}.csv`);
       link.click();
       URL.revokeObjectURL(url);
     } catch (failure) {
