@@ -16,22 +16,17 @@
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV, asAccount, login } from '../helpers/dashboard.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
+import { launchBrowser, newPage as newBrowserPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
-
-const SHOTS = 'test-output/screenshots/web';
-const PHONE = { width: 360, height: 740 };
-const DESKTOP = { width: 1280, height: 800 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let h: Harness;
 let browser: Browser;
@@ -39,13 +34,9 @@ let mailDir: string;
 
 beforeAll(async () => {
   await ensureWebBuild();
-  mkdirSync(SHOTS, { recursive: true });
   mailDir = mkdtempSync(join(tmpdir(), 'kolo-web-mail-'));
   h = await startHarness({ ...DASHBOARD_TEST_ENV, MAIL_DIR: mailDir });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
@@ -54,35 +45,8 @@ afterAll(async () => {
   rmSync(mailDir, { recursive: true, force: true });
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: PHONE, locale: 'fr-FR', timezoneId: 'Africa/Douala' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  // Only Kolo is ever asked for anything.
-  page.on('request', (request) => {
-    const url = new URL(request.url());
-    if (url.protocol.startsWith('http') && url.origin !== h.baseUrl) throw new Error(`request to another host: ${request.url()}`);
-  });
-  page.on('dialog', (dialog) => void dialog.accept());
-  return page;
-}
-
-/** Saves the screen at 360 px and 1280 px; checks no horizontal scroll at 360 px and runs axe-core. */
-async function screen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name}: horizontal scroll at 360 px`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: `${SHOTS}/${name}-360.png`, fullPage: true });
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect(violations, `${name}: axe-core`).toEqual([]);
-}
+/** A new page at 360 px, in French, in Douala's time zone, that may ask only Kolo. */
+const newPage = (): Promise<Page> => newBrowserPage(browser, h.baseUrl);
 
 /** The text of the available balance of `currency` on the home screen. */
 async function availableBalance(page: Page, currency: string): Promise<string> {
