@@ -293,7 +293,7 @@ describe('the dashboard in Chromium', () => {
     await screen(page, '18-app-delete-confirm');
     await page.getByRole('group', { name: /^Supprimer Boutique Jetable \?/ }).getByRole('button', { name: 'Confirmer' }).click();
     await page.getByText('Application Boutique Jetable supprimée.').waitFor();
-    expect(await page.getByRole('link', { name: 'Boutique Jetable' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('link', { name: 'Boutique Jetable' }).count()).toBe(0);
     const refused = await h.request('POST', '/api/v1/pay-in/charge', {
       key: throwaway,
       body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'web-deleted-app' },
@@ -386,7 +386,7 @@ describe('the dashboard in Chromium', () => {
     await environment.getByRole('button', { name: 'LIVE' }).click();
     await expect.poll(async () => (await page.getByRole('group', { name: 'XAF' }).locator('dd').first().textContent())!.replace(/\D/g, '')).toBe('0');
     expect(await environment.getByRole('button', { name: 'LIVE' }).getAttribute('aria-pressed')).toBe('true');
-    expect(await page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').count()).toBe(0);
+    await expect.poll(() => page.getByText('Mode TEST : données du bac à sable, aucun argent réel.').count()).toBe(0);
     await screen(page, '34-home-live');
     await page.getByRole('link', { name: 'Transactions', exact: true }).click();
     await page.getByText('Aucune transaction ne correspond.').waitFor();

@@ -82,7 +82,7 @@ describe('transaction actions in Chromium', () => {
     h.clock.advance(Math.max(STATUS_CHECK_INTERVAL_MS, h.config.sandboxDelayMs) + 1000);
     await ask.click();
     await page.getByRole('status').filter({ hasText: "Réponse de l'opérateur demandée : Réussie." }).waitFor();
-    expect(await ask.count()).toBe(0);
+    await expect.poll(() => ask.count()).toBe(0);
     await page.getByRole('button', { name: 'Rembourser' }).waitFor();
     await screen(page, '31-transaction-checked');
 
