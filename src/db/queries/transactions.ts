@@ -405,3 +405,35 @@ export async function leaseDueTransactions(db: Db, input: { now: Date; limit: nu
   const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString()]);
   return rows.map((r) => mapRow(transactions, r));
 }
+
+// Next polls of still-PENDING transactions, any number at a time, found by primary key with the
+// expected status as a column of the batch (see `settleMany`).
+const scheduleMany = statement(
+  'schedule_next_polls_v3',
+  `update transactions t set next_poll_at = v.at, status_query_reference = coalesce(v.status_query_reference, t.status_query_reference)
+     from unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) as v(id, at, expected_status, status_query_reference)
+    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status`,
+);
+
+/** A next poll to schedule: the transaction, when, and the id of the asynchronous status query just sent (if any). */
+export interface NextPoll {
+  id: string;
+  at: Date;
+  statusQueryReference?: string | undefined;
+}
+
+/**
+ * Sets each still-PENDING transaction's next poll (and the id of the asynchronous status query
+ * just sent, when there is one; otherwise the stored one stays), all in one statement. A
+ * transaction no longer PENDING is left as it is. No statement when `polls` is empty.
+ */
+export async function scheduleNextPolls(db: Db, input: { polls: NextPoll[] }): Promise<void> {
+  const { polls } = input;
+  if (polls.length === 0) return;
+  await runStatement(db, scheduleMany, [
+    polls.map((p) => p.id),
+    polls.map((p) => p.at.toISOString()),
+    polls.map(() => 'PENDING'),
+    polls.map((p) => p.statusQueryReference ?? null),
+  ]);
+}
