@@ -1,9 +1,15 @@
 /**
- * The webhook outbox's writes (webhook_events, webhook_deliveries) behind typed functions; what an
- * event says and when it is written is decided in src/webhooks/.
+ * The webhook outbox's statements (webhook_events, webhook_deliveries) behind typed functions: the
+ * events' writes and the worker's claim. What an event says, when it is written and when a
+ * delivery is attempted is decided in src/webhooks/ and src/jobs/.
  */
+import { mapRow } from '../batch.ts';
 import type { Db } from '../client.ts';
+import { webhookDeliveries } from '../schema-webhooks.ts';
 import { runStatement, statement } from '../statement.ts';
+
+/** A webhook delivery row. */
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** An event to write with its one delivery: what `insertEventsWithDeliveries` takes per event. */
 export interface NewEventWithDelivery {
@@ -56,3 +62,37 @@ export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDel
   ]);
 }
 
+
+// Selected once (a materialized CTE), so the limit holds, and updated by primary key (as the
+// poller's claim, transactions.ts `leaseDueTransactions`).
+const claimDeliveries = statement(
+  'claim_due_deliveries_v2',
+  `with due as materialized (
+     select id from webhook_deliveries
+      where status = 'PENDING' and next_attempt_at <= $1::timestamptz
+      order by next_attempt_at
+      limit $2
+      for update skip locked)
+   update webhook_deliveries d
+      set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
+    where d.id = any(array(select id from due)) and d.status = 'PENDING'
+   returning d.*`,
+);
+
+/**
+ * Leases due PENDING deliveries (next attempt at or before `now`, oldest first, at most `limit`,
+ * skipping rows locked by another claimer), in one statement: their next attempt moves to
+ * `leaseUntil` and they take `leaseToken`. Returns the rows as leased.
+ */
+export async function leaseDueDeliveries(
+  db: Db,
+  input: { now: Date; limit: number; leaseUntil: Date; leaseToken: string },
+): Promise<WebhookDeliveryRow[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, claimDeliveries, [
+    input.now.toISOString(),
+    input.limit,
+    input.leaseUntil.toISOString(),
+    input.leaseToken,
+  ]);
+  return rows.map((r) => mapRow(webhookDeliveries, r));
+}
