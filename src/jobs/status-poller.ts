@@ -15,7 +15,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
-import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
+import { deleteExpiredIdempotencyKeys } from '../db/queries/retention.ts';
 import { decideRefresh, type RefreshDecision, type RefreshOutcome } from '../payments/refresh-transaction.ts';
 import { applyTransition, applyTransitions } from '../payments/apply-transition.ts';
 import { refreshAttempt } from '../payments/refresh-checkout.ts';
@@ -134,7 +134,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
     await releaseClaims(services, [], leftAttempts);
     return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: false };
   }
-  await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
+  await deleteExpiredIdempotencyKeys(services.db, { now: services.clock.now(), limit: PURGE_BATCH });
   await releaseDueSettlements(services, SETTLEMENT_BATCH);
   await watchLateSuccesses(services);
   await runAutomaticWithdrawals(services);

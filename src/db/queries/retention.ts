@@ -1,8 +1,8 @@
 /**
- * The retention job's bounded deletes behind typed functions: each deletes at most `limit` rows
- * older than `before`, through an indexed selection, and returns how many it deleted. Which
- * kinds are purged, at what age and how many batches a run makes is decided in
- * src/jobs/retention.ts. Each function is one statement (its own transaction).
+ * The purges' bounded deletes behind typed functions: each deletes at most `limit` rows older
+ * than its cut-off and returns how many it deleted. Which kinds are purged, at what age and how
+ * many batches a run makes is decided in src/jobs/retention.ts (and, for expired idempotency
+ * keys, by the poller's tick). Each function is one statement (its own transaction).
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
@@ -66,4 +66,12 @@ export function deleteOldAuditEntries(db: Db, input: BoundedDelete): Promise<num
   const before = input.before.toISOString();
   return deleted(db, sql`
       delete from audit_log where id in (select id from audit_log where created_at < ${before}::timestamptz limit ${input.limit})`);
+}
+
+/** Deletes idempotency keys that expired at or before `now`, at most `limit` rows. */
+export function deleteExpiredIdempotencyKeys(db: Db, input: { now: Date; limit: number }): Promise<number> {
+  return deleted(
+    db,
+    sql`delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= ${input.now.toISOString()} limit ${input.limit})`,
+  );
 }
