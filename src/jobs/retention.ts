@@ -11,7 +11,14 @@
  * does at most `MAX_BATCHES_PER_KIND` batches of each kind, so a run is bounded whatever the
  * backlog; the next run continues.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import {
+  deleteOldAuditEntries,
+  deleteOldTransactionEvents,
+  deleteOldWebhookAttempts,
+  deleteOldWebhookDeliveries,
+  deleteOldWebhookEvents,
+  type BoundedDelete,
+} from '../db/queries/retention.ts';
 import type { Db } from '../db/client.ts';
 import type { Services } from '../services.ts';
 import { startLoop, type Loop } from './status-poller.ts';
@@ -28,18 +35,13 @@ export interface RetentionResult {
 const MAX_BATCHES_PER_KIND = 20;
 const DAY_MS = 86_400_000;
 
-function affected(result: unknown): number {
-  const r = result as { affectedRows?: number; rowCount?: number | null };
-  return r.affectedRows ?? r.rowCount ?? 0;
-}
-
-/** Runs `statement` (a bounded delete) until it deletes fewer than `batchSize` rows, at most MAX_BATCHES_PER_KIND times. */
-async function drain(db: Db, batchSize: number, statement: () => SQL): Promise<number> {
+/** Runs `purge` (a bounded delete) until it deletes fewer than `limit` rows, at most MAX_BATCHES_PER_KIND times. */
+async function drain(db: Db, input: BoundedDelete, purge: (db: Db, input: BoundedDelete) => Promise<number>): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < MAX_BATCHES_PER_KIND; batch += 1) {
-    const deleted = affected(await db.execute(statement()));
+    const deleted = await purge(db, input);
     total += deleted;
-    if (deleted < batchSize) break;
+    if (deleted < input.limit) break;
   }
   return total;
 }
@@ -49,42 +51,17 @@ export async function purgeOnce(services: Pick<Services, 'db' | 'clock' | 'confi
   const { db, clock, config } = services;
   const { webhookDays, transactionEventDays, auditDays, batchSize } = config.retention;
   const now = clock.now().getTime();
-  const cutoff = (days: number) => new Date(now - days * DAY_MS).toISOString();
+  const olderThan = (days: number): BoundedDelete => ({ before: new Date(now - days * DAY_MS), limit: batchSize });
   const result: RetentionResult = { webhookAttempts: 0, webhookDeliveries: 0, webhookEvents: 0, transactionEvents: 0, auditEntries: 0 };
 
   if (webhookDays > 0) {
-    const before = cutoff(webhookDays);
-    result.webhookAttempts = await drain(db, batchSize, () => sql`
-      delete from webhook_attempts where id in (
-        select a.id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-        where a.started_at < ${before}::timestamptz and d.status <> 'PENDING' and d.updated_at < ${before}::timestamptz
-        limit ${batchSize})`);
-    result.webhookDeliveries = await drain(db, batchSize, () => sql`
-      delete from webhook_deliveries where id in (
-        select d.id from webhook_deliveries d
-        where d.status <> 'PENDING' and d.updated_at < ${before}::timestamptz
-          and not exists (select 1 from webhook_attempts a where a.delivery_id = d.id)
-        limit ${batchSize})`);
-    result.webhookEvents = await drain(db, batchSize, () => sql`
-      delete from webhook_events where id in (
-        select e.id from webhook_events e
-        where e.created_at < ${before}::timestamptz
-          and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
-        limit ${batchSize})`);
+    const old = olderThan(webhookDays);
+    result.webhookAttempts = await drain(db, old, deleteOldWebhookAttempts);
+    result.webhookDeliveries = await drain(db, old, deleteOldWebhookDeliveries);
+    result.webhookEvents = await drain(db, old, deleteOldWebhookEvents);
   }
-  if (transactionEventDays > 0) {
-    const before = cutoff(transactionEventDays);
-    result.transactionEvents = await drain(db, batchSize, () => sql`
-      delete from transaction_events where id in (
-        select ev.id from transaction_events ev join transactions t on t.id = ev.transaction_id
-        where ev.created_at < ${before}::timestamptz and t.status <> 'PENDING'
-        limit ${batchSize})`);
-  }
-  if (auditDays > 0) {
-    const before = cutoff(auditDays);
-    result.auditEntries = await drain(db, batchSize, () => sql`
-      delete from audit_log where id in (select id from audit_log where created_at < ${before}::timestamptz limit ${batchSize})`);
-  }
+  if (transactionEventDays > 0) result.transactionEvents = await drain(db, olderThan(transactionEventDays), deleteOldTransactionEvents);
+  if (auditDays > 0) result.auditEntries = await drain(db, olderThan(auditDays), deleteOldAuditEntries);
   return result;
 }
 

@@ -15,8 +15,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
-import { purgeExpiredIdempotencyKeys } from '../payments/idempotency.ts';
-import { decideRefresh, scheduleNextPolls, type RefreshDecision, type RefreshOutcome } from '../payments/refresh-transaction.ts';
+import { deleteExpiredIdempotencyKeys } from '../db/queries/retention.ts';
+import { decideRefresh, type RefreshDecision, type RefreshOutcome } from '../payments/refresh-transaction.ts';
 import { applyTransition, applyTransitions } from '../payments/apply-transition.ts';
 import { refreshAttempt } from '../payments/refresh-checkout.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
@@ -24,7 +24,7 @@ import { releaseDueSettlements } from '../payments/transaction-postings.ts';
 import { watchLateSuccesses } from '../payments/late-success.ts';
 import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
-import { leaseDueTransactions } from '../db/queries/transactions.ts';
+import { leaseDueTransactions, scheduleNextPolls, type NextPoll } from '../db/queries/transactions.ts';
 import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';
 import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';
 
@@ -134,7 +134,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
     await releaseClaims(services, [], leftAttempts);
     return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: false };
   }
-  await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), PURGE_BATCH);
+  await deleteExpiredIdempotencyKeys(services.db, { now: services.clock.now(), limit: PURGE_BATCH });
   await releaseDueSettlements(services, SETTLEMENT_BATCH);
   await watchLateSuccesses(services);
   await runAutomaticWithdrawals(services);
@@ -151,7 +151,7 @@ export async function pollOnce(services: Services, signal?: AbortSignal): Promis
  */
 async function refreshClaimed(services: Services, rows: TransactionRow[], outcomes: PollTickResult['outcomes'], signal: AbortSignal | undefined): Promise<TransactionRow[]> {
   const transitions: Extract<RefreshDecision, { kind: 'TRANSITION' }>[] = [];
-  const polls: { id: string; at: Date; statusQueryReference?: string | undefined }[] = [];
+  const polls: NextPoll[] = [];
   // The claim incremented pollAttempts; the schedule is indexed from 0.
   const left = await refreshAll(
     services,
@@ -167,7 +167,7 @@ async function refreshClaimed(services: Services, rows: TransactionRow[], outcom
     signal,
   );
   if (polls.length > 0) {
-    await scheduleNextPolls(services, polls);
+    await scheduleNextPolls(services.db, { polls });
     outcomes.STILL_PENDING = (outcomes.STILL_PENDING ?? 0) + polls.length;
   }
   if (transitions.length === 0) return left;

@@ -9,8 +9,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
-import { runStatement, statement } from '../db/statement.ts';
-import { mapRow } from '../db/batch.ts';
+import { leaseDueDeliveries } from '../db/queries/webhooks.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Services } from '../services.ts';
 import {
@@ -47,25 +46,8 @@ export async function claimDueDeliveries(services: Pick<Services, 'db' | 'clock'
   const now = services.clock.now();
   const leaseToken = randomUUID();
   const lease = new Date(now.getTime() + services.config.webhookLeaseMs);
-  const { rows } = await runStatement<Record<string, unknown>>(services.db, claimDeliveries, [now.toISOString(), batchSize, lease.toISOString(), leaseToken]);
-  return rows.map((r) => mapRow(webhookDeliveries, r));
+  return leaseDueDeliveries(services.db, { now, limit: batchSize, leaseUntil: lease, leaseToken });
 }
-
-// Selected once (a materialized CTE), so the limit holds, and updated by primary key (see the
-// poller's claim).
-const claimDeliveries = statement(
-  'claim_due_deliveries_v2',
-  `with due as materialized (
-     select id from webhook_deliveries
-      where status = 'PENDING' and next_attempt_at <= $1::timestamptz
-      order by next_attempt_at
-      limit $2
-      for update skip locked)
-   update webhook_deliveries d
-      set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
-    where d.id = any(array(select id from due)) and d.status = 'PENDING'
-   returning d.*`,
-);
 
 /** What one tick did. `more`: the claim came back full, the loop goes again at once. */
 export interface DeliverTickResult {

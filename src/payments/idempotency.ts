@@ -8,7 +8,7 @@
  * `idempotencyTtlHours` (≥ 24 h); an expired key may be used again.
  */
 import { createHash } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt } from 'drizzle-orm';
 import { claimIdempotencyKey } from '../db/queries/transactions.ts';
 import type { Db } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema.ts';
@@ -120,12 +120,4 @@ async function insertOnce<T>(
   const stored = await readStored<T>(db, scope, clock.now());
   if (stored === null) throw new ApiError('INTERNAL_SERVER_ERROR');
   return { data: stored, row: null, replayed: true };
-}
-
-/** Deletes keys that expired before `now`, at most `limit` rows; returns how many. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: Date, limit: number): Promise<number> {
-  const result = await db.execute(
-    sql`delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= ${now.toISOString()} limit ${limit})`,
-  );
-  return (result as unknown as { affectedRows?: number; rowCount?: number }).affectedRows ?? (result as { rowCount?: number }).rowCount ?? 0;
 }

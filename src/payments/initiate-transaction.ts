@@ -15,8 +15,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
-import { runStatement, statement } from '../db/statement.ts';
-import { perDatabase } from '../db/batch.ts';
+import { recordInitiation } from '../db/queries/transactions.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -126,64 +125,6 @@ export function firstPollAt(initiatedAt: Date): Date {
 }
 
 /**
- * Records initiation answers and their events in one statement (an ACCEPTED or UNKNOWN outcome;
- * the prepared id stays unless the operator named another). Nothing is written for a
- * transaction no longer PENDING: a callback may already have settled it. The answers of one
- * event-loop turn share the statement (db/batch.ts). Planned at each execution (`customPlan`):
- * every connection runs it from the first payments on, and a plan kept from a small table read the
- * whole table at each execution as it grew (issue 14, db/statement.ts).
- */
-const recordInitiations = statement(
-  'record_initiations_v3',
-  `with v as (
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
-       as v(id, operator_reference, outcome, redirect_url, recorded_at, cause, detail, expected_status)
-   ), u as (
-     update transactions t
-        set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
-            redirect_url = coalesce(v.redirect_url, t.redirect_url), updated_at = v.recorded_at
-       from v
-      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
-      returning t.id)
-   insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
-   select v.id, 'PENDING', 'PENDING', v.cause, v.detail::jsonb, v.recorded_at from v join u on u.id = v.id`,
-  { customPlan: true },
-);
-
-/** One initiation answer to record. */
-export interface InitiationRecord {
-  id: string;
-  operatorReference: string;
-  outcome: 'ACCEPTED' | 'UNKNOWN';
-  redirectUrl: string | null;
-  recordedAt: Date;
-  cause: string;
-  detail: Record<string, unknown>;
-}
-
-/**
- * The parameters of `record_initiations_v3` (`recordInitiations`) for `records`, in the
- * statement's order: one array per column, each transaction expected still PENDING.
- */
-export function initiationRecordValues(records: readonly InitiationRecord[]): unknown[] {
-  return [
-    records.map((r) => r.id),
-    records.map((r) => r.operatorReference),
-    records.map((r) => r.outcome),
-    records.map((r) => r.redirectUrl),
-    records.map((r) => r.recordedAt.toISOString()),
-    records.map((r) => r.cause),
-    records.map((r) => JSON.stringify(r.detail)),
-    records.map(() => 'PENDING'),
-  ];
-}
-
-const recorderOf = perDatabase<InitiationRecord, void>(async (db, records) => {
-  await runStatement(db, recordInitiations, initiationRecordValues(records));
-  return records.map(() => undefined);
-});
-
-/**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
  * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`).
  */
@@ -266,7 +207,7 @@ async function sendInitiation(
   }
   // The prepared id stays: it is what status queries ask about.
   const accepted = result.kind === 'ACCEPTED';
-  await recorderOf(services.db).load({
+  await recordInitiation(services.db, {
     id: row.id,
     operatorReference: accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
     outcome: accepted ? 'ACCEPTED' : 'UNKNOWN',

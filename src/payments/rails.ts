@@ -4,8 +4,7 @@
  * when the currency is not the application's or not the rail's, and the rail's amount limits.
  */
 import { and, eq } from 'drizzle-orm';
-import { mapRow, perDatabase } from '../db/batch.ts';
-import { runStatement, statement } from '../db/statement.ts';
+import { allRails, railByCode, type RailRow, type RailsByCode } from '../db/queries/rails.ts';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -13,8 +12,7 @@ import type { Connector } from '../connectors/connector.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
 
-/** A rail row. */
-export type RailRow = typeof providers.$inferSelect;
+export type { RailRow, RailsByCode };
 
 /** The active rail with this provider code, or null. */
 export async function findActiveRail(db: Db, code: string): Promise<RailRow | null> {
@@ -29,34 +27,17 @@ export async function findActiveRail(db: Db, code: string): Promise<RailRow | nu
  * rail deactivated by an administrator refuses the very next request).
  */
 export async function findRail(db: Db, code: string): Promise<RailRow | null> {
-  return railsOf(db).load(code);
+  return railByCode(db, { code });
 }
-
-const railsByCode = statement('rails_by_code_v1', 'select * from providers where code = any($1::text[])');
-const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
-  const { rows } = await runStatement<Record<string, unknown>>(db, railsByCode, [[...new Set(codes)]]);
-  const byCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
-  return codes.map((c) => byCode.get(c) ?? null);
-});
-
-/** Every rail by provider code, as one statement read them. */
-export type RailsByCode = ReadonlyMap<string, RailRow>;
-
-const allRails = statement('rails_all_v1', 'select * from providers');
-const allRailsOf = perDatabase<'all', RailsByCode>(async (db, asks) => {
-  const { rows } = await runStatement<Record<string, unknown>>(db, allRails, []);
-  const byCode: RailsByCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
-  return asks.map(() => byCode);
-});
 
 /**
  * Every rail, read now (the reads of one event-loop turn share one statement; the table holds
  * one row per rail). The charge and transfer routes start this read with the API-key lookup, so
- * both run in parallel instead of one after the other (issue 14: one round trip fewer in a
- * request's latency); it is read for that request only, never cached.
+ * both run in parallel instead of one after the other (one round trip fewer in a request's
+ * latency); it is read for that request only, never cached.
  */
 export function readAllRails(db: Db): Promise<RailsByCode> {
-  return allRailsOf(db).load('all');
+  return allRails(db);
 }
 
 /** Active rails of a currency, by code. */

@@ -15,7 +15,7 @@
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition, type TransitionInput } from './apply-transition.ts';
-import { runStatement, statement } from '../db/statement.ts';
+import { scheduleNextPolls } from '../db/queries/transactions.ts';
 import { callbackUrlFor, initiateTransaction, initiationLeaseEnd, withTimeout } from './initiate-transaction.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
@@ -49,7 +49,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
   const decision = await decideRefresh(services, row, options);
   if (decision.kind === 'DONE') return decision.outcome;
   if (decision.kind === 'SCHEDULE') {
-    await scheduleNextPolls(services, [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }]);
+    await scheduleNextPolls(services.db, { polls: [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }] });
     return 'STILL_PENDING';
   }
   return (await applyTransition(services, decision.input)) ? decision.outcome : 'SKIPPED';
@@ -174,28 +174,4 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
       return { kind: 'SCHEDULE', at: next, ...(queried ? { statusQueryReference: queried } : {}) };
     }
   }
-}
-
-const scheduleMany = statement(
-  'schedule_next_polls_v3',
-  `update transactions t set next_poll_at = v.at, status_query_reference = coalesce(v.status_query_reference, t.status_query_reference)
-     from unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) as v(id, at, expected_status, status_query_reference)
-    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status`,
-);
-
-/**
- * Sets each still-PENDING transaction's next poll (and the id of the asynchronous status query
- * just sent, when there is one), all in one statement.
- */
-export async function scheduleNextPolls(
-  services: Pick<Services, 'db'>,
-  polls: { id: string; at: Date; statusQueryReference?: string | undefined }[],
-): Promise<void> {
-  if (polls.length === 0) return;
-  await runStatement(services.db, scheduleMany, [
-    polls.map((p) => p.id),
-    polls.map((p) => p.at.toISOString()),
-    polls.map(() => 'PENDING'),
-    polls.map((p) => p.statusQueryReference ?? null),
-  ]);
 }

@@ -5,17 +5,17 @@
  * `webhook_attempts`: time, URL, HTTP status, duration, first 1 KiB of the answer, error.
  */
 import { eq, inArray } from 'drizzle-orm';
-import { runStatement, statement } from '../db/statement.ts';
+import { recordAttemptOutcomes, type WebhookDeliveryRow } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
-import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
+import { webhookEvents } from '../db/schema-webhooks.ts';
 import type { Services } from '../services.ts';
 import { nextStep, parseRetryAfterMs, type NextStep } from './retry-schedule.ts';
 import { webhookHeaders } from './signing.ts';
 import { signingSecrets } from './webhook-secrets.ts';
 
 /** A delivery row. */
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type DeliveryRow = WebhookDeliveryRow;
 
 /** What an attempt did. `httpStatus` undefined = no answer (see `error`). */
 export interface AttemptOutcome {
@@ -120,34 +120,10 @@ export async function performAttempt(
   return { delivery, url, startedAt, durationMs, httpStatus, responseBody, error, step, roundAttempts };
 }
 
-// Every attempt's outcome on its delivery (only while the lease is still ours) and its attempt
-// row, in one statement.
-const recordMany = statement(
-  'record_webhook_attempts_v2',
-  `with v as (
-     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[],
-                          $9::text[], $10::timestamptz[], $11::int[], $12::text[])
-       as v(id, lease_token, status, round_attempts, next_attempt_at, http_status, last_error, delivered_at, url, started_at, duration_ms, response_body)
-   ), u as (
-     update webhook_deliveries d
-        set status = v.status, attempt_count = d.attempt_count + 1, round_attempts = v.round_attempts,
-            next_attempt_at = v.next_attempt_at, lease_token = null, http_status = v.http_status,
-            last_error = v.last_error, delivered_at = v.delivered_at, updated_at = $13::timestamptz
-       from v
-      where d.id = any($1::uuid[]) and d.id = v.id and d.lease_token = v.lease_token
-      returning d.id, d.attempt_count
-   ), a as (
-     insert into webhook_attempts (delivery_id, attempt_number, url, started_at, duration_ms, http_status, response_body, error)
-     select v.id, u.attempt_count, v.url, v.started_at, v.duration_ms, v.http_status, v.response_body, v.last_error
-       from v join u on u.id = v.id
-   )
-   select id from u`,
-);
-
 /**
- * Records performed attempts in one statement whatever their number (issue 14): each delivery's
- * outcome, guarded by its lease token, and its attempt row. An attempt whose lease was lost (another worker took over) is not recorded and
- * comes back with `recorded: false`.
+ * Records performed attempts in one statement whatever their number (`recordAttemptOutcomes`):
+ * each delivery's outcome, guarded by its lease token, and its attempt row. An attempt whose lease
+ * was lost (another worker took over) is not recorded and comes back with `recorded: false`.
  */
 export async function recordAttempts(
   services: Pick<Services, 'db' | 'clock' | 'log' | 'metrics'>,
@@ -155,22 +131,23 @@ export async function recordAttempts(
 ): Promise<AttemptOutcome[]> {
   if (performed.length === 0) return [];
   const now = services.clock.now();
-  const { rows } = await runStatement<{ id: string }>(services.db, recordMany, [
-    performed.map((a) => a.delivery.id),
-    performed.map((a) => a.delivery.leaseToken),
-    performed.map((a) => (a.step.kind === 'RETRY' ? 'PENDING' : a.step.kind)),
-    performed.map((a) => a.roundAttempts),
-    performed.map((a) => (a.step.kind === 'RETRY' ? new Date(now.getTime() + a.step.delayMs).toISOString() : null)),
-    performed.map((a) => a.httpStatus ?? null),
-    performed.map((a) => a.error),
-    performed.map((a) => (a.step.kind === 'DELIVERED' ? now.toISOString() : null)),
-    performed.map((a) => a.url),
-    performed.map((a) => a.startedAt.toISOString()),
-    performed.map((a) => a.durationMs),
-    performed.map((a) => a.responseBody),
-    now.toISOString(),
-  ]);
-  const recorded = new Set(rows.map((r) => r.id));
+  const recorded = await recordAttemptOutcomes(services.db, {
+    now,
+    attempts: performed.map((a) => ({
+      deliveryId: a.delivery.id,
+      leaseToken: a.delivery.leaseToken,
+      status: a.step.kind === 'RETRY' ? 'PENDING' : a.step.kind,
+      roundAttempts: a.roundAttempts,
+      nextAttemptAt: a.step.kind === 'RETRY' ? new Date(now.getTime() + a.step.delayMs) : null,
+      httpStatus: a.httpStatus ?? null,
+      error: a.error,
+      deliveredAt: a.step.kind === 'DELIVERED' ? now : null,
+      url: a.url,
+      startedAt: a.startedAt,
+      durationMs: a.durationMs,
+      responseBody: a.responseBody,
+    })),
+  });
   return performed.map((a) => {
     const isRecorded = recorded.has(a.delivery.id);
     if (!isRecorded) services.log.warn({ deliveryId: a.delivery.id }, 'webhook delivery lease lost before recording the attempt');

@@ -11,9 +11,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { declaredStatements } from '../../src/db/statement.ts';
-// The modules declaring the claims (the runtime does not load the background jobs).
-import '../../src/jobs/status-poller.ts';
-import '../../src/jobs/webhook-worker.ts';
+// The modules declaring the statements under test (the runtime does not load the background jobs).
+import '../../src/db/queries/transactions.ts';
+import '../../src/db/queries/checkout-attempts.ts';
+import '../../src/db/queries/webhooks.ts';
 
 /** The statements under test and the table each one updates. */
 const KEYED_UPDATES: Record<string, string> = {

@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { declaredStatements, runStatement } from '../../src/db/statement.ts';
-import { initiationRecordValues } from '../../src/payments/initiate-transaction.ts';
+import { initiationRecordValues } from '../../src/db/queries/transactions.ts';
 
 let db: SeededPostgres;
 

@@ -405,3 +405,99 @@ export async function leaseDueTransactions(db: Db, input: { now: Date; limit: nu
   const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString()]);
   return rows.map((r) => mapRow(transactions, r));
 }
+
+// Next polls of still-PENDING transactions, any number at a time, found by primary key with the
+// expected status as a column of the batch (see `settleMany`).
+const scheduleMany = statement(
+  'schedule_next_polls_v3',
+  `update transactions t set next_poll_at = v.at, status_query_reference = coalesce(v.status_query_reference, t.status_query_reference)
+     from unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) as v(id, at, expected_status, status_query_reference)
+    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status`,
+);
+
+/** A next poll to schedule: the transaction, when, and the id of the asynchronous status query just sent (if any). */
+export interface NextPoll {
+  id: string;
+  at: Date;
+  statusQueryReference?: string | undefined;
+}
+
+/**
+ * Sets each still-PENDING transaction's next poll (and the id of the asynchronous status query
+ * just sent, when there is one; otherwise the stored one stays), all in one statement. A
+ * transaction no longer PENDING is left as it is. No statement when `polls` is empty.
+ */
+export async function scheduleNextPolls(db: Db, input: { polls: NextPoll[] }): Promise<void> {
+  const { polls } = input;
+  if (polls.length === 0) return;
+  await runStatement(db, scheduleMany, [
+    polls.map((p) => p.id),
+    polls.map((p) => p.at.toISOString()),
+    polls.map(() => 'PENDING'),
+    polls.map((p) => p.statusQueryReference ?? null),
+  ]);
+}
+
+// Initiation answers and their events, any number at a time, in one statement; only for
+// transactions still PENDING. Planned at each execution (`customPlan`): every connection runs it
+// from the first payments on, and a plan kept from a small table read the whole table at each
+// execution as it grew (statement.ts).
+const recordInitiations = statement(
+  'record_initiations_v3',
+  `with v as (
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
+       as v(id, operator_reference, outcome, redirect_url, recorded_at, cause, detail, expected_status)
+   ), u as (
+     update transactions t
+        set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
+            redirect_url = coalesce(v.redirect_url, t.redirect_url), updated_at = v.recorded_at
+       from v
+      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
+      returning t.id)
+   insert into transaction_events (transaction_id, from_status, to_status, cause, detail, created_at)
+   select v.id, 'PENDING', 'PENDING', v.cause, v.detail::jsonb, v.recorded_at from v join u on u.id = v.id`,
+  { customPlan: true },
+);
+
+/** One initiation answer to record: the operator's id for it, the outcome, and its event's cause and detail. */
+export interface InitiationRecord {
+  id: string;
+  operatorReference: string;
+  outcome: 'ACCEPTED' | 'UNKNOWN';
+  redirectUrl: string | null;
+  recordedAt: Date;
+  cause: string;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * The parameters of `record_initiations_v3` (`recordInitiations`) for `records`, in the
+ * statement's order: one array per column, each transaction expected still PENDING.
+ */
+export function initiationRecordValues(records: readonly InitiationRecord[]): unknown[] {
+  return [
+    records.map((r) => r.id),
+    records.map((r) => r.operatorReference),
+    records.map((r) => r.outcome),
+    records.map((r) => r.redirectUrl),
+    records.map((r) => r.recordedAt.toISOString()),
+    records.map((r) => r.cause),
+    records.map((r) => JSON.stringify(r.detail)),
+    records.map(() => 'PENDING'),
+  ];
+}
+
+const initiationRecorders = perDatabase<InitiationRecord, void>(async (db, records) => {
+  await runStatement(db, recordInitiations, initiationRecordValues(records));
+  return records.map(() => undefined);
+});
+
+/**
+ * Records an initiation answer and its event (an ACCEPTED or UNKNOWN outcome; the caller passes
+ * the prepared id unless the operator named another). Nothing is written for a transaction no
+ * longer PENDING: a callback may already have settled it. The answers of one event-loop turn
+ * share one statement (batch.ts). Throws the driver's error.
+ */
+export function recordInitiation(db: Db, record: InitiationRecord): Promise<void> {
+  return initiationRecorders(db).load(record);
+}

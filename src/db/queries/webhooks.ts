@@ -1,9 +1,15 @@
 /**
- * The webhook outbox's writes (webhook_events, webhook_deliveries) behind typed functions; what an
- * event says and when it is written is decided in src/webhooks/.
+ * The webhook outbox's statements (webhook_events, webhook_deliveries, webhook_attempts) behind
+ * typed functions: the events' writes, the worker's claim and its attempts' records. What an event says, when it is written and when a
+ * delivery is attempted is decided in src/webhooks/ and src/jobs/.
  */
+import { mapRow } from '../batch.ts';
 import type { Db } from '../client.ts';
+import { webhookDeliveries } from '../schema-webhooks.ts';
 import { runStatement, statement } from '../statement.ts';
+
+/** A webhook delivery row. */
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** An event to write with its one delivery: what `insertEventsWithDeliveries` takes per event. */
 export interface NewEventWithDelivery {
@@ -56,3 +62,111 @@ export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDel
   ]);
 }
 
+
+// Selected once (a materialized CTE), so the limit holds, and updated by primary key (as the
+// poller's claim, transactions.ts `leaseDueTransactions`).
+const claimDeliveries = statement(
+  'claim_due_deliveries_v2',
+  `with due as materialized (
+     select id from webhook_deliveries
+      where status = 'PENDING' and next_attempt_at <= $1::timestamptz
+      order by next_attempt_at
+      limit $2
+      for update skip locked)
+   update webhook_deliveries d
+      set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
+    where d.id = any(array(select id from due)) and d.status = 'PENDING'
+   returning d.*`,
+);
+
+/**
+ * Leases due PENDING deliveries (next attempt at or before `now`, oldest first, at most `limit`,
+ * skipping rows locked by another claimer), in one statement: their next attempt moves to
+ * `leaseUntil` and they take `leaseToken`. Returns the rows as leased.
+ */
+export async function leaseDueDeliveries(
+  db: Db,
+  input: { now: Date; limit: number; leaseUntil: Date; leaseToken: string },
+): Promise<WebhookDeliveryRow[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, claimDeliveries, [
+    input.now.toISOString(),
+    input.limit,
+    input.leaseUntil.toISOString(),
+    input.leaseToken,
+  ]);
+  return rows.map((r) => mapRow(webhookDeliveries, r));
+}
+
+// Every attempt's outcome on its delivery (only while the lease is still ours) and its attempt
+// row, in one statement.
+const recordAttemptsSql = statement(
+  'record_webhook_attempts_v2',
+  `with v as (
+     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::text[], $8::timestamptz[],
+                          $9::text[], $10::timestamptz[], $11::int[], $12::text[])
+       as v(id, lease_token, status, round_attempts, next_attempt_at, http_status, last_error, delivered_at, url, started_at, duration_ms, response_body)
+   ), u as (
+     update webhook_deliveries d
+        set status = v.status, attempt_count = d.attempt_count + 1, round_attempts = v.round_attempts,
+            next_attempt_at = v.next_attempt_at, lease_token = null, http_status = v.http_status,
+            last_error = v.last_error, delivered_at = v.delivered_at, updated_at = $13::timestamptz
+       from v
+      where d.id = any($1::uuid[]) and d.id = v.id and d.lease_token = v.lease_token
+      returning d.id, d.attempt_count
+   ), a as (
+     insert into webhook_attempts (delivery_id, attempt_number, url, started_at, duration_ms, http_status, response_body, error)
+     select v.id, u.attempt_count, v.url, v.started_at, v.duration_ms, v.http_status, v.response_body, v.last_error
+       from v join u on u.id = v.id
+   )
+   select id from u`,
+);
+
+/** One attempt to record: its delivery's new state and its `webhook_attempts` row. */
+export interface AttemptRecord {
+  deliveryId: string;
+  /** The lease the attempt was made under: the outcome is written only while the delivery still holds it. */
+  leaseToken: string | null;
+  /** The delivery's new status (PENDING: retried at `nextAttemptAt`). */
+  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  /** Attempts of the delivery's current round, this one included. */
+  roundAttempts: number;
+  /** When to retry (null unless `status` is PENDING). */
+  nextAttemptAt: Date | null;
+  /** The receiver's HTTP status (null: no answer). */
+  httpStatus: number | null;
+  error: string | null;
+  /** When it was delivered (null unless DELIVERED). */
+  deliveredAt: Date | null;
+  /** The URL the attempt was sent to (null: none configured). */
+  url: string | null;
+  startedAt: Date;
+  durationMs: number;
+  /** The first KiB of the receiver's answer. */
+  responseBody: string | null;
+}
+
+/**
+ * Records `attempts` in one statement whatever their number: each delivery's new state (its
+ * attempt count grows by one, its lease is cleared), only while it still holds the attempt's
+ * lease token, and, for each delivery so updated, its attempt row. `now` dates the update.
+ * Returns the ids of the deliveries recorded (an attempt whose lease was lost is not).
+ */
+export async function recordAttemptOutcomes(db: Db, input: { attempts: AttemptRecord[]; now: Date }): Promise<Set<string>> {
+  const { attempts } = input;
+  const { rows } = await runStatement<{ id: string }>(db, recordAttemptsSql, [
+    attempts.map((a) => a.deliveryId),
+    attempts.map((a) => a.leaseToken),
+    attempts.map((a) => a.status),
+    attempts.map((a) => a.roundAttempts),
+    attempts.map((a) => a.nextAttemptAt?.toISOString() ?? null),
+    attempts.map((a) => a.httpStatus),
+    attempts.map((a) => a.error),
+    attempts.map((a) => a.deliveredAt?.toISOString() ?? null),
+    attempts.map((a) => a.url),
+    attempts.map((a) => a.startedAt.toISOString()),
+    attempts.map((a) => a.durationMs),
+    attempts.map((a) => a.responseBody),
+    input.now.toISOString(),
+  ]);
+  return new Set(rows.map((r) => r.id));
+}

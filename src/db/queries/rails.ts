@@ -1,0 +1,45 @@
+/**
+ * The rails' reads (`providers`) that run on every payment, behind typed functions; the checks
+ * the spec ties to rails live in src/payments/rails.ts. Reads of one event-loop turn share one
+ * statement (batch.ts); nothing is cached between turns.
+ */
+import { mapRow, perDatabase } from '../batch.ts';
+import type { Db } from '../client.ts';
+import { providers } from '../schema.ts';
+import { runStatement, statement } from '../statement.ts';
+
+/** A rail row. */
+export type RailRow = typeof providers.$inferSelect;
+
+/** Every rail by provider code, as one statement read them. */
+export type RailsByCode = ReadonlyMap<string, RailRow>;
+
+const railsByCode = statement('rails_by_code_v1', 'select * from providers where code = any($1::text[])');
+const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
+  const { rows } = await runStatement<Record<string, unknown>>(db, railsByCode, [[...new Set(codes)]]);
+  const byCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
+  return codes.map((c) => byCode.get(c) ?? null);
+});
+
+/**
+ * The rail with provider code `code`, active or not, or null. The codes asked in one event-loop
+ * turn are read by one statement. Throws the driver's error.
+ */
+export function railByCode(db: Db, input: { code: string }): Promise<RailRow | null> {
+  return railsOf(db).load(input.code);
+}
+
+const allRailsSql = statement('rails_all_v1', 'select * from providers');
+const allRailsOf = perDatabase<'all', RailsByCode>(async (db, asks) => {
+  const { rows } = await runStatement<Record<string, unknown>>(db, allRailsSql, []);
+  const byCode: RailsByCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
+  return asks.map(() => byCode);
+});
+
+/**
+ * Every rail by provider code, read now; the reads of one event-loop turn share one statement
+ * (the table holds one row per rail). Throws the driver's error.
+ */
+export function allRails(db: Db): Promise<RailsByCode> {
+  return allRailsOf(db).load('all');
+}
