@@ -74,6 +74,8 @@ export async function transactionChart(
   const { unit, count, daysBefore } = buckets(query.interval);
   const now = clock.now();
   const zone = query.timeZone;
+  // First, as it checks that the database knows the zone.
+  const { from, to } = await dayBounds(db, now, zone, daysBefore);
   // The buckets as wall-clock times of the zone: from the first day's midnight to the last bucket of today.
   const today = sql`date_trunc('day', ${now.toISOString()}::timestamptz at time zone ${zone})`;
   const bucketSeries = sql`generate_series(${today} - make_interval(days => ${daysBefore}::int),
@@ -84,7 +86,6 @@ export async function transactionChart(
   const labels = labelRows.map((r) => r.label);
   if (query.currency === null) return { interval: query.interval, groupBy: query.groupBy, currency: null, labels, series: [] };
 
-  const { from, to } = await dayBounds(db, now, zone, daysBefore);
   const { where, appNames } = await transactionWhere(db, merchantId, { ...query.filter, from, to });
   const key = keyOf(query.groupBy);
   // Every (bucket, key) pair: generate_series × the keys present, left-joined to the aggregate.

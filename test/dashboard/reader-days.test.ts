@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
+import { dayBounds } from '../../src/dashboard/reader-days.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
@@ -99,6 +100,17 @@ describe('a zone that is not an IANA name', () => {
         expect(refused.json.data.timeZone, `${path} ${zone}`).toMatch(/fuseau horaire IANA/);
       }
     }
+  });
+
+  it('that the runtime knows but the database does not is a 400 too, not a 500', async () => {
+    await expect(dayBounds(h.services.db, h.clock.now(), 'Mars/Olympus_Mons')).rejects.toMatchObject({
+      code: 'INVALID_PARAMETER',
+      data: { timeZone: expect.stringMatching(/fuseau horaire IANA/) },
+    });
+    expect(await dayBounds(h.services.db, new Date('2026-11-02T04:30:00Z'), 'America/New_York', 1)).toEqual({
+      from: new Date('2026-10-31T04:00:00Z'),
+      to: new Date('2026-11-02T05:00:00Z'),
+    });
   });
 
   it('is described in /openapi.json on both routes', async () => {

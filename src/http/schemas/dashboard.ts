@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
 import { LANGUAGES } from '../../dashboard/accounts.ts';
-import { canonicalTimeZone } from '../../dashboard/reader-days.ts';
+import { canonicalTimeZone, TIME_ZONE_MESSAGE } from '../../dashboard/reader-days.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
 /** Formats a date like the envelope timestamp; null stays null. */
@@ -170,8 +170,8 @@ export const dashboardEnvironmentQuery = z
  */
 export const timeZoneQuery = z
   .string()
-  .max(64, fr('doit être un fuseau horaire IANA (ex. Africa/Nairobi)'))
-  .refine((name) => canonicalTimeZone(name) !== null, fr('doit être un fuseau horaire IANA (ex. Africa/Nairobi)'))
+  .max(64, fr(TIME_ZONE_MESSAGE))
+  .refine((name) => canonicalTimeZone(name) !== null, fr(TIME_ZONE_MESSAGE))
   .transform((name) => canonicalTimeZone(name)!)
   .optional()
   .describe('Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC');
