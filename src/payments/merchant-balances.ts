@@ -5,6 +5,7 @@
  * (`environment=TEST` shows the sandbox balances: a TEST application that never moved money shows
  * its opening balance).
  */
+import { dayBounds } from '../dashboard/reader-days.ts';
 import { and, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { applications, transactions } from '../db/schema.ts';
@@ -79,12 +80,13 @@ const TODAY_LIST_MAX = 50;
 
 /**
  * The dashboard summary of a merchant in one currency (`currency`, else their oldest
- * application's): balances from the ledger; today's (UTC) count and SUCCESS pay-in volume.
+ * application's): balances from the ledger; the count of transactions and the SUCCESS pay-in
+ * volume since midnight in `timeZone` (an IANA name PostgreSQL knows, e.g. UTC or Africa/Nairobi).
  */
 export async function merchantDashboard(
   services: Services,
   merchantId: string,
-  query: BalanceQuery & { currency?: string | undefined },
+  query: BalanceQuery & { currency?: string | undefined; timeZone: string },
 ): Promise<DashboardSummary> {
   const apps = await merchantApplications(services.db, merchantId, query.applicationId);
   const currency = query.currency ?? apps[0]?.currency ?? null;
@@ -95,8 +97,7 @@ export async function merchantDashboard(
   const names = new Map(apps.map((a) => [a.id, a.name]));
   const empty = { availableBalance: balance?.availableAmount ?? 0, pendingBalance: balance?.pendingAmount ?? 0, currency };
   if (ids.length === 0) return { ...empty, dailyVolume: 0, todayTransactionCount: 0, todayTransactions: [], lastFiveTransactions: [] };
-  const now = services.clock.now();
-  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const { from: dayStart } = await dayBounds(services.db, services.clock.now(), query.timeZone);
   const scope = and(inArray(transactions.applicationId, ids), eq(transactions.environment, query.environment));
   const [stats] = await services.db
     .select({

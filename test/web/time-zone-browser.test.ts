@@ -3,7 +3,8 @@
  * time without zone) and the browser in Nairobi (UTC+3). A payment the API stamps 10:00 is shown
  * at 13:00 in the transaction list, on the home page as Kolo draws it (kolo_prefs carries the
  * browser's zone) and once that page is hydrated; a day typed in the filters is sent as the
- * Nairobi day in server local time, and the CSV export is named with the Nairobi date.
+ * Nairobi day in server local time, the home summary and chart ask for Nairobi days, and the
+ * CSV export is named with the Nairobi date.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -65,8 +66,13 @@ describe('a merchant in Nairobi with Kolo in UTC', () => {
     await page.goto(`${h.baseUrl}/app/`);
     await page.getByLabel('Adresse e-mail').fill(merchant.email);
     await page.getByLabel('Mot de passe').fill(merchant.password);
+    // The home screen asks for today's summary and the chart in the Nairobi days.
+    const zoneOf = (path: string) =>
+      page.waitForRequest((request) => new URL(request.url()).pathname === path).then((request) => new URL(request.url()).searchParams.get('timeZone'));
+    const zones = Promise.all([zoneOf('/api/v1/merchants/dashboard'), zoneOf('/api/v1/merchants/transactions/chart')]);
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+    expect(await zones).toEqual(['Africa/Nairobi', 'Africa/Nairobi']);
 
     // The transaction list.
     await page.goto(`${h.baseUrl}/app/transactions`);

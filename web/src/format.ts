@@ -59,8 +59,8 @@ export function setServerTimeZone(timeZone: string): void {
   if (isKnownZone(timeZone)) serverTimeZone = timeZone;
 }
 
-/** The reader's time zone: the one of the server render in progress, else the browser's. */
-function readerTimeZone(): string {
+/** The reader's time zone (IANA name): the one of the server render in progress, else the browser's. */
+export function readerTimeZone(): string {
   return renderTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 

@@ -6,7 +6,8 @@
  * (`POST /api/v1/merchants/apps/{appId}/transfer`, the merchant API's `POST /api/v1/pay-out/transfer`
  * use case) and its fee beforehand (`GET …/transfer/fee`).
  * Bearer-authenticated; a merchant sees only their own applications (staff have none). Without
- * `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`).
+ * `environment`, balances and the summary are the merchant's default one (`dashboardEnvironment`);
+ * the summary's "today" is the day of `timeZone` (an IANA name), UTC without it.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -21,7 +22,8 @@ import { eq } from 'drizzle-orm';
 import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
-import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, refundData } from '../schemas/money.ts';
+import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, dashboardSummaryQuery, refundData } from '../schemas/money.ts';
+import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
 import { transferData, transferRequest } from '../schemas/payments.ts';
@@ -62,9 +64,9 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Tableau de bord : soldes, volume et transactions du jour',
+        summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
         security: bearerSecurity,
-        querystring: balanceQuery,
+        querystring: dashboardSummaryQuery,
         response: { 200: envelopeOf(dashboardSummaryData), ...errors },
       },
     },
@@ -74,6 +76,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         environment: await dashboardEnvironment(services.db, account.accountId, request.query.environment),
         applicationId: request.query.appId,
         currency: request.query.currency,
+        timeZone: request.query.timeZone ?? DEFAULT_DAY_ZONE,
       });
       return ok(
         {

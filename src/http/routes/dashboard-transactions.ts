@@ -23,6 +23,7 @@ import { accountWithRole } from '../../dashboard/admin.ts';
 import { dashboardEnvironment, type DashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import { merchantProviders } from '../../dashboard/merchant-providers.ts';
 import { transactionChart } from '../../dashboard/transaction-chart.ts';
+import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import {
   pageTransactions,
   transactionDetail,
@@ -229,7 +230,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
     {
       schema: {
         tags,
-        summary: `Graphique ${family.whose} : nombres et volumes par heure ou par jour (UTC), par statut, moyen de paiement ou application`,
+        summary: `Graphique ${family.whose} : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application`,
         security,
         ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
         querystring: chartQuery,
@@ -245,6 +246,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         interval: q.interval,
         groupBy: q.groupBy,
         currency,
+        timeZone: q.timeZone ?? DEFAULT_DAY_ZONE,
         filter: { direction: q.direction, environment: await dashboardEnvironment(services.db, merchantId, q.environment), applicationId: q.appId },
       });
       return ok(chart, 'Graphique récupéré.', now());

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
 import { LANGUAGES } from '../../dashboard/accounts.ts';
+import { canonicalTimeZone, TIME_ZONE_MESSAGE } from '../../dashboard/reader-days.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
 /** Formats a date like the envelope timestamp; null stays null. */
@@ -161,6 +162,19 @@ export const dashboardEnvironmentQuery = z
   .enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST'))
   .optional()
   .describe('LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST');
+
+/**
+ * `timeZone` of the dashboard routes that count days (the summary's "today", the chart): an IANA
+ * name, output as this runtime spells it; absent: UTC (the days these routes always counted).
+ * An offset (`+03:00`) or an unknown name fails with a French message.
+ */
+export const timeZoneQuery = z
+  .string()
+  .max(64, fr(TIME_ZONE_MESSAGE))
+  .refine((name) => canonicalTimeZone(name) !== null, fr(TIME_ZONE_MESSAGE))
+  .transform((name) => canonicalTimeZone(name)!)
+  .optional()
+  .describe('Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC');
 
 /** Query of a paged list: `page` 0-based, `size` 1–100. */
 export const pageQuery = z.object({

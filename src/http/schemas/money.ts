@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { amountSchema, fr, optionalText, requiredText } from './common.ts';
-import { dashboardEnvironmentQuery } from './dashboard.ts';
+import { dashboardEnvironmentQuery, timeZoneQuery } from './dashboard.ts';
 import { transactionItem as dashboardTransaction } from './transactions.ts';
 
 /** Query of the balance and dashboard routes. */
@@ -17,6 +17,9 @@ export const balanceQuery = z.object({
     .optional()
     .describe('Devise du tableau de bord (par défaut : celle de ma plus ancienne application)'),
 });
+
+/** Query of the dashboard summary: the balance query and the zone of its "today". */
+export const dashboardSummaryQuery = balanceQuery.extend({ timeZone: timeZoneQuery });
 
 /** One balance line (base units). */
 export const balanceLine = z.object({
@@ -31,7 +34,7 @@ export const dashboardSummaryData = z.object({
   availableBalance: z.number(),
   pendingBalance: z.number(),
   currency: z.string().nullable(),
-  dailyVolume: z.number().describe('Paiements réussis du jour (UTC), unités de base'),
+  dailyVolume: z.number().describe('Paiements réussis du jour (fuseau timeZone, UTC par défaut), unités de base'),
   todayTransactionCount: z.number(),
   todayTransactions: z.array(dashboardTransaction),
   lastFiveTransactions: z.array(dashboardTransaction),

@@ -9,7 +9,7 @@ import { DASHBOARD_TRANSACTION_TYPES } from '../../dashboard/transactions.ts';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
 import { UUID_PATTERN } from '../../domain/ids.ts';
 import { fr } from './common.ts';
-import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
+import { dashboardEnvironmentQuery, pageQuery, timeZoneQuery } from './dashboard.ts';
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -176,6 +176,7 @@ export const chartQuery = z.object({
     .regex(/^[A-Z]{3}$/, fr('doit être un code ISO 4217'))
     .optional()
     .describe('Devise (par défaut : celle de ma plus ancienne application)'),
+  timeZone: timeZoneQuery,
 });
 
 /** Chart data. */
@@ -183,7 +184,7 @@ export const chartData = z.object({
   interval: z.enum(CHART_INTERVALS),
   groupBy: z.enum(CHART_GROUPS),
   currency: z.string().nullable(),
-  labels: z.array(z.string()).describe('TODAY : heures UTC « HH:00 » ; sinon jours UTC « AAAA-MM-JJ »'),
+  labels: z.array(z.string()).describe('TODAY : heures « HH:00 » du jour ; sinon jours « AAAA-MM-JJ » ; dans le fuseau timeZone (UTC par défaut)'),
   series: z.array(z.object({ key: z.string(), counts: z.array(z.number()), volumes: z.array(z.number()) })),
 });
 

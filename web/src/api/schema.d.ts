@@ -8915,7 +8915,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Tableau de bord : soldes, volume et transactions du jour */
+        /** Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut) */
         get: {
             parameters: {
                 query?: {
@@ -8925,6 +8925,8 @@ export type paths = {
                     appId?: string;
                     /** @description Devise du tableau de bord (par défaut : celle de ma plus ancienne application) */
                     currency?: string;
+                    /** @description Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC */
+                    timeZone?: string;
                 };
                 header?: never;
                 path?: never;
@@ -8948,7 +8950,7 @@ export type paths = {
                                 availableBalance: number;
                                 pendingBalance: number;
                                 currency: string | null;
-                                /** @description Paiements réussis du jour (UTC), unités de base */
+                                /** @description Paiements réussis du jour (fuseau timeZone, UTC par défaut), unités de base */
                                 dailyVolume: number;
                                 todayTransactionCount: number;
                                 todayTransactions: {
@@ -14215,7 +14217,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Graphique (les miennes) : nombres et volumes par heure ou par jour (UTC), par statut, moyen de paiement ou application */
+        /** Graphique (les miennes) : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application */
         get: {
             parameters: {
                 query?: {
@@ -14229,6 +14231,8 @@ export type paths = {
                     appId?: string;
                     /** @description Devise (par défaut : celle de ma plus ancienne application) */
                     currency?: string;
+                    /** @description Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC */
+                    timeZone?: string;
                 };
                 header?: never;
                 path?: never;
@@ -14254,7 +14258,7 @@ export type paths = {
                                 /** @enum {string} */
                                 groupBy: "STATUS" | "PROVIDER" | "APPLICATION";
                                 currency: string | null;
-                                /** @description TODAY : heures UTC « HH:00 » ; sinon jours UTC « AAAA-MM-JJ » */
+                                /** @description TODAY : heures « HH:00 » du jour ; sinon jours « AAAA-MM-JJ » ; dans le fuseau timeZone (UTC par défaut) */
                                 labels: string[];
                                 series: {
                                     key: string;
@@ -16279,7 +16283,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Graphique d'un marchand : nombres et volumes par heure ou par jour (UTC), par statut, moyen de paiement ou application */
+        /** Graphique d'un marchand : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application */
         get: {
             parameters: {
                 query?: {
@@ -16293,6 +16297,8 @@ export type paths = {
                     appId?: string;
                     /** @description Devise (par défaut : celle de ma plus ancienne application) */
                     currency?: string;
+                    /** @description Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC */
+                    timeZone?: string;
                 };
                 header?: never;
                 path: {
@@ -16321,7 +16327,7 @@ export type paths = {
                                 /** @enum {string} */
                                 groupBy: "STATUS" | "PROVIDER" | "APPLICATION";
                                 currency: string | null;
-                                /** @description TODAY : heures UTC « HH:00 » ; sinon jours UTC « AAAA-MM-JJ » */
+                                /** @description TODAY : heures « HH:00 » du jour ; sinon jours « AAAA-MM-JJ » ; dans le fuseau timeZone (UTC par défaut) */
                                 labels: string[];
                                 series: {
                                     key: string;

@@ -12,7 +12,7 @@ import { api, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
 import type { Environment } from '../../prefs';
 import { useSession } from '../../auth/session';
-import { formatCount, formatPercent, serverStartOfDay } from '../../format';
+import { formatCount, formatPercent, readerTimeZone, serverStartOfDay } from '../../format';
 import { Money, QueryView } from '../../ui';
 import { TransactionRows } from '../transactions/TransactionRows';
 import { VolumeChart } from './VolumeChart';
@@ -23,10 +23,12 @@ export const HOME_DAYS = 7;
 /**
  * The home screen's four calls through `client` (the app's, or the server renderer's): balances,
  * today's summary with the last transactions, the success statistics (from the start of the
- * reader's day `days - 1` days ago, computed now, in the reader's zone) and the chart of `days`.
+ * reader's day `days - 1` days ago) and the chart of `days`, all with the reader's days (the
+ * zone read when called: the browser's, or the one of the server render in progress).
  */
 export function homeQueries(client: Client<paths>, environment: Environment, days: 7 | 30) {
   const from = serverStartOfDay(days - 1);
+  const timeZone = readerTimeZone();
   return {
     balances: queryOptions({
       queryKey: ['balance', environment],
@@ -34,7 +36,7 @@ export function homeQueries(client: Client<paths>, environment: Environment, day
     }),
     summary: queryOptions({
       queryKey: ['dashboard', environment],
-      queryFn: () => unwrap(client.GET('/api/v1/merchants/dashboard', { params: { query: { environment } } })),
+      queryFn: () => unwrap(client.GET('/api/v1/merchants/dashboard', { params: { query: { environment, timeZone } } })),
     }),
     stats: queryOptions({
       queryKey: ['stats-in', environment, days],
@@ -45,7 +47,7 @@ export function homeQueries(client: Client<paths>, environment: Environment, day
       queryFn: () =>
         unwrap(
           client.GET('/api/v1/merchants/transactions/chart', {
-            params: { query: { environment, interval: days === 7 ? 'LAST_7_DAYS' : 'LAST_30_DAYS', groupBy: 'STATUS', direction: 'PAY_IN' } },
+            params: { query: { environment, interval: days === 7 ? 'LAST_7_DAYS' : 'LAST_30_DAYS', groupBy: 'STATUS', direction: 'PAY_IN', timeZone } },
           }),
         ),
     }),

@@ -12,8 +12,8 @@ export function VolumeChart({ labels, volumes, currency, language, label }: { la
   useEffect(() => {
     const element = box.current;
     if (!element) return;
-    // The API's days are UTC days (labels AAAA-MM-JJ): placed at their UTC midnights, in seconds
-    // (uPlot's time unit), and labelled by their date, read in UTC so no zone shifts it.
+    // The API's days are the reader's (labels AAAA-MM-JJ): placed at their UTC midnights, in
+    // seconds (uPlot's time unit), and labelled by their date, read in UTC so no zone shifts it.
     const xs = labels.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
     const short = new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', timeZone: 'UTC' });
     const bars = uPlot.paths.bars!({ size: [0.7, 40] });
