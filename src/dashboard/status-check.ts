@@ -16,11 +16,10 @@ import { authThrottle } from '../db/schema-dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
 import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
 import type { Services } from '../services.ts';
+import { merchantTransactionWhere } from './transactions.ts';
 
 /** The shortest interval between two checks of the same transaction, in milliseconds. */
 export const STATUS_CHECK_INTERVAL_MS = 5_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a check did: `FINAL` when the transaction had already ended (nothing was asked). */
 export type StatusCheckOutcome = RefreshOutcome | 'FINAL' | 'ERROR';
@@ -37,12 +36,7 @@ export async function checkTransactionNow(services: Services, merchantId: string
     .select({ id: transactions.id, status: transactions.status })
     .from(transactions)
     .innerJoin(applications, eq(applications.id, transactions.applicationId))
-    .where(
-      and(
-        UUID.test(idOrReference) ? eq(transactions.id, idOrReference) : eq(transactions.reference, idOrReference),
-        eq(applications.merchantId, merchantId),
-      ),
-    )
+    .where(merchantTransactionWhere(merchantId, idOrReference))
     .limit(1);
   if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
   if (found.status !== 'PENDING') return 'FINAL';

@@ -289,6 +289,17 @@ export interface TransactionEventView {
 const EVENTS_MAX = 200;
 
 /**
+ * The condition that selects the merchant's transaction `idOrReference` (its UUID or its
+ * reference) among rows joined with their application: another merchant's row never matches.
+ */
+export function merchantTransactionWhere(merchantId: string, idOrReference: string): SQL | undefined {
+  return and(
+    isUuid(idOrReference) ? eq(transactions.id, idOrReference) : eq(transactions.reference, idOrReference),
+    eq(applications.merchantId, merchantId),
+  );
+}
+
+/**
  * One of the merchant's transactions by id (UUID) or reference, with its history. 404
  * TRANSACTION_NOT_FOUND when it does not exist, is another merchant's, or is not of `direction`.
  * `withDetail`: include each event's diagnostic `detail` (staff).
@@ -304,11 +315,7 @@ export async function transactionDetail(
     .from(transactions)
     .innerJoin(applications, eq(applications.id, transactions.applicationId))
     .where(
-      and(
-        isUuid(idOrReference) ? eq(transactions.id, idOrReference) : eq(transactions.reference, idOrReference),
-        eq(applications.merchantId, merchantId),
-        options.direction ? eq(transactions.direction, options.direction) : undefined,
-      ),
+      and(merchantTransactionWhere(merchantId, idOrReference), options.direction ? eq(transactions.direction, options.direction) : undefined),
     )
     .limit(1);
   if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
