@@ -1,9 +1,9 @@
 /**
  * The merchant's delivery log: list deliveries of an application (newest first, optional status
- * and transaction-reference filters, 0-based pages) and replay one. Shared by the dashboard routes; access control is the
- * caller's.
+ * and transaction-reference filters, 0-based pages) and replay one. Shared by the dashboard
+ * routes; access control is the caller's.
  */
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookEvents } from '../db/schema-webhooks.ts';
 import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -67,19 +67,19 @@ export async function listDeliveries(
   const filters: SQL[] = [eq(webhookDeliveries.applicationId, applicationId)];
   if (query.status) filters.push(eq(webhookDeliveries.status, query.status));
   if (query.reference !== undefined) {
-    const [transaction] = await services.db
+    // The application's own transaction only: another application's reference matches nothing.
+    const ofTransaction = services.db
       .select({ id: transactions.id })
       .from(transactions)
       .where(and(eq(transactions.reference, query.reference), eq(transactions.applicationId, applicationId)));
-    if (!transaction) return pageOf([], 0, query);
-    filters.push(eq(webhookEvents.transactionId, transaction.id));
+    filters.push(inArray(webhookEvents.transactionId, ofTransaction));
   }
   const where = and(...filters);
-  const [total] = await services.db
-    .select({ n: count() })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(where);
+  const counted = services.db.select({ n: count() }).from(webhookDeliveries);
+  // The count joins the events only when it filters on them.
+  const [total] = await (query.reference === undefined
+    ? counted.where(where)
+    : counted.innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId)).where(where));
   const rows = await services.db
     .select(columns)
     .from(webhookDeliveries)
