@@ -15,7 +15,7 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { startHarness, type Harness, type TestResponse } from '../harness.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
-import { settle } from '../helpers/webhooks.ts';
+import { chargeTo } from '../helpers/webhooks.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
@@ -28,13 +28,7 @@ beforeAll(async () => {
   merchant = await createDashboardAccount(h, { fullName: 'Awa Rapide' });
   const application = await createApplication(h.services, { merchantId: merchant.accountId, name: 'Boutique Rapide', currency: 'XAF' });
   const key = await createApiKey(h.services, { applicationId: application.id, name: 'test', environment: 'TEST' });
-  const charge = await h.request('POST', '/api/v1/pay-in/charge', {
-    key: key.plainTextKey,
-    body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'fast-1', merchantReference: 'CMD-FAST-1' },
-  });
-  expect(charge.status).toBe(201);
-  reference = charge.json.data.reference as string;
-  await settle(h);
+  reference = await chargeTo(h, { merchantId: merchant.accountId, applicationId: application.id, key: key.plainTextKey, keyId: key.id }, 'SUCCESS', 'CMD-FAST-1');
 }, 120_000);
 afterAll(async () => h?.close());
 

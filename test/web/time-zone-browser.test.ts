@@ -12,7 +12,7 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
-import { settle } from '../helpers/webhooks.ts';
+import { chargeTo } from '../helpers/webhooks.ts';
 import { launchBrowser } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
@@ -31,13 +31,7 @@ beforeAll(async () => {
   merchant = await createDashboardAccount(h, { fullName: 'Wanjiru Kamau' });
   const application = await createApplication(h.services, { merchantId: merchant.accountId, name: 'Duka Nairobi', currency: 'XAF' });
   const key = await createApiKey(h.services, { applicationId: application.id, name: 'test', environment: 'TEST' });
-  const charge = await h.request('POST', '/api/v1/pay-in/charge', {
-    key: key.plainTextKey,
-    body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', idempotencyKey: 'tz-1', merchantReference: 'CMD-TZ-1' },
-  });
-  expect(charge.status).toBe(201);
-  reference = charge.json.data.reference as string;
-  await settle(h);
+  reference = await chargeTo(h, { merchantId: merchant.accountId, applicationId: application.id, key: key.plainTextKey, keyId: key.id }, 'SUCCESS', 'CMD-TZ-1');
   const { accessToken } = await login(h, merchant.email, merchant.password);
   const me = await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me');
   expect(['UTC', 'Etc/UTC']).toContain(me.json.data.serverTimeZone);
