@@ -60,16 +60,30 @@ export async function transferFee(
   auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: Pick<TransferInput, 'amount' | 'currency' | 'paymentMethod'>,
 ): Promise<TransferFee> {
-  const { rail } = await resolveRailFor(services, {
+  const { rail, feeAmount } = await priceTransfer(services, auth, input);
+  return { amount: input.amount, feeAmount, totalAmount: input.amount + feeAmount, currency: input.currency, paymentMethod: rail.code };
+}
+
+/**
+ * The rail of a transfer, after its checks (currency, active provider, limits; their errors),
+ * with its connector and the fee it takes (base units): the application's override of the
+ * rail's pay-out fee, else the rail's.
+ */
+async function priceTransfer(
+  services: Services,
+  auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
+  input: Pick<TransferInput, 'amount' | 'currency' | 'paymentMethod'>,
+  rails?: Promise<RailsByCode>,
+) {
+  const resolved = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
     currency: input.currency,
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  });
-  const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', auth.applicationId);
-  const feeAmount = computeFee(input.amount, terms.rule, 'PAY_OUT');
-  return { amount: input.amount, feeAmount, totalAmount: input.amount + feeAmount, currency: input.currency, paymentMethod: rail.code };
+  }, rails);
+  const terms = await railTermsFor(services.db, resolved.rail.code, 'PAY_OUT', auth.applicationId);
+  return { ...resolved, feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT') };
 }
 
 /**
@@ -87,19 +101,11 @@ export async function createTransfer(
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'transfer', { ...input });
   const replay = await findReplay<TransferData>(services, scope);
   if (replay) return replay;
-  const { rail, connector } = await resolveRailFor(services, {
-    paymentMethod: input.paymentMethod,
-    currency: input.currency,
-    amount: input.amount,
-    applicationCurrency: auth.currency,
-    environment: auth.environment,
-  }, rails);
+  const { rail, connector, feeAmount } = await priceTransfer(services, auth, input, rails);
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   }
-  const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', auth.applicationId);
-  const feeAmount = computeFee(input.amount, terms.rule, 'PAY_OUT');
   const result = await createOnce<TransferData>(services, scope, async (tx) => {
     const row = await insertFundedPayOut(tx, services, {
       applicationId: auth.applicationId,
