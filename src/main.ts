@@ -1,12 +1,13 @@
 /**
  * Composition root and the only module that touches `process`: runs the `kolo` command with
- * the process's arguments and environment, and owns the signals of a running server.
+ * the process's arguments and environment, and owns the signals of a running server or service.
  */
 import { runCli } from './cli/run.ts';
 
 const result = await runCli(process.argv.slice(2), process.env, {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  isErrTty: process.stderr.isTTY === true,
 });
 
 if ('exitCode' in result) {

@@ -1,347 +1,281 @@
 /**
- * The `kolo` command: `serve`, `migrate`, `merchants create`, `apps create`, `keys create`,
- * `keys rotate`, `staff create`, `connectors check`, `simulate mtn|orange|mpesa|wave`, `ledger verify` (exit 1 on a
- * broken invariant), `ledger fund`. Every command prints JSON with `--json`; only `keys create` and `keys rotate`
- * ever print a key's full value. With the embedded database these run while the server is
- * stopped (PGlite allows one process per data directory); with PostgreSQL at any time.
+ * The `kolo` command: its commands, options, help and exit codes (commander), each command's
+ * work in `commands/`, imported only when that command runs, so that `--help`, `--version` and a
+ * mistyped command answer without loading the server, the database or the connectors.
+ *
+ * Exit codes: 0 done; 1 the command failed (its message on stderr; `ledger verify` found a
+ * broken invariant; the data directory is held by another process); 2 a usage error (unknown
+ * command or option, missing or invalid argument, bad configuration variable). Every command
+ * that prints a result prints it as JSON with `--json`; only `keys create` and `keys rotate`
+ * ever print a key's full value. With the embedded database, the commands that open it refuse
+ * while another process (a running `kolo serve`) holds its data directory (db/data-dir-lock.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
-import { openRuntime, type Runtime } from '../bootstrap.ts';
-import { createMerchant, findMerchant } from '../accounts/merchants.ts';
-import { createApplication, findApplication } from '../accounts/applications.ts';
-import { createApiKey, rotateApiKey } from '../accounts/api-keys.ts';
-import { demoBanner, seedDemo } from '../accounts/demo-seed.ts';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Help, Option } from '@commander-js/extra-typings';
+import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { ApiError } from '../domain/errors.ts';
-import { createAccount } from '../dashboard/accounts.ts';
-import { ensureConfiguredAdmin } from '../dashboard/first-admin.ts';
-import { startServer, type RunningServer } from '../server.ts';
-import { backupDataDir, restoreDataDir } from '../db/backup.ts';
-import { checkSharedSecrets, forgetSharedSecrets, SharedSecretMismatchError } from '../shared-secrets.ts';
-import { systemClock } from '../domain/clock.ts';
-import { callbackBaseUrlWarning, createLiveConnectors } from '../connectors/live-connectors.ts';
-import { startMtnSimulator } from '../simulators/mtn-momo/mtn-simulator.ts';
-import { startOrangeSimulator } from '../simulators/orange-money/orange-simulator.ts';
-import { startMpesaSimulator } from '../simulators/mpesa/mpesa-simulator.ts';
-import { startWaveSimulator } from '../simulators/wave/wave-simulator.ts';
-import { verifyLedger } from '../ledger/verify-ledger.ts';
-import { fundSandbox } from '../payments/transaction-postings.ts';
+import { CommandError, UsageError, type CliContext, type CliIo, type CliResult } from './context.ts';
+import * as v from './validate.ts';
 
-/** Where the CLI writes. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
+export type { CliIo, CliResult, RunningService } from './context.ts';
+
+const JSON_HELP = 'print the result as JSON';
+const PROGRESS_HELP = 'no progress lines on stderr';
+
+/** The version in package.json (two levels up from both src/cli and dist/cli). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/** A long-running command other than `serve` (a simulator): the caller stops it on a signal. */
-export interface RunningService {
-  stop(): Promise<void>;
+/** The `kolo` program bound to `ctx` (its environment, output and result slot). */
+export function buildProgram(ctx: CliContext) {
+  const program = new Command('kolo')
+    .description('Kolo: self-hostable mobile-money payment gateway. Configuration comes from environment variables (README, "Configuration").')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .helpCommand('help [command]', 'show help for a command')
+    .configureHelp({
+      // Commander lists required options like the others: say which ones are.
+      optionDescription: (option) => {
+        const base = new Help().optionDescription(option);
+        return option.mandatory ? `${base} (required)` : base;
+      },
+    })
+    .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
+    .showHelpAfterError('(add --help for usage)')
+    .showSuggestionAfterError()
+    .exitOverride();
+  program.addHelpText(
+    'after',
+    `
+Exit codes: 0 done, 1 failed, 2 usage error.
+With the embedded database (DATA_DIR), every command that opens it refuses while a server runs on
+the same directory (one process per data directory): stop it first, or use PostgreSQL (DATABASE_URL).
+
+Examples:
+  kolo merchants create --name "Boutique Awa" --email awa@example.com
+  kolo apps create --merchant awa@example.com --name "Site web" --currency XAF
+  kolo keys create --app <applicationId> --environment TEST
+  kolo transactions list --app <applicationId> --status FAILED --limit 50`,
+  );
+
+  program
+    .command('serve')
+    .description('start the service (PORT, default 8080)')
+    .action(async () => (await import('./commands/serve.ts')).serve(ctx));
+
+  program
+    .command('migrate')
+    .description('apply database migrations and exit')
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).migrate(ctx, opts));
+
+  const merchants = program.command('merchants').description('merchant accounts: create, list, show');
+  merchants
+    .command('create')
+    .description('create an ACTIVE merchant account (it sets its dashboard password with "Mot de passe oublié ?")')
+    .requiredOption('--name <name>', 'full name (1 to 255 characters)', v.personName)
+    .requiredOption('--email <email>', 'e-mail address (unique)', v.email)
+    .option('--phone <phone>', 'phone number, e.g. +237677000001', v.phone)
+    .option('--country <code>', 'ISO 3166 alpha-2 country code, e.g. CM', v.country)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).merchantsCreate(ctx, opts));
+  merchants
+    .command('list')
+    .description('merchant accounts, newest first')
+    .addOption(new Option('--status <status>', 'only this account status').choices(['ACTIVE', 'INACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'DELETED'] as const))
+    .option('--search <text>', 'part of the e-mail or name')
+    .option('--limit <n>', 'at most this many (1 to 500)', v.integer(1, 500), 50)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).merchantsList(ctx, opts));
+  merchants
+    .command('show')
+    .description('a merchant, its application count and its transactions by status')
+    .argument('<merchant>', 'id (UUID) or e-mail address', v.merchantRef)
+    .option('--json', JSON_HELP)
+    .action(async (merchant, opts) => (await import('./commands/accounts.ts')).merchantsShow(ctx, merchant, opts));
+
+  const apps = program.command('apps').description('applications: create, list, show');
+  apps
+    .command('create')
+    .description("create an application (owns API keys, a webhook URL and a currency)")
+    .requiredOption('--merchant <merchant>', "the merchant's id (UUID) or e-mail address", v.merchantRef)
+    .requiredOption('--name <name>', 'name (1 to 100 characters, unique for the merchant)', v.applicationName)
+    .requiredOption('--currency <code>', 'ISO 4217 currency code, e.g. XAF', v.currency)
+    .option('--webhook-url <url>', 'where webhooks are sent', v.httpUrl)
+    .option('--success-url <url>', "default return URL after a paid checkout", v.httpUrl)
+    .option('--cancel-url <url>', 'default return URL after a cancelled checkout', v.httpUrl)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).appsCreate(ctx, opts));
+  apps
+    .command('list')
+    .description('applications, oldest first (deleted ones left out)')
+    .option('--merchant <merchant>', "only this merchant's (id or e-mail)", v.merchantRef)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).appsList(ctx, opts));
+  apps
+    .command('show')
+    .description('an application and its active key (prefix only)')
+    .argument('<id>', 'application id (UUID)', v.uuid)
+    .option('--json', JSON_HELP)
+    .action(async (id, opts) => (await import('./commands/accounts.ts')).appsShow(ctx, id, opts));
+
+  const keys = program.command('keys').description('API keys: create, rotate, list, show (only create and rotate print a key, once)');
+  for (const how of ['create', 'rotate'] as const) {
+    keys
+      .command(how)
+      .description(
+        how === 'create'
+          ? 'issue an API key for an application without an active one; prints it once'
+          : "revoke the application's active key and issue a new one, in one transaction; prints it once",
+      )
+      .requiredOption('--app <id>', 'application id (UUID)', v.uuid)
+      .option('--name <name>', 'key name (2 to 100 characters; default "<ENVIRONMENT> key")', v.keyName)
+      .option('--environment <env>', 'TEST or LIVE', v.environment, 'TEST' as const)
+      .option('--json', JSON_HELP)
+      .action(async (opts) => (await import('./commands/accounts.ts')).keysIssue(ctx, how, opts));
+  }
+  keys
+    .command('list')
+    .description("an application's keys, newest first: prefix, environment, status, dates (never the key)")
+    .requiredOption('--app <id>', 'application id (UUID)', v.uuid)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).keysList(ctx, opts));
+  keys
+    .command('show')
+    .description('one key: prefix, environment, status, dates (never the key)')
+    .argument('<id>', 'key id (UUID)', v.uuid)
+    .option('--json', JSON_HELP)
+    .action(async (id, opts) => (await import('./commands/accounts.ts')).keysShow(ctx, id, opts));
+
+  const transactions = program.command('transactions').description('transactions: list, show');
+  transactions
+    .command('list')
+    .description("a merchant's or an application's transactions, newest first")
+    .option('--app <id>', 'application id (UUID)', v.uuid)
+    .option('--merchant <merchant>', "merchant's id (UUID) or e-mail address", v.merchantRef)
+    .option('--status <status>', 'PENDING, SUCCESS, FAILED, CANCELLED or REFUNDED', v.transactionStatus)
+    .option('--environment <env>', 'TEST or LIVE', v.environment)
+    .option('--limit <n>', 'at most this many (1 to 500)', v.integer(1, 500), 20)
+    .option('--json', JSON_HELP)
+    .addHelpText('after', '\nOne of --app and --merchant is required.')
+    .action(async (opts) => (await import('./commands/transactions.ts')).transactionsList(ctx, opts));
+  transactions
+    .command('show')
+    .description('one transaction and its status history')
+    .argument('<transaction>', 'reference (PI-…, PO-…, FC-…) or id (UUID)', v.transactionRef)
+    .option('--json', JSON_HELP)
+    .action(async (ref, opts) => (await import('./commands/transactions.ts')).transactionsShow(ctx, ref, opts));
+
+  program
+    .command('staff')
+    .description('staff accounts of the dashboard')
+    .command('create')
+    .description('create a staff account; password from KOLO_STAFF_PASSWORD (12 to 128 characters), else generated and shown once')
+    .requiredOption('--name <name>', 'full name', v.personName)
+    .requiredOption('--email <email>', 'e-mail address', v.email)
+    .option('--role <role>', 'ADMIN or SUPPORT', v.staffRole, 'ADMIN' as const)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).staffCreate(ctx, opts));
+
+  program
+    .command('secrets')
+    .description('fingerprints of the shared secrets (PostgreSQL, several instances)')
+    .command('forget')
+    .description('forget the recorded fingerprints (after changing JWT_SECRET, WEBHOOK_ENCRYPTION_KEY or CHECKOUT_CSRF_SECRET everywhere)')
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/accounts.ts')).secretsForget(ctx, opts));
+
+  program
+    .command('backup')
+    .description('embedded database only, server stopped: write DATA_DIR as a .tar.gz (mode 0600)')
+    .requiredOption('--out <file>', 'the file to write', v.filePath)
+    .option('--no-progress', PROGRESS_HELP)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/backup.ts')).backup(ctx, opts));
+  program
+    .command('restore')
+    .description('embedded database only, server stopped: DATA_DIR from a backup (a non-empty DATA_DIR is moved aside, never overwritten)')
+    .requiredOption('--from <file>', 'a file written by kolo backup', v.filePath)
+    .option('--no-progress', PROGRESS_HELP)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/backup.ts')).restore(ctx, opts));
+
+  program
+    .command('connectors')
+    .description('operator connectors')
+    .command('check')
+    .description('fetch a token from each configured operator (secrets masked); exit 1 if one fails')
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/connectors.ts')).connectorsCheck(ctx, opts));
+
+  const simulate = program.command('simulate').description('run an operator simulator (tests and rehearsals only)');
+  const simulators = { mtn: 'MTN MoMo Open API', orange: 'Orange Money Cameroon OM API', mpesa: 'M-Pesa Daraja', wave: 'Wave' } as const;
+  for (const which of ['mtn', 'orange', 'mpesa', 'wave'] as const) {
+    const command = simulate
+      .command(which)
+      .description(`the ${simulators[which]} simulator`)
+      .option('--port <n>', 'port (0: any free one)', v.port, 0)
+      .option('--host <host>', 'address to listen on', v.host, '127.0.0.1')
+      .option('--decision-delay-ms <ms>', "how long the simulated customer takes to answer (0 to 3600000)", v.integer(0, 3_600_000))
+      .option('--json', JSON_HELP);
+    if (which === 'wave') {
+      command
+        .option('--webhook-url <url>', 'where its signed webhooks go, e.g. <PUBLIC_BASE_URL>/api/v1/callbacks/wave', v.httpUrl)
+        .action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, which, simulators[which], opts));
+    } else {
+      command.action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, which, simulators[which], opts));
+    }
+  }
+
+  const ledger = program.command('ledger').description('the double-entry ledger');
+  ledger
+    .command('verify')
+    .description('check Σ lines = 0 and every balance = Σ of its lines (exit 1 and the first discrepancies otherwise)')
+    .option('--no-progress', PROGRESS_HELP)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/ledger.ts')).ledgerVerify(ctx, opts));
+  ledger
+    .command('fund')
+    .description("top up an application's TEST available balance")
+    .requiredOption('--app <id>', 'application id (UUID)', v.uuid)
+    .requiredOption('--amount <n>', "positive integer in the base unit of the application's currency", v.amount)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/ledger.ts')).ledgerFund(ctx, opts));
+
+  return program;
 }
 
-/** A `serve` or `simulate` that keeps running: the caller stops it on a signal. */
-export type CliResult = { exitCode: number } | { server: RunningServer } | { service: RunningService };
-
-const USAGE = `Usage: kolo <command> [options]
-
-Commands:
-  serve                                   start the service (default port 8080)
-  migrate                                 apply database migrations and exit
-  merchants create --name N --email E [--phone P] [--country CC]
-  apps create --merchant ID|EMAIL --name N --currency XAF [--webhook-url U] [--success-url U] [--cancel-url U]
-  keys create --app ID [--name N] [--environment TEST|LIVE]
-  keys rotate --app ID [--name N] [--environment TEST|LIVE]
-  staff create --name N --email E [--role ADMIN|SUPPORT]   password from KOLO_STAFF_PASSWORD, else generated and shown once
-  secrets forget                          PostgreSQL: forget the recorded fingerprints of the shared secrets
-                                          (after changing JWT_SECRET, WEBHOOK_ENCRYPTION_KEY or CHECKOUT_CSRF_SECRET everywhere)
-  backup --out FILE                       embedded database only, server stopped: DATA_DIR as a .tar.gz
-  restore --from FILE                     embedded database only, server stopped: DATA_DIR from a backup
-                                          (a non-empty DATA_DIR is moved aside, never overwritten)
-  connectors check                        fetch a token from each configured operator (secrets masked)
-  simulate mtn|orange|mpesa|wave [--port N] [--host H] [--decision-delay-ms N]
-           [--webhook-url URL]            (wave: where its signed webhooks go, e.g. <PUBLIC_BASE_URL>/api/v1/callbacks/wave)
-                                          run an operator simulator (tests and rehearsals only)
-  ledger verify                           check Σ lines = 0 and every balance = Σ of its lines (exit 1 and the first discrepancies otherwise)
-  ledger fund --app ID --amount N         top up an application's TEST available balance (base units, application currency)
-
-Options:
-  --json   print the result as JSON
-  --help   show this help
-`;
-
-const OPTIONS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  name: { type: 'string' },
-  email: { type: 'string' },
-  phone: { type: 'string' },
-  country: { type: 'string' },
-  merchant: { type: 'string' },
-  currency: { type: 'string' },
-  'webhook-url': { type: 'string' },
-  'success-url': { type: 'string' },
-  'cancel-url': { type: 'string' },
-  app: { type: 'string' },
-  environment: { type: 'string' },
-  role: { type: 'string' },
-  out: { type: 'string' },
-  from: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'decision-delay-ms': { type: 'string' },
-  amount: { type: 'string' },
-} as const;
-
-class UsageError extends Error {}
-
-function required(value: string | undefined, flag: string): string {
-  if (!value) throw new UsageError(`missing --${flag}`);
-  return value;
+/** The exit code of a command that threw, after printing why (commander prints its own errors). */
+function exitCodeOf(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+    return 2;
+  }
+  if (error instanceof UsageError) {
+    io.err(`error: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof CommandError || error instanceof DataDirBusyError) {
+    io.err(`error: ${error.message}\n`);
+    return 1;
+  }
+  if (error instanceof ApiError) {
+    const detail = error.data ? ` ${JSON.stringify(error.data)}` : '';
+    io.err(`error: ${error.code}: ${error.message}${detail}\n`);
+    return 1;
+  }
+  io.err(`error: ${(error as Error).message}\n`);
+  return 1;
 }
 
-/** Runs the command in `argv` with configuration from `env`. */
+/** Runs the command in `argv` (without node and the script) with configuration from `env`. */
 export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<CliResult> {
-  let parsed;
+  const ctx: CliContext = { env, io, result: { exitCode: 0 } };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    await buildProgram(ctx).parseAsync(argv, { from: 'user' });
   } catch (error) {
-    io.err(`${(error as Error).message}\n\n${USAGE}`);
-    return { exitCode: 2 };
+    return { exitCode: exitCodeOf(error, io) };
   }
-  const { values, positionals } = parsed;
-  const command = positionals.join(' ');
-  if (values.help || command === '' || command === 'help') {
-    io.out(USAGE);
-    return { exitCode: values.help || command === 'help' ? 0 : 2 };
-  }
-  const print = (human: string, json: unknown) => io.out(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
-
-  if (command === 'simulate mtn' || command === 'simulate orange' || command === 'simulate mpesa' || command === 'simulate wave') {
-    // Needs no configuration nor database: a simulator is the operator's side.
-    const port = Number(values.port ?? '0');
-    const delay = values['decision-delay-ms'] === undefined ? undefined : Number(values['decision-delay-ms']);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      io.err('--port must be an integer from 0 to 65535\n');
-      return { exitCode: 2 };
-    }
-    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= 3_600_000)) {
-      io.err('--decision-delay-ms must be an integer from 0 to 3600000\n');
-      return { exitCode: 2 };
-    }
-    const overrides = { port, host: values.host ?? '127.0.0.1', ...(delay !== undefined ? { decisionDelayMs: delay } : {}) };
-    try {
-      const sim =
-        command === 'simulate mtn'
-          ? await startMtnSimulator(overrides)
-          : command === 'simulate orange'
-            ? await startOrangeSimulator(overrides)
-            : command === 'simulate mpesa'
-              ? await startMpesaSimulator(overrides)
-              : await startWaveSimulator({ ...overrides, webhookUrl: values['webhook-url'] ?? null });
-      const names: Record<string, string> = { 'simulate mtn': 'MTN MoMo Open API', 'simulate orange': 'Orange Money Cameroon OM API', 'simulate mpesa': 'M-Pesa Daraja' };
-      const which = names[command] ?? 'Wave';
-      print(`${which} simulator listening on ${sim.url} (docs/going-live.md, "Check and rehearse")`, { simulator: command.split(' ')[1], url: sim.url });
-      return { service: { stop: () => sim.close() } };
-    } catch (error) {
-      io.err(`error: ${(error as Error).message}\n`);
-      return { exitCode: 1 };
-    }
-  }
-
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    io.err(`${(error as Error).message}\n`);
-    return { exitCode: 2 };
-  }
-
-  if (command === 'connectors check') {
-    const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
-    if (live.size === 0) {
-      print('no operator connector configured (set MTN_MOMO_BASE_URL, ORANGE_MONEY_BASE_URL, MPESA_BASE_URL or WAVE_BASE_URL and their credentials)', { connectors: [] });
-      return { exitCode: 1 };
-    }
-    const results = [];
-    for (const [rail, connector] of live) {
-      for (const line of (await connector.check?.()) ?? []) results.push({ rail, ...line });
-    }
-    const warning = callbackBaseUrlWarning(config);
-    const human = results.map((r) => `${r.ok ? 'OK  ' : 'FAIL'} ${r.rail} ${r.product}: ${r.detail}`);
-    if (warning) human.push(`WARN ${warning}`);
-    print(human.join('\n'), { connectors: results, callbackBaseUrl: config.callbackBaseUrl, warning });
-    return { exitCode: results.every((r) => r.ok) ? 0 : 1 };
-  }
-
-  if (command === 'serve') {
-    const runtime = await openRuntime(config);
-    try {
-      await checkSharedSecrets(runtime.services, runtime.database);
-    } catch (error) {
-      if (!(error instanceof SharedSecretMismatchError)) throw error;
-      runtime.services.log.fatal({ err: error }, 'refusing to start: shared secrets differ');
-      io.err(`refusing to start: ${error.message}\n`);
-      await runtime.close();
-      return { exitCode: 1 };
-    }
-    const seed = config.demoSeed ? await seedDemo(runtime.services) : null;
-    const admin = await ensureConfiguredAdmin(runtime.services);
-    if (admin) runtime.services.log.info({ email: admin }, 'first ADMIN created from ADMIN_EMAIL');
-    const callbackWarning = callbackBaseUrlWarning(config);
-    if (callbackWarning) runtime.services.log.warn({ callbackBaseUrl: config.callbackBaseUrl }, callbackWarning);
-    const server = await startServer(runtime);
-    if (seed) io.out(demoBanner(seed, config.publicBaseUrl));
-    runtime.services.log.info({ url: server.url, database: runtime.database.kind }, 'Kolo is listening');
-    return { server };
-  }
-
-  if (command === 'backup' || command === 'restore') {
-    if (config.databaseUrl) {
-      io.err(`${command} is for the embedded database; with PostgreSQL use pg_dump / pg_restore (README, "Backups")\n`);
-      return { exitCode: 2 };
-    }
-    if (config.dataDir.startsWith('memory://')) {
-      io.err(`DATA_DIR is ${config.dataDir}: there is nothing on disk to ${command}\n`);
-      return { exitCode: 2 };
-    }
-    try {
-      if (command === 'backup') {
-        const result = await backupDataDir(config.dataDir, required(values.out, 'out'));
-        print(`backup of ${config.dataDir} written to ${result.file} (${result.bytes} bytes)`, { ...result, dataDir: config.dataDir });
-      } else {
-        const result = await restoreDataDir(required(values.from, 'from'), config.dataDir, new Date());
-        const moved = result.previousMovedTo ? ` (previous data moved to ${result.previousMovedTo})` : '';
-        print(`${config.dataDir} restored from ${values.from}${moved}`, result);
-      }
-      return { exitCode: 0 };
-    } catch (error) {
-      io.err(`${error instanceof UsageError ? '' : 'error: '}${(error as Error).message}\n`);
-      return { exitCode: error instanceof UsageError ? 2 : 1 };
-    }
-  }
-
-  const known = ['secrets forget', 'migrate', 'merchants create', 'apps create', 'keys create', 'keys rotate', 'staff create', 'ledger verify', 'ledger fund'];
-  if (!known.includes(command)) {
-    io.err(`unknown command: ${command}\n\n${USAGE}`);
-    return { exitCode: 2 };
-  }
-  let runtime: Runtime | undefined;
-  try {
-    runtime = await openRuntime({ ...config, logLevel: 'warn' });
-    const { services } = runtime;
-    switch (command) {
-      case 'secrets forget': {
-        const removed = await forgetSharedSecrets(services);
-        print(`${removed} recorded secret fingerprint(s) forgotten; the next instance to start records its own`, { forgotten: removed });
-        break;
-      }
-      case 'migrate':
-        print(`migrations applied (${runtime.database.kind})`, { migrated: true, database: runtime.database.kind });
-        break;
-      case 'merchants create': {
-        const merchant = await createMerchant(services, {
-          fullName: required(values.name, 'name'),
-          email: required(values.email, 'email'),
-          phone: values.phone,
-          country: values.country,
-        });
-        print(`merchant ${merchant.id} created (${merchant.email})`, merchant);
-        break;
-      }
-      case 'apps create': {
-        const merchant = await findMerchant(services.db, required(values.merchant, 'merchant'));
-        if (!merchant) throw new UsageError(`no merchant ${values.merchant}`);
-        const currency = required(values.currency, 'currency').toUpperCase();
-        if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code such as XAF');
-        const app = await createApplication(services, {
-          merchantId: merchant.id,
-          name: required(values.name, 'name'),
-          currency,
-          webhookUrl: values['webhook-url'],
-          successUrl: values['success-url'],
-          cancelUrl: values['cancel-url'],
-        });
-        print(`application ${app.id} created (${app.name}, ${app.currency})`, app);
-        break;
-      }
-      case 'keys create':
-      case 'keys rotate': {
-        const app = await findApplication(services.db, required(values.app, 'app'));
-        if (!app) throw new UsageError(`no application ${values.app}`);
-        const environment = (values.environment ?? 'TEST').toUpperCase();
-        if (environment !== 'TEST' && environment !== 'LIVE') throw new UsageError('--environment must be TEST or LIVE');
-        const input = { applicationId: app.id, name: values.name ?? `${environment} key`, environment: environment as 'TEST' | 'LIVE' };
-        const key = command === 'keys create' ? await createApiKey(services, input) : await rotateApiKey(services, input);
-        print(`${key.environment} key ${key.keyPrefix}… for application ${app.id}\n${key.plainTextKey}\n(shown once: store it now)`, key);
-        break;
-      }
-      case 'ledger verify': {
-        const report = await verifyLedger(services.db);
-        const summary = `${report.accounts} accounts, ${report.entries} entries, ${report.lines} lines`;
-        if (report.ok) {
-          print(`ledger OK: ${summary}`, report);
-        } else {
-          print(`ledger BROKEN: ${summary}\n${report.discrepancies.map((d) => `  ${d.check}: ${d.detail}`).join('\n')}`, report);
-          return { exitCode: 1 };
-        }
-        break;
-      }
-      case 'ledger fund': {
-        const app = await findApplication(services.db, required(values.app, 'app'));
-        if (!app) throw new UsageError(`no application ${values.app}`);
-        const amountText = required(values.amount, 'amount');
-        const amount = Number(amountText);
-        if (!/^[0-9]+$/.test(amountText) || !Number.isSafeInteger(amount) || amount <= 0) {
-          throw new UsageError('--amount must be a positive integer in the currency base unit');
-        }
-        await fundSandbox(services, app.id, 'TEST', app.currency, amount);
-        print(`TEST balance of application ${app.id} funded with ${amount} ${app.currency}`, {
-          applicationId: app.id,
-          environment: 'TEST',
-          currency: app.currency,
-          amount,
-        });
-        break;
-      }
-      case 'staff create': {
-        const role = (values.role ?? 'ADMIN').toUpperCase();
-        if (role !== 'ADMIN' && role !== 'SUPPORT') throw new UsageError('--role must be ADMIN or SUPPORT');
-        const given = env.KOLO_STAFF_PASSWORD;
-        if (given !== undefined && (given.length < 12 || given.length > 128)) throw new UsageError('KOLO_STAFF_PASSWORD must be 12 to 128 characters');
-        // Never a command-line flag: arguments are visible to every user of the machine.
-        const password = given ?? randomBytes(18).toString('base64url');
-        const staff = await createAccount(services, {
-          fullName: required(values.name, 'name'),
-          email: required(values.email, 'email'),
-          password,
-          role,
-          status: 'ACTIVE',
-          emailVerified: true,
-        });
-        const shown = given === undefined ? `\npassword (shown once): ${password}` : '';
-        print(`${role} ${staff.id} created (${staff.email})${shown}`, {
-          id: staff.id,
-          email: staff.email,
-          role,
-          ...(given === undefined ? { password } : {}),
-        });
-        break;
-      }
-    }
-    return { exitCode: 0 };
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`${error.message}\n`);
-      return { exitCode: 2 };
-    }
-    if (error instanceof ApiError) {
-      const detail = error.data ? ` ${JSON.stringify(error.data)}` : '';
-      io.err(`${error.code}: ${error.message}${detail}\n`);
-      return { exitCode: 1 };
-    }
-    io.err(`error: ${(error as Error).message}\n`);
-    return { exitCode: 1 };
-  } finally {
-    await runtime?.close();
-  }
+  return ctx.result;
 }

@@ -26,9 +26,16 @@ export interface LedgerReport {
   discrepancies: Discrepancy[];
 }
 
-/** Verifies the invariants over the whole ledger; never throws for a discrepancy. */
-export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
+/** Called as each of the five checks starts (`step` from 1 to `of`), e.g. for a progress line. */
+export type LedgerCheckProgress = (step: number, of: number, what: string) => void;
+
+/**
+ * Verifies the invariants over the whole ledger; never throws for a discrepancy. `onCheck`, if
+ * given, is told as each check starts (the checks of a large ledger take seconds each).
+ */
+export async function verifyLedger(db: Db, limit = 10, onCheck?: LedgerCheckProgress): Promise<LedgerReport> {
   const discrepancies: Discrepancy[] = [];
+  onCheck?.(1, 5, 'Σ of all lines');
   const [totals] = rowsOf(
     await db.execute(sql`
       select (select count(*) from ledger_accounts) as accounts,
@@ -37,6 +44,7 @@ export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
       from ledger_lines`),
   ) as { accounts: string | number; entries: string | number; lines: string | number; total: string }[];
   if (BigInt(totals!.total) !== 0n) discrepancies.push({ check: 'TOTAL', detail: `Σ of all lines = ${totals!.total}, not 0` });
+  onCheck?.(2, 5, `every entry balances (${totals!.entries} entries, ${totals!.lines} lines)`);
 
   const entries = rowsOf(
     await db.execute(sql`
@@ -50,6 +58,7 @@ export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
     discrepancies.push({ check: 'ENTRY', detail: `entry ${e.id} (${e.kind}): Σ = ${e.total} over ${e.lines} line(s)` });
   }
 
+  onCheck?.(3, 5, `every balance = Σ of its lines (${totals!.accounts} accounts)`);
   const balances = rowsOf(
     await db.execute(sql`
       select a.id, a.key, a.balance::text as balance, s.total::text as lines_total
@@ -65,6 +74,7 @@ export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
     discrepancies.push({ check: 'BALANCE', detail: `account ${b.key}: balance ${b.balance} ≠ Σ of its lines ${b.lines_total}` });
   }
 
+  onCheck?.(4, 5, 'no non-negative account below zero');
   const negatives = rowsOf(
     await db.execute(sql`
       select key, balance::text as balance from ledger_accounts
@@ -72,6 +82,7 @@ export async function verifyLedger(db: Db, limit = 10): Promise<LedgerReport> {
   ) as { key: string; balance: string }[];
   for (const n of negatives) discrepancies.push({ check: 'NEGATIVE', detail: `account ${n.key}: balance ${n.balance} < 0` });
 
+  onCheck?.(5, 5, 'pay-out reservations');
   const reservations = rowsOf(
     await db.execute(sql`
       select t.reference, t.status, t.is_reservation_held, t.reserved_amount::text as reserved, r.held::text as held

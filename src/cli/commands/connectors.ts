@@ -1,0 +1,30 @@
+/**
+ * `kolo connectors check`: fetches a token from each configured operator (secrets masked), warns
+ * about a callback base URL operators cannot reach; exit 1 when one fails or none is configured.
+ */
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../../domain/clock.ts';
+import { callbackBaseUrlWarning, createLiveConnectors } from '../../connectors/live-connectors.ts';
+import type { CliContext } from '../context.ts';
+import { configOf } from '../database.ts';
+import { print } from '../output.ts';
+
+/** `kolo connectors check`. */
+export async function connectorsCheck(ctx: CliContext, opts: { json?: boolean | undefined }): Promise<void> {
+  const config = configOf(ctx);
+  const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
+  if (live.size === 0) {
+    print(ctx.io, opts.json, 'no operator connector configured (set MTN_MOMO_BASE_URL, ORANGE_MONEY_BASE_URL, MPESA_BASE_URL or WAVE_BASE_URL and their credentials)', { connectors: [] });
+    ctx.result = { exitCode: 1 };
+    return;
+  }
+  const results = [];
+  for (const [rail, connector] of live) {
+    for (const line of (await connector.check?.()) ?? []) results.push({ rail, ...line });
+  }
+  const warning = callbackBaseUrlWarning(config);
+  const human = results.map((r) => `${r.ok ? 'OK  ' : 'FAIL'} ${r.rail} ${r.product}: ${r.detail}`);
+  if (warning) human.push(`WARN ${warning}`);
+  print(ctx.io, opts.json, human.join('\n'), { connectors: results, callbackBaseUrl: config.callbackBaseUrl, warning });
+  ctx.result = { exitCode: results.every((r) => r.ok) ? 0 : 1 };
+}
