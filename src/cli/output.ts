@@ -66,17 +66,24 @@ export function progress(io: CliIo, label: string, enabled: boolean): Progress {
   if (!enabled) return { update() {}, done() {} };
   if (!io.isErrTty) return { update: (text) => io.err(`${label}: ${text}\n`), done() {} };
   let last = 0;
-  let drawn = false;
+  let shown = '';
+  let latest = '';
+  const draw = (text: string) => {
+    shown = text;
+    io.err(`\r${label}: ${text}\u001b[K`);
+  };
   return {
     update(text) {
+      latest = text;
       const now = Date.now();
-      if (drawn && now - last < TTY_REDRAW_MS) return;
+      if (shown !== '' && now - last < TTY_REDRAW_MS) return;
       last = now;
-      drawn = true;
-      io.err(`\r${label}: ${text}\u001b[K`);
+      draw(text);
     },
     done() {
-      if (drawn) io.err('\n');
+      // The last step may have come within the redraw interval: it is the one left on screen.
+      if (latest !== shown) draw(latest);
+      if (shown !== '') io.err('\n');
     },
   };
 }

@@ -46,11 +46,15 @@ describe('kolo backup and restore (embedded database)', () => {
     expect(JSON.parse(backup.stdout)).toMatchObject({ file, bytes: expect.any(Number) });
     expect(statSync(file).size).toBeGreaterThan(1000);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Its steps on stderr, one plain line each (not a terminal), the result alone on stdout.
+    expect(backup.stderr).toMatch(/^backup: checkpoint\nbackup: archiving \d+ files \([\d.]+ MB\)\n(backup: written [\d.]+ MB of [\d.]+ MB\n)+$/m);
+    expect(backup.stderr.trim().split('\n').at(-1)).toMatch(/^backup: written ([\d.]+) MB of \1 MB$/);
 
     const after = await chargeThenStop(before.key);
     const restore = await runKolo(['restore', '--from', file, '--json'], env);
     expect(restore.code, restore.stderr).toBe(0);
     const moved = JSON.parse(restore.stdout).previousMovedTo as string;
+    expect(restore.stderr).toContain(`restore: moving the current data to ${moved}\nrestore: loading into ${env.DATA_DIR}\nrestore: checking the restored database\n`);
     expect(existsSync(moved)).toBe(true);
     expect(readdirSync(dir).filter((name) => name.startsWith('data.before-restore-'))).toHaveLength(1);
 

@@ -94,7 +94,7 @@ export async function appsCreate(
 ): Promise<void> {
   await withRuntime(ctx, 'kolo apps create', async ({ services }) => {
     const merchant = await findMerchant(services.db, opts.merchant);
-    if (!merchant) throw new UsageError(`no merchant ${opts.merchant}`);
+    if (!merchant) throw new CommandError(`no merchant ${opts.merchant}`);
     const app = await createApplication(services, {
       merchantId: merchant.id,
       name: opts.name,
@@ -166,7 +166,7 @@ export async function keysIssue(
 ): Promise<void> {
   await withRuntime(ctx, `kolo keys ${how}`, async ({ services }) => {
     const app = await findApplication(services.db, opts.app);
-    if (!app) throw new UsageError(`no application ${opts.app}`);
+    if (!app) throw new CommandError(`no application ${opts.app}`);
     const input = { applicationId: app.id, name: opts.name ?? `${opts.environment} key`, environment: opts.environment };
     const key = how === 'create' ? await createApiKey(services, input) : await rotateApiKey(services, input);
     print(ctx.io, opts.json, `${key.environment} key ${key.keyPrefix}… for application ${app.id}\n${key.plainTextKey}\n(shown once: store it now)`, key);

@@ -6,7 +6,7 @@
 import { findApplication } from '../../accounts/applications.ts';
 import { verifyLedger } from '../../ledger/verify-ledger.ts';
 import { fundSandbox } from '../../payments/transaction-postings.ts';
-import { UsageError, type CliContext } from '../context.ts';
+import { CommandError, type CliContext } from '../context.ts';
 import { withRuntime } from '../database.ts';
 import { print, progress } from '../output.ts';
 
@@ -30,7 +30,7 @@ export async function ledgerVerify(ctx: CliContext, opts: { json?: boolean | und
 export async function ledgerFund(ctx: CliContext, opts: { json?: boolean | undefined; app: string; amount: number }): Promise<void> {
   await withRuntime(ctx, 'kolo ledger fund', async ({ services }) => {
     const app = await findApplication(services.db, opts.app);
-    if (!app) throw new UsageError(`no application ${opts.app}`);
+    if (!app) throw new CommandError(`no application ${opts.app}`);
     await fundSandbox(services, app.id, 'TEST', app.currency, opts.amount);
     print(ctx.io, opts.json, `TEST balance of application ${app.id} funded with ${opts.amount} ${app.currency}`, {
       applicationId: app.id,
