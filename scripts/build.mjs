@@ -9,7 +9,7 @@
  * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +19,8 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, 
 for (const dir of ['db/migrations', 'checkout/views', 'checkout/assets']) {
   cpSync(`${root}src/${dir}`, `${root}dist/${dir}`, { recursive: true });
 }
+// When dist/ was last made whole: bin/kolo.js runs dist/ only while no source is newer than this.
+writeFileSync(`${root}dist/.built-at`, `${new Date().toISOString()}\n`);
 
 const { build } = await import('vite');
 await build({ configFile: `${root}web/vite.config.ts`, logLevel: 'warn' });
