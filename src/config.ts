@@ -11,29 +11,25 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-/** Most proxies `TRUST_PROXY` may count: more hops than any real chain in front of Kolo. */
-const TRUST_PROXY_HOPS_MAX = 10;
-
 const TRUST_PROXY_HELP =
-  'must be false, a hop count (1 to 10), or a comma-separated list of proxy addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8,::1 (also loopback, linklocal, uniquelocal)';
+  'must be false or a comma-separated list of the proxies\' addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8,::1 (also loopback, linklocal, uniquelocal)';
 
 /**
- * `TRUST_PROXY` → Fastify's `trustProxy`: `false` (never read X-Forwarded-For), a hop count, or
- * the addresses and CIDRs of the trusted proxies, checked with `@fastify/proxy-addr` (the library
- * Fastify itself applies to them).
+ * `TRUST_PROXY` → Fastify's `trustProxy`: `false` (never read X-Forwarded-For) or the trusted
+ * proxies' addresses and CIDRs, checked with `@fastify/proxy-addr` (the library Fastify applies
+ * them with). No hop count: it would trust whoever connects, and Fastify 5 reads a number as
+ * "trust no one".
  */
-const trustProxy = z.string().transform((raw, ctx): false | number | string[] => {
+const trustProxy = z.string().transform((raw, ctx): false | string[] => {
   const value = raw.trim().toLowerCase();
-  if (value === 'false' || value === '0') return false;
+  if (value === 'false') return false;
   if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops <= TRUST_PROXY_HOPS_MAX) return hops;
-    ctx.addIssue({ code: 'custom', message: TRUST_PROXY_HELP });
+    ctx.addIssue({ code: 'custom', message: `a hop count would trust any client that connects directly; ${TRUST_PROXY_HELP}` });
     return z.NEVER;
   }
   const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
   try {
-    if (entries.length === 0) throw new Error('empty');
+    if (entries.length === 0) throw new Error('no address');
     proxyAddr.compile(entries);
   } catch {
     ctx.addIssue({ code: 'custom', message: TRUST_PROXY_HELP });
@@ -312,10 +308,10 @@ export interface Config {
   port: number;
   host: string;
   /**
-   * Fastify's `trustProxy`: false (the client address is the peer's), a hop count, or the trusted
-   * proxies' addresses and CIDRs; X-Forwarded-For is read only through trusted peers.
+   * Fastify's `trustProxy`: false (the client address is the peer's) or the trusted proxies'
+   * addresses and CIDRs; X-Forwarded-For is read only when the peer is one of them.
    */
-  trustProxy: false | number | string[];
+  trustProxy: false | string[];
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
