@@ -1,7 +1,8 @@
 /**
  * `kolo serve` with `KOLO_ENV=production` and everything it requires, on a fresh PostgreSQL
  * database (TEST_DATABASE_URL, as in CI; the embedded database is refused in production): it
- * starts, creates no demo merchant, prints no key, password or webhook secret, and logs JSON lines.
+ * starts, creates no demo merchant, prints no key, password or webhook secret, and logs JSON lines,
+ * at a terminal too.
  * The refusals are test/production/production-mode.test.ts.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,7 +12,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../harness.ts';
-import { startServe } from '../helpers/cli.ts';
+import { freePort, startServe } from '../helpers/cli.ts';
+import { serveAtTerminal } from '../runtime/terminal.ts';
 
 let database: { url: string; drop: () => Promise<void> };
 let dir: string;
@@ -24,21 +26,36 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The shared secrets, the same for both starts. */
+const secrets = { jwt: randomBytes(32).toString('hex'), webhook: randomBytes(32).toString('hex'), csrf: randomBytes(32).toString('hex') };
+
+/** A complete production configuration on the test's database. */
+function productionEnv(): Record<string, string> {
+  return {
+    KOLO_ENV: 'production',
+    DATABASE_URL: database.url,
+    DATA_DIR: join(dir, 'data'),
+    PUBLIC_BASE_URL: 'https://pay.example.test',
+    JWT_SECRET: secrets.jwt,
+    WEBHOOK_ENCRYPTION_KEY: secrets.webhook,
+    CHECKOUT_CSRF_SECRET: secrets.csrf,
+    LOG_LEVEL: 'info',
+    DEMO_SEED: '',
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: '',
+    CALLBACK_BASE_URL: '',
+  };
+}
+
+/** Every non-blank line of `output` is a JSON object; returns their messages. */
+function jsonMessages(output: string): string[] {
+  const lines = output.split('\n').filter((line) => line.trim() !== '');
+  expect(lines.length).toBeGreaterThan(0);
+  return lines.map((line) => JSON.parse(line).msg);
+}
+
 describe('kolo serve with KOLO_ENV=production and a complete configuration', () => {
   it('starts on PostgreSQL without demo data and prints no secret', async () => {
-    const serve = await startServe({
-      KOLO_ENV: 'production',
-      DATABASE_URL: database.url,
-      DATA_DIR: join(dir, 'data'),
-      PUBLIC_BASE_URL: 'https://pay.example.test',
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      CHECKOUT_CSRF_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'info',
-      DEMO_SEED: '',
-      WEBHOOK_ALLOW_PRIVATE_HOSTS: '',
-      CALLBACK_BASE_URL: '',
-    });
+    const serve = await startServe(productionEnv());
     let output: string;
     try {
       await serve.waitFor(/Kolo is listening/);
@@ -69,9 +86,14 @@ describe('kolo serve with KOLO_ENV=production and a complete configuration', () 
     expect(output).not.toMatch(/whsec_/);
     expect(output).not.toContain('démonstration');
     // Production logs: JSON lines only, the listening line among them.
-    const lines = output.split('\n').filter((line) => line.trim() !== '');
-    expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(lines.map((line) => JSON.parse(line).msg)).toContain('Kolo is listening');
+    expect(jsonMessages(output)).toContain('Kolo is listening');
+  }, 120_000);
+
+  it('logs JSON lines at a terminal too', async () => {
+    const port = await freePort();
+    const { TEST_DATABASE_URL: _ignored, ...parent } = process.env;
+    const output = await serveAtTerminal({ ...parent, ...productionEnv(), HOST: '127.0.0.1', PORT: String(port), POLLER_ENABLED: 'false' }, /Kolo is listening/);
+    // Up to the listening line (the stop may cut the last line short).
+    expect(jsonMessages(output.slice(0, output.indexOf('\n', output.indexOf('Kolo is listening'))))).toContain('Kolo is listening');
   }, 120_000);
 });
