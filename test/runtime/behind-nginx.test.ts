@@ -1,8 +1,8 @@
 /**
  * Kolo behind a real nginx configured by `deploy/nginx/kolo.conf` (TLS included), with customers
  * on distinct loopback addresses (127.0.0.N), as nginx would see distinct hosts. With
- * `TRUST_PROXY` naming the proxy, each customer keeps a rate limit of its own and the audit log
- * records the customer's address; an X-Forwarded-For a customer writes itself, to nginx or to Kolo
+ * `TRUST_PROXY` naming the proxy, each customer keeps a rate limit and a login lockout of its own
+ * and the audit log records its address; an X-Forwarded-For a customer writes itself, to nginx or to Kolo
  * directly, changes nothing. With `TRUST_PROXY` unset, every customer behind the proxy is the
  * proxy. nginx missing is a failure naming the fix (`apt-get install -y nginx`), never a skip.
  */
@@ -26,7 +26,7 @@ const clientAddress = (n: number) => `127.0.0.${n + 1}`;
 
 /** Kolo in a harness, and nginx in front of it. */
 async function startBehindNginx(env: Record<string, string>): Promise<{ h: Harness; nginx: Nginx; tenant: Tenant }> {
-  const h = await startHarness({ CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR: String(LIMIT), PASSWORD_SCRYPT_LOG_N: '14', ...env });
+  const h = await startHarness({ CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR: String(LIMIT), AUTH_MAX_FAILURES_PER_IP: String(LIMIT), PASSWORD_SCRYPT_LOG_N: '14', ...env });
   try {
     const nginx = await startNginx(Number(new URL(h.baseUrl).port));
     return { h, nginx, tenant: await h.createTenant() };
@@ -91,6 +91,15 @@ describe('behind nginx, TRUST_PROXY naming the proxy', () => {
     expect(refused.body).toContain('Trop de tentatives');
     // …and the others are not: the next customer's post goes through.
     expect((await payOnce(h, tenant, customerFrom(clientAddress(CLIENTS + 2), nginx.httpsUrl, { ca: nginx.ca }))).status).toBe(303);
+  });
+
+  it('locks out the client that sprays passwords, not everyone behind the proxy', async () => {
+    const login = (n: number, i: number) =>
+      customerFrom(clientAddress(n), nginx.httpsUrl, { ca: nginx.ca }).postJson('/api/v1/auth/login', { email: `inconnu-${n}-${i}@example.test`, password: 'x'.repeat(12) });
+    const statuses = [];
+    for (let i = 1; i <= LIMIT + 1; i += 1) statuses.push((await login(40, i)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect((await login(41, 1)).status).toBe(401);
   });
 
   it("records the customer's address in the audit log, not the proxy's", async () => {
