@@ -1,10 +1,10 @@
 /**
  * Kolo behind a real nginx configured by `deploy/nginx/kolo.conf` (TLS included), with customers
  * on distinct loopback addresses (127.0.0.N), as nginx would see distinct hosts. With
- * `TRUST_PROXY` naming the proxy, each customer keeps a rate limit and a login lockout of its own
- * and the audit log records its address; an X-Forwarded-For a customer writes itself, to nginx or to Kolo
- * directly, changes nothing. With `TRUST_PROXY` unset, every customer behind the proxy is the
- * proxy. nginx missing is a failure naming the fix (`apt-get install -y nginx`), never a skip.
+ * `TRUST_PROXY` naming the proxy, each customer keeps a rate limit and a login lockout of its
+ * own and the audit log records its address; an X-Forwarded-For a customer writes itself, to nginx
+ * or to Kolo directly, changes nothing. With `TRUST_PROXY` unset, every customer behind the proxy
+ * is the proxy. nginx missing is a failure naming the fix (`apt-get install -y nginx`), never a skip.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
