@@ -1,6 +1,6 @@
 /**
- * `loadConfig`: TRUST_PROXY as Fastify and proxy-addr read it (addresses only), and the production checks of
- * `KOLO_ENV=production` (each bound on both sides, every problem in one list).
+ * `loadConfig`: TRUST_PROXY as Fastify and proxy-addr read it (addresses only), and the
+ * production checks of `KOLO_ENV=production` (each bound on both sides, every problem in one list).
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

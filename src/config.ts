@@ -7,9 +7,10 @@ import proxyAddr from '@fastify/proxy-addr';
 import { z } from 'zod';
 import type { DarajaAccount } from './connectors/mpesa/mpesa-transformers.ts';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** Strings a boolean variable reads as true. */
+const TRUE_VALUES: readonly string[] = ['true', '1', 'yes'];
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => TRUE_VALUES.includes(v));
 
 const TRUST_PROXY_HELP =
   'must be false or a comma-separated list of the proxies\' addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8,::1 (also loopback, linklocal, uniquelocal)';
@@ -408,9 +409,6 @@ export interface Config {
   /** Wave connector settings (WAVE_SN, WAVE_CI); null when not configured. */
   wave: WaveConfig | null;
 }
-
-/** Strings `bool` reads as true. */
-const TRUE_VALUES = ['true', '1', 'yes'];
 
 /** What production needs and each shared secret's purpose, for the error message. */
 const SHARED_SECRETS = {
