@@ -39,4 +39,9 @@ if ('exitCode' in result) {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if ('service' in result) {
+    void result.service.finished?.then((code) => {
+      if (!stopping) process.exit(code);
+    });
+  }
 }

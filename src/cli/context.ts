@@ -15,6 +15,8 @@ export interface CliIo {
 /** A long-running command other than `serve` (a simulator, `listen`): the caller stops it on a signal. */
 export interface RunningService {
   stop(): Promise<void>;
+  /** Settles with an exit code if the service ends by itself (`listen` refused by the server). */
+  finished?: Promise<number>;
 }
 
 /** A finished command's exit code, or a `serve` / `simulate` / `listen` that keeps running until stopped. */

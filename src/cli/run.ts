@@ -11,7 +11,7 @@
  * while another process (a running `kolo serve`) holds its data directory (db/data-dir-lock.ts).
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Help, Option } from '@commander-js/extra-typings';
+import { Argument, Command, CommanderError, Help, Option } from '@commander-js/extra-typings';
 import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { ApiError } from '../domain/errors.ts';
 import { CommandError, UsageError, type CliContext, type CliIo, type CliResult } from './context.ts';
@@ -227,6 +227,29 @@ Examples:
       command.action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, which, simulators[which], opts));
     }
   }
+
+  program
+    .command('listen')
+    .description("forward a Kolo's events (GET /api/v1/events) to a local URL, signed as its webhooks are; runs until Ctrl-C")
+    .requiredOption('--forward-to <url>', 'where each event is POSTed, e.g. http://localhost:3000/webhooks/kolo', v.httpUrl)
+    .option('--api-key <key>', 'API key of the application whose events to follow (default: KOLO_API_KEY)', v.apiKey)
+    .option('--base-url <url>', 'the Kolo to follow (default: PUBLIC_BASE_URL, else http://localhost:8080)', v.httpUrl)
+    .option('--secret <whsec>', 'signing secret to use (default: a new one, printed at start)', v.webhookSecret)
+    .option('--from-start', 'forward every event kept, not only those from now on')
+    .option('--json', 'print one JSON object per line')
+    .addHelpText('after', '\nEach delivery prints a line: time, event id, event, HTTP status (or error) of the local URL, duration.')
+    .action(async (opts) => (await import('./commands/listen.ts')).listen(ctx, opts));
+  program
+    .command('trigger')
+    .description('create the sandbox transaction (TEST key) that makes a Kolo emit an event, through its merchant API; prints its reference')
+    .addArgument(
+      new Argument('<event>', 'the event').choices(['payment.success', 'payment.failed', 'payout.success', 'payout.failed', 'payment.refunded', 'refund.success'] as const),
+    )
+    .option('--api-key <key>', 'a TEST key of the application (default: KOLO_API_KEY)', v.apiKey)
+    .option('--base-url <url>', 'the Kolo to call (default: PUBLIC_BASE_URL, else http://localhost:8080)', v.httpUrl)
+    .option('--currency <code>', "the application's currency (picks the sandbox rail: XAF, XOF, KES, GHS, UGX)", v.currency, 'XAF')
+    .option('--json', JSON_HELP)
+    .action(async (event, opts) => (await import('./commands/trigger.ts')).trigger(ctx, event, opts));
 
   const ledger = program.command('ledger').description('the double-entry ledger');
   ledger

@@ -164,3 +164,17 @@ export function host(value: string): string {
   if (!/^[A-Za-z0-9.:-]{1,253}$/.test(trimmed)) throw new InvalidArgumentError('expected a host name or IP address such as 127.0.0.1.');
   return trimmed;
 }
+
+/** An API key: `sk_test_` or `sk_live_` and 128 lowercase hexadecimal digits. */
+export function apiKey(value: string): string {
+  const trimmed = value.trim();
+  if (!/^sk_(test|live)_[0-9a-f]{128}$/.test(trimmed)) throw new InvalidArgumentError('expected an API key: sk_test_ or sk_live_ and 128 hexadecimal digits.');
+  return trimmed;
+}
+
+/** A webhook signing secret: `whsec_` and 64 lowercase hexadecimal digits (as Kolo's). */
+export function webhookSecret(value: string): string {
+  const trimmed = value.trim();
+  if (!/^whsec_[0-9a-f]{64}$/.test(trimmed)) throw new InvalidArgumentError('expected a signing secret: whsec_ and 64 hexadecimal digits.');
+  return trimmed;
+}

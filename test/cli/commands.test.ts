@@ -141,7 +141,8 @@ describe('kolo list and show', () => {
   beforeAll(async () => {
     db = await freshCliDatabase();
     env = { ...db.env, DEMO_SEED: 'false' };
-    const merchant = await runKolo(['merchants', 'create', '--name', 'Awa Ngono', '--email', 'awa@example.cm', '--json'], env);
+    // The first command of a fresh embedded data directory creates the database: the slow one.
+    const merchant = await runKolo(['merchants', 'create', '--name', 'Awa Ngono', '--email', 'awa@example.cm', '--json'], env, 180_000);
     merchantId = JSON.parse(merchant.stdout).id;
     await runKolo(['merchants', 'create', '--name', 'Kofi Mensah', '--email', 'kofi@example.gh'], env);
     const app = await runKolo(['apps', 'create', '--merchant', 'awa@example.cm', '--name', 'Boutique', '--currency', 'XAF', '--json'], env);
@@ -173,7 +174,7 @@ describe('kolo list and show', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-  }, 240_000);
+  }, 420_000);
   afterAll(async () => db?.cleanup());
 
   it('merchants list and show', async () => {

@@ -21,7 +21,8 @@ const KEY = /sk_(test|live)_[0-9a-f]{128}/;
 
 /** Creates a merchant, an application and its TEST key with the CLI; returns the application id and the key. */
 async function setUp(env: Record<string, string>, email: string): Promise<{ appId: string; key: string }> {
-  const merchant = await runKolo(['merchants', 'create', '--name', 'Awa Ngono', '--email', email, '--json'], env);
+  // The first command of a fresh embedded data directory creates the database: the slow one.
+  const merchant = await runKolo(['merchants', 'create', '--name', 'Awa Ngono', '--email', email, '--json'], env, 180_000);
   expect(merchant.code, merchant.stderr).toBe(0);
   const app = await runKolo(['apps', 'create', '--merchant', email, '--name', 'Boutique', '--currency', 'XAF', '--json'], env);
   expect(app.code, app.stderr).toBe(0);

@@ -163,3 +163,50 @@ async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
     },
   };
 }
+
+/** A long-running `kolo` command other than `serve` (`listen`, `simulate`). */
+export interface KoloProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with stdout once `pattern` appears in it; rejects after `timeoutMs` or if the process exits. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code (null: killed by a signal). */
+  exited: Promise<number | null>;
+  /** Sends `signal` (SIGINT by default, as Ctrl-C), then waits for the exit (SIGKILL after 20 s). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `kolo <args>` and collects its output. */
+export function spawnKolo(args: string[], env: Record<string, string>): KoloProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let code: number | null | undefined;
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve((code = c))));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(stdout)) {
+        if (code !== undefined) throw new Error(`kolo ${args[0]} exited (${code}) before ${pattern}\n${stdout}\n${stderr}`);
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\n${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return stdout;
+    },
+    async stop(signal = 'SIGINT') {
+      if (code !== undefined) return code;
+      child.kill(signal);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const result = await exited;
+      clearTimeout(killer);
+      return result;
+    },
+  };
+}
