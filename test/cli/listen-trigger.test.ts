@@ -68,7 +68,7 @@ describe('kolo listen and kolo trigger', () => {
     }
 
     receiver.answers.push({ status: 500, body: 'boom' });
-    const listen = spawnKolo(['listen', '--forward-to', `${receiver.url}/webhooks/kolo`, '--json'], env());
+    const listen = spawnKolo(['listen', '--forward-to', `http://127.0.0.1:${receiver.port}/webhooks/kolo`, '--json'], env());
     try {
       const start = JSON.parse((await listen.waitFor(/"forwarding"/)).split('\n')[0]!) as { forwarding: { secret: string; from: string } };
       const secret = start.forwarding.secret;
@@ -118,7 +118,7 @@ describe('kolo listen and kolo trigger', () => {
 
     // --from-start: the event from before the first listen comes first, with a given secret.
     const secret = `whsec_${'ab'.repeat(32)}`;
-    const replay = spawnKolo(['listen', '--forward-to', `${receiver.url}/replay`, '--from-start', '--secret', secret, '--api-key', key, '--base-url', server.baseUrl], {});
+    const replay = spawnKolo(['listen', '--forward-to', `http://127.0.0.1:${receiver.port}/replay`, '--from-start', '--secret', secret, '--api-key', key, '--base-url', server.baseUrl], {});
     try {
       await replay.waitFor(/payment\.success/);
       const first = receiver.received.find((r) => r.path === '/replay')!;
@@ -152,7 +152,7 @@ describe('kolo listen and kolo trigger', () => {
     expect(live).toMatchObject({ code: 2, stderr: 'error: trigger creates sandbox transactions: it needs a TEST key (sk_test_…)\n' });
     const unknown = await runKolo(['trigger', 'payment.teleported'], { KOLO_API_KEY: key });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("argument 'payment.teleported' is invalid. Allowed choices are payment.success, payment.failed");
+    expect(unknown.stderr).toContain("value 'payment.teleported' is invalid for argument 'event'. Allowed choices are payment.success, payment.failed");
     const mismatch = await runKolo(['trigger', 'payment.success', '--currency', 'KES'], env());
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain("(the application's currency is not KES: give --currency)");
