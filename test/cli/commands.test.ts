@@ -26,7 +26,7 @@ describe('kolo help, version and usage errors', () => {
     expect(await run(['--version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
     const top = await run(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['serve', 'migrate', 'merchants', 'apps', 'keys', 'transactions', 'staff', 'secrets', 'backup', 'restore', 'connectors', 'simulate', 'ledger']) {
+    for (const command of ['serve', 'migrate', 'merchants', 'apps', 'keys', 'transactions', 'staff', 'secrets', 'backup', 'restore', 'connectors', 'simulate', 'ledger', 'listen', 'trigger']) {
       expect(top.out).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     const keys = await run(['keys', '--help']);
