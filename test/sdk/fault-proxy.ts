@@ -100,7 +100,7 @@ async function forward(target: string, req: http.IncomingMessage, body: Buffer) 
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive'].includes(name)) headers[name] = value;
   }
-  const response = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+  const response = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length > 0 ? new Uint8Array(body) : undefined });
   const answerHeaders: Record<string, string> = {};
   for (const name of FORWARDED_ANSWER_HEADERS) {
     const value = response.headers.get(name);
