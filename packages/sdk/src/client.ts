@@ -79,7 +79,7 @@ export class Kolo {
   /** The application's transactions, newest first, by pages or one at a time. */
   readonly transactions: {
     list(params?: ListTransactionsParams, options?: RequestOptions): Promise<TransactionPage>;
-    iterate(params?: Omit<ListTransactionsParams, 'cursor'> & { cursor?: string }, options?: RequestOptions): AsyncIterableIterator<Transaction>;
+    iterate(params?: ListTransactionsParams, options?: RequestOptions): AsyncIterableIterator<Transaction>;
   };
   /** The application's events, oldest first, by pages or one at a time. */
   readonly events: {

@@ -189,30 +189,38 @@ export interface Balance {
   reservedAmount: number;
 }
 
-/** Dates every listed transaction carries. */
+/** What every listed transaction carries besides its status read. */
 interface ListedFields {
-  /** ISO 8601. */
-  createdAt: string;
-  /** ISO 8601. */
-  updatedAt: string;
   merchantReference: string | null;
+  /** ISO 8601 in the server's local time, without zone (as the envelope's `timestamp`). */
+  createdAt: string;
+  /** ISO 8601 in the server's local time, without zone. */
+  updatedAt: string;
 }
 
-/** One item of `GET /api/v1/transactions`: the status read of a pay-in or a pay-out, with its dates. */
-export type Transaction = (PayInStatus & ListedFields) | (PayOutStatus & ListedFields);
+/**
+ * One item of `GET /api/v1/transactions`: the status read of its direction with the listed fields.
+ * Narrow on `direction` to get the pay-in or pay-out fields.
+ */
+export type Transaction = (PayInStatus & ListedFields & { direction: 'PAY_IN' }) | (PayOutStatus & ListedFields & { direction: 'PAY_OUT' });
 
-/** Query of `GET /api/v1/transactions`. */
+/** A transaction type of the list filter: pay-ins CHECKOUT, CHARGE, FUND_COLLECTION; pay-outs PAYOUT, WITHDRAWAL, REFUND. */
+export type TransactionType = PayInType | 'PAYOUT' | 'WITHDRAWAL' | 'REFUND';
+
+/**
+ * Query of `GET /api/v1/transactions`. `from` and `to` are `YYYY-MM-DD` (a whole day) or an ISO
+ * 8601 date-time; without a zone they are the server's local time, as its timestamps.
+ */
 export interface ListTransactionsParams {
   status?: TransactionStatus;
-  /** A transaction type as the status read shows it, for example `CHARGE`. */
-  type?: string;
-  /** ISO 8601 date or date-time: transactions created at or after it. */
+  type?: TransactionType;
+  /** Created at or after (inclusive). */
   from?: string;
-  /** ISO 8601 date or date-time: transactions created before it (a date: up to its end). */
+  /** Created before (exclusive); a date alone includes that whole day. */
   to?: string;
   /** Page size, 1 to 100 (Kolo's default 50). */
   limit?: number;
-  /** `nextCursor` of the previous page. */
+  /** `nextCursor` of the previous page; absent: the first page (newest). */
   cursor?: string;
 }
 
@@ -279,19 +287,20 @@ export type KoloEvent = {
 export interface KoloEventEntry {
   /** Opaque position of this event; pass it as `after` to read what follows. */
   cursor: string;
+  /** `evt_…`, the same as the payload's `id` and the delivery's `webhook-id`. */
   id: string;
   event: KoloEventName;
-  /** ISO 8601. */
+  /** ISO 8601 in the server's local time, without zone. */
   createdAt: string;
   /** The webhook body of this event, exactly as delivered. */
   payload: KoloEvent;
 }
 
-/** One page of events, oldest first. */
+/** One page of events, in the order they were written. */
 export interface EventPage {
   events: KoloEventEntry[];
-  /** The last returned event's cursor, or the `after` given when none; store it to resume. */
+  /** The last returned event's cursor, or the `after` given when none (null only with neither); store it to resume. */
   nextCursor: string | null;
-  /** True when more events follow this page. */
+  /** True when more events already follow this page: ask again at once. */
   hasMore: boolean;
 }
