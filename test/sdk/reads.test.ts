@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
-import { Kolo, KoloValidationError, verifyWebhook, type KoloEventEntry, type Transaction } from '../../packages/sdk/src/index.ts';
+import { Kolo, KoloValidationError, verifyWebhook, type KoloEventEntry, type PayOutListItem } from '../../packages/sdk/src/index.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { settle, startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { signedTenant } from './deliveries.ts';
@@ -49,8 +49,9 @@ describe('balance', () => {
       reservedAmount: 0,
     });
     const sent = await kolo.transfers.create(transfer(SUCCESS_MSISDN, 3000));
-    const held = (await kolo.payOuts.retrieve(sent.reference)).heldAmount;
-    expect(held).toBeGreaterThan(3000);
+    const status = await kolo.payOuts.retrieve(sent.reference);
+    const held = status.heldAmount;
+    expect(held).toBe(3000 + (status.feeAmount ?? 0));
     const during = await kolo.balance.retrieve();
     expect(during.reservedAmount).toBe(held);
     expect(during.availableAmount).toBe(opening.availableAmount - held);
@@ -95,7 +96,7 @@ describe('transactions', () => {
       expect(item).toMatchObject(status);
       expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     }
-    const transferItem = items.find((item): item is Extract<Transaction, { direction: 'PAY_OUT' }> => item.direction === 'PAY_OUT');
+    const transferItem = items.find((item): item is PayOutListItem => item.direction === 'PAY_OUT');
     expect(transferItem?.beneficiaryName).toBe('Awa Mbarga');
   });
 

@@ -202,7 +202,17 @@ interface ListedFields {
  * One item of `GET /api/v1/transactions`: the status read of its direction with the listed fields.
  * Narrow on `direction` to get the pay-in or pay-out fields.
  */
-export type Transaction = (PayInStatus & ListedFields & { direction: 'PAY_IN' }) | (PayOutStatus & ListedFields & { direction: 'PAY_OUT' });
+export type Transaction = PayInListItem | PayOutListItem;
+
+/** A pay-in of the transaction list. */
+export interface PayInListItem extends PayInStatus, ListedFields {
+  direction: 'PAY_IN';
+}
+
+/** A pay-out of the transaction list. */
+export interface PayOutListItem extends PayOutStatus, ListedFields {
+  direction: 'PAY_OUT';
+}
 
 /** A transaction type of the list filter: pay-ins CHECKOUT, CHARGE, FUND_COLLECTION; pay-outs PAYOUT, WITHDRAWAL, REFUND. */
 export type TransactionType = PayInType | 'PAYOUT' | 'WITHDRAWAL' | 'REFUND';
