@@ -179,4 +179,11 @@ describe('errors', () => {
     expect(() => new Kolo({ apiKey: t.key, baseUrl: h.baseUrl, maxRetries: 11 })).toThrow(KoloError);
     expect(() => new Kolo({ apiKey: t.key, baseUrl: h.baseUrl, timeoutMs: 0 })).toThrow(/timeoutMs/);
   });
+
+  it('refuses out-of-range per-call options before sending', async () => {
+    const before = await countTransactions(h, t.applicationId);
+    await expect(kolo.charges.create(charge, { maxRetries: 50 })).rejects.toThrow(/maxRetries must be an integer from 0 to 10/);
+    await expect(kolo.charges.create(charge, { timeoutMs: -5 })).rejects.toThrow(/timeoutMs/);
+    expect(await countTransactions(h, t.applicationId)).toBe(before);
+  });
 });

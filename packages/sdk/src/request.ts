@@ -2,8 +2,8 @@
  * One API call: send, time out, retry when `shouldRetry` says so, unwrap Kolo's envelope
  * `{success, code, message, data, timestamp}` into `data` or a typed error.
  */
-import { apiErrorFor, KOLO_ERROR_CODES, KoloApiError, KoloConnectionError, type KoloErrorCode } from './errors.ts';
-import { parseRetryAfter, retryDelayMs, shouldRetry, type AttemptOutcome, type BackoffOptions } from './retry.ts';
+import { apiErrorFor, KOLO_ERROR_CODES, KoloApiError, KoloConnectionError, KoloError, type KoloErrorCode } from './errors.ts';
+import { MAX_RETRIES_LIMIT, parseRetryAfter, retryDelayMs, shouldRetry, type AttemptOutcome, type BackoffOptions } from './retry.ts';
 import { SDK_VERSION } from './version.ts';
 
 /** Settings shared by every call of one client. */
@@ -48,6 +48,10 @@ type Attempt<T> = { ok: true; data: T } | { ok: false; outcome: AttemptOutcome; 
 export async function call<T>(transport: Transport, spec: CallSpec, options: RequestOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? transport.timeoutMs;
   const maxRetries = options.maxRetries ?? transport.maxRetries;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new KoloError(`timeoutMs must be a positive integer of milliseconds, got ${timeoutMs}.`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
+    throw new KoloError(`maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}, got ${maxRetries}.`);
+  }
   const url = urlOf(transport.baseUrl, spec.path, spec.query);
   const headers: Record<string, string> = {
     accept: 'application/json',
