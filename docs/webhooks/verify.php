@@ -41,7 +41,7 @@ function kolo_verify_standard(string $secret, array $headers, string $body, int 
 {
     $id = $headers['webhook-id'] ?? '';
     $timestamp = $headers['webhook-timestamp'] ?? '';
-    if ($id === '' || !ctype_digit($timestamp)) {
+    if ($id === '' || !preg_match('/^\d+\z/', $timestamp)) {
         throw new UnexpectedValueException('missing webhook-id or webhook-timestamp');
     }
     kolo_check_timestamp((int) $timestamp, $now);
@@ -66,7 +66,7 @@ function kolo_verify_sharepay(string $secret, string $header, string $body, int 
         $fields[$name] = $value;
     }
     $timestamp = $fields['t'] ?? '';
-    if (!ctype_digit($timestamp) || ($fields['v1'] ?? '') === '') {
+    if (!preg_match('/^\d+\z/', $timestamp) || ($fields['v1'] ?? '') === '') {
         throw new UnexpectedValueException('malformed X-Sharepay-Signature');
     }
     kolo_check_timestamp((int) $timestamp, $now);
