@@ -268,19 +268,34 @@ export type PayInEventData = PayInStatus & { merchantReference: string | null };
 /** `data` of a pay-out or refund event: the pay-out status read and your reference. */
 export type PayOutEventData = PayOutStatus & { merchantReference: string | null };
 
+/**
+ * `data` of `payment.late_success`: the operator moved the money after Kolo closed the pay-in;
+ * `lateSuccess` is then the detail (not a boolean): Kolo refunds the payer (`REFUND`, the
+ * refund's reference) or keeps the money (`KEEP`), as the application's policy says.
+ */
+export type PayInLateSuccessData = Omit<PayInEventData, 'lateSuccess'> & {
+  lateSuccess: { decision: 'REFUND' | 'KEEP'; refundReference: string | null; attemptNumber: number | null; operatorTransactionId: string | null };
+};
+
+/**
+ * `data` of `payout.late_success` and `payout.reservation_released`: the operator's late answer
+ * about a pay-out failed at its deadline; the held reservation was consumed (paid) or released.
+ */
+export type PayOutReservationData = PayOutEventData & { reservation: { amount: number; outcome: 'CONSUMED' | 'RELEASED' } };
+
 /** The `data` carried by each event name. */
 export interface KoloEventDataMap {
   'payment.success': PayInEventData;
   'payment.failed': PayInEventData;
   'payment.cancelled': PayInEventData;
   'payment.refunded': PayInEventData;
-  'payment.late_success': PayInEventData;
+  'payment.late_success': PayInLateSuccessData;
   'payout.success': PayOutEventData;
   'payout.failed': PayOutEventData;
   'refund.success': PayOutEventData;
   'refund.failed': PayOutEventData;
-  'payout.late_success': PayOutEventData;
-  'payout.reservation_released': PayOutEventData;
+  'payout.late_success': PayOutReservationData;
+  'payout.reservation_released': PayOutReservationData;
   'webhook.test': { message: string };
 }
 
