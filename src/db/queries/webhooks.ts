@@ -92,25 +92,37 @@ export interface FeedEvent {
 }
 
 // One page of an application's feed after a position. Only events written by database
-// transactions older than every one still running (`pg_snapshot_xmin`) are listed: a transaction
-// still running may yet commit events that come before later ones in the feed, and listing past
-// them would make a reader's cursor skip them for ever. Events of one transaction come in `seq`
-// order. The feed index serves the scope, the order and the position.
+// transactions older than every one of this database still running are listed (the horizon): a
+// transaction still running may yet commit events that come before later ones in the feed, and
+// listing past them would make a reader's cursor skip them for ever. The horizon is the oldest
+// transaction id in progress in this statement's snapshot (`pg_snapshot_xip`), leaving out those
+// seen running in another database of the cluster, which never write here (a transaction id not
+// seen at all counts as ours: it may have just ended, its rows still invisible to the snapshot);
+// with none, the snapshot's `xmax`. Events of one transaction come in `seq` order. The feed index
+// serves the scope, the order, the position and the horizon.
 const feedPageSql = statement(
   'list_feed_events_v1',
-  `select e.written_by::text as written_by, e.seq::text as seq, e.id, e.event_name, e.payload, e.created_at
+  `with snap as materialized (select pg_current_snapshot() as s),
+   horizon as (
+     select coalesce(
+       (select min(x) from snap, pg_snapshot_xip(snap.s) as x
+         where xid(x) not in (select a.backend_xid from pg_stat_activity a
+                               where a.backend_xid is not null
+                                 and a.datid <> (select d.oid from pg_database d where d.datname = current_database()))),
+       (select pg_snapshot_xmax(snap.s) from snap)) as h)
+   select e.written_by::text as written_by, e.seq::text as seq, e.id, e.event_name, e.payload, e.created_at
      from webhook_events e
     where e.application_id = $1::uuid and e.environment = $2
       and (e.written_by, e.seq) > ($3::xid8, $4::bigint)
-      and e.written_by < pg_snapshot_xmin(pg_current_snapshot())
+      and e.written_by < (select h from horizon)
     order by e.written_by, e.seq
     limit $5`,
 );
 
 /**
  * At most `limit` events of `applicationId` in `environment` after `after`, in feed order (see
- * `FeedPosition`), only once every database transaction that could still write an earlier one
- * has ended. One statement; throws the driver's error.
+ * `FeedPosition`), only once every database transaction of this database that could still write
+ * an earlier one has ended. One statement; throws the driver's error.
  */
 export async function listEventsAfter(
   db: Db,

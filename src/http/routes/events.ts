@@ -73,7 +73,7 @@ export async function eventRoutes(app: FastifyInstance, services: Services): Pro
         tags: ['Événements'],
         summary: 'Événements (les mêmes que les webhooks), dans leur ordre',
         description:
-          "Les événements de l'application de la clé, dans l'environnement de la clé (webhook.test : avec une clé de test), écrits pour chaque changement de statut annoncé, qu'une URL de webhook soit configurée ou non ; payload est le corps du webhook tel qu'il est (ou serait) livré. Ordre : celui du flux, stable ; un événement n'apparaît qu'une fois terminées toutes les transactions de base de données qui pourraient en écrire un placé avant lui, donc un lecteur qui suit nextCursor n'en manque aucun. Conservés aussi longtemps que les livraisons de webhooks (RETENTION_WEBHOOK_DAYS).",
+          "Les événements de l'application de la clé, dans l'environnement de la clé (webhook.test : avec une clé de test), écrits pour chaque changement de statut annoncé, qu'une URL de webhook soit configurée ou non ; payload est le corps du webhook tel qu'il est (ou serait) livré. Ordre : celui du flux, stable ; un événement n'apparaît qu'une fois terminées toutes les transactions de la base de Kolo qui pourraient en écrire un placé avant lui, donc un lecteur qui suit nextCursor n'en manque aucun. Conservés aussi longtemps que les livraisons de webhooks (RETENTION_WEBHOOK_DAYS).",
         operationId: 'listEvents',
         security,
         querystring: eventsQuery,
