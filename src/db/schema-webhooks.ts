@@ -1,5 +1,5 @@
 /**
- * Webhook tables (issue 4): secrets (encrypted at rest), events (the exact body announced, built
+ * Webhook tables: secrets (encrypted at rest), events (the exact body announced, built
  * inside the status change's transaction), deliveries (the outbox rows the worker claims) and
  * attempts (one row per HTTP try, the merchant's delivery log).
  * Timestamps come from the injected clock, like every other table.

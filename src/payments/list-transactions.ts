@@ -1,7 +1,7 @@
 /**
  * The merchant API's list of transactions: the key's application and environment (the tenant
  * rule of the status reads, db/queries/transactions.ts `inCallerScope`), newest first, paged by
- * an opaque cursor. Each item is the status read's view (spec 4.3 / 4.5) with `direction`,
+ * an opaque cursor. Each item is the status read's view (pay-in or pay-out) with `direction`,
  * `merchantReference`, `createdAt` and `updatedAt`.
  */
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';

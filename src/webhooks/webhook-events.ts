@@ -1,5 +1,5 @@
 /**
- * Webhook events and the outbox (issue 4 "Events" and "Durability"). The status listener runs
+ * Webhook events and the outbox. The status listener runs
  * inside the database transaction of every status change (payments/apply-transition.ts) and
  * writes the event of every announced change (its exact body, built now so that `data.status`
  * is the status announced), which the events API lists, and, when the application has a webhook
@@ -34,7 +34,7 @@ export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
 /**
  * The event a status announces, or null (no event for PENDING or a pay-out CANCELLED).
  * A refund (a pay-out with `refundOf`) announces `refund.success` / `refund.failed`; a pay-in
- * reaching REFUNDED announces `payment.refunded` (issue 11).
+ * reaching REFUNDED announces `payment.refunded`.
  */
 export function eventNameFor(row: Pick<TransactionRow, 'direction' | 'status'> & Partial<Pick<TransactionRow, 'refundOf'>>): WebhookEventName | null {
   if (row.direction === 'PAY_IN') {
