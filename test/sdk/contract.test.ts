@@ -21,6 +21,8 @@ import {
 } from '../../src/http/schemas/payments.ts';
 import { testWebhookData, webhookSettingsData } from '../../src/http/routes/webhooks.ts';
 import { WEBHOOK_EVENT_NAMES } from '../../src/webhooks/webhook-events.ts';
+import { eventsData, feedEvent } from '../../src/http/schemas/events.ts';
+import { balanceData, transactionListItem, transactionsData, transactionsQuery } from '../../src/http/schemas/merchant-reads.ts';
 
 /** A response as JSON carries it: dates become ISO strings. */
 type AsJson<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
@@ -43,6 +45,17 @@ describe('types match the server schemas', () => {
     expectTypeOf<Sdk.PayOutStatus>().toEqualTypeOf<z.output<typeof payOutStatusData>>();
     expectTypeOf<Sdk.WebhookSettings>().toEqualTypeOf<AsJson<z.output<typeof webhookSettingsData>>>();
     expectTypeOf<Sdk.WebhookTestResult>().toEqualTypeOf<AsJson<z.output<typeof testWebhookData>>>();
+  });
+
+  it('API-key reads', () => {
+    expectTypeOf<Sdk.Balance>().toEqualTypeOf<z.output<typeof balanceData>>();
+    expectTypeOf<Sdk.Transaction>().toEqualTypeOf<z.output<typeof transactionListItem>>();
+    expectTypeOf<Sdk.TransactionPage>().toEqualTypeOf<z.output<typeof transactionsData>>();
+    type Filters = Pick<z.input<typeof transactionsQuery>, 'status' | 'type' | 'from' | 'to' | 'cursor'>;
+    expectTypeOf<Pick<Sdk.ListTransactionsParams, 'status' | 'type' | 'from' | 'to' | 'cursor'>>().toEqualTypeOf<Filters>();
+    // The payload is typed by event name here, a JSON object in the server's schema.
+    expectTypeOf<Omit<Sdk.KoloEventEntry, 'payload'>>().toEqualTypeOf<Omit<z.output<typeof feedEvent>, 'payload'>>();
+    expectTypeOf<Omit<Sdk.EventPage, 'events'>>().toEqualTypeOf<Omit<z.output<typeof eventsData>, 'events'>>();
   });
 
   it('event names', () => {
