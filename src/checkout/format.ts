@@ -3,12 +3,29 @@
  */
 import { nationalNumber } from '../domain/msisdn.ts';
 
+/** XAF and XOF are both written "FCFA" where they are used (ICU writes XOF "F CFA"). */
 const FCFA = new Set(['XAF', 'XOF']);
 
-/** An amount in base units for display, e.g. `5 000 FCFA` for 5000 XAF (narrow no-break space kept as a plain space). */
-export function formatAmount(amount: number, currency: string): string {
-  const digits = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 0 }).format(amount).replace(/\s/g, ' ');
-  return `${digits} ${FCFA.has(currency) ? 'FCFA' : currency}`;
+/**
+ * An amount in base units for display in `intlLocale`, e.g. `5 000 FCFA` (fr-FR) or `FCFA 5,000`
+ * (en-GB) for 5000 XAF, `50,00 KES` / `KES 50.00` for 5000 KES. Base units are the currency's
+ * ISO 4217 minor unit, so the decimals are the currency's (`Intl.NumberFormat` knows them: XAF 0,
+ * KES 2). Narrow and no-break spaces are written as plain spaces.
+ */
+export function formatAmount(amount: number, currency: string, intlLocale: string): string {
+  const format = new Intl.NumberFormat(intlLocale, { style: 'currency', currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 0;
+  return format
+    .formatToParts(amount / 10 ** digits)
+    .map((part) => (part.type === 'currency' && FCFA.has(currency) ? 'FCFA' : part.value))
+    .join('')
+    .replace(/\s/g, ' ');
+}
+
+/** The currency as `formatAmount` writes it (`FCFA` for XAF and XOF, else the locale's symbol). */
+export function currencySymbol(currency: string, intlLocale: string): string {
+  if (FCFA.has(currency)) return 'FCFA';
+  return new Intl.NumberFormat(intlLocale, { style: 'currency', currency }).formatToParts(0).find((part) => part.type === 'currency')?.value ?? currency;
 }
 
 /** A normalised MSISDN for reading: `+237 677 00 01 01`-like groups of the national number. */
