@@ -14,7 +14,7 @@ import { findReplay, idempotencyScope, type IdempotencyScope } from './idempoten
 import { firstPollAt, initiateTransaction, prepareBeforeInsert } from './initiate-transaction.ts';
 import { insertPayInOnce } from './insert-transaction.ts';
 import { countCreated } from '../metrics/transaction-metrics.ts';
-import { resolveRailFor, type RailsByCode } from './rails.ts';
+import { resolveRailFor } from './rails.ts';
 
 /** Validated charge request (spec 4.2). `idempotencyKey` may also come from the header. */
 export interface ChargeInput {
@@ -44,16 +44,12 @@ export interface ChargeData {
   redirectUrl?: string;
 }
 
-/**
- * Creates the charge; returns the 201 `data` of spec 4.2. `rails`: the request's read of every
- * rail, started with its API-key lookup (rails.ts `readAllRails`); without it the rail is read here.
- */
+/** Creates the charge; returns the 201 `data` of spec 4.2. */
 export async function createCharge(
   services: Services,
   auth: ApiKeyAuth,
   input: ChargeInput,
   headerKey?: string,
-  rails?: Promise<RailsByCode>,
 ): Promise<ChargeData> {
   const { idempotencyKey: bodyKey, ...request } = input;
   const idempotencyKey = bodyKey ?? headerKey;
@@ -67,7 +63,7 @@ export async function createCharge(
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  }, rails);
+  });
   const payerAccount = normalizeMsisdn(input.payerAccount, rail.country);
   if (!payerAccount) throw validationError({ payerAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const now = services.clock.now();

@@ -11,7 +11,7 @@ import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
 import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
-import { resolveRailFor, type RailsByCode } from './rails.ts';
+import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { insertFundedPayOut } from './insert-funded-pay-out.ts';
 
@@ -73,7 +73,6 @@ async function priceTransfer(
   services: Services,
   auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: Pick<TransferInput, 'amount' | 'currency' | 'paymentMethod'>,
-  rails?: Promise<RailsByCode>,
 ) {
   const resolved = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
@@ -81,7 +80,7 @@ async function priceTransfer(
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  }, rails);
+  });
   const terms = await railTermsFor(services.db, resolved.rail.code, 'PAY_OUT', auth.applicationId);
   return { ...resolved, feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT') };
 }
@@ -89,19 +88,18 @@ async function priceTransfer(
 /**
  * Creates the transfer from `auth`'s application and environment (an API key's, or the
  * dashboard's choice for one of the merchant's applications); returns the 201 `data` of spec
- * 4.4. `rails`: as for `createCharge`.
+ * 4.4.
  */
 export async function createTransfer(
   services: Services,
   auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: TransferInput,
   idempotencyKey?: string,
-  rails?: Promise<RailsByCode>,
 ): Promise<TransferData> {
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'transfer', { ...input });
   const replay = await findReplay<TransferData>(services, scope);
   if (replay) return replay;
-  const { rail, connector, feeAmount } = await priceTransfer(services, auth, input, rails);
+  const { rail, connector, feeAmount } = await priceTransfer(services, auth, input);
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });

@@ -5,7 +5,7 @@
  * can be followed instance by instance.
  */
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'drizzle-orm';
+import { pingDatabase } from '../../db/queries/operations.ts';
 import type { Services } from '../../services.ts';
 import { version } from '../../version.ts';
 
@@ -13,7 +13,7 @@ import { version } from '../../version.ts';
 export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get('/actuator/health', { schema: { tags: ['Santé'], summary: 'État du service' } }, async (request, reply) => {
     try {
-      await services.db.execute(sql`select 1`);
+      await pingDatabase(services.db);
       return { status: 'UP', version };
     } catch (error) {
       request.log.error({ err: error }, 'health check: database unreachable');
