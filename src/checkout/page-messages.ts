@@ -127,8 +127,6 @@ export interface PageMessages {
     unavailableText: string;
     redirectHeading: (rail: string) => string;
     redirectText: (rail: string) => string;
-    operator: string;
-    continueToOperator: string;
   };
   collect: {
     openUntil: (date: string) => string;
@@ -260,8 +258,6 @@ const fr: PageMessages = {
     unavailableText: "Ce marchand n'accepte pas de paiements pour le moment. Aucun montant n'a été débité. Retournez sur le site du marchand.",
     redirectHeading: (rail) => `Paiement avec ${rail}`,
     redirectText: (rail) => `Vous allez être redirigé vers ${rail} pour valider le paiement, puis ramené ici.`,
-    operator: 'votre opérateur',
-    continueToOperator: "Continuer vers l'opérateur",
   },
   collect: {
     openUntil: (date) => `Collecte ouverte jusqu'au ${date}.`,
@@ -405,8 +401,6 @@ const en: PageMessages = {
     unavailableText: "This merchant is not accepting payments right now. Nothing was debited. Go back to the merchant's website.",
     redirectHeading: (rail) => `Pay with ${rail}`,
     redirectText: (rail) => `You will be taken to ${rail} to approve the payment, then brought back here.`,
-    operator: 'your operator',
-    continueToOperator: 'Continue to the operator',
   },
   collect: {
     openUntil: (date) => `Collection open until ${date}.`,
