@@ -11,14 +11,15 @@ COPY . .
 RUN bash scripts/build-release.sh /release
 
 FROM ${NODE_IMAGE}
-# DATA_DIR: the embedded database when DATABASE_URL is unset, and the files Kolo generates
-# (secrets it was not given, mails without SMTP_URL). Its own volume, owned by the kolo user.
-ENV NODE_ENV=production \
+# KOLO_ENV=production: Kolo starts only with a complete, safe configuration (PostgreSQL, HTTPS
+# addresses, the three shared secrets; README "Production mode"), without demo data.
+# DATA_DIR: what Kolo writes besides the database (mails without SMTP_URL; the embedded database
+# when KOLO_ENV=development). Its own volume, owned by the kolo user.
+ENV KOLO_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/var/lib/kolo \
-    LOG_LEVEL=info \
-    DEMO_SEED=false
+    LOG_LEVEL=info
 RUN groupadd --system --gid 10001 kolo \
  && useradd --system --uid 10001 --gid kolo --home-dir /var/lib/kolo --no-create-home --shell /usr/sbin/nologin kolo \
  && mkdir -p /var/lib/kolo && chown kolo:kolo /var/lib/kolo && chmod 700 /var/lib/kolo \

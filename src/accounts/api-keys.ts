@@ -1,9 +1,8 @@
 /**
- * API keys (spec "Authentication" 3–7, compatibility.md "API keys"): `sk_live_`/`sk_test_` +
- * 128 lowercase hex (64 random bytes). Stored only as a SHA-256 hex digest plus a visible
- * prefix (environment prefix + first 8 hex). One active key per application, enforced by a
- * partial unique index; rotation revokes and issues in one database transaction, so the old
- * key fails on the very next request in every instance (no cache).
+ * API keys of the merchant API: `sk_live_`/`sk_test_` + 128 lowercase hex (64 random bytes). Stored
+ * only as a SHA-256 hex digest plus a visible prefix (environment prefix + first 8 hex). One active
+ * key per application, enforced by a partial unique index; rotation revokes and issues in one
+ * database transaction, so the old key fails on the very next request in every instance (no cache).
  */
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
@@ -124,7 +123,7 @@ export async function revokeActiveKey(db: Db, applicationId: string, now: Date):
 }
 
 /**
- * Rotation (spec 4.6): revokes the active key, if any, and issues a new one in one database
+ * API key rotation: revokes the active key, if any, and issues a new one in one database
  * transaction. The old key is rejected from the very next request: lookups never cache.
  */
 export async function rotateApiKey(

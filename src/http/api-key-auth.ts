@@ -1,7 +1,8 @@
 /**
- * `X-API-KEY` authentication for the merchant API (spec "Authentication" 1, 7): an `onRequest`
- * hook, so it runs before body validation; any missing, malformed, unknown or revoked key gets
- * the same 401 UNAUTHORIZED.
+ * `X-API-KEY` authentication for the merchant API: every request under `/api/v1/pay-in/`,
+ * `/api/v1/pay-out/` and `/api/v1/webhook` carries the key, which is the whole credential. An
+ * `onRequest` hook, so it runs before body validation; any missing, malformed, unknown or revoked
+ * key gets the same 401 UNAUTHORIZED (there is no dedicated bad-key code).
  */
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';

@@ -1,7 +1,7 @@
 /**
- * Prometheus metrics (issue "Operating Kolo", item 1) through `prom-client`, one registry per
- * running service (tests run several in one process). Names follow Prometheus conventions:
- * `kolo_` prefix, base units in the name (`_seconds`), `_total` for counters.
+ * Prometheus metrics through `prom-client`, one registry per running service (tests run several in
+ * one process). Names follow Prometheus conventions: `kolo_` prefix, base units in the name
+ * (`_seconds`), `_total` for counters.
  *
  * - HTTP: requests by route pattern (never the raw URL: bounded cardinality, and checkout
  *   session tokens stay out), method and status; a latency histogram.

@@ -1,8 +1,9 @@
 /**
- * Spec 4.2: a direct charge of a phone number. Checks the rail (see `rails.ts`), normalises the
- * MSISDN for the rail's country, writes the transaction (once per idempotency key, in one
- * statement with its event, its key and, for rails whose operator id is ours, the prepared
- * initiation), then starts it at the rail. The response is the creation's: PENDING, whatever the operator says next.
+ * The direct charge (`POST /api/v1/pay-in/charge`) of a phone number. Checks the rail (see
+ * `rails.ts`), normalises the MSISDN for the rail's country, writes the transaction (once per
+ * idempotency key, in one statement with its event, its key and, for rails whose operator id is
+ * ours, the prepared initiation), then starts it at the rail. The response is the creation's:
+ * PENDING, whatever the operator says next.
  */
 import { and, eq } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
@@ -16,7 +17,7 @@ import { insertPayInOnce } from './insert-transaction.ts';
 import { countCreated } from '../metrics/transaction-metrics.ts';
 import { resolveRailFor } from './rails.ts';
 
-/** Validated charge request (spec 4.2). `idempotencyKey` may also come from the header. */
+/** Validated body of the direct charge. `idempotencyKey` may also come from the header. */
 export interface ChargeInput {
   amount: number;
   currency: string;
@@ -29,7 +30,7 @@ export interface ChargeInput {
   idempotencyKey?: string | undefined;
 }
 
-/** The 201 `data` of spec 4.2. */
+/** The 201 `data` of `POST /api/v1/pay-in/charge`. */
 export interface ChargeData {
   reference: string;
   status: 'PENDING';
@@ -44,7 +45,7 @@ export interface ChargeData {
   redirectUrl?: string;
 }
 
-/** Creates the charge; returns the 201 `data` of spec 4.2. */
+/** Creates the charge; returns the 201 `data` of `POST /api/v1/pay-in/charge`. */
 export async function createCharge(
   services: Services,
   auth: ApiKeyAuth,

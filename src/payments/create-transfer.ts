@@ -1,9 +1,10 @@
 /**
- * Spec 4.4: a pay-out transfer to a phone number. Same checks as a charge. The spec offers no
- * deduplication; Kolo adds the optional `Idempotency-Key` header so a retried transfer cannot
- * send money twice. Funded (issue 11): amount + fee is reserved from the merchant's available
- * balance in the creating database transaction, before anything is sent to the operator;
- * without enough, 400 INSUFFICIENT_BALANCE and nothing is written or sent.
+ * The pay-out transfer (`POST /api/v1/pay-out/transfer`) to a phone number. Same checks as a
+ * charge. The interface defines no deduplication for transfers; Kolo adds the optional
+ * `Idempotency-Key` header so a retried transfer cannot send money twice. Funded: amount + fee is
+ * reserved from the merchant's available balance in the creating database transaction, before
+ * anything is sent to the operator; without enough, 400 INSUFFICIENT_BALANCE and nothing is written
+ * or sent.
  */
 import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
@@ -15,7 +16,7 @@ import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { insertFundedPayOut } from './insert-funded-pay-out.ts';
 
-/** Validated transfer request (spec 4.4). */
+/** Validated body of `POST /api/v1/pay-out/transfer`. */
 export interface TransferInput {
   amount: number;
   currency: string;
@@ -27,7 +28,7 @@ export interface TransferInput {
   description?: string | undefined;
 }
 
-/** The 201 `data` of spec 4.4. */
+/** The 201 `data` of `POST /api/v1/pay-out/transfer`. */
 export interface TransferData {
   reference: string;
   status: 'PENDING';
@@ -87,8 +88,8 @@ async function priceTransfer(
 
 /**
  * Creates the transfer from `auth`'s application and environment (an API key's, or the
- * dashboard's choice for one of the merchant's applications); returns the 201 `data` of spec
- * 4.4.
+ * dashboard's choice for one of the merchant's applications); returns the 201 `data` of
+ * `POST /api/v1/pay-out/transfer`.
  */
 export async function createTransfer(
   services: Services,

@@ -1,8 +1,9 @@
 /**
- * Spec 4.3 / 4.5: a transaction by reference, scoped to the caller's application AND to its
- * key's environment. Another application's reference, or one of the other environment (a LIVE
- * key asking for a TEST transaction, or the reverse), is indistinguishable from an unknown one
- * (404 TRANSACTION_NOT_FOUND).
+ * The pay-in and pay-out status reads (`GET /api/v1/pay-in/check_status/{reference}`,
+ * `GET /api/v1/pay-out/check_status/{reference}`): a transaction by reference, scoped to the
+ * caller's application AND to its key's environment. Another application's reference, or one of the
+ * other environment (a LIVE key asking for a TEST transaction, or the reverse), is
+ * indistinguishable from an unknown one (404 TRANSACTION_NOT_FOUND).
  */
 import type { ApiKeyAuthentication } from '../accounts/api-keys.ts';
 import { findStatusViewByKey } from '../db/queries/api-keys.ts';

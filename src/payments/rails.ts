@@ -1,7 +1,8 @@
 /**
- * Rail lookups and the checks the spec ties to rails: PROVIDER_NOT_FOUND for an unknown or
- * inactive provider code (or, for LIVE keys, a rail with no connector), CURRENCY_MISMATCH
- * when the currency is not the application's or not the rail's, and the rail's amount limits.
+ * Rail lookups and the checks of the merchant API that depend on the rail: PROVIDER_NOT_FOUND for
+ * an unknown or inactive provider code (or, for LIVE keys, a rail with no connector),
+ * CURRENCY_MISMATCH when the currency is not the application's or not the rail's, and the rail's
+ * amount limits.
  */
 import { and, eq } from 'drizzle-orm';
 import { railByCode, type RailRow } from '../db/queries/rails.ts';

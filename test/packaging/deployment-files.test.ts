@@ -32,10 +32,10 @@ describe('.env.example', () => {
     const config = read('src/config.ts');
     const unknown = lines.map((l) => l.name).filter((name) => !composeOnly.has(name) && !new RegExp(`^\\s+${name}: `, 'm').test(config));
     expect(unknown).toEqual([]);
-    expect(lines.map((l) => l.name)).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'DATABASE_URL', 'JWT_SECRET', 'WEBHOOK_ENCRYPTION_KEY', 'CHECKOUT_CSRF_SECRET', 'DEMO_SEED']));
+    expect(lines.map((l) => l.name)).toEqual(expect.arrayContaining(['KOLO_ENV', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'JWT_SECRET', 'WEBHOOK_ENCRYPTION_KEY', 'CHECKOUT_CSRF_SECRET']));
   });
 
-  it('is refused untouched (its secrets are placeholders), and accepted once they are replaced', () => {
+  it('is refused untouched (its secrets are placeholders), and passes the production checks once they are replaced', () => {
     const env = Object.fromEntries(lines.filter((l) => !l.isCommented && !composeOnly.has(l.name)).map((l) => [l.name, l.value]));
     let refusal = '';
     try {
@@ -51,6 +51,7 @@ describe('.env.example', () => {
       ]),
     );
     const config = loadConfig(replaced);
+    expect(config.isProduction).toBe(true);
     expect(config.publicBaseUrl).toBe('https://pay.example.com');
     expect(config.demoSeed).toBe(false);
     expect(config.databaseUrl).toBe('postgres://kolo:password@postgres:5432/kolo');
@@ -78,7 +79,7 @@ describe('Dockerfile and .dockerignore', () => {
     expect(stages[1]).toContain(`VOLUME ["${dataDir}"]`);
     expect(stages[1]).toContain(`chown kolo:kolo ${dataDir}`);
     expect(stages[1]).toMatch(/^HEALTHCHECK [\s\S]*\/actuator\/health[\s\S]*status==='UP'/m);
-    expect(stages[1]).toMatch(/DEMO_SEED=false/);
+    expect(stages[1]).toMatch(/ENV KOLO_ENV=production /);
   });
 
   it('keeps in the build context every path the release script stages', () => {
@@ -120,6 +121,15 @@ describe('deploy/kolo.service', () => {
     expect(setting('ExecStart')).toEqual(['/bin/sh /opt/kolo/scripts/start.sh']);
     expect(setting('EnvironmentFile')).toEqual(['/etc/kolo/kolo.env']);
     expect(setting('Restart')).toEqual(['on-failure']);
+  });
+
+  it('listens where deploy/nginx/kolo.conf sends requests, and trusts that proxy only', () => {
+    const upstream = /upstream kolo \{\s*server ([\d.]+):(\d+);/.exec(read('deploy/nginx/kolo.conf'))!;
+    const environment = setting('Environment').join(' ');
+    expect(environment).toContain(`HOST=${upstream[1]}`);
+    expect(environment).toContain(`PORT=${upstream[2]}`);
+    expect(environment).toContain(`TRUST_PROXY=${upstream[1]}`);
+    expect(environment).toContain('KOLO_ENV=production');
   });
 
   it('stops with SIGTERM and waits longer than SHUTDOWN_TIMEOUT_MS', () => {

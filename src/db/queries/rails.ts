@@ -1,7 +1,7 @@
 /**
- * The rails' reads (`providers`) that run on every payment, behind typed functions; the checks
- * the spec ties to rails live in src/payments/rails.ts. Reads of one event-loop turn share one
- * statement (batch.ts); nothing is cached between turns.
+ * The rails' reads (`providers`) that run on every payment, behind typed functions; the checks of
+ * the merchant API that depend on the rail live in src/payments/rails.ts. Reads of one event-loop
+ * turn share one statement (batch.ts); nothing is cached between turns.
  */
 import { mapRow, perDatabase } from '../batch.ts';
 import type { Db } from '../client.ts';
