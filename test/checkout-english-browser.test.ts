@@ -1,15 +1,17 @@
 /**
  * The hosted pages in English, in real headless Chromium (Debian's, driven by playwright-core)
  * with the browser locale `en-US` (Chromium then sends `Accept-Language: en-US`): a Kenyan
- * shilling M-Pesa sandbox checkout paid to the merchant's successUrl, and a collection page whose
- * script shows its own error in English. Screenshots go to test-output/screenshots/web/, axe-core
+ * shilling M-Pesa sandbox checkout paid to the merchant's successUrl, a collection page whose
+ * script shows its own errors in English, and a KES amount typed in shillings sent in base units. Screenshots go to test-output/screenshots/web/, axe-core
  * runs on each screen (test/web/browser.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { eq } from 'drizzle-orm';
 import { createApplication } from '../src/accounts/applications.ts';
+import { transactions } from '../src/db/schema.ts';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { createCheckout } from './helpers/checkout.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV } from './helpers/dashboard.ts';
@@ -106,6 +108,30 @@ describe('hosted pages in English (browser locale en-US)', () => {
     await page.locator('#payerAccount-error').waitFor();
     expect(await page.locator('#payerAccount-error').textContent()).toBe('This is not a mobile money number of the chosen operator.');
     await screen(page, 'collect-en-01-error');
+    await page.context().close();
+  });
+
+  it('sends a KES amount typed in shillings as base units through the JSON API', async () => {
+    const owner = await createDashboardAccount(h);
+    const app = await createApplication(h.services, { merchantId: owner.accountId, name: 'Harambee', currency: 'KES' });
+    const slug = expectSuccess(
+      await asAccount(h, owner.accessToken, 'POST', `/api/v1/merchants/apps/${app.id}/fund-collections`, { body: { title: 'School fees' } }),
+      201,
+    ).slug as string;
+    const page = await englishPage();
+    await page.goto(`${h.baseUrl}/collect/${slug}`);
+    await page.getByLabel('M-Pesa Kenya').check();
+    await page.getByLabel('Amount to give (KES)').fill('12.505');
+    await page.getByLabel('Mobile money phone number').fill('0712 345678');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.locator('#amount-error').waitFor();
+    expect(await page.locator('#amount-error').textContent()).toBe('Enter the amount in figures, with at most two decimals (for example 50 or 50.50).');
+    await page.getByLabel('Amount to give (KES)').fill('12.50');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment on your phone' }).waitFor();
+    expect(await page.textContent('body')).toContain('A payment request for KES 12.50 has been sent to +254 712 34 56 78 (M-Pesa Kenya).');
+    const [row] = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, slug));
+    expect(row).toMatchObject({ amount: 1250, currency: 'KES', paymentMethod: 'MPESA_KE' });
     await page.context().close();
   });
 });

@@ -33,7 +33,7 @@ import { renderFormExpired, renderMessage, renderRequestError, renderTooManyAtte
 import { collectPaths, collectStatusToken, isValidCollectStatusToken } from './collect-token.ts';
 import { renderCollectForm, renderCollectResult, renderCollectWaiting, type CollectFormState } from './collect-view.ts';
 import { checkoutCsrfSecret, csrfToken, CSRF_FIELD, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
-import { formatAmount } from './format.ts';
+import { currencyDigits, formatAmount, parseAmountInput } from './format.ts';
 import { requestMessages } from './page-locale.ts';
 import type { PageMessages } from './page-messages.ts';
 import { checkPayerPhone } from './payer-phone.ts';
@@ -96,10 +96,11 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
       const errors: CollectFormState['errors'] = {};
       let amount: number | undefined;
       if (!open.row.isAmountFixed) {
-        const digits = values.amount.replace(/[\s.]/g, '');
-        if (digits === '') errors.amount = m.errors.amountRequired;
-        else if (!/^[0-9]{1,12}$/.test(digits) || Number(digits) < 1) errors.amount = m.errors.amountInvalid;
-        else amount = Number(digits);
+        // Typed in major units (`50.50` KES); the use case takes base units (5050).
+        const parsed = parseAmountInput(values.amount, open.row.currency);
+        if (parsed === 'EMPTY') errors.amount = m.errors.amountRequired;
+        else if (parsed === 'INVALID') errors.amount = currencyDigits(open.row.currency) === 0 ? m.errors.amountInvalid : m.errors.amountInvalidDecimals;
+        else amount = parsed;
       }
       // The use case checks all of this again; checked here first, its errors are in the page's language.
       const rails = await collectionRails(request.services, open.row);

@@ -11,7 +11,7 @@ import type { OpenCollection } from '../payments/pay-fund-collection.ts';
 import type { RailRow } from '../payments/rails.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { phoneHint } from './checkout-view.ts';
-import { brandColours, currencySymbol, formatAmount, formatMsisdn, themeColour } from './format.ts';
+import { amountInputText, brandColours, currencyDigits, currencySymbol, formatAmount, formatMsisdn, themeColour } from './format.ts';
 import { failureMessage, ussdHintText, type PageMessages } from './page-messages.ts';
 
 const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true });
@@ -72,7 +72,7 @@ export function renderCollectForm(input: {
   const { row } = input.open;
   const state = input.state ?? {};
   const values = {
-    amount: state.values?.amount ?? (row.isAmountFixed || row.amount === null ? '' : String(row.amount)),
+    amount: state.values?.amount ?? (row.isAmountFixed || row.amount === null ? '' : amountInputText(row.amount, row.currency)),
     paymentMethod: state.values?.paymentMethod ?? input.rails[0]?.code ?? '',
     payerAccount: state.values?.payerAccount ?? '',
     payerName: state.values?.payerName ?? '',
@@ -89,6 +89,7 @@ export function renderCollectForm(input: {
     isAmountFixed: row.isAmountFixed,
     amountText,
     currencyText: currencySymbol(row.currency, m.intlLocale),
+    amountDecimals: currencyDigits(row.currency),
     collectCustomerInfo: row.collectCustomerInfo,
     rails: input.rails.map((r) => ({ code: r.code, name: r.name })),
     phoneHint: phoneHint(m, input.rails),

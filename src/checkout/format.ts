@@ -22,6 +22,34 @@ export function formatAmount(amount: number, currency: string, intlLocale: strin
     .replace(/\s/g, ' ');
 }
 
+/** The currency's decimals: its ISO 4217 minor-unit digits as `Intl` knows them (XAF 0, KES 2). */
+export function currencyDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 0;
+}
+
+/**
+ * An amount typed by a payer, in the currency's major units, as base units: `5 000` or `5.000`
+ * XAF → 5000 (no decimals: a `.` groups thousands); `50`, `50.5` or `50,50` KES → 5000, 5050,
+ * 5050 (at most the currency's decimals, `.` or `,`). Spaces are ignored. `EMPTY` for nothing
+ * typed; `INVALID` for anything else, and for less than one base unit or more than 12 digits.
+ */
+export function parseAmountInput(text: string, currency: string): number | 'EMPTY' | 'INVALID' {
+  const digits = currencyDigits(currency);
+  const compact = text.replace(digits === 0 ? /[\s.]/g : /\s/g, '');
+  if (compact === '') return 'EMPTY';
+  const match = digits === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp(`^([0-9]{1,12})(?:[.,]([0-9]{1,${digits}}))?$`).exec(compact);
+  if (!match) return 'INVALID';
+  const amount = Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || '0');
+  return amount >= 1 ? amount : 'INVALID';
+}
+
+/** Base units as a payer types the amount: `5000` XAF → `5000`, `5050` KES → `50.50`. */
+export function amountInputText(amount: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  if (digits === 0) return String(amount);
+  return `${Math.floor(amount / 10 ** digits)}.${String(amount % 10 ** digits).padStart(digits, '0')}`;
+}
+
 /** The currency as `formatAmount` writes it (`FCFA` for XAF and XOF, else the locale's symbol). */
 export function currencySymbol(currency: string, intlLocale: string): string {
   if (FCFA.has(currency)) return 'FCFA';

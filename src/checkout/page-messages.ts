@@ -30,6 +30,7 @@ export type PayerFailureCode =
 export interface ScriptMessages {
   amountRequired: string;
   amountInvalid: string;
+  amountInvalidDecimals: string;
   chooseOperator: string;
   /** Shown beside the amount, the number or the e-mail the JSON API refused, when `useApiMessages` is false. */
   amountRefused: string;
@@ -81,7 +82,10 @@ export interface PageMessages {
     phoneOtherOperator: (other: string, rail: string) => string;
     phoneNotOperator: (rail: string) => string;
     amountRequired: string;
+    /** For a currency without decimals (XAF). */
     amountInvalid: string;
+    /** For a currency with two decimals (KES). */
+    amountInvalidDecimals: string;
     emailInvalid: string;
   };
   waiting: {
@@ -213,6 +217,7 @@ const fr: PageMessages = {
     phoneNotOperator: (rail) => `Ce numéro n'est pas un numéro ${rail}.`,
     amountRequired: 'Saisissez le montant que vous souhaitez donner.',
     amountInvalid: 'Saisissez un montant en chiffres, sans décimales (par exemple 5000).',
+    amountInvalidDecimals: 'Saisissez un montant en chiffres, avec au plus deux décimales (par exemple 50 ou 50,50).',
     emailInvalid: "Cette adresse e-mail n'est pas valide. Corrigez-la ou laissez le champ vide.",
   },
   waiting: {
@@ -304,6 +309,7 @@ const fr: PageMessages = {
   script: {
     amountRequired: 'Saisissez le montant que vous souhaitez donner.',
     amountInvalid: 'Saisissez un montant en chiffres, sans décimales (par exemple 5000).',
+    amountInvalidDecimals: 'Saisissez un montant en chiffres, avec au plus deux décimales (par exemple 50 ou 50,50).',
     chooseOperator: 'Choisissez votre opérateur.',
     amountRefused: "Ce montant n'est pas accepté. Choisissez un autre montant ou un autre opérateur.",
     numberRefused: "Ce numéro n'est pas un numéro mobile money de l'opérateur choisi.",
@@ -356,6 +362,7 @@ const en: PageMessages = {
     phoneNotOperator: (rail) => `This number does not belong to ${rail}.`,
     amountRequired: 'Enter the amount you wish to give.',
     amountInvalid: 'Enter the amount in figures, without decimals (for example 5000).',
+    amountInvalidDecimals: 'Enter the amount in figures, with at most two decimals (for example 50 or 50.50).',
     emailInvalid: 'This email address is not valid. Correct it or leave the field empty.',
   },
   waiting: {
@@ -447,6 +454,7 @@ const en: PageMessages = {
   script: {
     amountRequired: 'Enter the amount you wish to give.',
     amountInvalid: 'Enter the amount in figures, without decimals (for example 5000).',
+    amountInvalidDecimals: 'Enter the amount in figures, with at most two decimals (for example 50 or 50.50).',
     chooseOperator: 'Choose your operator.',
     amountRefused: 'This amount is not accepted. Choose another amount or another operator.',
     numberRefused: 'This is not a mobile money number of the chosen operator.',

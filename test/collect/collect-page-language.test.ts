@@ -98,6 +98,26 @@ describe('language of the collection page', () => {
     expect(fr.html).toContain('<p class="amount">50,00 KES</p>');
   });
 
+  it('a free KES amount is typed in shillings, with up to two decimals, and paid in base units', async () => {
+    const c = await collection(kesAppId, { amount: 25_000 });
+    const b = formClient(h, { acceptLanguage: EN });
+    const page = await b.get(`/collect/${c.slug}`);
+    expect(page.html).toContain('<label for="amount">Amount to give (KES)</label>');
+    expect(page.html).toMatch(/id="amount"[^>]*inputmode="decimal"[^>]*value="250.00"/);
+    expect(page.html).toContain('data-amount-decimals="2"');
+    const pay = (amount: string) => b.post(`/collect/${c.slug}/pay`, { _csrf: page.csrf!, amount, paymentMethod: 'MPESA_KE', payerAccount: '0712345678' });
+    const tooPrecise = await pay('12.505');
+    expect(tooPrecise.status).toBe(400);
+    expect(tooPrecise.html).toContain('Enter the amount in figures, with at most two decimals (for example 50 or 50.50).');
+    const paid = await pay('12,50');
+    expect(paid.status).toBe(303);
+    h.clock.advance(2500);
+    const thanks = await b.get(paid.location!);
+    expect(thanks.html).toContain('<p class="amount">KES 12.50</p>');
+    const [row] = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, c.slug));
+    expect(row).toMatchObject({ amount: 1250, currency: 'KES', paymentMethod: 'MPESA_KE' });
+  });
+
   it('English field errors from the form post, and nothing started', async () => {
     const c = await collection(xafAppId, { collectCustomerInfo: true });
     const b = formClient(h, { acceptLanguage: EN });

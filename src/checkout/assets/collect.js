@@ -53,12 +53,16 @@
       });
       var amount = data.get('amount');
       if (typeof amount === 'string') {
-        var digits = amount.replace(/[\s.]/g, '');
-        if (!/^[0-9]{1,12}$/.test(digits) || Number(digits) < 1) {
-          showFieldError(form, 'amount', digits === '' ? messages.amountRequired : messages.amountInvalid);
+        // Typed in major units, sent in base units: the same rule as parseAmountInput (src/checkout/format.ts).
+        var decimals = Number(form.getAttribute('data-amount-decimals')) || 0;
+        var compact = amount.replace(decimals === 0 ? /[\s.]/g : /\s/g, '');
+        var match = decimals === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp('^([0-9]{1,12})(?:[.,]([0-9]{1,' + decimals + '}))?$').exec(compact);
+        var baseUnits = match ? Number(match[1]) * Math.pow(10, decimals) + Number((match[2] || '').padEnd(decimals, '0') || '0') : 0;
+        if (baseUnits < 1) {
+          showFieldError(form, 'amount', compact === '' ? messages.amountRequired : decimals === 0 ? messages.amountInvalid : messages.amountInvalidDecimals);
           return;
         }
-        body.amount = Number(digits);
+        body.amount = baseUnits;
       }
       if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }
       fetch(form.getAttribute('data-confirm-url'), {
