@@ -1255,6 +1255,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solde de l'application de la clé
+         * @description Le solde de l'application de la clé API, dans l'environnement de la clé (une clé de test lit le solde de test ; une application de test qui n'a encore rien fait montre son solde de test initial). Montants entiers en unités de base de la devise, lus dans le grand livre.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transactions de l'application de la clé, les plus récentes d'abord
+         * @description Les paiements et virements de l'application de la clé, dans l'environnement de la clé, les plus récents d'abord, par pages (cursor : le nextCursor de la page précédente ; stable même si des transactions sont créées entre deux pages). Chaque élément est la vue du statut (GET …/check_status) avec direction, merchantReference, createdAt et updatedAt. Filtres : status, type, from, to (dates sans fuseau : heure locale du serveur).
+         */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Événements (les mêmes que les webhooks), dans leur ordre
+         * @description Les événements de l'application de la clé, dans l'environnement de la clé (webhook.test : avec une clé de test), écrits pour chaque changement de statut annoncé, qu'une URL de webhook soit configurée ou non ; payload est le corps du webhook tel qu'il est (ou serait) livré. Ordre : celui du flux, stable ; un événement n'apparaît qu'une fois terminées toutes les transactions de la base de Kolo qui pourraient en écrire un placé avant lui, donc un lecteur qui suit nextCursor n'en manque aucun. Conservés aussi longtemps que les livraisons de webhooks (RETENTION_WEBHOOK_DAYS).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks/wave": {
         parameters: {
             query?: never;
@@ -16943,4 +17003,302 @@ export type components = {
     pathItems: never;
 };
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le solde */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            applicationId: string;
+                            /**
+                             * @description Celui de la clé : une clé de test lit le solde de test
+                             * @enum {string}
+                             */
+                            environment: "LIVE" | "TEST";
+                            currency: string;
+                            /** @description Disponible pour des virements ou un retrait (unités de base) */
+                            availableAmount: number;
+                            /** @description Paiements reçus, pas encore disponibles (unités de base) */
+                            pendingAmount: number;
+                            /** @description Réservé par des virements en attente de la réponse de l'opérateur (unités de base) */
+                            reservedAmount: number;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: string;
+                        message: string;
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
+                status?: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                /** @description Paiements : CHECKOUT, CHARGE, FUND_COLLECTION ; virements : PAYOUT, WITHDRAWAL, REFUND */
+                type?: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
+                /** @description Créées à partir de (inclus) : AAAA-MM-JJ (le jour entier) ou date-heure ISO 8601 ; sans fuseau, heure locale du serveur, comme les horodatages de l’API */
+                from?: string;
+                /** @description Créées avant (exclu) ; une date seule inclut toute la journée ; même fuseau que from */
+                to?: string;
+                /** @description Taille de la page : 1 à 100, 50 par défaut */
+                limit?: number;
+                /** @description nextCursor de la page précédente ; absent : la première page (les plus récentes) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page de transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @description Les plus récentes d’abord */
+                            items: ({
+                                reference: string;
+                                /** @enum {string} */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION";
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                payerAccount: string | null;
+                                payerName: string | null;
+                                payerEmail: string | null;
+                                paymentUrl: string | null;
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                                netAmount: number | null;
+                                /** @description Somme des remboursements réussis (unités de base) */
+                                refundedAmount: number;
+                                /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                                operatorTransactionId: string | null;
+                                /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                                lateSuccess: boolean;
+                                /** @enum {string} */
+                                direction: "PAY_IN";
+                                merchantReference: string | null;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                updatedAt: string;
+                            } | {
+                                reference: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                beneficiaryAccount: string | null;
+                                beneficiaryName: string | null;
+                                beneficiaryEmail: string | null;
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                                netAmount: number | null;
+                                /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                                operatorTransactionId: string | null;
+                                /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                                lateSuccess: boolean;
+                                /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
+                                heldAmount: number;
+                                /** @enum {string} */
+                                direction: "PAY_OUT";
+                                merchantReference: string | null;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                updatedAt: string;
+                            })[];
+                            /** @description À passer en cursor pour la page suivante ; null : dernière page */
+                            nextCursor: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: string;
+                        message: string;
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: string;
+                        message: string;
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Le cursor du dernier événement lu (ou nextCursor) ; absent : depuis le premier événement conservé */
+                after?: string;
+                /** @description Nombre d’événements : 1 à 100, 50 par défaut */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page du flux */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @description Dans l’ordre du flux */
+                            events: {
+                                /** @description Position opaque de cet événement dans le flux */
+                                cursor: string;
+                                /** @description Identifiant de l’événement (evt_…), le même que webhook-id et que payload.id */
+                                id: string;
+                                /** @enum {string} */
+                                event: "payment.success" | "payment.failed" | "payment.cancelled" | "payout.success" | "payout.failed" | "payment.refunded" | "refund.success" | "refund.failed" | "payment.late_success" | "payout.late_success" | "payout.reservation_released" | "webhook.test";
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description Le corps JSON du webhook, exactement tel qu’il est (ou serait) livré */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description À passer en after pour la suite : le cursor du dernier événement rendu, sinon after tel que donné ; null seulement sans after ni événement */
+                            nextCursor: string | null;
+                            /** @description true : d’autres événements suivent déjà (redemander tout de suite) */
+                            hasMore: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: string;
+                        message: string;
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: string;
+                        message: string;
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+}
