@@ -4,6 +4,8 @@
  * local time, like the responses).
  */
 import { z } from 'zod';
+import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
+import { documentedEnum } from './openapi.ts';
 import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
 import { amountSchema, currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
@@ -101,7 +103,8 @@ export const collectionData = z.object({
 export const collectionList = z.array(collectionData).describe('Les collectes de la page, les plus récentes d’abord (un tableau, sans objet de page)');
 
 /** Body of `POST /api/v1/public/collect/confirm`. */
-export const collectConfirmRequest = z.object({
+export const collectConfirmRequest = z
+  .object({
   slug: z.string().regex(/^[a-z0-9-]{1,80}$/, fr('doit être le slug de la collecte')),
   amount: amountSchema.nullish().transform((v) => v ?? undefined).describe('Obligatoire pour un montant libre ; ignoré si fixe'),
   paymentMethod: requiredText(64).describe('Code du moyen de paiement (ex. MTN_MOMO_CM)'),
@@ -115,12 +118,15 @@ export const collectConfirmRequest = z.object({
     .or(z.literal(''))
     .nullish()
     .transform((v) => (v ? v : undefined)),
-});
+  })
+  .meta({
+    examples: [{ slug: 'cotisation-6eac9b55', amount: 2000, paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', payerName: 'Awa Ngono', payerEmail: 'awa@example.cm' }],
+  });
 
 /** The started payment (201). */
 export const collectPaymentData = z.object({
   reference: z.string().describe('Référence FC-…'),
-  status: z.string(),
+  status: documentedEnum(TRANSACTION_STATUSES),
   amount: z.number(),
   currency: z.string(),
   paymentMethod: z.string().nullable(),
@@ -133,7 +139,7 @@ export const collectPaymentData = z.object({
 /** A payment's status as its payer follows it. */
 export const collectStatusData = z.object({
   reference: z.string(),
-  status: z.string(),
+  status: documentedEnum(TRANSACTION_STATUSES),
   amount: z.number(),
   currency: z.string(),
   failureCode: z.string().nullable(),
