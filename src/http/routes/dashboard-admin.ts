@@ -127,7 +127,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Lister les marchands (page)',
+        operationId: 'adminListMerchants', summary: 'Lister les marchands (page)',
         security,
         querystring: pageQuery.extend({
           status: z.enum(ACCOUNT_STATUSES).optional(),
@@ -146,14 +146,14 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
 
   r.get(
     '/api/v1/admin/merchants/:id',
-    { schema: { tags, summary: 'Lire un marchand', security, params: idParams, response: { 200: envelopeOf(profileData), ...errors } }, onRequest: staffRead },
+    { schema: { tags, operationId: 'adminGetMerchant', summary: 'Lire un marchand', security, params: idParams, response: { 200: envelopeOf(profileData), ...errors } }, onRequest: staffRead },
     async (request) => ok(profileOut(profileView(await accountWithRole(services.db, request.params.id, ['MERCHANT']))), 'Marchand récupéré.', now()),
   );
 
   r.get(
     '/api/v1/admin/merchants/:id/overview',
     {
-      schema: { tags, summary: "Vue d'ensemble d'un marchand", security, params: idParams, response: { 200: envelopeOf(overviewData), ...errors } },
+      schema: { tags, operationId: 'adminGetMerchantOverview', summary: "Vue d'ensemble d'un marchand", security, params: idParams, response: { 200: envelopeOf(overviewData), ...errors } },
       onRequest: staffRead,
     },
     async (request) => {
@@ -167,7 +167,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Changer le statut d'un marchand (ferme ses sessions sauf ACTIVE)",
+        operationId: 'adminSetMerchantStatus', summary: "Changer le statut d'un marchand (ferme ses sessions sauf ACTIVE)",
         security,
         params: idParams,
         body: z.object({ status: z.enum(ACCOUNT_STATUSES) }),
@@ -187,7 +187,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Changer le niveau KYC d'un marchand",
+        operationId: 'adminSetMerchantKyc', summary: "Changer le niveau KYC d'un marchand",
         security,
         params: idParams,
         body: z.object({ kycLevel: z.enum(KYC_LEVELS) }),
@@ -205,7 +205,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.get(
     '/api/v1/admin/staff',
     {
-      schema: { tags, summary: 'Lister le personnel (page)', security, querystring: pageQuery, response: { 200: envelopeOf(pageOf(profileData)), ...errors } },
+      schema: { tags, operationId: 'adminListStaff', summary: 'Lister le personnel (page)', security, querystring: pageQuery, response: { 200: envelopeOf(pageOf(profileData)), ...errors } },
       onRequest: adminOnly,
     },
     async (request) => {
@@ -220,7 +220,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Créer un compte ADMIN ou SUPPORT',
+        operationId: 'adminCreateStaff', summary: 'Créer un compte ADMIN ou SUPPORT',
         security,
         body: z.object({
           fullName: requiredText(255),
@@ -244,7 +244,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Suspendre ou réactiver un membre du personnel",
+        operationId: 'adminSetStaffStatus', summary: "Suspendre ou réactiver un membre du personnel",
         security,
         params: idParams,
         body: z.object({ status: z.enum(['ACTIVE', 'SUSPENDED']) }),
@@ -262,7 +262,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.delete(
     '/api/v1/admin/staff/:id',
     {
-      schema: { tags, summary: 'Supprimer un membre du personnel (204)', security, params: idParams, response: { 204: noContent, ...errors } },
+      schema: { tags, operationId: 'adminDeleteStaff', summary: 'Supprimer un membre du personnel (204)', security, params: idParams, response: { 204: noContent, ...errors } },
       onRequest: adminOnly,
     },
     async (request, reply) => {
@@ -285,7 +285,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.get(
     '/api/v1/admin/merchants/:id/fees',
     {
-      schema: { tags, summary: "Frais propres d'un marchand", security, params: idParams, response: { 200: envelopeOf(z.array(feeOverrideData)), ...errors } },
+      schema: { tags, operationId: 'adminListMerchantFees', summary: "Frais propres d'un marchand", security, params: idParams, response: { 200: envelopeOf(z.array(feeOverrideData)), ...errors } },
       onRequest: staffRead,
     },
     async (request) => {
@@ -299,7 +299,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Fixer les frais propres d'un marchand sur un moyen de paiement et un sens",
+        operationId: 'adminPutMerchantFees', summary: "Fixer les frais propres d'un marchand sur un moyen de paiement et un sens",
         security,
         params: idParams,
         body: z.object({
@@ -323,7 +323,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
+        operationId: 'adminDeleteMerchantFee', summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
         security,
         params: z.object({ id: uuidParam, providerCode: z.string().max(64), direction: z.enum(['PAY_IN', 'PAY_OUT']) }),
         response: { 204: noContent, ...errors },
@@ -339,14 +339,14 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
 
   r.get(
     '/api/v1/admin/providers',
-    { schema: { tags, summary: 'Lister les moyens de paiement', security, response: { 200: envelopeOf(z.array(providerData)), ...errors } }, onRequest: staffRead },
+    { schema: { tags, operationId: 'adminListProviders', summary: 'Lister les moyens de paiement', security, response: { 200: envelopeOf(z.array(providerData)), ...errors } }, onRequest: staffRead },
     async () => ok((await listProviders(services.db)).map(providerOut), 'Moyens de paiement récupérés.', now()),
   );
 
   r.post(
     '/api/v1/admin/providers',
     {
-      schema: { tags, summary: 'Créer un moyen de paiement', security, body: providerRequest, response: { 201: envelopeOf(providerData), ...errors } },
+      schema: { tags, operationId: 'adminCreateProvider', summary: 'Créer un moyen de paiement', security, body: providerRequest, response: { 201: envelopeOf(providerData), ...errors } },
       onRequest: adminOnly,
     },
     async (request, reply) => {
@@ -360,7 +360,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Modifier un moyen de paiement (limites, frais, état)',
+        operationId: 'adminUpdateProvider', summary: 'Modifier un moyen de paiement (limites, frais, état)',
         security,
         params: idParams,
         body: providerRequest.partial({ code: true }),
@@ -374,7 +374,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.patch(
     '/api/v1/admin/providers/:id/toggle',
     {
-      schema: { tags, summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: envelopeOf(providerData), ...errors } },
+      schema: { tags, operationId: 'adminToggleProvider', summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: envelopeOf(providerData), ...errors } },
       onRequest: adminOnly,
     },
     async (request) => ok(providerOut(await toggleProvider(request.services, auditActor(request), request.params.id)), 'Moyen de paiement mis à jour.', now()),
@@ -385,7 +385,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Journal d'audit (page, du plus récent au plus ancien)",
+        operationId: 'adminListAuditLog', summary: "Journal d'audit (page, du plus récent au plus ancien)",
         security,
         querystring: pageQuery,
         response: { 200: envelopeOf(pageOf(auditData)), ...errors },

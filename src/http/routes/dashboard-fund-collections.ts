@@ -78,7 +78,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Créer une collecte',
+        operationId: 'createFundCollection', summary: 'Créer une collecte',
         description: 'Une page publique `/collect/{slug}` où chacun paie, montant fixe ou libre. Codes : APP_NOT_FOUND, CURRENCY_MISMATCH, AMOUNT_REQUIRED_FOR_FIXED.',
         security,
         params: z.object({ applicationId: uuidParam }),
@@ -101,7 +101,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Mes collectes',
+        operationId: 'listFundCollections', summary: 'Mes collectes',
         description:
           'Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). ' +
           'Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
@@ -121,7 +121,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
 
   r.get(
     '/api/v1/merchants/fund-collections/:id',
-    { schema: { tags, summary: 'Une collecte', security, params: idParams, response: { 200: envelopeOf(collectionData), ...errors } } },
+    { schema: { tags, operationId: 'getFundCollection', summary: 'Une collecte', security, params: idParams, response: { 200: envelopeOf(collectionData), ...errors } } },
     async (request) => {
       const found = await findFundCollection(services.db, viewerOf(request), request.params.id, { write: false });
       const view = collectionView(found.row, found.applicationName, services.config.publicBaseUrl, now());
@@ -134,7 +134,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Modifier une collecte',
+        operationId: 'updateFundCollection', summary: 'Modifier une collecte',
         description: 'Collecte ACTIVE seulement (409 COLLECTION_NOT_EDITABLE sinon). `removeExpiresAt: true` retire la date de fin.',
         security,
         params: idParams,
@@ -157,7 +157,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Fermer une collecte',
+        operationId: 'closeFundCollection', summary: 'Fermer une collecte',
         description: 'ACTIVE → CLOSED ; 409 COLLECTION_ALREADY_CLOSED si elle est déjà fermée ou expirée.',
         security,
         params: idParams,
@@ -177,7 +177,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Rouvrir une collecte',
+        operationId: 'reopenFundCollection', summary: 'Rouvrir une collecte',
         description: 'CLOSED ou EXPIRED → ACTIVE ; 409 COLLECTION_NOT_CLOSED si elle est ouverte. Une collecte expirée demande une nouvelle date `expiresAt` future (ou `removeExpiresAt`).',
         security,
         params: idParams,
@@ -198,7 +198,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Supprimer une collecte',
+        operationId: 'deleteFundCollection', summary: 'Supprimer une collecte',
         description: 'Définitif : la page refuse les paiements, la collecte répond 404 ensuite. Ses paiements restent dans les transactions.',
         security,
         params: idParams,

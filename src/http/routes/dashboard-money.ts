@@ -45,7 +45,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Mes soldes par devise (issus du grand livre)',
+        operationId: 'listBalances', summary: 'Mes soldes par devise (issus du grand livre)',
         security: bearerSecurity,
         querystring: balanceQuery,
         response: { 200: envelopeOf(z.array(balanceLine)), ...errors },
@@ -64,7 +64,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
+        operationId: 'getDashboardSummary', summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
         security: bearerSecurity,
         querystring: dashboardSummaryQuery,
         response: { 200: envelopeOf(dashboardSummaryData), ...errors },
@@ -95,7 +95,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund)",
+        operationId: 'refundMerchantPayment', summary: "Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund)",
         security: bearerSecurity,
         params: z.object({ reference: z.string().max(64) }),
         body: dashboardRefundRequest,
@@ -125,7 +125,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
+        operationId: 'getTransferFee', summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
         description:
           'Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un ' +
           'administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de ' +
@@ -166,7 +166,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
+        operationId: 'createDashboardTransfer', summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
         description:
           'Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; ' +
           "l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif " +
@@ -198,7 +198,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Réglages d'argent d'une application (succès tardifs)",
+        operationId: 'getMoneySettings', summary: "Réglages d'argent d'une application (succès tardifs)",
         security: bearerSecurity,
         params: appIdKeyParams,
         response: { 200: envelopeOf(moneySettings), ...errors },
@@ -215,7 +215,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Modifier les réglages d'argent d'une application",
+        operationId: 'putMoneySettings', summary: "Modifier les réglages d'argent d'une application",
         security: bearerSecurity,
         params: appIdKeyParams,
         body: moneySettings,

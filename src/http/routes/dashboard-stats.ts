@@ -15,6 +15,7 @@ import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { adminStatsData, adminStatsQuery, publicStatsData } from '../schemas/transactions.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
+import { publicSecurity, success } from '../schemas/openapi.ts';
 
 /** How long the public counters are reused (ms). */
 const PUBLIC_STATS_TTL_MS = 60_000;
@@ -32,7 +33,7 @@ export async function dashboardStatsRoutes(app: FastifyInstance, services: Servi
       {
         schema: {
           tags: ['Administration'],
-          summary: 'Statistiques de la plateforme sur une période (30 derniers jours par défaut)',
+          operationId: 'getPlatformStats', summary: 'Statistiques de la plateforme sur une période (30 derniers jours par défaut)',
           security,
           querystring: adminStatsQuery,
           response: { 200: envelopeOf(adminStatsData), 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope },
@@ -58,8 +59,15 @@ export async function dashboardStatsRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getPublicStats',
         summary: 'Compteurs publics : marchands actifs, transactions LIVE réussies, moyens de paiement actifs',
-        response: { 200: envelopeOf(publicStatsData) },
+        security: publicSecurity,
+        response: {
+          200: success(publicStatsData, 'Les compteurs (mis en cache quelques minutes)', {
+            message: 'Statistiques récupérées.',
+            data: { merchantCount: 42, transactionCount: 1250, paymentMethodCount: 14 },
+          }),
+        },
       },
     },
     async () => {

@@ -72,7 +72,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.get(
     base,
-    { schema: { tags, summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
+    { schema: { tags, operationId: 'getAppWebhookSettings', summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
     async (request) => ok(await getWebhookSettings(request.services, (await appOf(request, false)).id), 'Configuration du webhook.', services.clock.now()),
   );
 
@@ -81,7 +81,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: "Définir (ou effacer avec null) l'URL du webhook",
+        operationId: 'updateAppWebhookUrl', summary: "Définir (ou effacer avec null) l'URL du webhook",
         security,
         params: appParams,
         body: z.object({ webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).nullable() }),
@@ -105,7 +105,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/secret`,
-    { schema: { tags, summary: 'Créer le secret de signature', security, params: appParams, response: { 201: envelopeOf(secretData), ...errors } } },
+    { schema: { tags, operationId: 'createWebhookSecret', summary: 'Créer le secret de signature', security, params: appParams, response: { 201: envelopeOf(secretData), ...errors } } },
     async (request, reply) => {
       const app = await appOf(request, true);
       const issued = await createWebhookSecret(request.services, app.id);
@@ -117,7 +117,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/rotate`,
-    { schema: { tags, summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: envelopeOf(secretData), ...errors } } },
+    { schema: { tags, operationId: 'rotateWebhookSecret', summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: envelopeOf(secretData), ...errors } } },
     async (request) => {
       const app = await appOf(request, true);
       const issued = await rotateWebhookSecret(request.services, app.id);
@@ -129,7 +129,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.delete(
     `${base}/secret`,
-    { schema: { tags, summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().describe('Pas de corps'), ...errors } } },
+    { schema: { tags, operationId: 'deleteWebhookSecret', summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().describe('Pas de corps'), ...errors } } },
     async (request, reply) => {
       const app = await appOf(request, true);
       await deleteWebhookSecret(request.services, app.id);
@@ -143,7 +143,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: 'Envoyer un événement de test',
+        operationId: 'sendAppTestWebhook', summary: 'Envoyer un événement de test',
         security,
         params: appParams,
         body: z.object({ data: z.record(z.string(), z.unknown()).nullish() }),
@@ -162,7 +162,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: 'Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction)',
+        operationId: 'listWebhookDeliveries', summary: 'Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction)',
         security,
         params: appParams,
         querystring: deliveriesQuery,
@@ -177,7 +177,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/deliveries/:deliveryId/replay`,
-    { schema: { tags, summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
+    { schema: { tags, operationId: 'replayWebhookDelivery', summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
     async (request) => {
       const app = await appOf(request, true);
       const replayed = await replayDelivery(request.services, app.id, request.params.deliveryId);

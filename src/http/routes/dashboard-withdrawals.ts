@@ -103,7 +103,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.get(
     '/api/v1/merchants/withdrawals/accounts',
-    { schema: { tags, summary: 'Mes comptes de retrait', security, response: { 200: envelopeOf(z.array(accountData)), ...errors } } },
+    { schema: { tags, operationId: 'listWithdrawalAccounts', summary: 'Mes comptes de retrait', security, response: { 200: envelopeOf(z.array(accountData)), ...errors } } },
     async (request) => ok(await accountsOut(await listWithdrawalAccounts(services.db, merchantOf(request))), 'Comptes de retrait récupérés.', now()),
   );
 
@@ -112,7 +112,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Ajouter un compte de retrait',
+        operationId: 'addWithdrawalAccount', summary: 'Ajouter un compte de retrait',
         security,
         body: z.object({
           providerCode: requiredText(64),
@@ -131,7 +131,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.delete(
     '/api/v1/merchants/withdrawals/accounts/:id',
-    { schema: { tags, summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errors } } },
+    { schema: { tags, operationId: 'deleteWithdrawalAccount', summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errors } } },
     async (request, reply) => {
       await deleteWithdrawalAccount(request.services, merchantOf(request), request.params.id);
       return reply.code(204).send(undefined);
@@ -140,7 +140,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.patch(
     '/api/v1/merchants/withdrawals/accounts/:id/default',
-    { schema: { tags, summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
+    { schema: { tags, operationId: 'setDefaultWithdrawalAccount', summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
     async (request) => {
       const updated = await setDefaultWithdrawalAccount(request.services, merchantOf(request), request.params.id);
       return ok((await accountsOut([updated]))[0]!, 'Compte par défaut modifié.', now());
@@ -152,7 +152,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Réglage des retraits automatiques',
+        operationId: 'getWithdrawalConfig', summary: 'Réglage des retraits automatiques',
         security,
         querystring: z.object({ currency: currencySchema.optional() }),
         response: { 200: envelopeOf(configData), ...errors },
@@ -166,7 +166,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Régler les retraits automatiques (MANUAL, INSTANT, THRESHOLD, PERIODIC)',
+        operationId: 'putWithdrawalConfig', summary: 'Régler les retraits automatiques (MANUAL, INSTANT, THRESHOLD, PERIODIC)',
         security,
         body: z.object({
           mode: z.enum(WITHDRAWAL_MODES),
@@ -191,7 +191,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Retirer vers mon compte (un virement financé par le solde disponible)',
+        operationId: 'withdraw', summary: 'Retirer vers mon compte (un virement financé par le solde disponible)',
         security,
         body: z.object({
           amount: amountSchema,
