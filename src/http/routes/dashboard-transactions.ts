@@ -38,7 +38,7 @@ import { checkTransactionNow, STATUS_CHECK_INTERVAL_MS } from '../../dashboard/s
 import { oldestApplicationCurrency } from '../../accounts/applications.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { pageOf, toPage, ts } from '../schemas/dashboard.ts';
 import {

@@ -39,6 +39,19 @@ export const createCollectionRequest = z.object({
   environment: dashboardEnvironmentQuery.describe(
     'Extension : TEST (bac à sable) ou LIVE. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST',
   ),
+}).meta({
+  examples: [
+    {
+      title: 'Cotisation de novembre',
+      description: 'Cotisation mensuelle de la tontine',
+      isAmountFixed: true,
+      amount: 2000,
+      expiresAt: '2026-12-31T23:59:00Z',
+      collectCustomerInfo: true,
+      thankYouMessage: 'Merci pour votre cotisation !',
+      environment: 'TEST',
+    },
+  ],
 });
 
 /** Body of `PATCH …/fund-collections/{id}`: every field optional; null clears an optional text or the amount. */
@@ -57,7 +70,7 @@ export const updateCollectionRequest = z.object({
   removeExpiresAt: z.boolean().optional().describe("true : la collecte n'expire plus"),
   collectCustomerInfo: z.boolean().optional(),
   thankYouMessage: clearableText(1000),
-});
+}).meta({ examples: [{ title: 'Cotisation de décembre', amount: 2500 }] });
 
 /** Body of `PATCH …/fund-collections/{id}/reopen` (optional). */
 export const reopenCollectionRequest = z
@@ -65,7 +78,8 @@ export const reopenCollectionRequest = z
     expiresAt: dateTime.optional().describe('Nouvelle fin (obligatoire pour rouvrir une collecte expirée, sauf removeExpiresAt)'),
     removeExpiresAt: z.boolean().optional(),
   })
-  .optional();
+  .optional()
+  .meta({ examples: [{ expiresAt: '2027-01-31T23:59:00Z' }] });
 
 /** Most collections one list answer holds (its `size` default and bound). */
 export const COLLECTION_LIST_MAX = 100;

@@ -117,10 +117,15 @@ export function openApiTransform(input: TransformInput): ReturnType<typeof jsonS
   const where = `${String(input.route.method)} ${input.url}`;
   const documented = output.schema as { body?: Record<string, unknown>; response?: Record<string, Record<string, unknown>> };
   // The converter drops the examples of input schemas: they are put back from the zod metadata.
-  if (schema.body instanceof z.ZodType && documented.body) documented.body.examples ??= checkedExamples(schema.body, `${where} body`);
+  if (schema.body instanceof z.ZodType && documented.body) {
+    const examples = checkedExamples(schema.body, `${where} body`);
+    documented.body.examples ??= examples;
+  }
   for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
     const json = documented.response?.[status];
-    if (response instanceof z.ZodType && json) json.examples ??= checkedExamples(response, `${where} ${status}`);
+    if (!(response instanceof z.ZodType) || !json) continue;
+    const examples = checkedExamples(response, `${where} ${status}`);
+    json.examples ??= examples;
   }
   if (typeof schema.operationId === 'string' && IDEMPOTENT_OPERATIONS.has(schema.operationId)) {
     (output.schema as Record<string, unknown>).headers = IDEMPOTENCY_HEADER;
