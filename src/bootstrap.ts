@@ -2,7 +2,9 @@
  * Opens what every entry point needs, in order: database → migrations → services. Used by the
  * server, the CLI and the test harness, so all three run exactly the same wiring.
  */
+import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { requestIdOf } from './request-context.ts';
 import type { Config } from './config.ts';
 import { migrateDatabase, openDatabase, type Database } from './db/client.ts';
@@ -29,11 +31,12 @@ export function maskPhone(value: unknown): string {
 }
 
 /**
- * Creates the logger: JSON lines on stdout, those of a request's logger (`requestLogger`,
- * request-context.ts) with its `requestId`; secrets in headers and known secret fields are
- * redacted, phone numbers masked to their last 3 digits.
+ * Creates the logger: JSON lines on stdout (or `destination`), those of a request's logger
+ * (`requestLogger`, request-context.ts) with its `requestId`; secrets in headers and known secret
+ * fields are redacted, phone numbers masked to their last 3 digits. `isReadable`: the same lines
+ * formatted for a person by pino-pretty (time, level, message, then the fields), after redaction.
  */
-export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream, { isReadable = false }: { isReadable?: boolean } = {}): Logger {
   const paths = [
     'req.headers["x-api-key"]',
     'req.headers.authorization',
@@ -53,7 +56,9 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       censor: (value, path) => (PHONE_KEYS.includes(path[path.length - 1]!) ? maskPhone(value) : '[redacted]'),
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Synchronous like pino's own stdout destination: no line is lost when the process exits.
+  const target = destination ?? (isReadable ? pinoPretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);
+  return target ? pino(options, target) : pino(options);
 }
 
 /** Opens the database, applies migrations and builds the services. */
@@ -61,7 +66,9 @@ export async function openRuntime(
   config: Config,
   overrides: { clock?: Clock; ids?: Ids; log?: Logger; services?: Partial<Pick<Services, 'connectors' | 'statusListeners'>> } = {},
 ): Promise<Runtime> {
-  const log = overrides.log ?? createLogger(config.logLevel);
+  // Readable lines for a person at a terminal in development; JSON lines for everything else
+  // (production, log collectors, tests). fd 1 is the stdout pino writes to.
+  const log = overrides.log ?? createLogger(config.logLevel, undefined, { isReadable: !config.isProduction && isatty(1) });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   try {
     await migrateDatabase(database);

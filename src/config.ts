@@ -3,16 +3,48 @@
  * configuration table with its default; `loadConfig` parses them once with zod and throws a
  * readable error naming each bad variable.
  */
+import proxyAddr from '@fastify/proxy-addr';
 import { z } from 'zod';
 import type { DarajaAccount } from './connectors/mpesa/mpesa-transformers.ts';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** Strings a boolean variable reads as true. */
+const TRUE_VALUES: readonly string[] = ['true', '1', 'yes'];
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => TRUE_VALUES.includes(v));
+
+const TRUST_PROXY_HELP =
+  'must be false or a comma-separated list of the proxies\' addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8,::1 (also loopback, linklocal, uniquelocal)';
+
+/**
+ * `TRUST_PROXY` → Fastify's `trustProxy`: `false` (never read X-Forwarded-For) or the trusted
+ * proxies' addresses and CIDRs, checked with `@fastify/proxy-addr` (the library Fastify applies
+ * them with). No hop count: it would trust whoever connects, and Fastify 5 reads a number as
+ * "trust no one".
+ */
+const trustProxy = z.string().transform((raw, ctx): false | string[] => {
+  const value = raw.trim().toLowerCase();
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    ctx.addIssue({ code: 'custom', message: `a hop count would trust any client that connects directly; ${TRUST_PROXY_HELP}` });
+    return z.NEVER;
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  try {
+    if (entries.length === 0) throw new Error('no address');
+    proxyAddr.compile(entries);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: TRUST_PROXY_HELP });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 const configSchema = z.object({
+  // `production`: the start-up checks of `productionIssues`; `development`: demo data by default.
+  KOLO_ENV: z.enum(['development', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  TRUST_PROXY: trustProxy.default(false),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
   PUBLIC_BASE_URL: z.string().url().optional(),
@@ -26,7 +58,8 @@ const configSchema = z.object({
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DEMO_SEED: bool.default(true),
+  // Unset: true in development, false in production (where true is refused).
+  DEMO_SEED: bool.optional(),
   PG_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(8),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
@@ -271,8 +304,15 @@ const LEASE_MARGIN_MS = 1000;
 
 /** Parsed configuration. Units are in the names (`…Ms`, `…Minutes`, `…Bytes`). */
 export interface Config {
+  /** `KOLO_ENV=production`: started only after `productionIssues` found nothing; no demo data, JSON logs. */
+  isProduction: boolean;
   port: number;
   host: string;
+  /**
+   * Fastify's `trustProxy`: false (the client address is the peer's) or the trusted proxies'
+   * addresses and CIDRs; X-Forwarded-For is read only when the peer is one of them.
+   */
+  trustProxy: false | string[];
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
@@ -370,29 +410,81 @@ export interface Config {
   wave: WaveConfig | null;
 }
 
-/** Parses `env` (normally `process.env`). Throws an Error listing every invalid variable. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = configSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+/** What production needs and each shared secret's purpose, for the error message. */
+const SHARED_SECRETS = {
+  JWT_SECRET: 'signs dashboard sessions',
+  WEBHOOK_ENCRYPTION_KEY: 'encrypts webhook secrets at rest; 64 hex characters',
+  CHECKOUT_CSRF_SECRET: "signs the checkout pages' forms",
+} as const;
+
+/**
+ * With `KOLO_ENV=production`, one line per missing or unsafe variable of the raw environment `env`
+ * (formats, such as a secret's length, are the schema's): no demo data, an HTTPS
+ * `PUBLIC_BASE_URL` (and `CALLBACK_BASE_URL` when set), the three shared secrets, PostgreSQL, and
+ * webhooks to public addresses only.
+ */
+function productionIssues(env: Record<string, string>): string[] {
+  const issues: string[] = [];
+  const isHttps = (url: string) => /^https:\/\//i.test(url);
+  if (env.DEMO_SEED !== undefined && TRUE_VALUES.includes(env.DEMO_SEED)) {
+    issues.push('  DEMO_SEED: demo data is refused in production (unset it)');
   }
+  if (env.PUBLIC_BASE_URL === undefined) {
+    issues.push('  PUBLIC_BASE_URL: required in production: the HTTPS address customers and operators reach, e.g. https://pay.example.com');
+  } else if (!isHttps(env.PUBLIC_BASE_URL)) {
+    issues.push('  PUBLIC_BASE_URL: must be an https:// URL in production');
+  }
+  if (env.CALLBACK_BASE_URL !== undefined && !isHttps(env.CALLBACK_BASE_URL)) {
+    issues.push('  CALLBACK_BASE_URL: must be an https:// URL in production');
+  }
+  for (const [name, purpose] of Object.entries(SHARED_SECRETS)) {
+    if (env[name] === undefined) {
+      issues.push(`  ${name}: required in production (${purpose}; the same value on every instance), e.g. the output of openssl rand -hex 32`);
+    }
+  }
+  if (env.DATABASE_URL === undefined) {
+    issues.push('  DATABASE_URL: required in production: a PostgreSQL URL, e.g. postgres://kolo@db.internal:5432/kolo (the embedded database is for development)');
+  } else if (!/^postgres(ql)?:\/\//i.test(env.DATABASE_URL)) {
+    issues.push('  DATABASE_URL: must be a postgres:// or postgresql:// URL');
+  }
+  if (env.WEBHOOK_ALLOW_PRIVATE_HOSTS !== undefined && TRUE_VALUES.includes(env.WEBHOOK_ALLOW_PRIVATE_HOSTS)) {
+    issues.push('  WEBHOOK_ALLOW_PRIVATE_HOSTS: refused in production: webhooks go to public addresses only (unset it)');
+  }
+  return issues;
+}
+
+/**
+ * Parses `env` (normally `process.env`). Throws an Error listing every invalid variable, and with
+ * `KOLO_ENV=production` every missing or unsafe one (`productionIssues`) in the same list.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
+  const parsed = configSchema.safeParse(cleaned);
+  const schemaLines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const isProduction = cleaned.KOLO_ENV === 'production';
+  // Each variable once: one the schema already refused is not reported again.
+  const productionLines = isProduction
+    ? productionIssues(cleaned).filter((line) => !schemaLines.some((s) => s.startsWith(line.slice(0, line.indexOf(':') + 1))))
+    : [];
+  const heading = isProduction ? 'Invalid configuration for production (KOLO_ENV=production)' : 'Invalid configuration';
+  if (!parsed.success) throw new Error(`${heading}:\n${[...schemaLines, ...productionLines].join('\n')}`);
   const e = parsed.data;
+  const issues: string[] = [...productionLines];
   // A lease shorter than the call it covers would let a second instance repeat a live call.
-  const leaseIssues: string[] = [];
   if (e.POLLER_LEASE_MS !== undefined && e.POLLER_LEASE_MS < e.CONNECTOR_TIMEOUT_MS + LEASE_MARGIN_MS) {
-    leaseIssues.push(`  POLLER_LEASE_MS: must be at least CONNECTOR_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.CONNECTOR_TIMEOUT_MS + LEASE_MARGIN_MS})`);
+    issues.push(`  POLLER_LEASE_MS: must be at least CONNECTOR_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.CONNECTOR_TIMEOUT_MS + LEASE_MARGIN_MS})`);
   }
   if (e.WEBHOOK_LEASE_MS < e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS) {
-    leaseIssues.push(`  WEBHOOK_LEASE_MS: must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS})`);
+    issues.push(`  WEBHOOK_LEASE_MS: must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${e.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS})`);
   }
-  const connectors = connectorConfigs(e, leaseIssues);
-  if (leaseIssues.length > 0) throw new Error(`Invalid configuration:\n${leaseIssues.join('\n')}`);
+  const connectors = connectorConfigs(e, issues);
+  if (issues.length > 0) throw new Error(`${heading}:\n${issues.join('\n')}`);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
+    isProduction,
     port: e.PORT,
     host: e.HOST,
+    trustProxy: e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     publicBaseUrl,
@@ -408,7 +500,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       intervalMs: e.RETENTION_INTERVAL_MS,
       batchSize: e.RETENTION_BATCH_SIZE,
     },
-    demoSeed: e.DEMO_SEED,
+    demoSeed: e.DEMO_SEED ?? !isProduction,
     pgPoolMax: e.PG_POOL_MAX,
     pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -1,7 +1,7 @@
 /**
  * Applications: the unit that owns API keys, a webhook URL, a currency and default
- * successUrl/cancelUrl (spec "Application"). This module has what the merchant API and the CLI
- * need; the dashboard adds listing, update and deletion.
+ * successUrl/cancelUrl for hosted checkout. This module has what the merchant API and the CLI need;
+ * the dashboard adds listing, update and deletion.
  */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

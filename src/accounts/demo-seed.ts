@@ -53,7 +53,11 @@ export async function seedDemo(services: Pick<Services, 'db' | 'clock' | 'ids' |
   };
 }
 
-/** The banner printed once after seeding: the key and ready-to-paste curl commands. */
+/**
+ * The banner printed once after seeding: the dashboard login, the key, the webhook secret and how
+ * to receive webhooks (`kolo listen` to a local URL, the dashboard, the API), and ready-to-paste
+ * curl commands.
+ */
 export function demoBanner(seed: DemoSeed, baseUrl: string): string {
   const key = seed.plainTextKey;
   return [
@@ -69,7 +73,12 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     'Secret de signature des webhooks (affiché une seule fois, conservez-le) :',
     `  ${seed.plainTextWebhookSecret}`,
     'Recevoir les webhooks (signés avec ce secret, en-têtes webhook-signature et X-Sharepay-Signature) :',
-    `  curl -s -X PATCH ${baseUrl}/api/v1/webhook -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"webhookUrl":"https://votre-site.example/webhooks/kolo"}'`,
+    '  sur une URL locale de votre machine, sans adresse publique :',
+    '    kolo listen --forward-to http://localhost:3000/webhooks',
+    `  ou sur l'URL de webhook de l'application, dans le tableau de bord (« URL des webhooks ») : ${baseUrl}/app/apps/${seed.applicationId}`,
+    '  ou par l\'API :',
+    `    curl -s -X PATCH ${baseUrl}/api/v1/webhook -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"webhookUrl":"https://votre-site.example/webhooks/kolo"}'`,
+    '  (une URL de webhook locale, http://localhost:…, demande WEBHOOK_ALLOW_PRIVATE_HOSTS=true au démarrage de Kolo)',
     '',
     'Créer une session de paiement (checkout) :',
     `  curl -s -X POST ${baseUrl}/api/v1/pay-in/checkout -H 'Content-Type: application/json' -H 'X-API-KEY: ${key}' -d '{"amount":5000,"currency":"XAF","description":"Commande 42","merchantReference":"CMD-42"}'`,

@@ -5,9 +5,8 @@
  * TEST money and withdraws from the sandbox, and a merchant who went live sees its real money.
  * Every dashboard route that takes an `environment` resolves it here, and nowhere else.
  */
-import { sql } from 'drizzle-orm';
-import { rowsOf, type Db } from '../db/client.ts';
-import { apiKeys, applications, transactions } from '../db/schema.ts';
+import type { Db } from '../db/client.ts';
+import { hasGoneLive } from '../db/queries/dashboard.ts';
 
 /** An environment: LIVE (real rails) or TEST (sandbox rail). */
 export type DashboardEnvironment = 'LIVE' | 'TEST';
@@ -21,17 +20,5 @@ export type DashboardEnvironment = 'LIVE' | 'TEST';
  */
 export async function dashboardEnvironment(db: Db, merchantId: string, requested: DashboardEnvironment | undefined): Promise<DashboardEnvironment> {
   if (requested) return requested;
-  const [row] = rowsOf<{ isLive: boolean }>(
-    await db.execute(sql`
-      select exists (
-               select 1 from ${apiKeys} k join ${applications} a on a.id = k.application_id
-               where a.merchant_id = ${merchantId} and a.deleted_at is null and k.active and k.environment = 'LIVE'
-             )
-          or exists (
-               select 1 from ${transactions} t
-               where t.application_id in (select id from ${applications} where merchant_id = ${merchantId})
-                 and t.environment = 'LIVE'
-             ) as "isLive"`),
-  );
-  return row?.isLive === true ? 'LIVE' : 'TEST';
+  return (await hasGoneLive(db, merchantId)) ? 'LIVE' : 'TEST';
 }

@@ -4,8 +4,8 @@
  * `AT TIME ZONE` so that days of 23 or 25 hours (DST changes) have their real length.
  * Without a zone the days are UTC days.
  */
-import { sql } from 'drizzle-orm';
-import { rowsOf, type Db } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
+import { zoneDayBounds } from '../db/queries/dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
 
 /** The zone of the days when the client names none. */
@@ -46,16 +46,8 @@ function isUnknownZone(error: unknown): boolean {
  * time zone data older than the runtime's).
  */
 export async function dayBounds(db: Db, now: Date, timeZone: string, daysBefore = 0): Promise<{ from: Date; to: Date }> {
-  const [row] = rowsOf<{ from: string; to: string }>(
-    await db.execute(sql`
-      with today as (select date_trunc('day', ${now.toISOString()}::timestamptz at time zone ${timeZone}) as d)
-      select (extract(epoch from (d - make_interval(days => ${daysBefore}::int)) at time zone ${timeZone}) * 1000)::bigint::text as from,
-             (extract(epoch from (d + interval '1 day') at time zone ${timeZone}) * 1000)::bigint::text as to
-      from today`).catch((error: unknown) => {
-      if (isUnknownZone(error)) throw new ApiError('INVALID_PARAMETER', { data: { timeZone: TIME_ZONE_MESSAGE } });
-      throw error;
-    }),
-  );
-  // Epoch milliseconds: independent of the session's TimeZone setting.
-  return { from: new Date(Number(row!.from)), to: new Date(Number(row!.to)) };
+  return zoneDayBounds(db, { now, timeZone, daysBefore }).catch((error: unknown) => {
+    if (isUnknownZone(error)) throw new ApiError('INVALID_PARAMETER', { data: { timeZone: TIME_ZONE_MESSAGE } });
+    throw error;
+  });
 }

@@ -1,9 +1,9 @@
 /**
- * Coalescing of concurrent hot-path statements (issue 14). Under load, dozens of requests need the
- * same kind of lookup at the same moment (an API key, a status read); each one alone costs a
- * database round trip, and the profile shows the round trips' socket writes, not the queries, as
- * the largest cost. A batcher collects the keys asked during one turn of the event loop (every
- * request whose bytes arrived in that turn) and answers them all with ONE statement.
+ * Coalescing of concurrent hot-path statements. Under load, dozens of requests need the same kind
+ * of lookup at the same moment (an API key, a status read); each one alone costs a database round
+ * trip, and the profile shows the round trips' socket writes, not the queries, as the largest cost.
+ * A batcher collects the keys asked during one turn of the event loop (every request whose bytes
+ * arrived in that turn) and answers them all with ONE statement.
  * Built on `dataloader` with its cache off: nothing is remembered between turns, so every answer
  * is as fresh as an unbatched query (a revoked key is refused on the next request, whichever
  * instance serves it). A failed statement fails every request of its batch with the same error.
@@ -13,12 +13,12 @@ import { Column, getTableColumns, type Table } from 'drizzle-orm';
 import type { Db } from './client.ts';
 
 /**
- * Most keys answered by one statement; the keys of a busier turn are split into statements of
- * this size, sent together. Measured under 64 connections of status reads (issue 14,
- * docs/benchmarks.md): with one statement per turn (about 42 reads each) the process waited for
- * its statement about a fifth of the time; split at 32, two statements are mostly in flight, the
- * process's thread stays busy and it answered about 10 % more reads a second. Smaller (16, 24)
- * cost PostgreSQL more per read and answered fewer.
+ * Most keys answered by one statement; the keys of a busier turn are split into statements of this
+ * size, sent together. Measured by the bench under 64 connections of status reads: with one
+ * statement per turn (about 42 reads each) the process waited for its statement about a fifth of
+ * the time; split at 32, two statements are mostly in flight, the process's thread stays busy and
+ * it answered about 10 % more reads a second. Smaller (16, 24) cost PostgreSQL more per read and
+ * answered fewer.
  */
 const MAX_BATCH = 32;
 
@@ -54,10 +54,10 @@ export function perDatabase<K, V>(answer: (db: Db, keys: readonly K[]) => Promis
 type TableColumn = ReturnType<typeof getTableColumns>[string];
 
 /**
- * (property, column, decodes) triples of a table, in the order they are decoded; `decodes` is
- * false for the columns whose driver value is kept as it is (Drizzle's base
- * `mapFromDriverValue`: text, enums, booleans), whose decoding is then not called at all (a few
- * per cent of a status read's CPU, issue 14).
+ * (property, column, decodes) triples of a table, in the order they are decoded; `decodes` is false
+ * for the columns whose driver value is kept as it is (Drizzle's base `mapFromDriverValue`: text,
+ * enums, booleans), whose decoding is then not called at all (a few per cent of a status read's
+ * CPU).
  */
 type ColumnList = [string, TableColumn, boolean][];
 
@@ -97,12 +97,11 @@ function subsetOf(table: Table, properties: readonly string[]): ColumnList {
 
 /**
  * A `Pick` of `table`'s row type from `properties` selected as ONE JSON array, `json_build_array`
- * of `selectList(table, properties, …)` (same order), as the driver parsed it: each element
- * decoded as `mapRow` decodes its column (`properties` should be a constant list: its column
- * list is kept per list). One field to parse instead of one per column (issue 14: `pg`'s
- * row parsing was about a tenth of a status read's CPU). Only for columns whose JSON form is their
- * value: text, numbers (bigint ones within 2^53, as `mode: 'number'` requires anyway), booleans;
- * not timestamps or bytea.
+ * of `selectList(table, properties, …)` (same order), as the driver parsed it: each element decoded
+ * as `mapRow` decodes its column (`properties` should be a constant list: its column list is kept
+ * per list). One field to parse instead of one per column (`pg`'s row parsing was about a tenth of
+ * a status read's CPU). Only for columns whose JSON form is their value: text, numbers (bigint ones
+ * within 2^53, as `mode: 'number'` requires anyway), booleans; not timestamps or bytea.
  */
 export function mapArrayPick<T extends Table, K extends keyof T['$inferSelect'] & string>(
   table: T,

@@ -1,9 +1,8 @@
 /**
- * Fund collections (compatibility.md "Withdrawals and fund collections"; issue 12 item 5): a
- * public page `/collect/{slug}` where anyone pays into an application, a fixed or a free amount.
- * `status` stored here is ACTIVE, CLOSED or DELETED; EXPIRED is never stored: an ACTIVE
- * collection whose `expires_at` has passed reads EXPIRED (see `fund-collections.ts`), so expiry
- * needs no job and follows the injected clock. Each payment is a pay-in transaction of type
+ * Fund collections: a public page `/collect/{slug}` where anyone pays into an application, a fixed
+ * or a free amount. `status` stored here is ACTIVE, CLOSED or DELETED; EXPIRED is never stored: an
+ * ACTIVE collection whose `expires_at` has passed reads EXPIRED (see `fund-collections.ts`), so
+ * expiry needs no job and follows the injected clock. Each payment is a pay-in transaction of type
  * FUND_COLLECTION whose merchant reference is the collection's slug.
  */
 import { bigint, boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';

@@ -1,6 +1,6 @@
 /**
- * Dashboard tables (issue 3): login sessions and their refresh tokens, one-time codes, the
- * failed-attempt counters that throttle logins and code guesses, and the audit log.
+ * Dashboard tables: login sessions and their refresh tokens, one-time codes, the failed-attempt
+ * counters that throttle logins and code guesses, and the audit log.
  * Every secret (refresh token, code, reset token) is stored only as a SHA-256 hex digest.
  */
 import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';

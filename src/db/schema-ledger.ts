@@ -1,9 +1,9 @@
 /**
- * The double-entry ledger (issue 11 "Money"): accounts with a kept balance and version, and an
- * append-only journal of entries whose lines sum to zero. Amounts are signed integers in the
- * currency's base unit: a positive line is a debit, a negative line a credit. An account's
- * `balance` is kept on its normal side (`DEBIT`: Σ lines; `CREDIT`: −Σ lines), so a merchant's
- * available balance reads as a positive number.
+ * The double-entry ledger: accounts with a kept balance and version, and an append-only journal of
+ * entries whose lines sum to zero. Amounts are signed integers in the currency's base unit: a
+ * positive line is a debit, a negative line a credit. An account's `balance` is kept on its normal
+ * side (`DEBIT`: Σ lines; `CREDIT`: −Σ lines), so a merchant's available balance reads as a
+ * positive number.
  *
  * Invariants held by the database, not by code that reads before it writes:
  * - `ledger_accounts_non_negative`: an account flagged `is_non_negative` never goes below zero

@@ -1,6 +1,6 @@
 /**
- * Tables of the service's own operation (issue "Operating Kolo"): the fingerprints of the
- * secrets every instance sharing one PostgreSQL must agree on.
+ * Tables of the service's own operation: the fingerprints of the secrets every instance sharing one
+ * PostgreSQL must agree on.
  */
 import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 

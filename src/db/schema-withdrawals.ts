@@ -1,7 +1,7 @@
 /**
- * Withdrawals (compatibility.md "Withdrawals"; issue 11 item 7): the merchant's own accounts
- * money is withdrawn to, and the configuration of automatic withdrawals per currency.
- * At most one default account per merchant (partial unique index).
+ * Withdrawals: the merchant's own accounts money is withdrawn to, and the configuration of
+ * automatic withdrawals per currency. At most one default account per merchant (partial unique
+ * index).
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid, index } from 'drizzle-orm/pg-core';

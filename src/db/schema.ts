@@ -69,7 +69,7 @@ export const applications = pgTable(
     webhookUrl: text('webhook_url'),
     successUrl: text('success_url'),
     cancelUrl: text('cancel_url'),
-    /** What to do with a late success (issue 11): REFUND the payer (default) or KEEP it (credited like a pay-in). */
+    /** What to do with a late success: REFUND the payer (default) or KEEP it (credited like a pay-in). */
     lateSuccessPolicy: text('late_success_policy').notNull().default('REFUND'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
@@ -84,8 +84,8 @@ export const applications = pgTable(
 
 /**
  * API keys. Only the SHA-256 digest (hex) of the full key is stored; `keyPrefix` is the
- * environment prefix plus the first 8 hex characters (compatibility.md, "API keys").
- * The partial unique index enforces the spec's "one active key per application".
+ * environment prefix plus the first 8 hex characters, as existing integrations display it.
+ * The partial unique index enforces one active key per application.
  */
 export const apiKeys = pgTable(
   'api_keys',
@@ -230,14 +230,14 @@ export const transactions = pgTable(
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
     // Partial: only checkouts carry a session token, and every row version of a charge or a
-    // transfer would otherwise add a NULL entry to this index (issue 14: index upkeep is most of
-    // PostgreSQL's work per payment).
+    // transfer would otherwise add a NULL entry to this index (index upkeep is most of PostgreSQL's
+    // work per payment).
     uniqueIndex('transactions_checkout_token_key').on(t.checkoutToken).where(sql`${t.checkoutToken} is not null`),
     uniqueIndex('transactions_callback_token_key').on(t.callbackToken),
-    // Dashboard lists, stats, chart and export (issue 12): one application's rows newest first,
-    // ties by id (the export's keyset cursor). Ascending on purpose: scanned backward it yields
-    // exactly `ORDER BY created_at DESC, id DESC` (DESC means NULLS FIRST, the mirror of ASC
-    // NULLS LAST), whereas a `DESC NULLS LAST` index would not match that ORDER BY at all.
+    // Dashboard lists, stats, chart and export: one application's rows newest first, ties by id
+    // (the export's keyset cursor). Ascending on purpose: scanned backward it yields exactly
+    // `ORDER BY created_at DESC, id DESC` (DESC means NULLS FIRST, the mirror of ASC NULLS LAST),
+    // whereas a `DESC NULLS LAST` index would not match that ORDER BY at all.
     index('transactions_app_created_id_idx').on(t.applicationId, t.createdAt, t.id),
     // Platform-wide periods (admin overview) and a large merchant's newest-first page across
     // several applications: walk the newest rows backward and stop after one page.

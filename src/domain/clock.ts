@@ -28,7 +28,7 @@ export function createManualClock(start: Date = new Date()): ManualClock {
 
 /**
  * Formats a date as ISO 8601 in the server's local time with no zone designator,
- * e.g. `2026-11-20T14:03:07.123` (spec: "Response envelope", `timestamp`).
+ * e.g. `2026-11-20T14:03:07.123`: the form of the response envelope's `timestamp`.
  */
 export function formatLocalTimestamp(date: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');

@@ -1,8 +1,8 @@
 /**
- * The closed list of error codes, each with its HTTP status and French message
- * (spec "Errors"; messages in French whatever the caller's locale). Operating errors are thrown
- * as `ApiError(code)`; the HTTP layer turns them into the envelope. Adding a code here is the
- * only way to add one: the `satisfies` clause keeps the table exhaustive.
+ * The closed list of error codes, each with its HTTP status and French message (every API message
+ * is French whatever the caller's locale). Operating errors are thrown as `ApiError(code)`; the
+ * HTTP layer turns them into the envelope. Adding a code here is the only way to add one: the
+ * `satisfies` clause keeps the table exhaustive.
  */
 export const ERRORS = {
   VALIDATION_ERROR: { status: 400, message: 'La requête contient des champs invalides.' },
@@ -58,7 +58,7 @@ export const ERRORS = {
     message: 'Cette application possède déjà un secret de webhook. Utilisez la rotation pour en obtenir un nouveau.',
   },
   WEBHOOK_TEST_FAILED: { status: 502, message: "Le webhook de test n'a pas pu être livré." },
-  // Fund collections (compatibility.md "Withdrawals and fund collections").
+  // Fund collections (the codes SharePay's dashboard handles).
   AMOUNT_REQUIRED_FOR_FIXED: { status: 400, message: 'Une collecte à montant fixe doit indiquer son montant (amount).' },
   COLLECTION_NOT_FOUND: { status: 404, message: 'Collecte introuvable.' },
   COLLECTION_NOT_EDITABLE: {

@@ -1,7 +1,7 @@
 /**
- * Identifiers: transaction references (spec "Transaction": `PI-`/`PO-` + 12 uppercase hex, per
- * compatibility.md), checkout session tokens (`cs_` + 32 hex), API keys and row ids.
- * Randomness comes from `node:crypto`; the `Ids` interface lets tests seed it.
+ * Identifiers: transaction references (`PI-` for pay-ins, `PO-` for pay-outs, + 12 uppercase hex,
+ * the form existing integrations validate), checkout session tokens (`cs_` + 32 hex), API keys and
+ * row ids. Randomness comes from `node:crypto`; the `Ids` interface lets tests seed it.
  */
 import { randomFillSync, randomUUID } from 'node:crypto';
 
@@ -20,10 +20,10 @@ export interface Ids {
 }
 
 // Random bytes are drawn from a pool filled 4 KiB at a time by the operating system's CSPRNG
-// (`randomFillSync`), the way Node's own `randomUUID` caches its entropy: a charge takes three
-// or four identifiers, and a `randomBytes` call each cost a system call and a buffer (issue 14's
-// profile: 2 % of the server's CPU under the charge load). Each byte is handed out once and
-// zeroed as it is taken.
+// (`randomFillSync`), the way Node's own `randomUUID` caches its entropy: a charge takes three or
+// four identifiers, and a `randomBytes` call each cost a system call and a buffer (profiled: 2 % of
+// the server's CPU under the bench's charge load). Each byte is handed out once and zeroed as it is
+// taken.
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;

@@ -11,9 +11,9 @@ import {
 
 const KINDS: TransactionKind[] = ['CHECKOUT', 'CHARGE', 'TRANSFER'];
 
-/** The spec's table ("States and transitions"), written out independently of the implementation. */
+/** The table of states and transitions, written out independently of the implementation. */
 function expected(from: TransactionStatus, event: TransitionEvent, kind: TransactionKind) {
-  // Issue 11: the only transition out of SUCCESS, for pay-ins.
+  // The only transition out of SUCCESS, for pay-ins: refunded in full.
   if (event === 'FULLY_REFUNDED') {
     if (kind === 'TRANSFER') return { ok: false, reason: 'NOT_ALLOWED' };
     if (from === 'SUCCESS') return { ok: true, from, to: 'REFUNDED' };

@@ -1,9 +1,8 @@
 /**
- * The transaction state machine (spec "States and transitions"), as one pure function over an
- * explicit table. PENDING is the only state an operator's answer can move; FAILED, CANCELLED
- * and REFUNDED never change. SUCCESS has exactly one way out (issue 11): FULLY_REFUNDED, when
- * refunds reach a pay-in's whole amount, moves it to REFUNDED. A customer can only back out of
- * a hosted CHECKOUT.
+ * The transaction state machine, as one pure function over an explicit table. PENDING is the only
+ * state an operator's answer can move; FAILED, CANCELLED and REFUNDED never change. SUCCESS has
+ * exactly one way out: FULLY_REFUNDED, when refunds reach a pay-in's whole amount, moves it to
+ * REFUNDED. A customer can only back out of a hosted CHECKOUT.
  */
 
 /** Every status a transaction can have. */

@@ -62,7 +62,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // the raw URL, which may carry a checkout session token.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    trustProxy: false,
+    // TRUST_PROXY: `request.ip` (rate limits, login lockouts, audit log) is the X-Forwarded-For
+    // address only when the peer is a trusted proxy; false: always the peer's own address.
+    trustProxy: services.config.trustProxy,
     frameworkErrors: frameworkErrorHandler(services.clock),
     // X-Request-Id: the caller's when of sane form, else generated; returned on every answer.
     genReqId: (raw) => requestIdFor(raw.headers['x-request-id']),

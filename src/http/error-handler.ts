@@ -88,41 +88,55 @@ function databaseCode(error: unknown): string | undefined {
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) {
-      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return sendError(reply, clock, error.code, error.message, error.data);
+    const key = request.apiKeyAuthentication;
+    if (key && !(error instanceof ApiError && error.code === 'UNAUTHORIZED')) {
+      // A route whose key is authenticated beside its use case (`readsWithKey`) failed before
+      // the key's verdict was read (an invalid parameter): a refused key still gets its 401 first.
+      return key.auth.then(
+        () => answerError(error, request, reply, clock),
+        (refusal: unknown) => answerError(refusal instanceof ApiError ? (refusal as FastifyError) : error, request, reply, clock),
+      );
     }
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      const context = error.validationContext as 'body' | 'querystring' | 'params' | 'headers' | undefined;
-      if (context === 'params' || context === 'querystring') {
-        return sendError(reply, clock, 'INVALID_PARAMETER', undefined, fieldsOf(error.validation, request[contextKey(context)]));
-      }
-      return sendError(reply, clock, 'VALIDATION_ERROR', undefined, fieldsOf(error.validation, request.body));
-    }
-    const parserCode = error.code ? PARSER_ERRORS[error.code] : undefined;
-    if (parserCode) return sendError(reply, clock, parserCode);
-    if (error.statusCode === 429) {
-      return sendError(reply, clock, 'TOO_MANY_REQUESTS');
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      request.log.info({ err: error }, 'client error');
-      return sendError(reply, clock, error.statusCode === 404 ? 'RESOURCE_NOT_FOUND' : 'VALIDATION_ERROR', undefined, null);
-    }
-    if (UNSTORABLE_TEXT_CODES.has(databaseCode(error) ?? '')) {
-      // Safety net behind the schemas' own checks: never a 500 for characters a client sent.
-      request.log.info({ err: error }, 'unstorable text in request');
-      return sendError(reply, clock, 'VALIDATION_ERROR', undefined, { body: 'contient un caractère non autorisé' });
-    }
-    if (databaseCode(error) === INVALID_TEXT_REPRESENTATION) {
-      // Safety net behind the strict param schemas: a value the database cannot even parse
-      // (a malformed uuid, a number out of format) came from the client.
-      request.log.info({ err: error }, 'value of the wrong form reached the database');
-      return sendError(reply, clock, 'INVALID_PARAMETER');
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, clock, 'INTERNAL_SERVER_ERROR');
+    return answerError(error, request, reply, clock);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, clock, 'RESOURCE_NOT_FOUND'));
+}
+
+/** The error envelope of `error` (see the module's comment). */
+function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, clock: Clock) {
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    return sendError(reply, clock, error.code, error.message, error.data);
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const context = error.validationContext as 'body' | 'querystring' | 'params' | 'headers' | undefined;
+    if (context === 'params' || context === 'querystring') {
+      return sendError(reply, clock, 'INVALID_PARAMETER', undefined, fieldsOf(error.validation, request[contextKey(context)]));
+    }
+    return sendError(reply, clock, 'VALIDATION_ERROR', undefined, fieldsOf(error.validation, request.body));
+  }
+  const parserCode = error.code ? PARSER_ERRORS[error.code] : undefined;
+  if (parserCode) return sendError(reply, clock, parserCode);
+  if (error.statusCode === 429) {
+    return sendError(reply, clock, 'TOO_MANY_REQUESTS');
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    request.log.info({ err: error }, 'client error');
+    return sendError(reply, clock, error.statusCode === 404 ? 'RESOURCE_NOT_FOUND' : 'VALIDATION_ERROR', undefined, null);
+  }
+  if (UNSTORABLE_TEXT_CODES.has(databaseCode(error) ?? '')) {
+    // Safety net behind the schemas' own checks: never a 500 for characters a client sent.
+    request.log.info({ err: error }, 'unstorable text in request');
+    return sendError(reply, clock, 'VALIDATION_ERROR', undefined, { body: 'contient un caractère non autorisé' });
+  }
+  if (databaseCode(error) === INVALID_TEXT_REPRESENTATION) {
+    // Safety net behind the strict param schemas: a value the database cannot even parse
+    // (a malformed uuid, a number out of format) came from the client.
+    request.log.info({ err: error }, 'value of the wrong form reached the database');
+    return sendError(reply, clock, 'INVALID_PARAMETER');
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(reply, clock, 'INTERNAL_SERVER_ERROR');
 }
 
 function contextKey(context: 'params' | 'querystring'): 'params' | 'query' {

@@ -1,6 +1,6 @@
 /**
- * French messages for request validation failures, in the style integrations already show
- * (compatibility.md, "Messages": « ne doit pas être nul », « la taille doit être comprise entre
+ * French messages for request validation failures, each naming the rule in the wording existing
+ * integrations already show (« ne doit pas être nul », « la taille doit être comprise entre
  * 0 et 255 », « doit être supérieur ou égal à 1 »). Input: the validation items that
  * fastify-type-provider-zod attaches to the error (one per zod issue).
  */

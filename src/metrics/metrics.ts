@@ -1,7 +1,7 @@
 /**
- * Prometheus metrics (issue "Operating Kolo", item 1) through `prom-client`, one registry per
- * running service (tests run several in one process). Names follow Prometheus conventions:
- * `kolo_` prefix, base units in the name (`_seconds`), `_total` for counters.
+ * Prometheus metrics through `prom-client`, one registry per running service (tests run several in
+ * one process). Names follow Prometheus conventions: `kolo_` prefix, base units in the name
+ * (`_seconds`), `_total` for counters.
  *
  * - HTTP: requests by route pattern (never the raw URL: bounded cardinality, and checkout
  *   session tokens stay out), method and status; a latency histogram.
@@ -14,7 +14,8 @@
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { rowsOf, type Db } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
+import { pendingDeliveryCounts } from '../db/queries/operations.ts';
 import { transactions } from '../db/schema.ts';
 import { webhookDeliveries } from '../db/schema-webhooks.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -105,13 +106,9 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
     registers: [registry],
     async collect() {
       const now = clock.now();
-      const [row] = await db.execute(sql`
-        select count(*) filter (where next_attempt_at <= ${now.toISOString()}::timestamptz) as due,
-               count(*) filter (where next_attempt_at > ${now.toISOString()}::timestamptz) as scheduled
-        from (select ${webhookDeliveries.nextAttemptAt} as next_attempt_at from ${webhookDeliveries}
-              where ${webhookDeliveries.status} = 'PENDING' limit ${COUNT_CAP}) pending`).then((r) => rowsOf<{ due: string; scheduled: string }>(r));
-      this.set({ state: 'due' }, Number(row?.due ?? 0));
-      this.set({ state: 'scheduled' }, Number(row?.scheduled ?? 0));
+      const counts = await pendingDeliveryCounts(db, now, COUNT_CAP);
+      this.set({ state: 'due' }, counts.due);
+      this.set({ state: 'scheduled' }, counts.scheduled);
     },
   });
   return metrics;

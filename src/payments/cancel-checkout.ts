@@ -1,10 +1,10 @@
 /**
- * The customer backs out of a hosted checkout (spec "States and transitions": PENDING →
- * CANCELLED, checkout only). An attempt in flight is asked about one last time first: when its
- * money has already moved the checkout succeeds instead. While the operator still holds the
- * payment request (the customer can approve it on the phone), the checkout is NOT cancelled:
- * cancelling then could record CANCELLED for money that moves a minute later. The customer is
- * asked to refuse the request on the phone; once the attempt fails, cancelling works.
+ * The customer backs out of a hosted checkout: PENDING → CANCELLED, a transition only checkouts
+ * have. An attempt in flight is asked about one last time first: when its money has already moved
+ * the checkout succeeds instead. While the operator still holds the payment request (the customer
+ * can approve it on the phone), the checkout is NOT cancelled: cancelling then could record
+ * CANCELLED for money that moves a minute later. The customer is asked to refuse the request on the
+ * phone; once the attempt fails, cancelling works.
  * The cancellation itself is serialised with attempt starts on the checkout's row
  * (`close-checkout.ts`): an attempt that won the lock makes the cancel refuse, never the reverse.
  */

@@ -1,8 +1,9 @@
 /**
- * Spec 4.2: a direct charge of a phone number. Checks the rail (see `rails.ts`), normalises the
- * MSISDN for the rail's country, writes the transaction (once per idempotency key, in one
- * statement with its event, its key and, for rails whose operator id is ours, the prepared
- * initiation), then starts it at the rail. The response is the creation's: PENDING, whatever the operator says next.
+ * The direct charge (`POST /api/v1/pay-in/charge`) of a phone number. Checks the rail (see
+ * `rails.ts`), normalises the MSISDN for the rail's country, writes the transaction (once per
+ * idempotency key, in one statement with its event, its key and, for rails whose operator id is
+ * ours, the prepared initiation), then starts it at the rail. The response is the creation's:
+ * PENDING, whatever the operator says next.
  */
 import { and, eq } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
@@ -14,9 +15,9 @@ import { findReplay, idempotencyScope, type IdempotencyScope } from './idempoten
 import { firstPollAt, initiateTransaction, prepareBeforeInsert } from './initiate-transaction.ts';
 import { insertPayInOnce } from './insert-transaction.ts';
 import { countCreated } from '../metrics/transaction-metrics.ts';
-import { resolveRailFor, type RailsByCode } from './rails.ts';
+import { resolveRailFor } from './rails.ts';
 
-/** Validated charge request (spec 4.2). `idempotencyKey` may also come from the header. */
+/** Validated body of the direct charge. `idempotencyKey` may also come from the header. */
 export interface ChargeInput {
   amount: number;
   currency: string;
@@ -29,7 +30,7 @@ export interface ChargeInput {
   idempotencyKey?: string | undefined;
 }
 
-/** The 201 `data` of spec 4.2. */
+/** The 201 `data` of `POST /api/v1/pay-in/charge`. */
 export interface ChargeData {
   reference: string;
   status: 'PENDING';
@@ -44,16 +45,12 @@ export interface ChargeData {
   redirectUrl?: string;
 }
 
-/**
- * Creates the charge; returns the 201 `data` of spec 4.2. `rails`: the request's read of every
- * rail, started with its API-key lookup (rails.ts `readAllRails`); without it the rail is read here.
- */
+/** Creates the charge; returns the 201 `data` of `POST /api/v1/pay-in/charge`. */
 export async function createCharge(
   services: Services,
   auth: ApiKeyAuth,
   input: ChargeInput,
   headerKey?: string,
-  rails?: Promise<RailsByCode>,
 ): Promise<ChargeData> {
   const { idempotencyKey: bodyKey, ...request } = input;
   const idempotencyKey = bodyKey ?? headerKey;
@@ -67,7 +64,7 @@ export async function createCharge(
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  }, rails);
+  });
   const payerAccount = normalizeMsisdn(input.payerAccount, rail.country);
   if (!payerAccount) throw validationError({ payerAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const now = services.clock.now();

@@ -1,9 +1,10 @@
 /**
- * Spec 4.1: create a hosted checkout session. The customer picks the rail on the page, so the
- * amount is checked against the widest limits of the application currency's active rails, and
- * CURRENCY_MISMATCH is raised when the currency is not the application's or no active rail
- * carries it; PROVIDER_NOT_FOUND when no such rail can serve the key's environment (LIVE keys
- * without a configured connector). The session (`cs_` + 32 hex) is valid `checkoutTtlMinutes` (30 by default).
+ * The creation of a hosted checkout session (`POST /api/v1/pay-in/checkout`). The customer picks
+ * the rail on the page, so the amount is checked against the widest limits of the application
+ * currency's active rails, and CURRENCY_MISMATCH is raised when the currency is not the
+ * application's or no active rail carries it; PROVIDER_NOT_FOUND when no such rail can serve the
+ * key's environment (LIVE keys without a configured connector). The session (`cs_` + 32 hex) is
+ * valid `checkoutTtlMinutes` (30 by default).
  */
 import { ApiError } from '../domain/errors.ts';
 import { resolveConnector } from '../connectors/registry.ts';
@@ -15,7 +16,7 @@ import { insertTransaction } from './insert-transaction.ts';
 import { activeRailsForCurrency, checkAmountLimits, checkApplicationCurrency } from './rails.ts';
 import { checkoutUrl } from './transaction-view.ts';
 
-/** Validated checkout request (spec 4.1). */
+/** Validated body of `POST /api/v1/pay-in/checkout`. */
 export interface CheckoutInput {
   amount: number;
   currency: string;
@@ -25,7 +26,7 @@ export interface CheckoutInput {
   cancelUrl?: string | undefined;
 }
 
-/** The 201 `data` of spec 4.1. */
+/** The 201 `data` of `POST /api/v1/pay-in/checkout`. */
 export interface CheckoutData {
   reference: string;
   status: 'PENDING';
@@ -35,7 +36,7 @@ export interface CheckoutData {
   paymentUrl: string;
 }
 
-/** Creates the session; returns the 201 `data` of spec 4.1. */
+/** Creates the session; returns the 201 `data` of `POST /api/v1/pay-in/checkout`. */
 export async function createCheckout(services: Services, auth: ApiKeyAuth, input: CheckoutInput, idempotencyKey?: string): Promise<CheckoutData> {
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'checkout', { ...input });
   const replay = await findReplay<CheckoutData>(services, scope);

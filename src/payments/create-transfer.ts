@@ -1,9 +1,10 @@
 /**
- * Spec 4.4: a pay-out transfer to a phone number. Same checks as a charge. The spec offers no
- * deduplication; Kolo adds the optional `Idempotency-Key` header so a retried transfer cannot
- * send money twice. Funded (issue 11): amount + fee is reserved from the merchant's available
- * balance in the creating database transaction, before anything is sent to the operator;
- * without enough, 400 INSUFFICIENT_BALANCE and nothing is written or sent.
+ * The pay-out transfer (`POST /api/v1/pay-out/transfer`) to a phone number. Same checks as a
+ * charge. The interface defines no deduplication for transfers; Kolo adds the optional
+ * `Idempotency-Key` header so a retried transfer cannot send money twice. Funded: amount + fee is
+ * reserved from the merchant's available balance in the creating database transaction, before
+ * anything is sent to the operator; without enough, 400 INSUFFICIENT_BALANCE and nothing is written
+ * or sent.
  */
 import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
@@ -11,11 +12,11 @@ import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
 import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
-import { resolveRailFor, type RailsByCode } from './rails.ts';
+import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { insertFundedPayOut } from './insert-funded-pay-out.ts';
 
-/** Validated transfer request (spec 4.4). */
+/** Validated body of `POST /api/v1/pay-out/transfer`. */
 export interface TransferInput {
   amount: number;
   currency: string;
@@ -27,7 +28,7 @@ export interface TransferInput {
   description?: string | undefined;
 }
 
-/** The 201 `data` of spec 4.4. */
+/** The 201 `data` of `POST /api/v1/pay-out/transfer`. */
 export interface TransferData {
   reference: string;
   status: 'PENDING';
@@ -73,7 +74,6 @@ async function priceTransfer(
   services: Services,
   auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: Pick<TransferInput, 'amount' | 'currency' | 'paymentMethod'>,
-  rails?: Promise<RailsByCode>,
 ) {
   const resolved = await resolveRailFor(services, {
     paymentMethod: input.paymentMethod,
@@ -81,27 +81,26 @@ async function priceTransfer(
     amount: input.amount,
     applicationCurrency: auth.currency,
     environment: auth.environment,
-  }, rails);
+  });
   const terms = await railTermsFor(services.db, resolved.rail.code, 'PAY_OUT', auth.applicationId);
   return { ...resolved, feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT') };
 }
 
 /**
  * Creates the transfer from `auth`'s application and environment (an API key's, or the
- * dashboard's choice for one of the merchant's applications); returns the 201 `data` of spec
- * 4.4. `rails`: as for `createCharge`.
+ * dashboard's choice for one of the merchant's applications); returns the 201 `data` of
+ * `POST /api/v1/pay-out/transfer`.
  */
 export async function createTransfer(
   services: Services,
   auth: Pick<ApiKeyAuth, 'applicationId' | 'currency' | 'environment'>,
   input: TransferInput,
   idempotencyKey?: string,
-  rails?: Promise<RailsByCode>,
 ): Promise<TransferData> {
   const scope = idempotencyScope(auth.applicationId, idempotencyKey, 'transfer', { ...input });
   const replay = await findReplay<TransferData>(services, scope);
   if (replay) return replay;
-  const { rail, connector, feeAmount } = await priceTransfer(services, auth, input, rails);
+  const { rail, connector, feeAmount } = await priceTransfer(services, auth, input);
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });

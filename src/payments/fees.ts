@@ -1,10 +1,10 @@
 /**
- * Kolo's fees (issue 11 "Fees and balances"): per rail and direction, a percentage in whole
- * basis points plus a fixed amount, from the rails table (`fee_percentage`/`fee_fixed` for
- * pay-ins, `pay_out_fee_*` for pay-outs), replaced by a merchant's own override when one exists.
- * Rounding: the percentage part is rounded half-up to the base unit (XAF 0.5 → 1), then the
- * fixed part is added. A pay-in's fee never exceeds its amount (the merchant is never owed a
- * negative net); a pay-out's fee is charged on top of its amount.
+ * Kolo's fees: per rail and direction, a percentage in whole basis points plus a fixed amount, from
+ * the rails table (`fee_percentage`/`fee_fixed` for pay-ins, `pay_out_fee_*` for pay-outs),
+ * replaced by a merchant's own override when one exists. Rounding: the percentage part is rounded
+ * half-up to the base unit (XAF 0.5 → 1), then the fixed part is added. A pay-in's fee never
+ * exceeds its amount (the merchant is never owed a negative net); a pay-out's fee is charged on top
+ * of its amount.
  */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

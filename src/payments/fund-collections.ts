@@ -1,6 +1,7 @@
 /**
- * Fund collections (compatibility.md "Withdrawals and fund collections"; issue 12 item 5): the
- * dashboard's create, list, read, update, close, reopen and delete. Rules:
+ * Fund collections (public pages where anyone can pay into an application): the dashboard's
+ * create, list, read, update, close, reopen and delete, with the routes, fields and codes
+ * SharePay's dashboard uses. Rules:
  * - the currency is the application's (CURRENCY_MISMATCH otherwise) and never changes; the
  *   environment (TEST: sandbox rail) is the caller's (the dashboard resolves a missing one);
  * - a fixed-amount collection needs an amount (AMOUNT_REQUIRED_FOR_FIXED);

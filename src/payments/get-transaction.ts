@@ -1,9 +1,13 @@
 /**
- * Spec 4.3 / 4.5: a transaction by reference, scoped to the caller's application AND to its
- * key's environment. Another application's reference, or one of the other environment (a LIVE
- * key asking for a TEST transaction, or the reverse), is indistinguishable from an unknown one
- * (404 TRANSACTION_NOT_FOUND).
+ * The pay-in and pay-out status reads (`GET /api/v1/pay-in/check_status/{reference}`,
+ * `GET /api/v1/pay-out/check_status/{reference}`): a transaction by reference, scoped to the
+ * caller's application AND to its key's environment. Another application's reference, or one of the
+ * other environment (a LIVE key asking for a TEST transaction, or the reverse), is
+ * indistinguishable from an unknown one (404 TRANSACTION_NOT_FOUND).
  */
+import type { ApiKeyAuthentication } from '../accounts/api-keys.ts';
+import { findStatusViewByKey } from '../db/queries/api-keys.ts';
+import type { StatusViewRow } from '../db/queries/status-view.ts';
 import { findTransactionInScope } from '../db/queries/transactions.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Direction } from '../domain/ids.ts';
@@ -19,6 +23,23 @@ export async function getTransaction(
   reference: string,
 ): Promise<TransactionRow> {
   const row = await findTransactionInScope(services.db, { applicationId: scope.applicationId, environment: scope.environment, direction, reference });
+  if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return row;
+}
+
+/**
+ * The merchant API's status read: the part of the transaction `reference` of `direction` that
+ * the status views show, read with the key being authenticated (`key`), whose verdict it awaits.
+ * Asked in the turn the key's lookup started (the route's hook), both are one statement, one
+ * round trip. Throws UNAUTHORIZED (the key's verdict) before TRANSACTION_NOT_FOUND.
+ */
+export async function readTransactionStatus(
+  services: Pick<Services, 'db'>,
+  key: ApiKeyAuthentication,
+  direction: 'PAY_IN' | 'PAY_OUT',
+  reference: string,
+): Promise<StatusViewRow> {
+  const [, row] = await Promise.all([key.auth, findStatusViewByKey(services.db, key.rawKey, { reference, direction })]);
   if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
   return row;
 }

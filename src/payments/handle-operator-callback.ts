@@ -1,14 +1,14 @@
 /**
  * An operator callback (MTN `X-Callback-Url`, Orange `notifUrl`, Daraja `CallBackURL` /
- * `ResultURL`): a hint, never proof (operators.md §0 rule 2: the operators sign nothing). No
- * callback body moves money by itself. The per-transaction token in the URL path finds the
- * transaction or checkout attempt; a callback triggers a fresh status query at the operator,
- * whose answer goes through the usual compare-and-set transitions. The body is read only by
- * connectors with `readCallback` (Daraja, whose answers come only by callback): an STK callback
- * may name the CheckoutRequestID we never received (then queried with it); a Result is applied
- * only when the connector vouches for it (it carries the ConversationID Daraja answered Kolo
- * alone), and a failure that would release a pay-out's reserved money only when it answers
- * Kolo's own status query — any other failure Result triggers that query instead.
+ * `ResultURL`): a hint, never proof (these operators sign nothing). No callback body moves money by
+ * itself. The per-transaction token in the URL path finds the transaction or checkout attempt; a
+ * callback triggers a fresh status query at the operator, whose answer goes through the usual
+ * compare-and-set transitions. The body is read only by connectors with `readCallback` (Daraja,
+ * whose answers come only by callback): an STK callback may name the CheckoutRequestID we never
+ * received (then queried with it); a Result is applied only when the connector vouches for it (it
+ * carries the ConversationID Daraja answered Kolo alone), and a failure that would release a
+ * pay-out's reserved money only when it answers Kolo's own status query — any other failure Result
+ * triggers that query instead.
  * Unknown tokens, another operator's path, or a transaction already settled change nothing —
  * except what closed without the operator's definitive answer (a charge or pay-out failed at its
  * deadline, a checkout attempt failed at its own): its watch is made due now (late-success.ts),

@@ -1,8 +1,8 @@
 /**
- * A Wave webhook (operators.md §3.3), already authenticated by its `Wave-Signature`: a hint like
- * every callback. It names a checkout session or payout (Wave's id and our `client_reference`);
- * the only thing it does is trigger a status query for the transaction or checkout attempt it
- * names, on a Wave rail. Unknown subjects and settled transactions change nothing.
+ * A Wave webhook, already authenticated by its `Wave-Signature`: a hint like every callback. It
+ * names a checkout session or payout (Wave's id and our `client_reference`); the only thing it does
+ * is trigger a status query for the transaction or checkout attempt it names, on a Wave rail.
+ * Unknown subjects and settled transactions change nothing.
  */
 import { and, eq, like } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';

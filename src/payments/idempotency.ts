@@ -1,11 +1,13 @@
 /**
- * Idempotent creation (spec 4.2 "Idempotency rules", extended to all three create endpoints by
- * the `Idempotency-Key` header). The unique primary key (application, key) decides who creates:
- * the first request inserts the key row and the transaction in one database transaction;
- * every other request with that key — sequential or concurrent — waits on the index, then reads
- * the stored response and returns it unchanged (same reference, same `data`). A key reused with
- * a different request is refused with 409 IDEMPOTENCY_KEY_REUSED. Keys are kept
- * `idempotencyTtlHours` (≥ 24 h); an expired key may be used again.
+ * Idempotent creation: a repeated request with the same key returns the original result and
+ * does not charge again. The direct charge (`POST /api/v1/pay-in/charge`) takes the key in its
+ * body (`idempotencyKey`); the `Idempotency-Key` header extends it to all three create endpoints.
+ * The unique primary key (application, key) decides who creates: the first request inserts the key
+ * row and the transaction in one database transaction; every other request with that key —
+ * sequential or concurrent — waits on the index, then reads the stored response and returns it
+ * unchanged (same reference, same `data`). A key reused with a different request is refused with
+ * 409 IDEMPOTENCY_KEY_REUSED. Keys are kept `idempotencyTtlHours` (≥ 24 h); an expired key may be
+ * used again.
  */
 import { createHash } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';

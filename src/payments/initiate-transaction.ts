@@ -1,6 +1,6 @@
 /**
- * Starts a committed PENDING transaction at its rail (operators.md §0 rule 1: persist first,
- * then call the operator), in three steps:
+ * Starts a committed PENDING transaction at its rail (persist first, then call the operator: a
+ * crash between the two leaves a row the poller can settle), in three steps:
  * 1. the connector prepares the operator-side id (MTN `X-Reference-Id`, Orange `payToken`;
  *    nothing that can move money);
  * 2. that id and a fresh callback token are stored, with `initiatedAt` and the rail's deadline,
@@ -36,7 +36,7 @@ export function callbackUrlFor(services: Pick<Services, 'config'>, operator: str
 
 /**
  * `MTN_MOMO` → `mtn-momo`: the operator's segment in callback URLs. M-Pesa's is `daraja`:
- * Safaricom refuses callback URLs containing "mpesa" (operators.md §4.2).
+ * Safaricom refuses callback URLs containing "mpesa" (Safaricom's Daraja documentation).
  */
 export function operatorSlug(operator: string): string {
   if (operator === 'MPESA') return 'daraja';
@@ -116,9 +116,9 @@ export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiated
 /**
  * The first poll of an initiation stored at `initiatedAt`, written with it: the usual first delay
  * (`nextPollDelayMs(0)`, 2 s). The answer's record then leaves `next_poll_at` alone, so that update
- * touches no indexed column and PostgreSQL can make it a heap-only update (issue 14: no new
- * entry in the table's indexes); should the answer still be missing at that poll, the poller
- * waits until `initiationLeaseEnd` (`decideRefresh`).
+ * touches no indexed column and PostgreSQL can make it a heap-only update (no new entry in the
+ * table's indexes); should the answer still be missing at that poll, the poller waits until
+ * `initiationLeaseEnd` (`decideRefresh`).
  */
 export function firstPollAt(initiatedAt: Date): Date {
   return new Date(initiatedAt.getTime() + nextPollDelayMs(0));

@@ -20,7 +20,7 @@
  * and fee in RESERVED (`isReservationHeld`) and are asked about until the operator answers: paid
  * consumes the reservation (PAYOUT_SUCCESS, `isLateSuccess`, a `payout.late_success` webhook);
  * not paid (a documented decline, or no record of it) releases it (PAYOUT_RELEASE, a
- * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`, as the spec says.
+ * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

@@ -1,5 +1,5 @@
 /**
- * What a merchant sees of their money (compatibility.md "Transactions, balances, providers"):
+ * What a merchant sees of their money, in the shapes SharePay's dashboard reads:
  * `GET /api/v1/merchants/balance` and the balance figures of `GET /api/v1/merchants/dashboard`,
  * read from the ledger (never recomputed from transactions), in the environment the caller names
  * (`environment=TEST` shows the sandbox balances: a TEST application that never moved money shows

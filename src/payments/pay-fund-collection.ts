@@ -1,9 +1,9 @@
 /**
- * A payment into a fund collection (issue 12 item 5): a pay-in transaction of type
- * FUND_COLLECTION with an `FC-` reference, in the collection's application and environment,
- * whose merchant reference is the collection's slug and description its title. It is written and
- * started exactly like a direct charge (`insertTransaction`, then `initiateTransaction`), so the
- * poller, callbacks, webhooks and the ledger treat it like any other pay-in.
+ * A payment into a fund collection: a pay-in transaction of type FUND_COLLECTION with an `FC-`
+ * reference, in the collection's application and environment, whose merchant reference is the
+ * collection's slug and description its title. It is written and started exactly like a direct
+ * charge (`insertTransaction`, then `initiateTransaction`), so the poller, callbacks, webhooks and
+ * the ledger treat it like any other pay-in.
  */
 import { and, eq, lte } from 'drizzle-orm';
 import { transactions } from '../db/schema.ts';
@@ -74,7 +74,7 @@ export async function collectionRails(services: Pick<Services, 'db' | 'connector
  * (see `findOpenCollection`), PROVIDER_NOT_FOUND (a rail not offered for this collection),
  * VALIDATION_ERROR (`amount` missing for a free amount, `payerAccount` not a number of the rail's
  * country or of another operator), AMOUNT_BELOW_MINIMUM / AMOUNT_ABOVE_MAXIMUM (the rail's limits).
- * Operator outcomes are never thrown: they end on the transaction (spec: business outcomes are data).
+ * Operator outcomes are never thrown: they end on the transaction (business outcomes are data).
  */
 export async function payFundCollection(services: Services, input: CollectPaymentInput): Promise<StartedCollectPayment> {
   const open = await findOpenCollection(services, input.slug);

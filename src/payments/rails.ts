@@ -1,10 +1,11 @@
 /**
- * Rail lookups and the checks the spec ties to rails: PROVIDER_NOT_FOUND for an unknown or
- * inactive provider code (or, for LIVE keys, a rail with no connector), CURRENCY_MISMATCH
- * when the currency is not the application's or not the rail's, and the rail's amount limits.
+ * Rail lookups and the checks of the merchant API that depend on the rail: PROVIDER_NOT_FOUND for
+ * an unknown or inactive provider code (or, for LIVE keys, a rail with no connector),
+ * CURRENCY_MISMATCH when the currency is not the application's or not the rail's, and the rail's
+ * amount limits.
  */
 import { and, eq } from 'drizzle-orm';
-import { allRails, railByCode, type RailRow, type RailsByCode } from '../db/queries/rails.ts';
+import { railByCode, type RailRow } from '../db/queries/rails.ts';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -12,7 +13,7 @@ import type { Connector } from '../connectors/connector.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
 
-export type { RailRow, RailsByCode };
+export type { RailRow };
 
 /** The active rail with this provider code, or null. */
 export async function findActiveRail(db: Db, code: string): Promise<RailRow | null> {
@@ -28,16 +29,6 @@ export async function findActiveRail(db: Db, code: string): Promise<RailRow | nu
  */
 export async function findRail(db: Db, code: string): Promise<RailRow | null> {
   return railByCode(db, { code });
-}
-
-/**
- * Every rail, read now (the reads of one event-loop turn share one statement; the table holds
- * one row per rail). The charge and transfer routes start this read with the API-key lookup, so
- * both run in parallel instead of one after the other (one round trip fewer in a request's
- * latency); it is read for that request only, never cached.
- */
-export function readAllRails(db: Db): Promise<RailsByCode> {
-  return allRails(db);
 }
 
 /** Active rails of a currency, by code. */
@@ -75,15 +66,13 @@ export function checkApplicationCurrency(currency: string, applicationCurrency: 
 /**
  * Resolves a rail for a charge or transfer: checks, in order, the application's currency, the
  * provider code (and a connector for LIVE keys), the rail's currency and its amount limits.
- * `rails`: the request's own read of every rail (`readAllRails`), when its route started one.
  */
 export async function resolveRailFor(
   services: Pick<Services, 'db' | 'connectors'>,
   input: { paymentMethod: string; currency: string; amount: number; applicationCurrency: string; environment: Environment },
-  rails?: Promise<RailsByCode>,
 ): Promise<{ rail: RailRow; connector: Connector }> {
   checkApplicationCurrency(input.currency, input.applicationCurrency);
-  const found = rails ? ((await rails).get(input.paymentMethod) ?? null) : await findRail(services.db, input.paymentMethod);
+  const found = await findRail(services.db, input.paymentMethod);
   const rail = found?.active ? found : null;
   const connector = rail ? resolveConnector(services.connectors, rail.code, input.environment) : null;
   if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');

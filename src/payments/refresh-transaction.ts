@@ -4,8 +4,8 @@
  * - A transaction whose initiation was never recorded (crash between commit and the operator
  *   call) is initiated again under the same reference (operators deduplicate on it).
  * - Otherwise the rail is asked for the status: SUCCEEDED / FAILED are applied; PENDING and
- *   UNREACHABLE leave it PENDING with the next poll scheduled; NOT_FOUND means the initiation
- *   never landed (operators.md §7.2) and fails with NOT_FOUND_AT_PROVIDER.
+ *   UNREACHABLE leave it PENDING with the next poll scheduled; NOT_FOUND (the operator has no
+ *   record of our reference, so the initiation never reached it) fails with NOT_FOUND_AT_PROVIDER.
  * - Past the rail's deadline an unresolved transaction fails: TIMEOUT, or PROVIDER_UNAVAILABLE
  *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
  *   recorded as FAILED, and after it the money stays where it is: a pay-out that may have

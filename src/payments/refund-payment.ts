@@ -1,15 +1,14 @@
 /**
- * Refunds (issue 11 item 8): a SUCCESS pay-in is refunded, fully or partly, by a pay-out to the
- * payer's account on the pay-in's rail, through the same funded path as a transfer: amount +
- * the rail's pay-out fee reserved from the merchant's available balance when it is accepted
- * (400 INSUFFICIENT_BALANCE otherwise, and nothing is sent). Σ of the refunds that are not
- * FAILED never exceeds the pay-in's amount: the pay-in row is locked (`FOR UPDATE`) while the
- * refund is created, so concurrent refunds take turns. When a refund succeeds its amount is
- * added to the pay-in's `refundedAmount` in the same database transaction, and a pay-in
- * refunded in full moves SUCCESS → REFUNDED (the only transition out of SUCCESS), with its
- * event and `payment.refunded` webhook. The refund itself announces `refund.success` /
- * `refund.failed`. A refund of a late success (see late-success.ts) is funded from SUSPENSE and
- * carries no fee.
+ * Refunds: a SUCCESS pay-in is refunded, fully or partly, by a pay-out to the payer's account on
+ * the pay-in's rail, through the same funded path as a transfer: amount + the rail's pay-out fee
+ * reserved from the merchant's available balance when it is accepted (400 INSUFFICIENT_BALANCE
+ * otherwise, and nothing is sent). Σ of the refunds that are not FAILED never exceeds the pay-in's
+ * amount: the pay-in row is locked (`FOR UPDATE`) while the refund is created, so concurrent
+ * refunds take turns. When a refund succeeds its amount is added to the pay-in's `refundedAmount`
+ * in the same database transaction, and a pay-in refunded in full moves SUCCESS → REFUNDED (the
+ * only transition out of SUCCESS), with its event and `payment.refunded` webhook. The refund itself
+ * announces `refund.success` / `refund.failed`. A refund of a late success (see late-success.ts) is
+ * funded from SUSPENSE and carries no fee.
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';

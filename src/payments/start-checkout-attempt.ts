@@ -1,10 +1,10 @@
 /**
  * Starts a payment attempt on a PENDING checkout: the customer chose a rail and a number on
- * the hosted page. Persist first, then call the operator (operators.md §0 rule 1): the attempt
- * row and its event commit before the connector is asked. The operator is given the
- * per-attempt correlation id `<reference>-<n>` (operators deduplicate on it, and a retry with
- * another number must not be taken for a duplicate of the first attempt); the merchant keeps
- * seeing one transaction under one reference.
+ * the hosted page. Persist first, then call the operator: the attempt row and its event commit
+ * before the connector is asked, so a crash between the two leaves a row the poller can settle.
+ * The operator is given the per-attempt correlation id `<reference>-<n>` (operators deduplicate
+ * on it, and a retry with another number must not be taken for a duplicate of the first
+ * attempt); the merchant keeps seeing one transaction under one reference.
  *
  * A decline at initiation fails the attempt only: the checkout stays PENDING.
  */

@@ -1,7 +1,9 @@
 /**
- * What merchants see of a transaction: the status responses of spec 4.3 (pay-in) and 4.5
- * (pay-out). Every listed field is present, null where inapplicable; `paymentUrl` only while a
- * checkout is PENDING; `failureCode`/`failureReason` only once FAILED.
+ * What merchants see of a transaction: the responses of the pay-in status read
+ * (`GET /api/v1/pay-in/check_status/{reference}`) and the pay-out status read
+ * (`GET /api/v1/pay-out/check_status/{reference}`). Every listed field is present, null where
+ * inapplicable; `paymentUrl` only while a checkout is PENDING; `failureCode`/`failureReason` only
+ * once FAILED.
  */
 import type { transactions } from '../db/schema.ts';
 import type { StatusViewRow } from '../db/queries/status-view.ts';
@@ -10,7 +12,7 @@ import type { TransactionStatus } from '../domain/transaction-state.ts';
 /** A transaction row. */
 export type TransactionRow = typeof transactions.$inferSelect;
 
-/** The public URL of a checkout session (compatibility.md: `<public base>/checkout/<token>`). */
+/** The public URL of a checkout session: `<public base>/checkout/<token>`, as integrations expect. */
 export function checkoutUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/checkout/${token}`;
 }
@@ -22,9 +24,9 @@ function failure(row: StatusViewRow) {
 }
 
 /**
- * Money fields added by issue 11: `feeAmount` (null until known: a pay-in's fee is fixed at
- * SUCCESS) and `netAmount` — for a pay-in what the merchant is credited (amount − fee), for a
- * pay-out what the merchant's balance is debited (amount + fee).
+ * The money fields: `feeAmount` (null until known: a pay-in's fee is fixed at SUCCESS) and
+ * `netAmount` — for a pay-in what the merchant is credited (amount − fee), for a pay-out what the
+ * merchant's balance is debited (amount + fee).
  */
 function money(row: StatusViewRow) {
   const fee = row.feeAmount;
@@ -52,7 +54,7 @@ export function heldAmountOf(row: Pick<StatusViewRow, 'status' | 'isReservationH
   return isHeld ? (row.reservedAmount ?? 0) : 0;
 }
 
-/** Pay-in status `data` (spec 4.3) with the money fields and `refundedAmount`. */
+/** The `data` of the pay-in status read, with the money fields and `refundedAmount`. */
 export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
   return {
     reference: row.reference,
@@ -74,7 +76,10 @@ export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
   };
 }
 
-/** Pay-out status `data` (spec 4.5: pay-in's shape with beneficiary fields, without `type`), with the money fields. */
+/**
+ * The `data` of the pay-out status read (the pay-in's shape with beneficiary fields, without
+ * `type`), with the money fields.
+ */
 export function payOutStatusView(row: StatusViewRow) {
   return {
     reference: row.reference,

@@ -1,12 +1,11 @@
 /**
- * Withdrawals (compatibility.md "Withdrawals"; issue 11 item 7): a merchant moves money from an
- * application's available balance to their own mobile-money account, as a pay-out through the
- * same funded path as a transfer (amount + the rail's pay-out fee reserved; 400
- * INSUFFICIENT_BALANCE otherwise). Accounts: add, list, delete, choose the default.
- * Configuration per currency: MANUAL (only `withdraw`), INSTANT (every run of the background
- * jobs sweeps what is available), THRESHOLD (sweeps an application whose available balance
- * reached `thresholdAmount`), PERIODIC (sweeps once per UTC day, ISO week or month: the period
- * is claimed by compare-and-set in the same database transaction as its pay-outs, so it runs
+ * Withdrawals: a merchant moves money from an application's available balance to their own
+ * mobile-money account, as a pay-out through the same funded path as a transfer (amount + the
+ * rail's pay-out fee reserved; 400 INSUFFICIENT_BALANCE otherwise). Accounts: add, list, delete,
+ * choose the default. Configuration per currency: MANUAL (only `withdraw`), INSTANT (every run of
+ * the background jobs sweeps what is available), THRESHOLD (sweeps an application whose available
+ * balance reached `thresholdAmount`), PERIODIC (sweeps once per UTC day, ISO week or month: the
+ * period is claimed by compare-and-set in the same database transaction as its pay-outs, so it runs
  * once, whatever the number of instances or crashes).
  */
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
@@ -28,7 +27,7 @@ import type { TransactionRow } from './transaction-view.ts';
 
 /** A withdrawal account row. */
 export type WithdrawalAccountRow = typeof withdrawalAccounts.$inferSelect;
-/** Modes of automatic withdrawals (compatibility.md "Withdrawals"). */
+/** Modes of automatic withdrawals, spelled as SharePay's dashboard sends them. */
 export const WITHDRAWAL_MODES = ['MANUAL', 'INSTANT', 'THRESHOLD', 'PERIODIC'] as const;
 /** Periods of PERIODIC withdrawals, in UTC. */
 export const WITHDRAWAL_PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
@@ -183,7 +182,10 @@ export async function putWithdrawalConfig(services: Services, merchantId: string
   return (await getWithdrawalConfig(services, merchantId, currency))!;
 }
 
-/** A manual withdrawal (compatibility.md body), plus which application and environment it draws from. */
+/**
+ * A manual withdrawal (the body of `POST /api/v1/merchants/withdrawals/withdraw` as SharePay's
+ * dashboard sends it), plus which application and environment it draws from.
+ */
 export interface WithdrawInput {
   amount: number;
   currency: string;
@@ -196,7 +198,7 @@ export interface WithdrawInput {
   environment: 'LIVE' | 'TEST';
 }
 
-/** The withdraw response (compatibility.md), with the fee. */
+/** The withdraw response in the shape SharePay's dashboard reads, plus the fee. */
 export interface WithdrawData {
   reference: string;
   status: string;

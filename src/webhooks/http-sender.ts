@@ -42,10 +42,10 @@ const IDLE_SOCKET_MS = 4000;
 
 /**
  * The production sender; `allowPrivateHosts()` is read on every request (configuration).
- * Connections to a receiver are kept alive and reused (issue 14: a new TCP connection per
- * delivery cost a connect and left a TIME_WAIT socket per webhook). Reuse keeps the SSRF rule:
- * a socket is checked when it connects, and a pooled socket only ever talks to the address it
- * was checked for; the agents of the two policies (private hosts allowed or not) are separate.
+ * Connections to a receiver are kept alive and reused (a new TCP connection per delivery cost a
+ * connect and left a TIME_WAIT socket per webhook). Reuse keeps the SSRF rule: a socket is checked
+ * when it connects, and a pooled socket only ever talks to the address it was checked for; the
+ * agents of the two policies (private hosts allowed or not) are separate.
  */
 export function createHttpSender(allowPrivateHosts: () => boolean): WebhookSender {
   const agents = new Map<string, http.Agent>();

@@ -46,7 +46,7 @@ const KEY_FILE = 'webhook-encryption.key';
 
 /**
  * A fingerprint of a secret that instances can compare without revealing it: the hex
- * HMAC-SHA256 of a fixed label, keyed with the secret (issue "Operating Kolo", item 4).
+ * HMAC-SHA256 of a fixed label, keyed with the secret.
  */
 export function secretFingerprint(secret: Buffer | Uint8Array | string): string {
   return createHmac('sha256', secret).update('kolo shared secret fingerprint v1').digest('hex');

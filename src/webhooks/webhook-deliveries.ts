@@ -14,7 +14,7 @@ export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 /** One of the delivery statuses. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** A delivery as listed (compatibility.md "Webhook configuration"). */
+/** A delivery as listed, in the shape SharePay's dashboard reads. */
 export interface DeliveryView {
   id: string;
   eventId: string;
@@ -28,14 +28,17 @@ export interface DeliveryView {
   createdAt: Date;
 }
 
-/** A page (compatibility.md "Pages"). */
+/** A page object, in the shape SharePay's dashboard reads (`number` is 0-based). */
 export interface Page<T> {
   content: T[];
   totalElements: number;
   totalPages: number;
   size: number;
   number: number;
-  /** The same index as `number` (issue 12 point 7). */
+  /**
+   * The same index as `number`, under the query parameter's name: the dashboard's tables read
+   * `number` (Spring's name), its pagers `page`.
+   */
   page: number;
   first: boolean;
   last: boolean;

@@ -75,6 +75,20 @@ describe('UNAUTHORIZED (401), the same for every bad credential', () => {
     );
   });
 
+  it('is checked before the parameters: a status read of an invalid reference with an unknown or revoked key is 401', async () => {
+    const unknownKey = `sk_test_${randomBytes(64).toString('hex')}`;
+    const invalid = `${'x'.repeat(65)}`;
+    for (const path of [PATHS.payInStatus(invalid), PATHS.payOutStatus('bad*reference')]) {
+      expectError(await h.request('GET', path, { key: unknownKey }), 401, 'UNAUTHORIZED');
+      // A valid key gets the parameter's own error.
+      expectError(await h.request('GET', path, { key: t.key }), 400, 'INVALID_PARAMETER');
+    }
+    const tenant = await h.createTenant();
+    await revokeActiveKey(h.services.db, tenant.applicationId, h.clock.now());
+    expectError(await h.request('GET', PATHS.payInStatus(invalid), { key: tenant.key }), 401, 'UNAUTHORIZED');
+    expectError(await h.request('GET', PATHS.payInStatus(payInReference), { key: tenant.key }), 401, 'UNAUTHORIZED');
+  });
+
   it('a revoked key', async () => {
     const tenant = await h.createTenant();
     expectSuccess(await h.request('POST', PATHS.checkout, { key: tenant.key, body: checkoutBody() }), 201);

@@ -1,7 +1,7 @@
 /**
- * Issue "Operating Kolo", item 1: `GET /metrics` in Prometheus text format with Kolo's own
- * metrics, never open on the public port: there only behind `METRICS_TOKEN`, else on the
- * metrics-only listener of `METRICS_PORT` (tested with a real `kolo serve` in cli.test).
+ * `GET /metrics` in Prometheus text format with Kolo's own metrics, never open on the public port:
+ * there only behind `METRICS_TOKEN`, else on the metrics-only listener of `METRICS_PORT` (tested
+ * with a real `kolo serve` in cli.test).
  */
 import { Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Issue "Operating Kolo", item 2: every request has an id (a sane incoming X-Request-Id kept,
- * else one generated), returned in X-Request-Id, on every log line written while serving it and
- * in the audit log; and a full run of the service's flows, logged by the production logger at
- * `info`, carries no API key, secret, token, password, OTP code or full phone number.
+ * Every request has an id (a sane incoming X-Request-Id kept, else one generated), returned in
+ * X-Request-Id, on every log line written while serving it and in the audit log; and a full run of
+ * the service's flows, logged by the production logger at `info`, carries no API key, secret,
+ * token, password, OTP code or full phone number.
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

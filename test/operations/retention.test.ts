@@ -1,8 +1,7 @@
 /**
- * Issue "Operating Kolo", item 5: the retention job purges finished webhook deliveries (with
- * their attempts and events), events of finished transactions and audit entries past their
- * ages, in bounded batches, and never what a PENDING delivery or a PENDING transaction still
- * needs; transactions themselves are kept for ever.
+ * The retention job purges finished webhook deliveries (with their attempts and events), events of
+ * finished transactions and audit entries past their ages, in bounded batches, and never what a
+ * PENDING delivery or a PENDING transaction still needs; transactions themselves are kept for ever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq, inArray, type SQL } from 'drizzle-orm';

@@ -1,9 +1,9 @@
 /**
- * Issue "Operating Kolo", items 1 and 3, with a real `kolo serve` process: the metrics-only
- * listener of METRICS_PORT (and no /metrics on the public port), and a graceful stop on SIGTERM
- * with requests in flight: none fails, the webhook worker finishes what it is sending and gives
- * back what it had claimed but not started, the process exits 0 within SHUTDOWN_TIMEOUT_MS, and
- * after a restart every webhook arrives without waiting for a lease to run out.
+ * With a real `kolo serve` process: the metrics-only listener of METRICS_PORT (and no /metrics on
+ * the public port), and a graceful stop on SIGTERM with requests in flight: none fails, the webhook
+ * worker finishes what it is sending and gives back what it had claimed but not started, the
+ * process exits 0 within SHUTDOWN_TIMEOUT_MS, and after a restart every webhook arrives without
+ * waiting for a lease to run out.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

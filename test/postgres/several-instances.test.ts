@@ -1,10 +1,10 @@
 /**
- * Issue "Operating Kolo", item 4: three `kolo serve` instances on one PostgreSQL database, load
- * spread over all three for a minute (MULTI_INSTANCE_SECONDS). Every charge is answered once
- * (an idempotent repeat on another instance gets the same transaction), every webhook is
- * delivered at least once (duplicates counted and reported), the poller's and the worker's work
- * is shared, a key rotated through one instance is refused by the others on the next request,
- * and an instance whose shared secrets differ refuses to start, naming the variable.
+ * Three `kolo serve` instances on one PostgreSQL database, load spread over all three for a minute
+ * (MULTI_INSTANCE_SECONDS). Every charge is answered once (an idempotent repeat on another instance
+ * gets the same transaction), every webhook is delivered at least once (duplicates counted and
+ * reported), the poller's and the worker's work is shared, a key rotated through one instance is
+ * refused by the others on the next request, and an instance whose shared secrets differ refuses to
+ * start, naming the variable.
  * PostgreSQL only (this directory runs when TEST_DATABASE_URL is set, as in CI).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The key lookups and status reads of each event-loop turn (src/accounts/api-keys.ts) run on
+ * The key lookups and status reads of each event-loop turn (src/db/queries/api-keys.ts) run on
  * connections that always use their prepared statement's generic plan. With PostgreSQL's default
  * (`plan_cache_mode = auto`), once the transactions table had grown, the status reads' statement
  * was planned again at every execution (its custom plans looked cheaper than the generic one),
@@ -12,7 +12,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
-import { authenticateApiKey, authenticateApiKeyWithTransaction, hashApiKey } from '../../src/accounts/api-keys.ts';
+import { authenticateApiKey, beginApiKeyAuthentication, hashApiKey } from '../../src/accounts/api-keys.ts';
+import { readTransactionStatus } from '../../src/payments/get-transaction.ts';
 import { declaredStatements, genericPlanPoolOf } from '../../src/db/statement.ts';
 
 const STATUS_READS = 'auth_api_keys_status_batch_v5';
@@ -59,11 +60,13 @@ describe('status reads and key lookups on PostgreSQL', () => {
     for (let round = 0; round < 10; round++) {
       const first = round * 40 + 1;
       const reads = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => authenticateApiKeyWithTransaction(db.runtime.services, key, { reference: reference(first + i), direction: 'PAY_IN' })),
+        Array.from({ length: 40 }, (_, i) =>
+          readTransactionStatus(db.runtime.services, beginApiKeyAuthentication(db.runtime.services, key), 'PAY_IN', reference(first + i)),
+        ),
       );
-      reads.forEach((read, i) => expect(read?.transaction).toMatchObject({ reference: reference(first + i), amount: 5000 + first + i }));
+      reads.forEach((read, i) => expect(read).toMatchObject({ reference: reference(first + i), amount: 5000 + first + i }));
       const auths = await Promise.all(Array.from({ length: 10 }, () => authenticateApiKey(db.runtime.services, key)));
-      expect(auths.every((auth) => auth?.applicationId === reads[0]!.auth.applicationId)).toBe(true);
+      expect(auths.every((auth) => auth !== null && auth.applicationId === auths[0]!.applicationId)).toBe(true);
     }
     const pool = genericPlanPoolOf(db.runtime.services.db)!;
     expect(pool).toBeDefined();

@@ -1,7 +1,7 @@
 /**
- * The rails' reads (`providers`) that run on every payment, behind typed functions; the checks
- * the spec ties to rails live in src/payments/rails.ts. Reads of one event-loop turn share one
- * statement (batch.ts); nothing is cached between turns.
+ * The rails' reads (`providers`) that run on every payment, behind typed functions; the checks of
+ * the merchant API that depend on the rail live in src/payments/rails.ts. Reads of one event-loop
+ * turn share one statement (batch.ts); nothing is cached between turns.
  */
 import { mapRow, perDatabase } from '../batch.ts';
 import type { Db } from '../client.ts';
@@ -10,9 +10,6 @@ import { runStatement, statement } from '../statement.ts';
 
 /** A rail row. */
 export type RailRow = typeof providers.$inferSelect;
-
-/** Every rail by provider code, as one statement read them. */
-export type RailsByCode = ReadonlyMap<string, RailRow>;
 
 const railsByCode = statement('rails_by_code_v1', 'select * from providers where code = any($1::text[])');
 const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
@@ -27,19 +24,4 @@ const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
  */
 export function railByCode(db: Db, input: { code: string }): Promise<RailRow | null> {
   return railsOf(db).load(input.code);
-}
-
-const allRailsSql = statement('rails_all_v1', 'select * from providers');
-const allRailsOf = perDatabase<'all', RailsByCode>(async (db, asks) => {
-  const { rows } = await runStatement<Record<string, unknown>>(db, allRailsSql, []);
-  const byCode: RailsByCode = new Map(rows.map((r) => [r.code as string, mapRow(providers, r)]));
-  return asks.map(() => byCode);
-});
-
-/**
- * Every rail by provider code, read now; the reads of one event-loop turn share one statement
- * (the table holds one row per rail). Throws the driver's error.
- */
-export function allRails(db: Db): Promise<RailsByCode> {
-  return allRailsOf(db).load('all');
 }

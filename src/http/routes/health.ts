@@ -1,7 +1,7 @@
 /** `GET /actuator/health`: `{"status":"UP"}` when the database answers, 503 `DOWN` otherwise. */
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { pingDatabase } from '../../db/queries/operations.ts';
 import type { Services } from '../../services.ts';
 import { publicSecurity } from '../schemas/openapi.ts';
 
@@ -20,7 +20,7 @@ const healthSchema = {
 export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get('/actuator/health', { schema: healthSchema }, async (request, reply) => {
     try {
-      await services.db.execute(sql`select 1`);
+      await pingDatabase(services.db);
       return { status: 'UP' };
     } catch (error) {
       request.log.error({ err: error }, 'health check: database unreachable');

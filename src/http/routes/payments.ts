@@ -8,11 +8,12 @@ import { validationError } from '../../domain/errors.ts';
 import { createCharge } from '../../payments/create-charge.ts';
 import { createCheckout } from '../../payments/create-checkout.ts';
 import { createTransfer } from '../../payments/create-transfer.ts';
+import { readTransactionStatus } from '../../payments/get-transaction.ts';
 import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
 import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
-import { requireApiKey, requireApiKeys, requireStatusTransaction } from '../api-key-auth.ts';
+import { requireApiKey, requireApiKeyAuthentication, requireApiKeys } from '../api-key-auth.ts';
 import { compiledJsonSerializer, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
 import { EXAMPLE_IDS } from '../schemas/examples.ts';
@@ -95,7 +96,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.post(
     '/api/v1/pay-in/charge',
     {
-      config: { railsRead: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-in'],
@@ -124,7 +124,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCharge(request.services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
+      const data = await createCharge(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Paiement initié.', services.clock.now()));
     },
   );
@@ -132,8 +132,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/pay-in/check_status/:reference',
     {
-      // One round trip: the hook reads the key and this transaction together.
-      config: { statusRead: 'PAY_IN' },
+      // One round trip: the use case's read joins the key's lookup (`readsWithKey`).
+      config: { readsWithKey: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-in'],
@@ -169,9 +169,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async: the hook has read everything, and a promise per read is measurable (issue 14).
-    (request) => {
-      const row = requireStatusTransaction(request);
+    async (request) => {
+      const row = await readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_IN', request.params.reference);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
     },
   );
@@ -224,7 +223,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.post(
     '/api/v1/pay-out/transfer',
     {
-      config: { railsRead: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-out'],
@@ -253,7 +251,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createTransfer(request.services, requireApiKey(request), request.body, idempotencyHeader(request), request.railsRead);
+      const data = await createTransfer(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );
@@ -261,8 +259,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/pay-out/check_status/:reference',
     {
-      // One round trip: the hook reads the key and this transaction together.
-      config: { statusRead: 'PAY_OUT' },
+      // One round trip, as the pay-in status read.
+      config: { readsWithKey: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-out'],
@@ -296,9 +294,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async, as the pay-in status read.
-    (request) => {
-      const row = requireStatusTransaction(request);
+    async (request) => {
+      const row = await readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_OUT', request.params.reference);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
     },
   );
