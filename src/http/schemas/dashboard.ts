@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
 import { LANGUAGES } from '../../dashboard/accounts.ts';
+import { ACCOUNT_STATUSES } from '../../dashboard/admin.ts';
+import { documentedEnum } from './openapi.ts';
 import { canonicalTimeZone, TIME_ZONE_MESSAGE } from '../../dashboard/reader-days.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
@@ -61,12 +63,14 @@ export const profileUpdateRequest = z
   })
   .meta({ examples: [{ fullName: 'Awa Ngono', phone: '+237677000001', country: 'CM', language: 'fr' }] });
 
+const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT'] as const;
+
 export const userData = z.object({
   accountId: z.string(),
   email: z.string(),
   fullName: z.string(),
-  role: z.string(),
-  status: z.string(),
+  role: documentedEnum(ROLES),
+  status: documentedEnum(ACCOUNT_STATUSES),
   kycLevel: z.string(),
 });
 export const loginData = z.object({ accessToken: z.string(), refreshToken: z.string(), user: userData });
@@ -79,8 +83,8 @@ export const profileData = z.object({
   phone: z.string().nullable(),
   country: z.string().nullable(),
   avatarUrl: z.string().nullable(),
-  role: z.string(),
-  status: z.string(),
+  role: documentedEnum(ROLES),
+  status: documentedEnum(ACCOUNT_STATUSES),
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
+import { FAILURE_CODES } from '../../connectors/connector.ts';
 import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
 
 /** Digits with an optional leading `+` and common separators; validity per country is checked against the rail. */
@@ -151,7 +152,10 @@ export const transferData = z.object({
 });
 
 const failureFields = {
-  failureCode: z.string().nullable().describe("Cause d'un échec (ex. REJECTED_BY_PAYER, INSUFFICIENT_FUNDS, TIMEOUT) ; null sinon"),
+  failureCode: z
+    .string()
+    .nullable()
+    .describe(`Cause d'un échec, l'une de : ${FAILURE_CODES.join(', ')} ; null sinon`),
   failureReason: z.string().nullable(),
 };
 

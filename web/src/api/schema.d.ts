@@ -2476,7 +2476,7 @@ export interface operations {
                             payerName: string | null;
                             payerEmail: string | null;
                             paymentUrl: string | null;
-                            /** @description Cause d'un échec (ex. REJECTED_BY_PAYER, INSUFFICIENT_FUNDS, TIMEOUT) ; null sinon */
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
                             failureCode: string | null;
                             failureReason: string | null;
                             /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -3308,7 +3308,7 @@ export interface operations {
                             beneficiaryAccount: string | null;
                             beneficiaryName: string | null;
                             beneficiaryEmail: string | null;
-                            /** @description Cause d'un échec (ex. REJECTED_BY_PAYER, INSUFFICIENT_FUNDS, TIMEOUT) ; null sinon */
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
                             failureCode: string | null;
                             failureReason: string | null;
                             /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -7237,8 +7237,10 @@ export interface operations {
                                 accountId: string;
                                 email: string;
                                 fullName: string;
-                                role: string;
-                                status: string;
+                                /** @enum {string} */
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                /** @enum {string} */
+                                status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
                             };
                         };
@@ -8680,8 +8682,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -8908,8 +8912,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -12127,8 +12133,10 @@ export interface operations {
                                 phone: string | null;
                                 country: string | null;
                                 avatarUrl: string | null;
-                                role: string;
-                                status: string;
+                                /** @enum {string} */
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                /** @enum {string} */
+                                status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
@@ -12347,8 +12355,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -12602,8 +12612,10 @@ export interface operations {
                                 phone: string | null;
                                 country: string | null;
                                 avatarUrl: string | null;
-                                role: string;
-                                status: string;
+                                /** @enum {string} */
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                /** @enum {string} */
+                                status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
@@ -12863,8 +12875,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -13183,8 +13197,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -13503,8 +13519,10 @@ export interface operations {
                                 phone: string | null;
                                 country: string | null;
                                 avatarUrl: string | null;
-                                role: string;
-                                status: string;
+                                /** @enum {string} */
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                /** @enum {string} */
+                                status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
                                 emailVerified: boolean;
                                 phoneVerified: boolean;
@@ -13740,8 +13758,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -14058,8 +14078,10 @@ export interface operations {
                             phone: string | null;
                             country: string | null;
                             avatarUrl: string | null;
-                            role: string;
-                            status: string;
+                            /** @enum {string} */
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            /** @enum {string} */
+                            status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
                             emailVerified: boolean;
                             phoneVerified: boolean;
@@ -16932,8 +16954,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -16945,7 +16970,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -16955,7 +16981,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -16971,8 +16997,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -16984,7 +17013,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -16994,7 +17024,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -22985,8 +23015,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -22998,7 +23031,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -23008,7 +23042,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -23740,8 +23774,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -23753,7 +23790,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -23763,7 +23801,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -23776,10 +23814,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -24055,8 +24094,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -24068,7 +24110,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -24078,7 +24121,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -24806,8 +24849,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -24819,7 +24865,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -24829,7 +24876,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -24842,10 +24889,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -25121,8 +25169,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -25134,7 +25185,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -25144,7 +25196,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -25872,8 +25924,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -25885,7 +25940,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -25895,7 +25951,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -25908,10 +25964,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -26458,8 +26515,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -26471,7 +26531,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -26481,7 +26542,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -27221,8 +27282,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -27234,7 +27298,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -27244,7 +27309,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -27257,10 +27322,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -27539,8 +27605,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -27552,7 +27621,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -27562,7 +27632,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -28298,8 +28368,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -28311,7 +28384,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -28321,7 +28395,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -28334,10 +28408,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -28616,8 +28691,11 @@ export interface operations {
                                 id: string;
                                 reference: string;
                                 merchantReference: string | null;
-                                /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                                type: string;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                                 /** @enum {string} */
                                 direction: "PAY_IN" | "PAY_OUT";
                                 /** @enum {string} */
@@ -28629,7 +28707,8 @@ export interface operations {
                                 /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                                 netAmount: number | null;
                                 currency: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 description: string | null;
                                 /** @description Code du moyen de paiement */
                                 provider: string | null;
@@ -28639,7 +28718,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -29375,8 +29454,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -29388,7 +29470,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -29398,7 +29481,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -29411,10 +29494,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -30119,8 +30203,11 @@ export interface operations {
                             id: string;
                             reference: string;
                             merchantReference: string | null;
-                            /** @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND */
-                            type: string;
+                            /**
+                             * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                             * @enum {string}
+                             */
+                            type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
                             /** @enum {string} */
                             direction: "PAY_IN" | "PAY_OUT";
                             /** @enum {string} */
@@ -30132,7 +30219,8 @@ export interface operations {
                             /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
                             netAmount: number | null;
                             currency: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                             description: string | null;
                             /** @description Code du moyen de paiement */
                             provider: string | null;
@@ -30142,7 +30230,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: string | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
@@ -30155,10 +30243,11 @@ export interface operations {
                             completedAt: string | null;
                             events: {
                                 id: number;
-                                fromStatus: string | null;
-                                toStatus: string;
+                                fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
+                                /** @enum {string} */
+                                toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: string | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
