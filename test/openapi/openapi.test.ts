@@ -13,6 +13,7 @@ import { openApiTransform } from '../../src/http/schemas/openapi-document.ts';
 import { version } from '../../src/version.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeTo } from '../helpers/webhooks.ts';
+import { createDashboardAccount } from '../helpers/dashboard.ts';
 
 type Operation = {
   operationId?: string;
@@ -100,6 +101,28 @@ describe('the OpenAPI document', () => {
       expect(answer.status, `${method} ${path}`).toBe(401);
       const codes = operation.responses['401']?.content?.['application/json']?.schema?.properties?.code?.enum;
       expect(codes, `${method} ${path} documents 401`).toContain(answer.json.code);
+    }
+  });
+});
+
+describe('the documented answers', () => {
+  it('cover what each operation answers to a malformed path parameter or body, with valid credentials', { timeout: 120_000 }, async () => {
+    const merchant = await createDashboardAccount(h);
+    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    for (const { method, path, operation } of operations) {
+      const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+      const headers: Record<string, string> = {};
+      if (schemes.includes('apiKey')) headers['x-api-key'] = t.key;
+      if (schemes.includes('bearerAuth')) headers.authorization = `Bearer ${path.startsWith('/api/v1/admin') ? admin.accessToken : merchant.accessToken}`;
+      if (operation.requestBody) headers['content-type'] = 'application/json';
+      const url = path.replace(/\{[^}]+\}/g, 'pas-un-identifiant');
+      const answer = await h.request(method, url, { headers, raw: operation.requestBody ? '{"amount": 5000,' : undefined });
+      const documented = operation.responses[String(answer.status)];
+      expect(documented, `${method} ${path} answered ${answer.status} ${answer.text.slice(0, 200)}`).toBeDefined();
+      if (answer.status >= 400) {
+        const codes = documented!.content?.['application/json']?.schema?.properties?.code?.enum;
+        expect(codes, `${method} ${path} ${answer.status}`).toContain(answer.json.code);
+      }
     }
   });
 });
