@@ -129,11 +129,13 @@ describe('outbox', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('writes no delivery when the application has no webhook URL', async () => {
+  it('writes the event but no delivery when the application has no webhook URL', async () => {
     const other = await h.createTenant();
     const reference = await chargeTo(h, other, 'SUCCESS');
     const row = await transactionRow(h, reference);
-    expect(await h.services.db.select().from(webhookEvents).where(eq(webhookEvents.transactionId, row.id))).toHaveLength(0);
+    const events = await h.services.db.select().from(webhookEvents).where(eq(webhookEvents.transactionId, row.id));
+    expect(events.map((e) => [e.eventName, e.environment])).toEqual([['payment.success', 'TEST']]);
+    expect(await h.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, events[0]!.id))).toHaveLength(0);
   });
 });
 

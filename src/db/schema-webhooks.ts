@@ -1,11 +1,11 @@
 /**
- * Webhook tables (issue 4): secrets (encrypted at rest), events (the exact body announced, built
+ * Webhook tables: secrets (encrypted at rest), events (the exact body announced, built
  * inside the status change's transaction), deliveries (the outbox rows the worker claims) and
  * attempts (one row per HTTP try, the merchant's delivery log).
  * Timestamps come from the injected clock, like every other table.
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, customType, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { applications, transactions } from './schema.ts';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -34,7 +34,20 @@ export const webhookSecrets = pgTable(
   ],
 );
 
-/** An event as announced: `payload` is the exact JSON body sent (and signed) on every attempt. */
+/**
+ * PostgreSQL's `xid8`: a 64-bit transaction id (epoch and xid), never wrapping. Read as its
+ * decimal text; only SQL compares it.
+ */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
+/**
+ * An event as announced: `payload` is the exact JSON body sent (and signed) on every attempt.
+ * Every announced status change writes one, webhook URL or not (the events API lists them); a
+ * delivery is written only for an application with a webhook URL. `environment` is the
+ * transaction's (TEST for `webhook.test`, which has none). `writtenBy` (the writing database
+ * transaction's id) then `seq` (creation order) order the events API's feed: see
+ * db/queries/webhooks.ts `listEventsAfter`.
+ */
 export const webhookEvents = pgTable(
   'webhook_events',
   {
@@ -42,12 +55,22 @@ export const webhookEvents = pgTable(
     applicationId: uuid('application_id')
       .notNull()
       .references(() => applications.id),
+    environment: text('environment').notNull(),
     eventName: text('event_name').notNull(),
     transactionId: uuid('transaction_id').references(() => transactions.id),
     payload: text('payload').notNull(),
     createdAt: ts('created_at').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    writtenBy: xid8('written_by')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
   },
-  (t) => [index('webhook_events_tx_idx').on(t.transactionId), index('webhook_events_created_idx').on(t.createdAt)],
+  (t) => [
+    index('webhook_events_tx_idx').on(t.transactionId),
+    index('webhook_events_created_idx').on(t.createdAt),
+    // The events API's pages: one application and environment, in feed order.
+    index('webhook_events_feed_idx').on(t.applicationId, t.environment, t.writtenBy, t.seq),
+  ],
 );
 
 /**

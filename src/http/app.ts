@@ -17,6 +17,8 @@ import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { merchantReadRoutes } from './routes/merchant-reads.ts';
+import { eventRoutes } from './routes/events.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
 import { dashboardAuthRoutes, dashboardProfileRoutes } from './routes/dashboard-auth.ts';
@@ -148,6 +150,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => metricsRoutes(scope, services));
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
+  await app.register(async (scope) => merchantReadRoutes(scope, services));
+  await app.register(async (scope) => eventRoutes(scope, services));
   await app.register(async (scope) => callbackRoutes(scope, services));
   await app.register(async (scope) => dashboardWebhookRoutes(scope, services));
   await app.register(async (scope) => checkoutPageRoutes(scope, services));

@@ -118,7 +118,7 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
   // get their own kind.
   const suffix = report.attempt ? `_ATTEMPT_${report.attempt.attemptNumber}` : '';
   const [app] = await tx
-    .select({ policy: applications.lateSuccessPolicy, webhookUrl: applications.webhookUrl })
+    .select({ policy: applications.lateSuccessPolicy })
     .from(applications)
     .where(eq(applications.id, row.applicationId));
   const decision: LateSuccessDecision = app?.policy === 'KEEP' ? 'KEEP' : 'REFUND';
@@ -175,17 +175,17 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
     },
     createdAt: now,
   });
-  if (app?.webhookUrl) {
-    await insertEventWithDelivery(tx, services, {
-      applicationId: row.applicationId,
-      event: 'payment.late_success',
-      data: {
-        ...transactionEventData(current, services.config.publicBaseUrl),
-        lateSuccess: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
-      },
-      transactionId: row.id,
-    });
-  }
+  // Written webhook URL or not (the events API lists it); delivered only with one.
+  await insertEventWithDelivery(tx, services, {
+    applicationId: row.applicationId,
+    environment: row.environment as Environment,
+    event: 'payment.late_success',
+    data: {
+      ...transactionEventData(current, services.config.publicBaseUrl),
+      lateSuccess: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
+    },
+    transactionId: row.id,
+  });
   return decision;
 }
 
@@ -235,19 +235,18 @@ export async function settleHeldPayOut(tx: Db, services: LateServices & Pick<Ser
       : { origin: answer.origin, failureReason: answer.failureReason, released: row.reservedAmount },
     createdAt: now,
   });
-  const [app] = await tx.select({ webhookUrl: applications.webhookUrl }).from(applications).where(eq(applications.id, row.applicationId));
-  if (app?.webhookUrl) {
-    const event: WebhookEventName = answer.paid ? 'payout.late_success' : 'payout.reservation_released';
-    await insertEventWithDelivery(tx, services, {
-      applicationId: row.applicationId,
-      event,
-      data: {
-        ...transactionEventData(row, services.config.publicBaseUrl),
-        reservation: { amount: row.reservedAmount, outcome: answer.paid ? 'CONSUMED' : 'RELEASED' },
-      },
-      transactionId: row.id,
-    });
-  }
+  // Written webhook URL or not (the events API lists it); delivered only with one.
+  const event: WebhookEventName = answer.paid ? 'payout.late_success' : 'payout.reservation_released';
+  await insertEventWithDelivery(tx, services, {
+    applicationId: row.applicationId,
+    environment: row.environment as Environment,
+    event,
+    data: {
+      ...transactionEventData(row, services.config.publicBaseUrl),
+      reservation: { amount: row.reservedAmount, outcome: answer.paid ? 'CONSUMED' : 'RELEASED' },
+    },
+    transactionId: row.id,
+  });
   return true;
 }
 

@@ -1,14 +1,14 @@
 /**
- * Webhook events and the outbox (issue 4 "Events" and "Durability"). The status listener runs
- * inside the database transaction of every status change (payments/apply-transition.ts) and,
- * when the application has a webhook URL, writes the event (its exact body, built now so that
- * `data.status` is the status announced) and one PENDING delivery due at once. The transaction
- * commits both with the status change or neither: no status change without its delivery.
+ * Webhook events and the outbox. The status listener runs
+ * inside the database transaction of every status change (payments/apply-transition.ts) and
+ * writes the event of every announced change (its exact body, built now so that `data.status`
+ * is the status announced), which the events API lists, and, when the application has a webhook
+ * URL, one PENDING delivery due at once. The transaction commits them with the status change or
+ * none of them: no status change without its event and delivery.
  */
-import { inArray } from 'drizzle-orm';
+import type { Environment } from '../connectors/registry.ts';
 import { insertEventsWithDeliveries, type NewEventWithDelivery } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
-import { applications } from '../db/schema.ts';
 import type { StatusChangeListener } from '../payments/apply-transition.ts';
 import { statusView, type TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
@@ -34,7 +34,7 @@ export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
 /**
  * The event a status announces, or null (no event for PENDING or a pay-out CANCELLED).
  * A refund (a pay-out with `refundOf`) announces `refund.success` / `refund.failed`; a pay-in
- * reaching REFUNDED announces `payment.refunded` (issue 11).
+ * reaching REFUNDED announces `payment.refunded`.
  */
 export function eventNameFor(row: Pick<TransactionRow, 'direction' | 'status'> & Partial<Pick<TransactionRow, 'refundOf'>>): WebhookEventName | null {
   if (row.direction === 'PAY_IN') {
@@ -76,14 +76,23 @@ export function newEventId(services: Pick<Services, 'ids'>): string {
 }
 
 /**
- * Writes an event and its delivery in `db` (the caller's transaction): `insertEventsWithDeliveries`
- * of one. The delivery is due now, or with `leaseUntil` and `leaseToken`, pre-claimed by its
- * caller until then.
+ * Writes an event in `db` (the caller's transaction), with its delivery when the application has
+ * a webhook URL: `insertEventsWithDeliveries` of one. The delivery is due now, or, with
+ * `leaseUntil` and `leaseToken`, pre-claimed by its caller until then (and then written whatever
+ * the URL: its caller sends it itself). `environment` is that of what the event announces.
  */
 export async function insertEventWithDelivery(
   db: Db,
   services: Pick<Services, 'ids' | 'clock'>,
-  input: { applicationId: string; event: WebhookEventName; data: unknown; transactionId?: string | null; leaseUntil?: Date; leaseToken?: string },
+  input: {
+    applicationId: string;
+    environment: Environment;
+    event: WebhookEventName;
+    data: unknown;
+    transactionId?: string | null;
+    leaseUntil?: Date;
+    leaseToken?: string;
+  },
 ): Promise<{ eventId: string; deliveryId: string; payload: string }> {
   const now = services.clock.now();
   const eventId = newEventId(services);
@@ -95,6 +104,7 @@ export async function insertEventWithDelivery(
       {
         eventId,
         applicationId: input.applicationId,
+        environment: input.environment,
         event: input.event,
         transactionId: input.transactionId ?? null,
         payload,
@@ -112,29 +122,20 @@ export async function insertEventWithDelivery(
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
   // One change is a batch of one: the same statement writes it.
   const listener: StatusChangeListener = (tx, row, previous) => listener.batch!(tx, [{ row, previous }]);
-  // A batch of status changes (the poller's): one read of the webhook URLs, then every event and
-  // its delivery in one statement.
+  // A batch of status changes (the poller's): every announced change's event, and the deliveries
+  // of those whose application has a webhook URL, in one statement (which reads the URLs itself).
   listener.batch = async (tx, changes) => {
-    const announced = changes.flatMap(({ row }) => {
-      const event = eventNameFor(row);
-      return event ? [{ row, event }] : [];
-    });
-    if (announced.length === 0) return;
-    const appIds = [...new Set(announced.map((a) => a.row.applicationId))];
-    const apps = await tx
-      .select({ id: applications.id, webhookUrl: applications.webhookUrl })
-      .from(applications)
-      .where(inArray(applications.id, appIds));
-    const withUrl = new Set(apps.filter((a) => a.webhookUrl).map((a) => a.id));
     const now = services.clock.now();
     const events: NewEventWithDelivery[] = [];
-    for (const { row, event } of announced) {
-      if (!withUrl.has(row.applicationId)) continue;
+    for (const { row } of changes) {
+      const event = eventNameFor(row);
+      if (!event) continue;
       const eventId = newEventId(services);
       const data = transactionEventData(row, services.config.publicBaseUrl);
       events.push({
         eventId,
         applicationId: row.applicationId,
+        environment: row.environment,
         event,
         transactionId: row.id,
         payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),

@@ -85,6 +85,8 @@ export async function sendTestWebhook(services: Services, applicationId: string,
   // Inserted already leased, so no worker sends it meanwhile; one try, no retries.
   const { deliveryId } = await insertEventWithDelivery(services.db, services, {
     applicationId,
+    // A test announces nothing of either environment: the events API lists it with TEST keys.
+    environment: 'TEST',
     event: 'webhook.test',
     data: data ?? { message: 'Ceci est un événement de test envoyé par Kolo.' },
     leaseToken,

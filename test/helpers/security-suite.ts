@@ -4,11 +4,15 @@
  * (404 like an unknown id), a wrong role (403), an API key instead of a JWT (401, alone or as a
  * bearer), and a suspended account. Requests are built so that they would succeed for the right
  * caller; each check only expects a refusal, so nothing is changed by running it.
+ *
+ * Its twin for the merchant API's reads, `describeApiKeySecurity`, runs every key check on every
+ * route: no key, a wrong key, a revoked key, another tenant's key.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accounts, transactions } from '../../src/db/schema.ts';
-import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { createApiKey, revokeActiveKey } from '../../src/accounts/api-keys.ts';
+import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
 import { openSession } from '../../src/dashboard/tokens.ts';
@@ -215,6 +219,70 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
           expect(response.json.code).toBe('ACCESS_DENIED');
         });
       }
+    }
+  });
+}
+
+/** A merchant-API read to check with `describeApiKeySecurity`: it answers 200 to its key's tenant. */
+export interface ApiKeyRoute {
+  method: 'GET';
+  path: string;
+}
+
+/**
+ * Registers a `describe` block running the API-key checks on every route: a missing key, a key of
+ * the right form that is no key, and a revoked key get the same 401 UNAUTHORIZED; another
+ * tenant's key gets its own data, naming none of the owner's ids (application, transaction
+ * reference) that the owner's key reads on the same route. The owner has one settled charge.
+ */
+export function describeApiKeySecurity(title: string, routes: ApiKeyRoute[]): void {
+  describe(title, () => {
+    let h: Harness;
+    let owner: { applicationId: string; key: string };
+    let other: { applicationId: string; key: string };
+    let revokedKey: string;
+    let reference: string;
+    beforeAll(async () => {
+      h = await startHarness();
+      const tenant = await h.createTenant();
+      owner = tenant;
+      other = await h.createTenant();
+      const charge = await h.request('POST', '/api/v1/pay-in/charge', {
+        key: owner.key,
+        body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' },
+      });
+      if (charge.status !== 201) throw new Error(`charge failed: ${charge.text}`);
+      reference = charge.json.data.reference;
+      // Settled by the sandbox and the poller, so that it has its event.
+      h.clock.advance(h.config.sandboxDelayMs + 1000);
+      await pollOnce(h.services);
+      const revoked = await h.createTenant();
+      revokedKey = revoked.key;
+      await revokeActiveKey(h.services.db, revoked.applicationId, h.clock.now());
+    });
+    afterAll(async () => h?.close());
+
+    for (const route of routes) {
+      const name = `${route.method} ${route.path}`;
+      it(`${name}: refuses a missing, unknown or revoked key with the same 401`, async () => {
+        const unknown = `sk_test_${'0'.repeat(128)}`;
+        for (const headers of [{}, { 'x-api-key': '' }, { 'x-api-key': unknown }, { 'x-api-key': revokedKey }] as Record<string, string>[]) {
+          const response = await h.request(route.method, route.path, { headers });
+          expect(response.status, JSON.stringify(Object.keys(headers))).toBe(401);
+          expect(response.json).toMatchObject({ success: false, code: 'UNAUTHORIZED', message: 'Clé API invalide ou manquante.', data: null });
+        }
+      });
+
+      it(`${name}: another tenant's key reads none of the owner's data`, async () => {
+        const own = await h.request(route.method, route.path, { key: owner.key });
+        expect(own.status, own.text).toBe(200);
+        // The owner's answer names its application or its transaction: the check below can fail.
+        expect(own.text.includes(owner.applicationId) || own.text.includes(reference)).toBe(true);
+        const foreign = await h.request(route.method, route.path, { key: other.key });
+        expect(foreign.status, foreign.text).toBe(200);
+        expect(foreign.text).not.toContain(owner.applicationId);
+        expect(foreign.text).not.toContain(reference);
+      });
     }
   });
 }

@@ -91,8 +91,8 @@ describe('claims of due rows, with a backlog of every row due and analyzed', () 
     );
     await client.query(
       `with ev as (
-         insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
-         select 'evt_plan_' || g, $1::uuid, 'payment.success', null, '{}', now() from generate_series(1, 5000) g
+         insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
+         select 'evt_plan_' || g, $1::uuid, 'TEST', 'payment.success', null, '{}', now() from generate_series(1, 5000) g
          returning id)
        insert into webhook_deliveries (id, event_id, application_id, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at)
        select gen_random_uuid(), id, $1::uuid, 'PENDING', 0, 0, now() - interval '1 minute', now(), now() from ev`,

@@ -40,7 +40,11 @@ export function deleteOldWebhookDeliveries(db: Db, input: BoundedDelete): Promis
         limit ${input.limit})`);
 }
 
-/** Deletes webhook events created before `before` that have no delivery left. */
+/**
+ * Deletes webhook events created before `before` that have no delivery left: those whose
+ * deliveries were purged, and those that never had one (an application without webhook URL,
+ * whose events the events API lists until then).
+ */
 export function deleteOldWebhookEvents(db: Db, input: BoundedDelete): Promise<number> {
   const before = input.before.toISOString();
   return deleted(db, sql`

@@ -5,7 +5,8 @@
  * among its application's transactions, of the caller's key environment (TEST or LIVE) and of the
  * direction asked (PAY_IN or PAY_OUT). Every statement that finds a transaction by reference for a
  * caller joins through `inTenantScope`, so another application's reference, or one of the other
- * environment or direction, reads exactly as an unknown one.
+ * environment or direction, reads exactly as an unknown one; every list for a caller filters
+ * through `inCallerScope`, the same rule without the reference.
  */
 import { createHash } from 'node:crypto';
 import { getTableColumns, inArray } from 'drizzle-orm';
@@ -23,13 +24,21 @@ export interface ScopedReferenceSql {
 }
 
 /**
+ * The condition that admits the row `alias` of `transactions` for a caller: same application,
+ * same environment (its key's). The one definition of the tenant rule, for reads by reference
+ * (`inTenantScope`) and for lists (each column is compared as it is stored: uuid, text).
+ */
+export function inCallerScope(alias: string, caller: Pick<ScopedReferenceSql, 'applicationId' | 'environment'>): string {
+  return `${alias}.application_id = ${caller.applicationId} and ${alias}.environment = ${caller.environment}`;
+}
+
+/**
  * The join condition that admits the row `alias` of `transactions` for the read `asked`: same
- * reference, same application, same environment, same direction. The one definition of the
- * tenant rule for reads by reference (each column is compared as it is stored: uuid, text).
+ * reference, the caller's scope (`inCallerScope`), same direction. The one definition of the
+ * tenant rule for reads by reference.
  */
 export function inTenantScope(alias: string, asked: ScopedReferenceSql): string {
-  return `${alias}.reference = ${asked.reference} and ${alias}.application_id = ${asked.applicationId}
-      and ${alias}.environment = ${asked.environment} and ${alias}.direction = ${asked.direction}`;
+  return `${alias}.reference = ${asked.reference} and ${inCallerScope(alias, asked)} and ${alias}.direction = ${asked.direction}`;
 }
 
 /** One read by reference: the caller's application and key environment, the direction and the reference. */

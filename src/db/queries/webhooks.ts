@@ -11,41 +11,50 @@ import { runStatement, statement } from '../statement.ts';
 /** A webhook delivery row. */
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** An event to write with its one delivery: what `insertEventsWithDeliveries` takes per event. */
+/** An event to write, with its delivery when there is a webhook URL: what `insertEventsWithDeliveries` takes per event. */
 export interface NewEventWithDelivery {
   eventId: string;
   applicationId: string;
+  /** The environment of what it announces: the transaction's (TEST or LIVE). */
+  environment: string;
   /** The event's name (webhook-events.ts `WEBHOOK_EVENT_NAMES`). */
   event: string;
   transactionId: string | null;
   /** The event's exact body (`eventBody`). */
   payload: string;
+  /** The id of its delivery, if one is written. */
   deliveryId: string;
   /** When the delivery is due (now, or the end of the lease of a caller that sends it itself). */
   nextAttemptAt: Date;
-  /** Pre-claims the delivery for its caller (null: the worker's). */
+  /** Pre-claims the delivery for its caller (null: the worker's); a pre-claimed delivery is always written. */
   leaseToken: string | null;
 }
 
-// Events and their PENDING deliveries, any number at a time, in one statement.
+// Events, and the PENDING deliveries of those whose application has a webhook URL (or that their
+// caller pre-claimed), any number at a time, in one statement. The URL is read here, in the same
+// statement, rather than by the caller beforehand: one round trip per batch whatever the URLs.
+// Rows are inserted in the batch's order, so `seq` follows it.
 const insertEventsWithDeliveriesSql = statement(
-  'insert_events_with_deliveries_v2',
+  'insert_events_with_deliveries_v3',
   `with v as (
-     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::uuid[])
-       as v(event_id, application_id, event_name, transaction_id, payload, delivery_id, next_attempt_at, lease_token)
+     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::uuid[], $10::text[])
+       with ordinality as v(event_id, application_id, event_name, transaction_id, payload, delivery_id, next_attempt_at, lease_token, environment, i)
    ), e as (
-     insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
-     select event_id, application_id, event_name, transaction_id, payload, $9::timestamptz from v
+     insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
+     select event_id, application_id, environment, event_name, transaction_id, payload, $9::timestamptz from v order by i
      returning id)
    insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
    select v.delivery_id, v.event_id, v.application_id, 'PENDING', v.next_attempt_at, v.lease_token, $9::timestamptz, $9::timestamptz
-     from v join e on e.id = v.event_id`,
+     from v join e on e.id = v.event_id join applications a on a.id = v.application_id
+    where v.lease_token is not null or coalesce(a.webhook_url, '') <> ''`,
 );
 
 /**
- * Writes `events`, each with its PENDING delivery, in `db` (the caller's transaction), in one
- * statement; `now` is their creation time. The one way events are written: a single event is a
- * batch of one (webhook-events.ts `insertEventWithDelivery`). Throws the driver's error.
+ * Writes `events` in `db` (the caller's transaction), in one statement; `now` is their creation
+ * time. Each event gets its PENDING delivery when its application has a webhook URL at that
+ * moment, or when its caller pre-claimed it (`leaseToken`: it sends it itself at once). The one
+ * way events are written: a single event is a batch of one (webhook-events.ts
+ * `insertEventWithDelivery`). Throws the driver's error.
  */
 export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDelivery[], now: Date): Promise<void> {
   if (events.length === 0) return;
@@ -59,9 +68,79 @@ export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDel
     events.map((e) => e.nextAttemptAt.toISOString()),
     events.map((e) => e.leaseToken),
     now.toISOString(),
+    events.map((e) => e.environment),
   ]);
 }
 
+/**
+ * A position in an application's event feed: the id of the database transaction that wrote the
+ * event (`written_by`, xid8, decimal) and the event's `seq`. The feed's order is that of these
+ * pairs; (0, 0) is before every event.
+ */
+export interface FeedPosition {
+  writtenBy: string;
+  seq: string;
+}
+
+/** An event of the feed as stored: its position, id, name, exact body and creation time. */
+export interface FeedEvent {
+  position: FeedPosition;
+  id: string;
+  event: string;
+  payload: string;
+  createdAt: Date;
+}
+
+// One page of an application's feed after a position. Only events written by database
+// transactions older than every one of this database still running are listed (the horizon): a
+// transaction still running may yet commit events that come before later ones in the feed, and
+// listing past them would make a reader's cursor skip them for ever. The horizon is the oldest
+// transaction id in progress in this statement's snapshot (`pg_snapshot_xip`), leaving out those
+// seen running in another database of the cluster, which never write here (a transaction id not
+// seen at all counts as ours: it may have just ended, its rows still invisible to the snapshot);
+// with none, the snapshot's `xmax`. Events of one transaction come in `seq` order. The feed index
+// serves the scope, the order, the position and the horizon.
+const feedPageSql = statement(
+  'list_feed_events_v1',
+  `with snap as materialized (select pg_current_snapshot() as s),
+   horizon as (
+     select coalesce(
+       (select min(x) from snap, pg_snapshot_xip(snap.s) as x
+         where xid(x) not in (select a.backend_xid from pg_stat_activity a
+                               where a.backend_xid is not null
+                                 and a.datid <> (select d.oid from pg_database d where d.datname = current_database()))),
+       (select pg_snapshot_xmax(snap.s) from snap)) as h)
+   select e.written_by::text as written_by, e.seq::text as seq, e.id, e.event_name, e.payload, e.created_at
+     from webhook_events e
+    where e.application_id = $1::uuid and e.environment = $2
+      and (e.written_by, e.seq) > ($3::xid8, $4::bigint)
+      and e.written_by < (select h from horizon)
+    order by e.written_by, e.seq
+    limit $5`,
+);
+
+/**
+ * At most `limit` events of `applicationId` in `environment` after `after`, in feed order (see
+ * `FeedPosition`), only once every database transaction of this database that could still write
+ * an earlier one has ended. One statement; throws the driver's error.
+ */
+export async function listEventsAfter(
+  db: Db,
+  input: { applicationId: string; environment: string; after: FeedPosition; limit: number },
+): Promise<FeedEvent[]> {
+  const { rows } = await runStatement<{ written_by: string; seq: string; id: string; event_name: string; payload: string; created_at: string | Date }>(
+    db,
+    feedPageSql,
+    [input.applicationId, input.environment, input.after.writtenBy, input.after.seq, input.limit],
+  );
+  return rows.map((r) => ({
+    position: { writtenBy: r.written_by, seq: r.seq },
+    id: r.id,
+    event: r.event_name,
+    payload: r.payload,
+    createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at),
+  }));
+}
 
 // Selected once (a materialized CTE), so the limit holds, and updated by primary key (as the
 // poller's claim, transactions.ts `leaseDueTransactions`).

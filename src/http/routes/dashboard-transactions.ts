@@ -72,9 +72,12 @@ const detailExample = {
 const CSV_EXAMPLE =
   `${CSV_COLUMNS.join(',')}\r\n` +
   `${EXAMPLE_IDS.transaction},${EXAMPLE_IDS.payIn},CMD-43,CHARGE,PAY_IN,TEST,SUCCESS,5000,75,4925,0,XAF,MTN_MOMO_CM,237677000001,Awa Ngono,awa@example.cm,Commande 43,Boutique Awa,,${EXAMPLE_TIME},2026-11-20T10:00:03.000,2026-11-20T10:00:03.000\r\n`;
-/** `listPayIns` → `adminListPayIns` for the administration's family. */
-const operationIdOf = (family: { prefix: string }, name: string) =>
-  family.prefix.startsWith('/api/v1/admin') ? `admin${name[0]!.toUpperCase()}${name.slice(1)}` : name;
+/**
+ * The operationId of `verb` + `noun` in a family: `listDashboardPayIns` for the merchant's own,
+ * `adminListMerchantPayIns` for the administration's (the merchant API has `listTransactions`).
+ */
+const operationIdOf = (family: { prefix: string }, verb: string, noun: string) =>
+  family.prefix.startsWith('/api/v1/admin') ? `admin${verb[0]!.toUpperCase()}${verb.slice(1)}Merchant${noun}` : `${verb}Dashboard${noun}`;
 const NOUNS = { transactions: 'Transactions', 'transactions-in': 'PayIns', 'transactions-out': 'PayOuts' } as const;
 const NOUN = { transactions: 'Transaction', 'transactions-in': 'PayIn', 'transactions-out': 'PayOut' } as const;
 
@@ -156,7 +159,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : page, filtres, du plus récent au plus ancien`,
-          operationId: operationIdOf(family, `list${NOUNS[list.path]}`),
+          operationId: operationIdOf(family, 'list', NOUNS[list.path]),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: listQuery,
@@ -181,7 +184,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : nombres par statut et volumes (mêmes filtres que la liste)`,
-          operationId: operationIdOf(family, `get${NOUN[list.path]}Stats`),
+          operationId: operationIdOf(family, 'get', `${NOUN[list.path]}Stats`),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: filterQuery,
@@ -211,7 +214,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
           description:
             'text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; ' +
             'montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.',
-          operationId: operationIdOf(family, `export${NOUNS[list.path]}`),
+          operationId: operationIdOf(family, 'export', NOUNS[list.path]),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: filterQuery,
@@ -241,7 +244,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : une transaction (UUID ou référence) et son historique`,
-          operationId: operationIdOf(family, `get${NOUN[list.path]}`),
+          operationId: operationIdOf(family, 'get', NOUN[list.path]),
           security,
           params: withParams(transactionKeyParams.shape),
           response: {
@@ -270,7 +273,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       schema: {
         tags,
         summary: `Graphique ${family.whose} : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application`,
-        operationId: operationIdOf(family, 'getTransactionChart'),
+        operationId: operationIdOf(family, 'get', 'TransactionChart'),
         security,
         ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
         querystring: chartQuery,

@@ -134,12 +134,13 @@ export function openApiTransform(input: TransformInput): ReturnType<typeof jsonS
 }
 
 /**
- * The examples in `schema`'s metadata (undefined when it has none), each JSON-encoded as the
- * document will show it; throws naming `where` when one does not parse with `schema`.
+ * The examples in `schema`'s metadata (`examples`, or a single `example`; undefined when it has
+ * none), each JSON-encoded as the document will show it; throws naming `where` when one does not parse with `schema`.
  */
 function checkedExamples(schema: z.ZodType, where: string): unknown[] | undefined {
-  const examples = z.globalRegistry.get(schema)?.examples;
-  if (!Array.isArray(examples)) return undefined;
+  const meta = z.globalRegistry.get(schema);
+  const examples = Array.isArray(meta?.examples) ? meta.examples : meta && 'example' in meta ? [meta.example] : undefined;
+  if (!examples) return undefined;
   for (const example of examples) {
     const parsed = schema.safeParse(example);
     if (!parsed.success) throw new Error(`OpenAPI example of ${where} fails its schema: ${z.prettifyError(parsed.error)}`);

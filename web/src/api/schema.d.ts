@@ -169,6 +169,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solde de l'application de la clé
+         * @description Le solde de l'application de la clé API, dans l'environnement de la clé (une clé de test lit le solde de test ; une application de test qui n'a encore rien fait montre son solde de test initial). Montants entiers en unités de base de la devise, lus dans le grand livre.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transactions de l'application de la clé, les plus récentes d'abord
+         * @description Les paiements et virements de l'application de la clé, dans l'environnement de la clé, les plus récents d'abord, par pages (cursor : le nextCursor de la page précédente ; stable même si des transactions sont créées entre deux pages). Chaque élément est la vue du statut (GET …/check_status) avec direction, merchantReference, createdAt et updatedAt. Filtres : status, type, from, to (dates sans fuseau : heure locale du serveur).
+         */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Événements (les mêmes que les webhooks), dans leur ordre
+         * @description Les événements de l'application de la clé, dans l'environnement de la clé (webhook.test : avec une clé de test), écrits pour chaque changement de statut annoncé, qu'une URL de webhook soit configurée ou non ; payload est le corps du webhook tel qu'il est (ou serait) livré. Ordre : celui du flux, stable ; un événement n'apparaît qu'une fois terminées toutes les transactions de la base de Kolo qui pourraient en écrire un placé avant lui, donc un lecteur qui suit nextCursor n'en manque aucun. Conservés aussi longtemps que les livraisons de webhooks (RETENTION_WEBHOOK_DAYS).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks/wave": {
         parameters: {
             query?: never;
@@ -1203,7 +1263,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) (les miennes) : page, filtres, du plus récent au plus ancien */
-        get: operations["listTransactions"];
+        get: operations["listDashboardTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1220,7 +1280,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) (les miennes) : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["getTransactionStats"];
+        get: operations["getDashboardTransactionStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1240,7 +1300,7 @@ export type paths = {
          * Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) (les miennes) : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["exportTransactions"];
+        get: operations["exportDashboardTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1257,7 +1317,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) (les miennes) : une transaction (UUID ou référence) et son historique */
-        get: operations["getTransaction"];
+        get: operations["getDashboardTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1274,7 +1334,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) (les miennes) : page, filtres, du plus récent au plus ancien */
-        get: operations["listPayIns"];
+        get: operations["listDashboardPayIns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1291,7 +1351,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) (les miennes) : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["getPayInStats"];
+        get: operations["getDashboardPayInStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1311,7 +1371,7 @@ export type paths = {
          * Paiements reçus (pay-in) (les miennes) : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["exportPayIns"];
+        get: operations["exportDashboardPayIns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1328,7 +1388,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) (les miennes) : une transaction (UUID ou référence) et son historique */
-        get: operations["getPayIn"];
+        get: operations["getDashboardPayIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1345,7 +1405,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) (les miennes) : page, filtres, du plus récent au plus ancien */
-        get: operations["listPayOuts"];
+        get: operations["listDashboardPayOuts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1362,7 +1422,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) (les miennes) : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["getPayOutStats"];
+        get: operations["getDashboardPayOutStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1382,7 +1442,7 @@ export type paths = {
          * Virements et retraits (pay-out) (les miennes) : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["exportPayOuts"];
+        get: operations["exportDashboardPayOuts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1399,7 +1459,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) (les miennes) : une transaction (UUID ou référence) et son historique */
-        get: operations["getPayOut"];
+        get: operations["getDashboardPayOut"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1416,7 +1476,7 @@ export type paths = {
             cookie?: never;
         };
         /** Graphique (les miennes) : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application */
-        get: operations["getTransactionChart"];
+        get: operations["getDashboardTransactionChart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1433,7 +1493,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) d'un marchand : page, filtres, du plus récent au plus ancien */
-        get: operations["adminListTransactions"];
+        get: operations["adminListMerchantTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1450,7 +1510,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) d'un marchand : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["adminGetTransactionStats"];
+        get: operations["adminGetMerchantTransactionStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1470,7 +1530,7 @@ export type paths = {
          * Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) d'un marchand : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["adminExportTransactions"];
+        get: operations["adminExportMerchantTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1487,7 +1547,7 @@ export type paths = {
             cookie?: never;
         };
         /** Transactions (paiements par défaut ; direction=PAY_OUT ou ALL) d'un marchand : une transaction (UUID ou référence) et son historique */
-        get: operations["adminGetTransaction"];
+        get: operations["adminGetMerchantTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1504,7 +1564,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) d'un marchand : page, filtres, du plus récent au plus ancien */
-        get: operations["adminListPayIns"];
+        get: operations["adminListMerchantPayIns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1521,7 +1581,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) d'un marchand : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["adminGetPayInStats"];
+        get: operations["adminGetMerchantPayInStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1541,7 +1601,7 @@ export type paths = {
          * Paiements reçus (pay-in) d'un marchand : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["adminExportPayIns"];
+        get: operations["adminExportMerchantPayIns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1558,7 +1618,7 @@ export type paths = {
             cookie?: never;
         };
         /** Paiements reçus (pay-in) d'un marchand : une transaction (UUID ou référence) et son historique */
-        get: operations["adminGetPayIn"];
+        get: operations["adminGetMerchantPayIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1575,7 +1635,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) d'un marchand : page, filtres, du plus récent au plus ancien */
-        get: operations["adminListPayOuts"];
+        get: operations["adminListMerchantPayOuts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1592,7 +1652,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) d'un marchand : nombres par statut et volumes (mêmes filtres que la liste) */
-        get: operations["adminGetPayOutStats"];
+        get: operations["adminGetMerchantPayOutStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1612,7 +1672,7 @@ export type paths = {
          * Virements et retraits (pay-out) d'un marchand : export CSV (mêmes filtres que la liste, transmis au fil de l'eau)
          * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.
          */
-        get: operations["adminExportPayOuts"];
+        get: operations["adminExportMerchantPayOuts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1629,7 +1689,7 @@ export type paths = {
             cookie?: never;
         };
         /** Virements et retraits (pay-out) d'un marchand : une transaction (UUID ou référence) et son historique */
-        get: operations["adminGetPayOut"];
+        get: operations["adminGetMerchantPayOut"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1646,7 +1706,7 @@ export type paths = {
             cookie?: never;
         };
         /** Graphique d'un marchand : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application */
-        get: operations["adminGetTransactionChart"];
+        get: operations["adminGetMerchantTransactionChart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4028,6 +4088,583 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "WEBHOOK_TEST_FAILED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le solde */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Solde récupéré.",
+                     *       "data": {
+                     *         "applicationId": "3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+                     *         "environment": "LIVE",
+                     *         "currency": "XAF",
+                     *         "availableAmount": 1250000,
+                     *         "pendingAmount": 15000,
+                     *         "reservedAmount": 5100
+                     *       },
+                     *       "timestamp": "2026-11-20T11:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            applicationId: string;
+                            /**
+                             * @description Celui de la clé : une clé de test lit le solde de test
+                             * @enum {string}
+                             */
+                            environment: "LIVE" | "TEST";
+                            currency: string;
+                            /** @description Disponible pour des virements ou un retrait (unités de base) */
+                            availableAmount: number;
+                            /** @description Paiements reçus, pas encore disponibles (unités de base) */
+                            pendingAmount: number;
+                            /** @description Réservé par des virements en attente de la réponse de l'opérateur (unités de base) */
+                            reservedAmount: number;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
+                status?: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                /** @description Paiements : CHECKOUT, CHARGE, FUND_COLLECTION ; virements : PAYOUT, WITHDRAWAL, REFUND */
+                type?: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
+                /** @description Créées à partir de (inclus) : AAAA-MM-JJ (le jour entier) ou date-heure ISO 8601 ; sans fuseau, heure locale du serveur, comme les horodatages de l’API */
+                from?: string;
+                /** @description Créées avant (exclu) ; une date seule inclut toute la journée ; même fuseau que from */
+                to?: string;
+                /** @description Taille de la page : 1 à 100, 50 par défaut */
+                limit?: number;
+                /** @description nextCursor de la page précédente ; absent : la première page (les plus récentes) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page de transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Transactions récupérées.",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "reference": "PO-7C1E2D3F4A5B",
+                     *             "status": "FAILED",
+                     *             "amount": 5000,
+                     *             "currency": "XAF",
+                     *             "description": null,
+                     *             "paymentMethod": "MTN_MOMO_CM",
+                     *             "beneficiaryAccount": "237677000002",
+                     *             "beneficiaryName": "Awa Ngono",
+                     *             "beneficiaryEmail": null,
+                     *             "failureCode": "INVALID_ACCOUNT",
+                     *             "failureReason": "Compte du bénéficiaire introuvable",
+                     *             "feeAmount": 100,
+                     *             "netAmount": 5100,
+                     *             "operatorTransactionId": null,
+                     *             "lateSuccess": false,
+                     *             "heldAmount": 0,
+                     *             "direction": "PAY_OUT",
+                     *             "merchantReference": "VIR-7",
+                     *             "createdAt": "2026-11-20T10:42:05.120",
+                     *             "updatedAt": "2026-11-20T10:42:09.877"
+                     *           },
+                     *           {
+                     *             "reference": "PI-0A1B2C3D4E5F",
+                     *             "type": "CHARGE",
+                     *             "status": "SUCCESS",
+                     *             "amount": 5000,
+                     *             "currency": "XAF",
+                     *             "description": "Commande 42",
+                     *             "paymentMethod": "MTN_MOMO_CM",
+                     *             "payerAccount": "237677000001",
+                     *             "payerName": null,
+                     *             "payerEmail": null,
+                     *             "paymentUrl": null,
+                     *             "failureCode": null,
+                     *             "failureReason": null,
+                     *             "feeAmount": 150,
+                     *             "netAmount": 4850,
+                     *             "refundedAmount": 0,
+                     *             "operatorTransactionId": "MP261120.1041.A12345",
+                     *             "lateSuccess": false,
+                     *             "direction": "PAY_IN",
+                     *             "merchantReference": "CMD-42",
+                     *             "createdAt": "2026-11-20T10:41:00.031",
+                     *             "updatedAt": "2026-11-20T10:41:07.402"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "MTc2MzYzNTI2MDAzMTAwMDo5YjFkZWI0ZC0zYjdkLTRiYWQtOWJkZC0yYjBkN2I1ZWFkNmY"
+                     *       },
+                     *       "timestamp": "2026-11-20T11:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @description Les plus récentes d’abord */
+                            items: ({
+                                reference: string;
+                                /** @enum {string} */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION";
+                                /**
+                                 * @description PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité
+                                 * @enum {string}
+                                 */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                payerAccount: string | null;
+                                payerName: string | null;
+                                payerEmail: string | null;
+                                paymentUrl: string | null;
+                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                                netAmount: number | null;
+                                /** @description Somme des remboursements réussis (unités de base) */
+                                refundedAmount: number;
+                                /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                                operatorTransactionId: string | null;
+                                /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                                lateSuccess: boolean;
+                                /** @enum {string} */
+                                direction: "PAY_IN";
+                                merchantReference: string | null;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                updatedAt: string;
+                            } | {
+                                reference: string;
+                                /**
+                                 * @description PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité
+                                 * @enum {string}
+                                 */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                                amount: number;
+                                currency: string;
+                                description: string | null;
+                                paymentMethod: string | null;
+                                beneficiaryAccount: string | null;
+                                beneficiaryName: string | null;
+                                beneficiaryEmail: string | null;
+                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                                failureCode: string | null;
+                                failureReason: string | null;
+                                /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                                netAmount: number | null;
+                                /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                                operatorTransactionId: string | null;
+                                /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                                lateSuccess: boolean;
+                                /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
+                                heldAmount: number;
+                                /** @enum {string} */
+                                direction: "PAY_OUT";
+                                merchantReference: string | null;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                updatedAt: string;
+                            })[];
+                            /** @description À passer en cursor pour la page suivante ; null : dernière page */
+                            nextCursor: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Le cursor du dernier événement lu (ou nextCursor) ; absent : depuis le premier événement conservé */
+                after?: string;
+                /** @description Nombre d’événements : 1 à 100, 50 par défaut */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page du flux */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Événements récupérés.",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "cursor": "ODk3NDE6MTIwNA",
+                     *             "id": "evt_5f0c2b7e9a1d4c3b8e6f7a2d1c0b9e8f",
+                     *             "event": "payment.success",
+                     *             "createdAt": "2026-11-20T10:41:07.402",
+                     *             "payload": {
+                     *               "event": "payment.success",
+                     *               "timestamp": 1763635267,
+                     *               "applicationId": "3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f",
+                     *               "data": {
+                     *                 "reference": "PI-0A1B2C3D4E5F",
+                     *                 "type": "CHARGE",
+                     *                 "status": "SUCCESS",
+                     *                 "amount": 5000,
+                     *                 "currency": "XAF",
+                     *                 "description": "Commande 42",
+                     *                 "paymentMethod": "MTN_MOMO_CM",
+                     *                 "payerAccount": "237677000001",
+                     *                 "payerName": null,
+                     *                 "payerEmail": null,
+                     *                 "paymentUrl": null,
+                     *                 "failureCode": null,
+                     *                 "failureReason": null,
+                     *                 "feeAmount": 150,
+                     *                 "netAmount": 4850,
+                     *                 "refundedAmount": 0,
+                     *                 "operatorTransactionId": "MP261120.1041.A12345",
+                     *                 "lateSuccess": false,
+                     *                 "merchantReference": "CMD-42"
+                     *               },
+                     *               "id": "evt_5f0c2b7e9a1d4c3b8e6f7a2d1c0b9e8f"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": "ODk3NDE6MTIwNA",
+                     *         "hasMore": false
+                     *       },
+                     *       "timestamp": "2026-11-20T11:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @description Dans l’ordre du flux */
+                            events: {
+                                /** @description Position opaque de cet événement dans le flux */
+                                cursor: string;
+                                /** @description Identifiant de l’événement (evt_…), le même que webhook-id et que payload.id */
+                                id: string;
+                                /** @enum {string} */
+                                event: "payment.success" | "payment.failed" | "payment.cancelled" | "payout.success" | "payout.failed" | "payment.refunded" | "refund.success" | "refund.failed" | "payment.late_success" | "payout.late_success" | "payout.reservation_released" | "webhook.test";
+                                /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                                createdAt: string;
+                                /** @description Le corps JSON du webhook, exactement tel qu’il est (ou serait) livré */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description À passer en after pour la suite : le cursor du dernier événement rendu, sinon after tel que donné ; null seulement sans after ni événement */
+                            nextCursor: string | null;
+                            /** @description true : d’autres événements suivent déjà (redemander tout de suite) */
+                            hasMore: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -22920,7 +23557,7 @@ export interface operations {
             };
         };
     };
-    listTransactions: {
+    listDashboardTransactions: {
         parameters: {
             query?: {
                 page?: number;
@@ -23237,7 +23874,7 @@ export interface operations {
             };
         };
     };
-    getTransactionStats: {
+    getDashboardTransactionStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -23480,7 +24117,7 @@ export interface operations {
             };
         };
     };
-    exportTransactions: {
+    exportDashboardTransactions: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -23689,7 +24326,7 @@ export interface operations {
             };
         };
     };
-    getTransaction: {
+    getDashboardTransaction: {
         parameters: {
             query?: never;
             header?: never;
@@ -24001,7 +24638,7 @@ export interface operations {
             };
         };
     };
-    listPayIns: {
+    listDashboardPayIns: {
         parameters: {
             query?: {
                 page?: number;
@@ -24316,7 +24953,7 @@ export interface operations {
             };
         };
     };
-    getPayInStats: {
+    getDashboardPayInStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -24557,7 +25194,7 @@ export interface operations {
             };
         };
     };
-    exportPayIns: {
+    exportDashboardPayIns: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -24764,7 +25401,7 @@ export interface operations {
             };
         };
     };
-    getPayIn: {
+    getDashboardPayIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -25076,7 +25713,7 @@ export interface operations {
             };
         };
     };
-    listPayOuts: {
+    listDashboardPayOuts: {
         parameters: {
             query?: {
                 page?: number;
@@ -25391,7 +26028,7 @@ export interface operations {
             };
         };
     };
-    getPayOutStats: {
+    getDashboardPayOutStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -25632,7 +26269,7 @@ export interface operations {
             };
         };
     };
-    exportPayOuts: {
+    exportDashboardPayOuts: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -25839,7 +26476,7 @@ export interface operations {
             };
         };
     };
-    getPayOut: {
+    getDashboardPayOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -26151,7 +26788,7 @@ export interface operations {
             };
         };
     };
-    getTransactionChart: {
+    getDashboardTransactionChart: {
         parameters: {
             query?: {
                 interval?: "TODAY" | "LAST_7_DAYS" | "LAST_30_DAYS";
@@ -26417,7 +27054,7 @@ export interface operations {
             };
         };
     };
-    adminListTransactions: {
+    adminListMerchantTransactions: {
         parameters: {
             query?: {
                 page?: number;
@@ -26737,7 +27374,7 @@ export interface operations {
             };
         };
     };
-    adminGetTransactionStats: {
+    adminGetMerchantTransactionStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -26983,7 +27620,7 @@ export interface operations {
             };
         };
     };
-    adminExportTransactions: {
+    adminExportMerchantTransactions: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -27195,7 +27832,7 @@ export interface operations {
             };
         };
     };
-    adminGetTransaction: {
+    adminGetMerchantTransaction: {
         parameters: {
             query?: never;
             header?: never;
@@ -27509,7 +28146,7 @@ export interface operations {
             };
         };
     };
-    adminListPayIns: {
+    adminListMerchantPayIns: {
         parameters: {
             query?: {
                 page?: number;
@@ -27827,7 +28464,7 @@ export interface operations {
             };
         };
     };
-    adminGetPayInStats: {
+    adminGetMerchantPayInStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -28071,7 +28708,7 @@ export interface operations {
             };
         };
     };
-    adminExportPayIns: {
+    adminExportMerchantPayIns: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -28281,7 +28918,7 @@ export interface operations {
             };
         };
     };
-    adminGetPayIn: {
+    adminGetMerchantPayIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -28595,7 +29232,7 @@ export interface operations {
             };
         };
     };
-    adminListPayOuts: {
+    adminListMerchantPayOuts: {
         parameters: {
             query?: {
                 page?: number;
@@ -28913,7 +29550,7 @@ export interface operations {
             };
         };
     };
-    adminGetPayOutStats: {
+    adminGetMerchantPayOutStats: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -29157,7 +29794,7 @@ export interface operations {
             };
         };
     };
-    adminExportPayOuts: {
+    adminExportMerchantPayOuts: {
         parameters: {
             query?: {
                 /** @description PENDING, SUCCESS, FAILED, CANCELLED ou REFUNDED */
@@ -29367,7 +30004,7 @@ export interface operations {
             };
         };
     };
-    adminGetPayOut: {
+    adminGetMerchantPayOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -29681,7 +30318,7 @@ export interface operations {
             };
         };
     };
-    adminGetTransactionChart: {
+    adminGetMerchantTransactionChart: {
         parameters: {
             query?: {
                 interval?: "TODAY" | "LAST_7_DAYS" | "LAST_30_DAYS";
