@@ -1815,12 +1815,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "UP"
+                     *       "status": "UP",
+                     *       "version": "0.1.0"
                      *     }
                      */
                     "application/json": {
                         /** @enum {string} */
                         status: "UP";
+                        version: string;
                     };
                 };
             };
@@ -1832,12 +1834,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "DOWN"
+                     *       "status": "DOWN",
+                     *       "version": "0.1.0"
                      *     }
                      */
                     "application/json": {
                         /** @enum {string} */
                         status: "DOWN";
+                        version: string;
                     };
                 };
             };
