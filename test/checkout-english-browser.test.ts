@@ -2,7 +2,7 @@
  * The hosted pages in English, in real headless Chromium (Debian's, driven by playwright-core)
  * with the browser locale `en-US` (Chromium then sends `Accept-Language: en-US`): a Kenyan
  * shilling M-Pesa sandbox checkout paid to the merchant's successUrl, a collection page whose
- * script shows its own errors in English, and a KES amount typed in shillings sent in base units. Screenshots go to test-output/screenshots/web/, axe-core
+ * script shows its own errors in English, and a KES amount typed in whole shillings sent as typed. Screenshots go to test-output/screenshots/web/, axe-core
  * runs on each screen (test/web/browser.ts).
  */
 import { createServer, type Server } from 'node:http';
@@ -56,24 +56,24 @@ async function englishPage(): Promise<Page> {
 
 describe('hosted pages in English (browser locale en-US)', () => {
   it('pays a KES M-Pesa sandbox checkout in English and lands on successUrl', async () => {
-    const c = await createCheckout(h, kes, { amount: 150_000, currency: 'KES', merchantReference: 'DUKA-1', description: 'Two baskets' });
+    const c = await createCheckout(h, kes, { amount: 1500, currency: 'KES', merchantReference: 'DUKA-1', description: 'Two baskets' });
     const page = await englishPage();
     const response = await page.goto(c.paymentUrl);
     expect(response!.status()).toBe(200);
     expect(await response!.request().headerValue('accept-language')).toMatch(/^en-US/);
     expect(await page.getAttribute('html', 'lang')).toBe('en');
-    await expect(page.getByText('KES 1,500.00').first().isVisible()).resolves.toBe(true);
+    await expect(page.getByText('KES 1,500').first().isVisible()).resolves.toBe(true);
     await screen(page, 'checkout-en-01-form');
     // A number that is not Kenyan: the English error beside the field.
     await page.getByLabel('M-Pesa Kenya').check();
     await page.getByLabel('Mobile money phone number').fill('12 34');
-    await page.getByRole('button', { name: 'Pay KES 1,500.00' }).click();
+    await page.getByRole('button', { name: 'Pay KES 1,500' }).click();
     await page.waitForSelector('#phone-error');
     expect(await page.locator('#phone-error').textContent()).toBe('This is not a valid phone number in Kenya.');
     await page.getByLabel('Mobile money phone number').fill('0712 345678');
-    await page.getByRole('button', { name: 'Pay KES 1,500.00' }).click();
+    await page.getByRole('button', { name: 'Pay KES 1,500' }).click();
     await page.getByRole('heading', { name: 'Confirm the payment on your phone' }).waitFor();
-    expect(await page.textContent('body')).toContain('A payment request for KES 1,500.00 has been sent to +254 712 34 56 78 (M-Pesa Kenya).');
+    expect(await page.textContent('body')).toContain('A payment request for KES 1,500 has been sent to +254 712 34 56 78 (M-Pesa Kenya).');
     await screen(page, 'checkout-en-02-waiting');
     // The sandbox confirms; the page's script notices, shows the English success screen, then redirects.
     h.clock.advance(2500);
@@ -82,7 +82,7 @@ describe('hosted pages in English (browser locale en-US)', () => {
     await page.waitForURL(`${merchantUrl}/thanks**`, { timeout: 15_000 });
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ reference: c.reference, merchantReference: 'DUKA-1', status: 'SUCCESS' });
     const status = await h.request('GET', `/api/v1/pay-in/check_status/${c.reference}`, { key: kes.key });
-    expect(status.json.data).toMatchObject({ status: 'SUCCESS', amount: 150_000, currency: 'KES', paymentMethod: 'MPESA_KE', payerAccount: '254712345678' });
+    expect(status.json.data).toMatchObject({ status: 'SUCCESS', amount: 1500, currency: 'KES', paymentMethod: 'MPESA_KE', payerAccount: '254712345678' });
     await page.context().close();
   });
 
@@ -111,7 +111,7 @@ describe('hosted pages in English (browser locale en-US)', () => {
     await page.context().close();
   });
 
-  it('sends a KES amount typed in shillings as base units through the JSON API', async () => {
+  it('sends a KES amount typed in whole shillings through the JSON API, and refuses decimals', async () => {
     const owner = await createDashboardAccount(h);
     const app = await createApplication(h.services, { merchantId: owner.accountId, name: 'Harambee', currency: 'KES' });
     const slug = expectSuccess(
@@ -121,15 +121,15 @@ describe('hosted pages in English (browser locale en-US)', () => {
     const page = await englishPage();
     await page.goto(`${h.baseUrl}/collect/${slug}`);
     await page.getByLabel('M-Pesa Kenya').check();
-    await page.getByLabel('Amount to give (KES)').fill('12.505');
+    await page.getByLabel('Amount to give (KES)').fill('12.50');
     await page.getByLabel('Mobile money phone number').fill('0712 345678');
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.locator('#amount-error').waitFor();
-    expect(await page.locator('#amount-error').textContent()).toBe('Enter the amount in figures, with at most two decimals (for example 50 or 50.50).');
-    await page.getByLabel('Amount to give (KES)').fill('12.50');
+    expect(await page.locator('#amount-error').textContent()).toBe('Enter the amount in figures, without decimals (for example 5000).');
+    await page.getByLabel('Amount to give (KES)').fill('1 250');
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.getByRole('heading', { name: 'Confirm the payment on your phone' }).waitFor();
-    expect(await page.textContent('body')).toContain('A payment request for KES 12.50 has been sent to +254 712 34 56 78 (M-Pesa Kenya).');
+    expect(await page.textContent('body')).toContain('A payment request for KES 1,250 has been sent to +254 712 34 56 78 (M-Pesa Kenya).');
     const [row] = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, slug));
     expect(row).toMatchObject({ amount: 1250, currency: 'KES', paymentMethod: 'MPESA_KE' });
     await page.context().close();

@@ -2,7 +2,7 @@
  * The hosted checkout page in the payer's browser language: English or French from
  * Accept-Language (q-values honoured), French when the browser asks for neither or sends nothing;
  * every screen (form, errors, waiting, failure, result, expiry, 404) and amounts per currency and
- * locale (XAF without decimals, KES with two). The API's `message` stays French.
+ * locale (XAF and KES counted in whole units, without decimals). The API's `message` stays French.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
@@ -75,17 +75,17 @@ describe('language of the checkout page', () => {
     }
   });
 
-  it('KES amounts have two decimals: KES 50.00 in English, 50,00 KES in French, and Kenya hints', async () => {
+  it('KES amounts are whole shillings: KES 5,000 in English, 5 000 KES in French, and Kenya hints', async () => {
     const c = await createCheckout(h, kes, { amount: 5000, currency: 'KES', description: 'Order 7' });
     const en = await formClient(h, { acceptLanguage: EN }).get(c.path);
     expect(en.status).toBe(200);
-    expect(en.html).toContain('<p class="amount">KES 50.00</p>');
-    expect(en.html).toContain('>Pay KES 50.00</button>');
+    expect(en.html).toContain('<p class="amount">KES 5,000</p>');
+    expect(en.html).toContain('>Pay KES 5,000</button>');
     expect(en.html).toContain('M-Pesa');
     expect(en.html).toContain('The number that will pay, for example 0712 345678.');
     const fr = await formClient(h, { acceptLanguage: 'fr' }).get(c.path);
-    expect(fr.html).toContain('<p class="amount">50,00 KES</p>');
-    expect(fr.html).toContain('>Payer 50,00 KES</button>');
+    expect(fr.html).toContain('<p class="amount">5 000 KES</p>');
+    expect(fr.html).toContain('>Payer 5 000 KES</button>');
   });
 
   it('XAF amounts have no decimals: FCFA 5,000 in English, 5 000 FCFA in French', async () => {

@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { registerPublicPagePlugins } from './page-plugins.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { baseUnitDigits } from '../domain/currency.ts';
 import { ApiError } from '../domain/errors.ts';
 import { collectionStatus, findCollectionBySlug } from '../payments/fund-collections.ts';
 import {
@@ -33,7 +34,7 @@ import { renderFormExpired, renderMessage, renderRequestError, renderTooManyAtte
 import { collectPaths, collectStatusToken, isValidCollectStatusToken } from './collect-token.ts';
 import { renderCollectForm, renderCollectResult, renderCollectWaiting, type CollectFormState } from './collect-view.ts';
 import { checkoutCsrfSecret, csrfToken, CSRF_FIELD, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
-import { currencyDigits, formatAmount, parseAmountInput } from './format.ts';
+import { formatAmount, parseAmountInput } from './format.ts';
 import { requestMessages } from './page-locale.ts';
 import type { PageMessages } from './page-messages.ts';
 import { checkPayerPhone } from './payer-phone.ts';
@@ -99,7 +100,7 @@ export async function collectPageRoutes(app: FastifyInstance, services: Services
         // Typed in major units (`50.50` KES); the use case takes base units (5050).
         const parsed = parseAmountInput(values.amount, open.row.currency);
         if (parsed === 'EMPTY') errors.amount = m.errors.amountRequired;
-        else if (parsed === 'INVALID') errors.amount = currencyDigits(open.row.currency) === 0 ? m.errors.amountInvalid : m.errors.amountInvalidDecimals;
+        else if (parsed === 'INVALID') errors.amount = baseUnitDigits(open.row.currency) === 0 ? m.errors.amountInvalid : m.errors.amountInvalidDecimals;
         else amount = parsed;
       }
       // The use case checks all of this again; checked here first, its errors are in the page's language.

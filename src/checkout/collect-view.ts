@@ -6,12 +6,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
+import { baseUnitDigits } from '../domain/currency.ts';
 import type { FundCollectionRow } from '../payments/fund-collections.ts';
 import type { OpenCollection } from '../payments/pay-fund-collection.ts';
 import type { RailRow } from '../payments/rails.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { phoneHint } from './checkout-view.ts';
-import { amountInputText, brandColours, currencyDigits, currencySymbol, formatAmount, formatMsisdn, themeColour } from './format.ts';
+import { amountInputText, brandColours, currencySymbol, formatAmount, formatMsisdn, themeColour } from './format.ts';
 import { failureMessage, ussdHintText, type PageMessages } from './page-messages.ts';
 
 const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true });
@@ -89,7 +90,7 @@ export function renderCollectForm(input: {
     isAmountFixed: row.isAmountFixed,
     amountText,
     currencyText: currencySymbol(row.currency, m.intlLocale),
-    amountDecimals: currencyDigits(row.currency),
+    amountDecimals: baseUnitDigits(row.currency),
     collectCustomerInfo: row.collectCustomerInfo,
     rails: input.rails.map((r) => ({ code: r.code, name: r.name })),
     phoneHint: phoneHint(m, input.rails),

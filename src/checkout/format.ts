@@ -1,6 +1,7 @@
 /**
  * Display helpers of the checkout page: amounts, phone numbers and colours.
  */
+import { baseUnitDigits } from '../domain/currency.ts';
 import { nationalNumber } from '../domain/msisdn.ts';
 
 /** XAF and XOF are both written "FCFA" where they are used (ICU writes XOF "F CFA"). */
@@ -8,13 +9,13 @@ const FCFA = new Set(['XAF', 'XOF']);
 
 /**
  * An amount in base units for display in `intlLocale`, e.g. `5 000 FCFA` (fr-FR) or `FCFA 5,000`
- * (en-GB) for 5000 XAF, `50,00 KES` / `KES 50.00` for 5000 KES. Base units are the currency's
- * ISO 4217 minor unit, so the decimals are the currency's (`Intl.NumberFormat` knows them: XAF 0,
- * KES 2). Narrow and no-break spaces are written as plain spaces.
+ * (en-GB) for 5000 XAF, `1 500 KES` / `KES 1,500` for 1500 KES (counted in shillings), `12,50 GHS`
+ * for 1250 GHS. The decimals are the base unit's (`baseUnitDigits`). Narrow and no-break spaces
+ * are written as plain spaces.
  */
 export function formatAmount(amount: number, currency: string, intlLocale: string): string {
-  const format = new Intl.NumberFormat(intlLocale, { style: 'currency', currency });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 0;
+  const digits = baseUnitDigits(currency);
+  const format = new Intl.NumberFormat(intlLocale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   return format
     .formatToParts(amount / 10 ** digits)
     .map((part) => (part.type === 'currency' && FCFA.has(currency) ? 'FCFA' : part.value))
@@ -22,30 +23,27 @@ export function formatAmount(amount: number, currency: string, intlLocale: strin
     .replace(/\s/g, ' ');
 }
 
-/** The currency's decimals: its ISO 4217 minor-unit digits as `Intl` knows them (XAF 0, KES 2). */
-export function currencyDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 0;
-}
-
 /**
  * An amount typed by a payer, in the currency's major units, as base units: `5 000` or `5.000`
- * XAF → 5000 (no decimals: a `.` groups thousands); `50`, `50.5` or `50,50` KES → 5000, 5050,
- * 5050 (at most the currency's decimals, `.` or `,`). Spaces are ignored. `EMPTY` for nothing
+ * XAF → 5000 (no decimals: a `.` may only group thousands, `50.5` is INVALID); `12`, `12.5` or `12,50` GHS → 1200, 1250,
+ * 1250 (at most the base unit's decimals, `.` or `,`). Spaces are ignored. `EMPTY` for nothing
  * typed; `INVALID` for anything else, and for less than one base unit or more than 12 digits.
  */
 export function parseAmountInput(text: string, currency: string): number | 'EMPTY' | 'INVALID' {
-  const digits = currencyDigits(currency);
-  const compact = text.replace(digits === 0 ? /[\s.]/g : /\s/g, '');
+  const digits = baseUnitDigits(currency);
+  let compact = text.replace(/\s/g, '');
   if (compact === '') return 'EMPTY';
+  // Without decimals, a `.` may only group thousands (`5.000`): `50.5` is refused, never read as 505.
+  if (digits === 0 && /^[0-9]{1,3}(\.[0-9]{3})+$/.test(compact)) compact = compact.replace(/\./g, '');
   const match = digits === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp(`^([0-9]{1,12})(?:[.,]([0-9]{1,${digits}}))?$`).exec(compact);
   if (!match) return 'INVALID';
   const amount = Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || '0');
   return amount >= 1 ? amount : 'INVALID';
 }
 
-/** Base units as a payer types the amount: `5000` XAF → `5000`, `5050` KES → `50.50`. */
+/** Base units as a payer types the amount: `5000` XAF → `5000`, `1250` GHS → `12.50`. */
 export function amountInputText(amount: number, currency: string): string {
-  const digits = currencyDigits(currency);
+  const digits = baseUnitDigits(currency);
   if (digits === 0) return String(amount);
   return `${Math.floor(amount / 10 ** digits)}.${String(amount % 10 ** digits).padStart(digits, '0')}`;
 }

@@ -88,34 +88,36 @@ describe('language of the collection page', () => {
     expect(en.html).toContain('<p class="description">Fixed amount</p>');
   });
 
-  it('a fixed KES amount is KES 50.00 in English and 50,00 KES in French', async () => {
+  it('a fixed KES amount is whole shillings: KES 5,000 in English and 5 000 KES in French', async () => {
     const c = await collection(kesAppId, { isAmountFixed: true, amount: 5000 });
     const en = await formClient(h, { acceptLanguage: EN }).get(`/collect/${c.slug}`);
-    expect(en.html).toContain('<p class="amount">KES 50.00</p>');
-    expect(en.html).toContain('>Pay KES 50.00</button>');
+    expect(en.html).toContain('<p class="amount">KES 5,000</p>');
+    expect(en.html).toContain('>Pay KES 5,000</button>');
     expect(en.html).toContain('M-Pesa Kenya');
     const fr = await formClient(h, { acceptLanguage: 'fr' }).get(`/collect/${c.slug}`);
-    expect(fr.html).toContain('<p class="amount">50,00 KES</p>');
+    expect(fr.html).toContain('<p class="amount">5 000 KES</p>');
   });
 
-  it('a free KES amount is typed in shillings, with up to two decimals, and paid in base units', async () => {
-    const c = await collection(kesAppId, { amount: 25_000 });
+  it('a free KES amount is typed in whole shillings and paid as typed; a decimal amount is refused', async () => {
+    const c = await collection(kesAppId, { amount: 2500 });
     const b = formClient(h, { acceptLanguage: EN });
     const page = await b.get(`/collect/${c.slug}`);
     expect(page.html).toContain('<label for="amount">Amount to give (KES)</label>');
-    expect(page.html).toMatch(/id="amount"[^>]*inputmode="decimal"[^>]*value="250.00"/);
-    expect(page.html).toContain('data-amount-decimals="2"');
+    expect(page.html).toMatch(/id="amount"[^>]*value="2500"/);
+    expect(page.html).toContain('data-amount-decimals="0"');
     const pay = (amount: string) => b.post(`/collect/${c.slug}/pay`, { _csrf: page.csrf!, amount, paymentMethod: 'MPESA_KE', payerAccount: '0712345678' });
-    const tooPrecise = await pay('12.505');
-    expect(tooPrecise.status).toBe(400);
-    expect(tooPrecise.html).toContain('Enter the amount in figures, with at most two decimals (for example 50 or 50.50).');
-    const paid = await pay('12,50');
+    // Never read as 1250 shillings, nor as 12 shillings 50 cents M-Pesa cannot move.
+    const decimal = await pay('12.50');
+    expect(decimal.status).toBe(400);
+    expect(decimal.html).toContain('Enter the amount in figures, without decimals (for example 5000).');
+    const paid = await pay('1 250');
     expect(paid.status).toBe(303);
     h.clock.advance(2500);
     const thanks = await b.get(paid.location!);
-    expect(thanks.html).toContain('<p class="amount">KES 12.50</p>');
-    const [row] = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, c.slug));
-    expect(row).toMatchObject({ amount: 1250, currency: 'KES', paymentMethod: 'MPESA_KE' });
+    expect(thanks.html).toContain('<p class="amount">KES 1,250</p>');
+    const rows = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, c.slug));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ amount: 1250, currency: 'KES', paymentMethod: 'MPESA_KE' });
   });
 
   it('English field errors from the form post, and nothing started', async () => {

@@ -55,7 +55,8 @@
       if (typeof amount === 'string') {
         // Typed in major units, sent in base units: the same rule as parseAmountInput (src/checkout/format.ts).
         var decimals = Number(form.getAttribute('data-amount-decimals')) || 0;
-        var compact = amount.replace(decimals === 0 ? /[\s.]/g : /\s/g, '');
+        var compact = amount.replace(/\s/g, '');
+        if (decimals === 0 && /^[0-9]{1,3}(\.[0-9]{3})+$/.test(compact)) compact = compact.replace(/\./g, '');
         var match = decimals === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp('^([0-9]{1,12})(?:[.,]([0-9]{1,' + decimals + '}))?$').exec(compact);
         var baseUnits = match ? Number(match[1]) * Math.pow(10, decimals) + Number((match[2] || '').padEnd(decimals, '0') || '0') : 0;
         if (baseUnits < 1) {
