@@ -1,6 +1,7 @@
 /**
  * The hosted checkout page behind a checkout's `paymentUrl` (`<public base>/checkout/<token>`, as
- * the merchant API's checkout operation returns it), in French, mobile first, working without
+ * the merchant API's checkout operation returns it), in the payer's browser language (French or
+ * English, `page-locale.ts`; answers carry `Vary: Accept-Language`), mobile first, working without
  * JavaScript:
  * - `GET /checkout/:token`: the form (rail and phone number), "confirm on your phone" while an
  *   attempt is in flight, or the final screen; 404 for an unknown session, 410 once expired;
@@ -19,8 +20,6 @@ import { eq } from 'drizzle-orm';
 import { applications, providers, transactions } from '../db/schema.ts';
 import { isAcceptingPayments } from '../accounts/applications.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
-import { nationalNumber, normalizeMsisdn } from '../domain/msisdn.ts';
-import { operatorOfNumber } from '../domain/operator-prefixes.ts';
 import { ok } from '../http/envelope.ts';
 import { sendError } from '../http/error-handler.ts';
 import { cancelCheckout } from '../payments/cancel-checkout.ts';
@@ -32,8 +31,11 @@ import { startCheckoutAttempt } from '../payments/start-checkout-attempt.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
-import { checkoutPaths, countryPhrase, renderForm, renderFormExpired, renderMessage, renderResult, renderTooManyAttempts, renderWaiting, type PageApplication } from './checkout-view.ts';
+import { checkoutPaths, renderForm, renderFormExpired, renderMessage, renderRequestError, renderResult, renderTooManyAttempts, renderWaiting, type PageApplication } from './checkout-view.ts';
 import { formatAmount } from './format.ts';
+import { requestMessages } from './page-locale.ts';
+import type { PageMessages } from './page-messages.ts';
+import { checkPayerPhone } from './payer-phone.ts';
 
 const TOKEN_PATTERN = /^cs_[0-9a-f]{32}$/;
 const FORM_BODY_LIMIT_BYTES = 4096;
@@ -74,21 +76,15 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const isJson = request.url.endsWith('/status');
+    const m = requestMessages(request);
     if (error.statusCode === 429) {
       if (isJson) return sendError(reply, services.clock, 'TOO_MANY_REQUESTS');
-      return sendHtml(reply, 429, renderTooManyAttempts());
+      return sendHtml(reply, 429, renderTooManyAttempts(m));
     }
     const isClientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
     if (!isClientError) request.log.error({ err: error }, 'checkout page error');
     if (isJson) return sendError(reply, services.clock, isClientError ? 'INVALID_PARAMETER' : 'INTERNAL_SERVER_ERROR');
-    return sendHtml(
-      reply,
-      isClientError ? 400 : 500,
-      renderMessage({
-        heading: isClientError ? 'Requête invalide' : 'Une erreur est survenue',
-        lines: [isClientError ? "La demande n'a pas pu être traitée." : 'Réessayez dans un instant.'],
-      }),
-    );
+    return sendHtml(reply, isClientError ? 400 : 500, renderRequestError(m, isClientError));
   });
 
   app.get<{ Params: { file: string } }>('/checkout/assets/:file', { schema: { hide: true } }, async (request, reply) => {
@@ -101,7 +97,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
 
   app.get('/checkout/:token', { schema: { hide: true }, config: pageLimit }, async (request: TokenRequest, reply) => {
     const row = await loadFresh(request.services, request.params.token);
-    if (!row) return notFound(reply);
+    if (!row) return notFound(reply, requestMessages(request));
     return showPage(request.services, request, reply, row, csrfSecret, isSecure);
   });
 
@@ -125,41 +121,28 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       config: { rateLimit: { max: services.config.checkoutAttemptsPerIpPerHour, timeWindow: 3_600_000 } },
     },
     async (request: TokenRequest, reply) => {
+      const m = requestMessages(request);
       const row = await loadCheckout(request.services, request.params.token);
-      if (!row) return notFound(reply);
+      if (!row) return notFound(reply, m);
       const body = (request.body ?? {}) as Record<string, unknown>;
-      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
+      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, m, row);
       const paths = checkoutPaths(row.checkoutToken!);
       if (row.status !== 'PENDING' || isExpired(row, services.clock.now())) return reply.redirect(paths.page, 303);
-      if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply);
+      if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply, m);
 
       const rails = await availableRails(request.services, row);
       const railCode = typeof body.rail === 'string' ? body.rail : '';
       const phone = typeof body.phone === 'string' ? body.phone.slice(0, 40) : '';
       const rail = rails.find((r) => r.code === railCode);
       const errors: { rail?: string; phone?: string } = {};
-      let msisdn: string | null = null;
       if (!rail) {
-        errors.rail = 'Choisissez votre opérateur.';
+        errors.rail = m.errors.chooseOperator;
       } else if (row.amount < rail.minAmount || row.amount > rail.maxAmount) {
-        errors.rail = `${rail.name} accepte les paiements de ${formatAmount(rail.minAmount, rail.currency)} à ${formatAmount(rail.maxAmount, rail.currency)}. Choisissez un autre opérateur.`;
+        errors.rail = m.errors.railLimits(rail.name, formatAmount(rail.minAmount, rail.currency, m.intlLocale), formatAmount(rail.maxAmount, rail.currency, m.intlLocale));
       }
-      if (phone.trim() === '') {
-        errors.phone = 'Saisissez votre numéro de téléphone.';
-      } else if (rail) {
-        msisdn = normalizeMsisdn(phone, rail.country);
-        if (!msisdn) {
-          errors.phone = `Ce numéro n'est pas un numéro de téléphone valide ${countryPhrase(rail.country)}.`;
-        } else {
-          const operator = operatorOfNumber(nationalNumber(msisdn, rail.country), rail.country);
-          if (operator && operator !== rail.operator) {
-            const other = rails.find((r) => r.operator === operator && r.country === rail.country);
-            errors.phone = other
-              ? `Ce numéro est un numéro ${other.name}, pas ${rail.name}. Choisissez ${other.name} ou saisissez un autre numéro.`
-              : `Ce numéro n'est pas un numéro ${rail.name}.`;
-          }
-        }
-      }
+      const checked = checkPayerPhone(m, phone, rail, rails);
+      if (checked.error) errors.phone = checked.error;
+      const msisdn = checked.msisdn;
       if (errors.rail || errors.phone || !rail || !msisdn) {
         return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
       }
@@ -168,10 +151,7 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       if (result.kind === 'TOO_MANY_ATTEMPTS') {
         return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 429, {
           values: { rail: railCode, phone },
-          notice: {
-            title: 'Nombre maximal de tentatives atteint.',
-            text: 'Cette session de paiement ne peut plus être utilisée. Retournez sur le site du marchand pour recommencer.',
-          },
+          notice: { title: m.form.tooManyAttemptsTitle, text: m.form.tooManyAttemptsText },
         });
       }
       // Redirect rail (Wave): the customer pays on the operator's page, which sends them back here.
@@ -180,10 +160,10 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
         return sendHtml(
           reply,
           200,
-          renderMessage({
-            heading: `Paiement avec ${rail.name}`,
-            lines: [`Vous allez être redirigé vers ${rail.name} pour valider le paiement, puis ramené ici.`],
-            link: { href: result.redirectUrl, text: `Continuer vers ${rail.name}` },
+          renderMessage(m, {
+            heading: m.message.redirectHeading(rail.name),
+            lines: [m.message.redirectText(rail.name)],
+            link: { href: result.redirectUrl, text: m.waiting.continueTo(rail.name) },
             refreshUrl: result.redirectUrl,
           }),
         );
@@ -196,45 +176,33 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
     '/checkout/:token/cancel',
     { schema: { hide: true }, config: { rateLimit: { max: 60, timeWindow: 60_000 } } },
     async (request: TokenRequest, reply) => {
+      const m = requestMessages(request);
       const row = await loadCheckout(request.services, request.params.token);
-      if (!row) return notFound(reply);
+      if (!row) return notFound(reply, m);
       const body = (request.body ?? {}) as Record<string, unknown>;
-      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, row);
+      if (!isValidCsrfToken(csrfSecret, row.checkoutToken!, request.cookies[CSRF_COOKIE], body[CSRF_FIELD])) return csrfRefused(reply, m, row);
       if (row.status === 'PENDING' && !isExpired(row, services.clock.now())) await cancelCheckout(request.services, row);
       return reply.redirect(checkoutPaths(row.checkoutToken!).page, 303);
     },
   );
 }
 
+/** An HTML answer; its language follows Accept-Language, so shared caches must key on it. */
 function sendHtml(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('vary', 'Accept-Language').send(html);
 }
 
-function notFound(reply: FastifyReply) {
-  return sendHtml(
-    reply,
-    404,
-    renderMessage({
-      heading: 'Session de paiement introuvable',
-      lines: ["Ce lien de paiement n'existe pas. Vérifiez l'adresse ou retournez sur le site du marchand."],
-    }),
-  );
+function notFound(reply: FastifyReply, m: PageMessages) {
+  return sendHtml(reply, 404, renderMessage(m, { heading: m.message.sessionNotFoundHeading, lines: [m.message.sessionNotFoundText] }));
 }
 
 /** The merchant's account or application is suspended: no new attempt, whatever the form says. */
-function closedMerchant(reply: FastifyReply) {
-  return sendHtml(
-    reply,
-    403,
-    renderMessage({
-      heading: 'Paiement indisponible',
-      lines: ["Ce marchand n'accepte pas de paiements pour le moment. Aucun montant n'a été débité. Retournez sur le site du marchand."],
-    }),
-  );
+function closedMerchant(reply: FastifyReply, m: PageMessages) {
+  return sendHtml(reply, 403, renderMessage(m, { heading: m.message.unavailableHeading, lines: [m.message.unavailableText] }));
 }
 
-function csrfRefused(reply: FastifyReply, row: TransactionRow) {
-  return sendHtml(reply, 403, renderFormExpired({ href: checkoutPaths(row.checkoutToken!).page, text: 'Recharger la page de paiement' }));
+function csrfRefused(reply: FastifyReply, m: PageMessages, row: TransactionRow) {
+  return sendHtml(reply, 403, renderFormExpired(m, { href: checkoutPaths(row.checkoutToken!).page, text: m.message.reloadCheckout }));
 }
 
 /** The CHECKOUT transaction of a well-formed session token, or null. */
@@ -303,6 +271,7 @@ async function renderFormReply(
 ) {
   const nonce = browserNonce(request, reply, isSecure);
   const html = renderForm({
+    m: requestMessages(request),
     row,
     app: await loadApplication(services, row.applicationId),
     rails,
@@ -314,13 +283,14 @@ async function renderFormReply(
 }
 
 async function showPage(services: Services, request: FastifyRequest, reply: FastifyReply, row: TransactionRow, csrfSecret: string, isSecure: boolean) {
+  const m = requestMessages(request);
   const now = services.clock.now();
   const app = await loadApplication(services, row.applicationId);
   if (await isSessionOver(services, row, now)) {
-    return sendHtml(reply, 410, renderResult({ row, app, styleNonce: styleNonce(reply), isExpired: true }));
+    return sendHtml(reply, 410, renderResult({ m, row, app, styleNonce: styleNonce(reply), isExpired: true }));
   }
   if (row.status !== 'PENDING') {
-    return sendHtml(reply, 200, renderResult({ row, app, styleNonce: styleNonce(reply), isExpired: false }));
+    return sendHtml(reply, 200, renderResult({ m, row, app, styleNonce: styleNonce(reply), isExpired: false }));
   }
   const inFlight = await findPendingAttempt(services.db, row.id);
   if (inFlight) {
@@ -329,10 +299,10 @@ async function showPage(services: Services, request: FastifyRequest, reply: Fast
     return sendHtml(
       reply,
       200,
-      renderWaiting({ row, app, attempt: inFlight, rail: rail ?? null, csrf: csrfToken(csrfSecret, row.checkoutToken!, nonce), styleNonce: styleNonce(reply) }),
+      renderWaiting({ m, row, app, attempt: inFlight, rail: rail ?? null, csrf: csrfToken(csrfSecret, row.checkoutToken!, nonce), styleNonce: styleNonce(reply) }),
     );
   }
-  if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply);
+  if (!(await isAcceptingPayments(services.db, row.applicationId))) return closedMerchant(reply, m);
   const rails = await availableRails(services, row);
   const lastAttempt = await findLatestAttempt(services.db, row.id);
   return renderFormReply(services, request, reply, row, rails, csrfSecret, isSecure, 200, { lastAttempt });

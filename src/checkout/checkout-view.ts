@@ -2,14 +2,15 @@
  * Rendering of the checkout page's screens with Eta (auto-escaping on: every `<%= %>` is
  * HTML-escaped; `<%~ %>` is only used for the layout body and partials rendered by Eta itself).
  * The view data never carries a key, a secret or a database id: only what the customer sees.
+ * Every text comes from the page language's catalogue (`page-messages.ts`), passed as `m`.
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { RailRow } from '../payments/rails.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
-import { failureMessage } from './failure-messages.ts';
 import { brandColours, formatAmount, formatMsisdn, themeColour } from './format.ts';
+import { failureMessage, ussdHintText, type PageMessages } from './page-messages.ts';
 import { returnUrl } from './return-url.ts';
 
 const eta = new Eta({
@@ -25,21 +26,16 @@ export interface PageApplication {
   themeColor: string | null;
 }
 
-/** Country names and a national example number, for hints and error messages. */
-const COUNTRIES: Record<string, { name: string; example: string }> = {
-  CM: { name: 'du Cameroun', example: '6 77 12 34 56' },
-  CI: { name: "de Côte d'Ivoire", example: '07 01 02 03 04' },
-  SN: { name: 'du Sénégal', example: '77 123 45 67' },
-  BJ: { name: 'du Bénin', example: '01 90 01 12 34' },
-  GH: { name: 'du Ghana', example: '024 123 4567' },
-  UG: { name: "d'Ouganda", example: '0772 123456' },
-  KE: { name: 'du Kenya', example: '0712 345678' },
+/** A national example number per country, for the phone field's hint. */
+const EXAMPLE_NUMBERS: Record<string, string> = {
+  CM: '6 77 12 34 56',
+  CI: '07 01 02 03 04',
+  SN: '77 123 45 67',
+  BJ: '01 90 01 12 34',
+  GH: '024 123 4567',
+  UG: '0772 123456',
+  KE: '0712 345678',
 };
-
-/** "du Cameroun"-like phrase for a country code (the code itself when unknown). */
-export function countryPhrase(country: string): string {
-  return COUNTRIES[country]?.name ?? `(${country})`;
-}
 
 /** Paths of the page's endpoints for a session token. */
 export function checkoutPaths(token: string) {
@@ -57,14 +53,15 @@ function isHttpUrl(value: string | null): value is string {
   }
 }
 
-/** What every screen shares: the merchant's identity, the amount, the test banner. */
-function base(row: TransactionRow, app: PageApplication, styleNonce: string) {
+/** What every screen shares: the language, the merchant's identity, the amount, the test banner. */
+function base(m: PageMessages, row: TransactionRow, app: PageApplication, styleNonce: string) {
   return {
+    m,
     appName: app.name,
     logoUrl: isHttpUrl(app.logoUrl) ? app.logoUrl : null,
     brand: brandColours(themeColour(app.themeColor)),
     styleNonce,
-    amountText: formatAmount(row.amount, row.currency),
+    amountText: formatAmount(row.amount, row.currency, m.intlLocale),
     description: row.description,
     reference: row.reference,
     isTest: row.environment === 'TEST',
@@ -75,17 +72,15 @@ function base(row: TransactionRow, app: PageApplication, styleNonce: string) {
 }
 
 /** The hint under the phone field: an example number of the rails' country, when they share one. */
-export function phoneHint(rails: RailRow[]): string {
+export function phoneHint(m: PageMessages, rails: RailRow[]): string {
   const countries = [...new Set(rails.map((r) => r.country))];
-  if (countries.length === 1) {
-    const c = COUNTRIES[countries[0]!];
-    if (c) return `Le numéro qui va payer, par exemple ${c.example}.`;
-  }
-  return 'Le numéro qui va payer, avec ou sans indicatif du pays.';
+  const example = countries.length === 1 ? EXAMPLE_NUMBERS[countries[0]!] : undefined;
+  return example ? m.form.phoneHintExample(example) : m.form.phoneHintAny;
 }
 
 /** The payment form, with the previous attempt's failure or the posted form's errors. */
 export function renderForm(input: {
+  m: PageMessages;
   row: TransactionRow;
   app: PageApplication;
   rails: RailRow[];
@@ -96,23 +91,22 @@ export function renderForm(input: {
   lastAttempt?: CheckoutAttemptRow | null;
   notice?: { title: string; text: string } | null;
 }): string {
-  const { row, rails } = input;
+  const { m, row, rails } = input;
   let notice = input.notice ?? null;
   if (!notice && input.lastAttempt?.status === 'FAILED') {
-    notice = {
-      title: `Le paiement n'a pas abouti : ${failureMessage(input.lastAttempt.failureCode)}`,
-      text: 'Vous pouvez réessayer, avec le même numéro ou un autre numéro ou opérateur.',
-    };
+    notice = { title: m.form.lastAttemptFailed(failureMessage(m, input.lastAttempt.failureCode)), text: m.form.retry };
   }
   const values = {
     rail: input.values?.rail ?? input.lastAttempt?.railCode ?? rails[0]?.code ?? '',
     phone: input.values?.phone ?? '',
   };
+  const common = base(m, row, input.app, input.styleNonce);
   return eta.render('./form', {
-    ...base(row, input.app, input.styleNonce),
-    title: 'Paiement',
+    ...common,
+    title: m.form.title,
+    payText: m.form.payAmount(common.amountText),
     rails: rails.map((r) => ({ code: r.code, name: r.name })),
-    phoneHint: phoneHint(rails),
+    phoneHint: phoneHint(m, rails),
     csrf: input.csrf,
     values,
     errors: input.errors ?? {},
@@ -123,6 +117,7 @@ export function renderForm(input: {
 
 /** "Confirm on your phone": the attempt in flight, the rail's USSD hint, live status. */
 export function renderWaiting(input: {
+  m: PageMessages;
   row: TransactionRow;
   app: PageApplication;
   attempt: CheckoutAttemptRow;
@@ -130,15 +125,18 @@ export function renderWaiting(input: {
   csrf: string;
   styleNonce: string;
 }): string {
+  const { m } = input;
   const country = input.rail?.country ?? 'CM';
+  const railName = input.rail?.name ?? input.attempt.railCode;
   return eta.render('./waiting', {
-    ...base(input.row, input.app, input.styleNonce),
+    ...base(m, input.row, input.app, input.styleNonce),
     refreshWhileWaiting: true,
-    title: 'Confirmez sur votre téléphone',
+    title: m.waiting.title,
     attempt: {
       phoneText: formatMsisdn(input.attempt.msisdn, country),
-      railName: input.rail?.name ?? input.attempt.railCode,
-      ussdHint: input.rail?.ussdHint ?? null,
+      railName,
+      continueText: m.waiting.continueTo(railName),
+      ussdHint: ussdHintText(m, input.rail?.ussdHint ?? null),
       // Redirect rails: back on our page before paying, the customer can return to the operator's.
       redirectUrl: input.attempt.redirectUrl && /^https?:\/\//i.test(input.attempt.redirectUrl) ? input.attempt.redirectUrl : null,
     },
@@ -148,17 +146,17 @@ export function renderWaiting(input: {
 }
 
 /** The final screen of a terminal checkout; redirects to the merchant when it gave a URL. */
-export function renderResult(input: { row: TransactionRow; app: PageApplication; styleNonce: string; isExpired: boolean }): string {
-  const { row } = input;
+export function renderResult(input: { m: PageMessages; row: TransactionRow; app: PageApplication; styleNonce: string; isExpired: boolean }): string {
+  const { m, row } = input;
   const params = { reference: row.reference, merchantReference: row.merchantReference, status: row.status };
-  const common = base(row, input.app, input.styleNonce);
+  const common = base(m, row, input.app, input.styleNonce);
   if (input.isExpired) {
     return eta.render('./result', {
       ...common,
-      title: 'Session expirée',
+      title: m.result.expiredTitle,
       tone: 'neutral',
-      heading: 'Cette session de paiement a expiré',
-      lines: ["Aucun paiement n'a été effectué. Retournez sur le site du marchand pour recommencer."],
+      heading: m.result.expiredHeading,
+      lines: [m.result.expiredText],
       backUrl: returnUrl(row.cancelUrl, params),
     });
   }
@@ -166,49 +164,55 @@ export function renderResult(input: { row: TransactionRow; app: PageApplication;
     case 'SUCCESS':
       return eta.render('./result', {
         ...common,
-        title: 'Paiement réussi',
+        title: m.result.successTitle,
         tone: 'success',
-        heading: 'Paiement réussi',
-        lines: ['Merci ! Votre paiement a bien été reçu.'],
+        heading: m.result.successTitle,
+        lines: [m.result.successText],
         redirectUrl: returnUrl(row.successUrl, params),
       });
     case 'CANCELLED':
       return eta.render('./result', {
         ...common,
-        title: 'Paiement annulé',
+        title: m.result.cancelledTitle,
         tone: 'neutral',
-        heading: 'Paiement annulé',
-        lines: ["Vous avez annulé le paiement. Aucun montant n'a été débité."],
+        heading: m.result.cancelledTitle,
+        lines: [m.result.cancelledText],
         redirectDelaySeconds: 2,
         redirectUrl: returnUrl(row.cancelUrl, params),
       });
     default:
       return eta.render('./result', {
         ...common,
-        title: 'Paiement échoué',
+        title: m.result.failedTitle,
         tone: 'error',
-        heading: "Le paiement n'a pas abouti",
-        lines: [failureMessage(row.failureCode)],
+        heading: m.result.failedHeading,
+        lines: [failureMessage(m, row.failureCode)],
         backUrl: returnUrl(row.cancelUrl, params),
       });
   }
 }
 
 /** The page of a request refused by the pages' rate limit. */
-export function renderTooManyAttempts(): string {
-  return renderMessage({ heading: 'Trop de tentatives', lines: ['Trop de tentatives de paiement depuis cette connexion. Réessayez dans quelques minutes.'] });
+export function renderTooManyAttempts(m: PageMessages): string {
+  return renderMessage(m, { heading: m.message.tooManyHeading, lines: [m.message.tooManyText] });
 }
 
 /** The page of a form post refused for its CSRF token, with `link` back to the form. */
-export function renderFormExpired(link: { href: string; text: string }): string {
-  return renderMessage({
-    heading: 'Formulaire expiré',
-    lines: ["Pour votre sécurité, ce formulaire n'a pas été accepté. Rechargez la page et réessayez (les cookies doivent être autorisés)."],
-    link,
-  });
+export function renderFormExpired(m: PageMessages, link: { href: string; text: string }): string {
+  return renderMessage(m, { heading: m.message.formExpiredHeading, lines: [m.message.formExpiredText], link });
+}
+
+/** The page of a request the page's error handler answers: 4xx (`isClientError`) or 500. */
+export function renderRequestError(m: PageMessages, isClientError: boolean): string {
+  return renderMessage(
+    m,
+    isClientError
+      ? { heading: m.message.badRequestHeading, lines: [m.message.badRequestText] }
+      : { heading: m.message.errorHeading, lines: [m.message.errorText] },
+  );
 }
 
 /** A standalone message page (unknown session, refused form post, too many requests, hand-over to a redirect rail with `refreshUrl`). */
-export function renderMessage(input: { heading: string; lines: string[]; link?: { href: string; text: string }; refreshUrl?: string }): string {
-  return eta.render('./message', { ...input, link: input.link ?? null, refreshUrl: input.refreshUrl ?? null });
+export function renderMessage(m: PageMessages, input: { heading: string; lines: string[]; link?: { href: string; text: string }; refreshUrl?: string }): string {
+  return eta.render('./message', { ...input, lang: m.lang, link: input.link ?? null, refreshUrl: input.refreshUrl ?? null });
 }

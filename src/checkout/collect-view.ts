@@ -1,17 +1,19 @@
 /**
  * Rendering of the fund collection page's screens (`/collect/{slug}`) with Eta, auto-escaping
  * on, in the checkout's layout and stylesheet: the form, "confirm on your phone", the result, and
- * standalone messages (unknown or unavailable collection). Only what the payer sees goes in.
+ * standalone messages (unknown or unavailable collection). Only what the payer sees goes in;
+ * every text comes from the page language's catalogue (`page-messages.ts`), passed as `m`.
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
+import { baseUnitDigits } from '../domain/currency.ts';
 import type { FundCollectionRow } from '../payments/fund-collections.ts';
 import type { OpenCollection } from '../payments/pay-fund-collection.ts';
 import type { RailRow } from '../payments/rails.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { phoneHint } from './checkout-view.ts';
-import { failureMessage } from './failure-messages.ts';
-import { brandColours, formatAmount, formatMsisdn, themeColour } from './format.ts';
+import { amountInputText, brandColours, currencySymbol, formatAmount, formatMsisdn, themeColour } from './format.ts';
+import { failureMessage, ussdHintText, type PageMessages } from './page-messages.ts';
 
 const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true });
 
@@ -35,17 +37,14 @@ function httpsUrl(value: string | null): string | null {
   }
 }
 
-function currencyText(currency: string): string {
-  return currency === 'XAF' || currency === 'XOF' ? 'FCFA' : currency;
+/** "31 décembre 2026 à 23:59" (fr) or "31 December 2026 at 23:59" (en) in the server's time zone. */
+function dateText(m: PageMessages, date: Date): string {
+  return new Intl.DateTimeFormat(m.intlLocale, { dateStyle: 'long', timeStyle: 'short' }).format(date).replace(/\s/g, ' ');
 }
 
-/** "31 décembre 2026 à 23:59" in the server's time zone. */
-function dateText(date: Date): string {
-  return new Intl.DateTimeFormat('fr-FR', { dateStyle: 'long', timeStyle: 'short' }).format(date).replace(/\s/g, ' ');
-}
-
-function base(collection: FundCollectionRow, app: OpenCollection['application'], styleNonce: string) {
+function base(m: PageMessages, collection: FundCollectionRow, app: OpenCollection['application'], styleNonce: string) {
   return {
+    m,
     appName: app.name,
     logoUrl: httpsUrl(app.logoUrl),
     brand: brandColours(themeColour(app.themeColor)),
@@ -62,6 +61,7 @@ function base(collection: FundCollectionRow, app: OpenCollection['application'],
 
 /** The payment form of an open collection. */
 export function renderCollectForm(input: {
+  m: PageMessages;
   open: OpenCollection;
   rails: RailRow[];
   csrf: string;
@@ -69,40 +69,45 @@ export function renderCollectForm(input: {
   paths: { page: string; pay: string };
   state?: CollectFormState;
 }): string {
+  const { m } = input;
   const { row } = input.open;
   const state = input.state ?? {};
   const values = {
-    amount: state.values?.amount ?? (row.isAmountFixed || row.amount === null ? '' : String(row.amount)),
+    amount: state.values?.amount ?? (row.isAmountFixed || row.amount === null ? '' : amountInputText(row.amount, row.currency)),
     paymentMethod: state.values?.paymentMethod ?? input.rails[0]?.code ?? '',
     payerAccount: state.values?.payerAccount ?? '',
     payerName: state.values?.payerName ?? '',
     payerEmail: state.values?.payerEmail ?? '',
   };
-  const amountText = row.isAmountFixed && row.amount !== null ? formatAmount(row.amount, row.currency) : '';
+  const amountText = row.isAmountFixed && row.amount !== null ? formatAmount(row.amount, row.currency, m.intlLocale) : '';
   return eta.render('./collect-form', {
-    ...base(row, input.open.application, input.styleNonce),
+    ...base(m, row, input.open.application, input.styleNonce),
     title: row.title,
     slug: row.slug,
     collectDescription: row.description,
     coverUrl: httpsUrl(row.coverImageUrl),
-    expiresText: row.expiresAt ? dateText(row.expiresAt) : null,
+    expiresText: row.expiresAt ? dateText(m, row.expiresAt) : null,
     isAmountFixed: row.isAmountFixed,
     amountText,
-    currencyText: currencyText(row.currency),
+    currencyText: currencySymbol(row.currency, m.intlLocale),
+    amountDecimals: baseUnitDigits(row.currency),
     collectCustomerInfo: row.collectCustomerInfo,
     rails: input.rails.map((r) => ({ code: r.code, name: r.name })),
-    phoneHint: phoneHint(input.rails),
+    phoneHint: phoneHint(m, input.rails),
+    // The script's texts, read by collect.js from the form's data-messages attribute (escaped by Eta).
+    scriptMessages: JSON.stringify(m.script),
     csrf: input.csrf,
     values,
     errors: state.errors ?? {},
     notice: state.notice ?? null,
     paths: input.paths,
-    buttonText: amountText ? `Payer ${amountText}` : 'Payer',
+    buttonText: amountText ? m.form.payAmount(amountText) : m.form.pay,
   });
 }
 
 /** "Confirm on your phone" for a payment in flight. */
 export function renderCollectWaiting(input: {
+  m: PageMessages;
   collection: FundCollectionRow;
   app: OpenCollection['application'];
   payment: TransactionRow;
@@ -111,17 +116,19 @@ export function renderCollectWaiting(input: {
   pageUrl: string;
   styleNonce: string;
 }): string {
-  const { payment } = input;
+  const { m, payment } = input;
   const country = input.rail?.country ?? 'CM';
+  const railName = input.rail?.name ?? payment.paymentMethod ?? '';
   return eta.render('./collect-waiting', {
-    ...base(input.collection, input.app, input.styleNonce),
+    ...base(m, input.collection, input.app, input.styleNonce),
     reference: payment.reference,
     refreshWhileWaiting: true,
-    title: 'Confirmez sur votre téléphone',
-    amountText: formatAmount(payment.amount, payment.currency),
+    title: m.waiting.title,
+    amountText: formatAmount(payment.amount, payment.currency, m.intlLocale),
     phoneText: payment.payerAccount ? formatMsisdn(payment.payerAccount, country) : '',
-    railName: input.rail?.name ?? payment.paymentMethod ?? '',
-    ussdHint: input.rail?.ussdHint ?? null,
+    railName,
+    continueText: m.waiting.continueTo(railName),
+    ussdHint: ussdHintText(m, input.rail?.ussdHint ?? null),
     operatorUrl: payment.redirectUrl && /^https?:\/\//i.test(payment.redirectUrl) ? payment.redirectUrl : null,
     statusUrl: input.statusUrl,
     pageUrl: input.pageUrl,
@@ -130,35 +137,36 @@ export function renderCollectWaiting(input: {
 
 /** The end of a payment: thanks (with the collection's message) or why it failed. */
 export function renderCollectResult(input: {
+  m: PageMessages;
   collection: FundCollectionRow;
   app: OpenCollection['application'];
   payment: TransactionRow;
   againUrl: string | null;
   styleNonce: string;
 }): string {
-  const { payment, collection } = input;
+  const { m, payment, collection } = input;
   const common = {
-    ...base(collection, input.app, input.styleNonce),
+    ...base(m, collection, input.app, input.styleNonce),
     reference: payment.reference,
-    amountText: formatAmount(payment.amount, payment.currency),
+    amountText: formatAmount(payment.amount, payment.currency, m.intlLocale),
     againUrl: input.againUrl,
   };
   if (payment.status === 'SUCCESS' || payment.status === 'REFUNDED') {
     return eta.render('./collect-result', {
       ...common,
-      title: 'Paiement réussi',
+      title: m.result.successTitle,
       tone: 'success',
-      heading: 'Merci ! Votre paiement a bien été reçu.',
-      lines: [collection.thankYouMessage ?? `Votre contribution à « ${collection.title} » a été enregistrée.`],
-      againText: 'Faire un autre paiement',
+      heading: m.collect.thanksHeading,
+      lines: [collection.thankYouMessage ?? m.collect.thanksDefault(collection.title)],
+      againText: m.collect.payAgain,
     });
   }
   return eta.render('./collect-result', {
     ...common,
-    title: 'Paiement échoué',
+    title: m.result.failedTitle,
     tone: 'error',
-    heading: "Le paiement n'a pas abouti",
-    lines: [failureMessage(payment.failureCode), "Aucun montant n'a été débité."],
-    againText: 'Réessayer',
+    heading: m.result.failedHeading,
+    lines: [failureMessage(m, payment.failureCode), m.collect.nothingDebited],
+    againText: m.collect.retry,
   });
 }

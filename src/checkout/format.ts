@@ -1,14 +1,57 @@
 /**
  * Display helpers of the checkout page: amounts, phone numbers and colours.
  */
+import { baseUnitDigits } from '../domain/currency.ts';
 import { nationalNumber } from '../domain/msisdn.ts';
 
+/** XAF and XOF are both written "FCFA" where they are used (ICU writes XOF "F CFA"). */
 const FCFA = new Set(['XAF', 'XOF']);
 
-/** An amount in base units for display, e.g. `5 000 FCFA` for 5000 XAF (narrow no-break space kept as a plain space). */
-export function formatAmount(amount: number, currency: string): string {
-  const digits = new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 0 }).format(amount).replace(/\s/g, ' ');
-  return `${digits} ${FCFA.has(currency) ? 'FCFA' : currency}`;
+/**
+ * An amount in base units for display in `intlLocale`, e.g. `5 000 FCFA` (fr-FR) or `FCFA 5,000`
+ * (en-GB) for 5000 XAF, `1 500 KES` / `KES 1,500` for 1500 KES (counted in shillings), `12,50 GHS`
+ * for 1250 GHS. The decimals are the base unit's (`baseUnitDigits`). Narrow and no-break spaces
+ * are written as plain spaces.
+ */
+export function formatAmount(amount: number, currency: string, intlLocale: string): string {
+  const digits = baseUnitDigits(currency);
+  const format = new Intl.NumberFormat(intlLocale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return format
+    .formatToParts(amount / 10 ** digits)
+    .map((part) => (part.type === 'currency' && FCFA.has(currency) ? 'FCFA' : part.value))
+    .join('')
+    .replace(/\s/g, ' ');
+}
+
+/**
+ * An amount typed by a payer, in the currency's major units, as base units: `5 000` or `5.000`
+ * XAF → 5000 (no decimals: a `.` may only group thousands, `50.5` is INVALID); `12`, `12.5` or `12,50` GHS → 1200, 1250,
+ * 1250 (at most the base unit's decimals, `.` or `,`). Spaces are ignored. `EMPTY` for nothing
+ * typed; `INVALID` for anything else, and for less than one base unit or more than 12 digits.
+ */
+export function parseAmountInput(text: string, currency: string): number | 'EMPTY' | 'INVALID' {
+  const digits = baseUnitDigits(currency);
+  let compact = text.replace(/\s/g, '');
+  if (compact === '') return 'EMPTY';
+  // Without decimals, a `.` may only group thousands (`5.000`): `50.5` is refused, never read as 505.
+  if (digits === 0 && /^[0-9]{1,3}(\.[0-9]{3})+$/.test(compact)) compact = compact.replace(/\./g, '');
+  const match = digits === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp(`^([0-9]{1,12})(?:[.,]([0-9]{1,${digits}}))?$`).exec(compact);
+  if (!match) return 'INVALID';
+  const amount = Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || '0');
+  return amount >= 1 ? amount : 'INVALID';
+}
+
+/** Base units as a payer types the amount: `5000` XAF → `5000`, `1250` GHS → `12.50`. */
+export function amountInputText(amount: number, currency: string): string {
+  const digits = baseUnitDigits(currency);
+  if (digits === 0) return String(amount);
+  return `${Math.floor(amount / 10 ** digits)}.${String(amount % 10 ** digits).padStart(digits, '0')}`;
+}
+
+/** The currency as `formatAmount` writes it (`FCFA` for XAF and XOF, else the locale's symbol). */
+export function currencySymbol(currency: string, intlLocale: string): string {
+  if (FCFA.has(currency)) return 'FCFA';
+  return new Intl.NumberFormat(intlLocale, { style: 'currency', currency }).formatToParts(0).find((part) => part.type === 'currency')?.value ?? currency;
 }
 
 /** A normalised MSISDN for reading: `+237 677 00 01 01`-like groups of the national number. */

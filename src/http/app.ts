@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { HttpRecorder } from '../metrics/metrics.ts';
@@ -33,6 +33,7 @@ import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 import { webAppRoutes } from './web-app.ts';
+import { docsUiOptions, openApiOptions } from './schemas/openapi-document.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,25 +142,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     else done();
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Kolo',
-        description: 'Passerelle de paiement mobile money : encaissements (checkout, charge), virements, statuts.',
-        version: '1.0.0',
-      },
-      servers: [{ url: services.config.publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwagger, openApiOptions(services.config.publicBaseUrl));
+  await app.register(fastifySwaggerUi, docsUiOptions);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (scope) => healthRoutes(scope, services));

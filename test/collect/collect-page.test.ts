@@ -193,7 +193,7 @@ describe('paying without JavaScript (HTML form)', () => {
     expect(wrongOperator.html).toMatch(/id="payerAccount"[^>]*value="699123456"/);
     const tooSmall = await b.post(`/collect/${c.slug}/pay`, { _csrf: page.csrf!, amount: '50', paymentMethod: 'MTN_MOMO_CM', payerAccount: '677123456' });
     expect(tooSmall.status).toBe(400);
-    expect(tooSmall.html).toContain('MTN Mobile Money Cameroun accepte les paiements à partir de 100 XAF.');
+    expect(tooSmall.html).toContain('MTN Mobile Money Cameroun accepte les paiements à partir de 100 FCFA. Choisissez un autre montant ou un autre opérateur.');
     const rows = await h.services.db.select().from(transactions).where(eq(transactions.merchantReference, c.slug));
     expect(rows).toEqual([]);
   });

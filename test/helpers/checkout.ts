@@ -33,14 +33,20 @@ export interface FormPage {
   csrf: string | null;
 }
 
-/** A client that keeps the checkout cookie between requests, as a browser would. */
-export function formClient(h: Harness, options: { ip?: string } = {}) {
+/**
+ * A client that keeps the checkout cookie between requests, as a browser would; `acceptLanguage`
+ * is sent as its browser language (else fetch's own `*`).
+ */
+export function formClient(h: Harness, options: { ip?: string; acceptLanguage?: string } = {}) {
   let cookie = '';
   const remember = (headers: Headers) => {
     const set = headers.get('set-cookie');
     if (set) cookie = set.split(';')[0]!;
   };
-  const headers = (): Record<string, string> => (cookie ? { cookie } : {});
+  const headers = (): Record<string, string> => ({
+    ...(cookie ? { cookie } : {}),
+    ...(options.acceptLanguage ? { 'accept-language': options.acceptLanguage } : {}),
+  });
   return {
     get cookie() {
       return cookie;

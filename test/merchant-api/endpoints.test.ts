@@ -3,6 +3,7 @@
  * HTTP status, envelope, exact `data` field sets, references, stored phone numbers, compatibility
  * tolerances (unknown fields, null optionals, doubled slash) and cross-application isolation.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
@@ -19,6 +20,9 @@ import {
   transactionRow,
   transferBody,
 } from '../helpers/merchant-api.ts';
+
+/** package.json's version, read as a file (not through src/version.ts, which the route uses). */
+const packageVersion: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 let h: Harness;
 let t: Tenant;
@@ -353,10 +357,11 @@ describe('cross-application isolation', () => {
 });
 
 describe('health and API description', () => {
-  it('GET /actuator/health answers {"status":"UP"}', async () => {
+  it('GET /actuator/health answers {"status":"UP"} with the version of package.json', async () => {
     const response = await h.request('GET', '/actuator/health');
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ status: 'UP' });
+    expect(response.json).toEqual({ status: 'UP', version: packageVersion });
+    expect(packageVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('/openapi.json is OpenAPI 3.1 and describes the five endpoints with their request fields', async () => {

@@ -6,26 +6,32 @@
  * the browser's (on the server, the reader's one `inTimeZone` names).
  */
 import { TZDateMini } from '@date-fns/tz/date/mini';
+import { baseUnitDigits } from '../../src/domain/currency.ts';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
-/** `amount` (base units) of `currency` in `language`, e.g. « 5 000 FCFA ». */
+/**
+ * `amount` (base units) of `currency` in `language`, e.g. « 5 000 FCFA », « KES 1,500 »,
+ * « GHS 12.50 »: the base unit's decimals are Kolo's (`baseUnitDigits`: KES in whole shillings).
+ */
 export function formatMoney(amount: number, currency: string, language: string): string {
   const key = `${language}:${currency}`;
+  const digits = baseUnitDigits(currency);
   let format = moneyFormats.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(language, { style: 'currency', currency });
+    format = new Intl.NumberFormat(language, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
     moneyFormats.set(key, format);
   }
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 0;
   return format.format(amount / 10 ** digits);
 }
 
 /** The base units of a decimal amount typed by the user in `currency` (null when unreadable). */
 export function parseAmount(text: string, currency: string, language: string): number | null {
-  const digits = new Intl.NumberFormat(language, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 0;
+  const digits = baseUnitDigits(currency);
   const normalised = text.replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
-  if (!/^\d+(\.\d+)?$/.test(normalised)) return null;
+  // At most the base unit's decimals: `50.50` KES (whole shillings) is unreadable, never 5050.
+  const decimals = digits === 0 ? '' : `(\\.\\d{1,${digits}})?`;
+  if (!new RegExp(`^\\d+${decimals}$`).test(normalised)) return null;
   return Math.round(Number(normalised) * 10 ** digits);
 }
 

@@ -1,8 +1,11 @@
 // Kolo fund collection page: optional enhancements. Without this file the form posts as HTML
 // (POST /collect/{slug}/pay) and the waiting screen refreshes itself (<noscript> meta refresh).
+// Its texts come from the page, in the page's language (the form's data-messages attribute: the
+// `script` part of src/checkout/page-messages.ts).
 (function () {
   'use strict';
-  var FIELDS = { amount: 'amount', paymentMethod: 'paymentMethod', payerAccount: 'payerAccount', payerEmail: 'payerEmail' };
+  // The form's fields (the JSON API's names) → the page's sentence for a refused value.
+  var FIELDS = { amount: 'amountRefused', paymentMethod: 'chooseOperator', payerAccount: 'numberRefused', payerEmail: 'emailRefused' };
 
   function clearErrors(form) {
     form.querySelectorAll('.field-error[data-js]').forEach(function (p) { p.remove(); });
@@ -35,7 +38,9 @@
   }
 
   var form = document.getElementById('collect-form');
-  if (form && window.fetch && window.FormData) {
+  var messages = null;
+  try { messages = form && JSON.parse(form.getAttribute('data-messages')); } catch (e) { messages = null; }
+  if (form && messages && window.fetch && window.FormData) {
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var button = form.querySelector('button[type=submit]');
@@ -48,12 +53,17 @@
       });
       var amount = data.get('amount');
       if (typeof amount === 'string') {
-        var digits = amount.replace(/[\s.]/g, '');
-        if (!/^[0-9]{1,12}$/.test(digits) || Number(digits) < 1) {
-          showFieldError(form, 'amount', digits === '' ? 'Saisissez le montant que vous souhaitez donner.' : 'Saisissez un montant en chiffres, sans décimales (par exemple 5000).');
+        // Typed in major units, sent in base units: the same rule as parseAmountInput (src/checkout/format.ts).
+        var decimals = Number(form.getAttribute('data-amount-decimals')) || 0;
+        var compact = amount.replace(/\s/g, '');
+        if (decimals === 0 && /^[0-9]{1,3}(\.[0-9]{3})+$/.test(compact)) compact = compact.replace(/\./g, '');
+        var match = decimals === 0 ? /^([0-9]{1,12})$/.exec(compact) : new RegExp('^([0-9]{1,12})(?:[.,]([0-9]{1,' + decimals + '}))?$').exec(compact);
+        var baseUnits = match ? Number(match[1]) * Math.pow(10, decimals) + Number((match[2] || '').padEnd(decimals, '0') || '0') : 0;
+        if (baseUnits < 1) {
+          showFieldError(form, 'amount', compact === '' ? messages.amountRequired : decimals === 0 ? messages.amountInvalid : messages.amountInvalidDecimals);
           return;
         }
-        body.amount = Number(digits);
+        body.amount = baseUnits;
       }
       if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }
       fetch(form.getAttribute('data-confirm-url'), {
@@ -70,18 +80,24 @@
             return;
           }
           if (json.code === 'COLLECTION_NOT_AVAILABLE' || json.code === 'COLLECTION_NOT_FOUND') { window.location.reload(); return; }
+          // The API answers in French: its texts are shown as they are on a French page, the
+          // page's own sentence for the field otherwise.
           var shown = false;
           if (json.code === 'VALIDATION_ERROR' && json.data) {
             Object.keys(json.data).forEach(function (field) {
-              if (FIELDS[field]) shown = showFieldError(form, field, json.data[field]) || shown;
+              if (FIELDS[field]) shown = showFieldError(form, field, messages.useApiMessages ? json.data[field] : messages[FIELDS[field]]) || shown;
             });
           }
-          if (json.code === 'PROVIDER_NOT_FOUND') shown = showFieldError(form, 'paymentMethod', 'Choisissez votre opérateur.');
-          if (!shown) showBanner(json.message || 'Le paiement n’a pas pu être démarré. Réessayez.');
+          if (json.code === 'AMOUNT_BELOW_MINIMUM' || json.code === 'AMOUNT_ABOVE_MAXIMUM') {
+            var amountField = document.getElementById('amount') ? 'amount' : 'paymentMethod';
+            shown = showFieldError(form, amountField, messages.useApiMessages ? json.message : messages.amountRefused);
+          }
+          if (json.code === 'PROVIDER_NOT_FOUND') shown = showFieldError(form, 'paymentMethod', messages.chooseOperator);
+          if (!shown) showBanner(messages.useApiMessages && json.message ? json.message : messages.startFailed);
           if (button) { button.disabled = false; button.removeAttribute('aria-busy'); }
         })
         .catch(function () {
-          showBanner('La connexion a échoué. Vérifiez votre réseau et réessayez.');
+          showBanner(messages.network);
           if (button) { button.disabled = false; button.removeAttribute('aria-busy'); }
         });
     });

@@ -6,12 +6,17 @@
  * (payments/handle-operator-callback.ts). Bodies are parsed as JSON when they are JSON and only
  * read by connectors that need them (Daraja); any other body is ignored.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Services } from '../../services.ts';
 import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
 import { handleWaveWebhook } from '../../payments/handle-wave-webhook.ts';
 import { waveSignatureProblem } from '../../connectors/wave/wave-transformers.ts';
 import { fail, ok } from '../envelope.ts';
+import { errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
+import { z } from 'zod';
+
+/** The answer to every accepted callback. */
+const received = success(z.null(), 'Notification reçue (la réponse ne dit rien du jeton ni de la transaction)', { message: 'Notification reçue.', data: null });
 
 /** Status queries started by callbacks and not finished yet, per services object. */
 const inFlightByServices = new WeakMap<Services, Set<Promise<unknown>>>();
@@ -58,7 +63,15 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
    * stale or wrong signature is refused with 401 and logged; a valid one is answered 200 at once
    * and only triggers a status query of the session or payout it names.
    */
-  app.post('/api/v1/callbacks/wave', { schema: { tags: ['Opérateurs'], summary: 'Webhook signé de Wave (déclenche une nouvelle interrogation du statut)' } }, async (request, reply) => {
+  const waveSchema: FastifySchema = {
+    tags: ['Opérateurs'],
+    summary: 'Webhook signé de Wave (déclenche une nouvelle interrogation du statut)',
+    description: "Appelé par Wave, pas par un marchand ; authentifié par l'en-tête Wave-Signature.",
+    operationId: 'receiveWaveWebhook',
+    security: publicSecurity,
+    response: { 200: received, ...errorResponses('UNAUTHORIZED', 'PAYLOAD_TOO_LARGE') },
+  };
+  app.post('/api/v1/callbacks/wave', { schema: waveSchema }, async (request, reply) => {
     const secret = services.config.wave?.webhookSecret;
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const header = request.headers['wave-signature'];
@@ -76,7 +89,14 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
     return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
   });
 
-  const schema = { tags: ['Opérateurs'], summary: "Notification d'un opérateur (déclenche une nouvelle interrogation du statut)" };
-  app.put('/api/v1/callbacks/:operator/:token', { schema }, handler);
-  app.post('/api/v1/callbacks/:operator/:token', { schema }, handler);
+  const schema = (operationId: string) => ({
+    tags: ['Opérateurs'],
+    summary: "Notification d'un opérateur (déclenche une nouvelle interrogation du statut)",
+    description: "Appelé par l'opérateur à l'adresse donnée à l'initiation, pas par un marchand. Toujours 200, quel que soit le corps ou le jeton.",
+    operationId,
+    security: publicSecurity,
+    response: { 200: received, ...errorResponses('PAYLOAD_TOO_LARGE') },
+  });
+  app.put('/api/v1/callbacks/:operator/:token', { schema: schema('receiveOperatorCallbackPut') }, handler);
+  app.post('/api/v1/callbacks/:operator/:token', { schema: schema('receiveOperatorCallback') }, handler);
 }

@@ -24,14 +24,51 @@ import {
 import { listAudit } from '../../dashboard/audit.ts';
 import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
 import { currencySchema, fr, requiredText, uuidParam } from '../schemas/common.ts';
 import { idParams, pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
+import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS, EXAMPLE_PROFILE, EXAMPLE_TIME, examplePage } from '../schemas/examples.ts';
 import { deleteFeeOverride, listFeeOverrides, setFeeOverride, type FeeOverrideView } from '../../dashboard/fee-overrides.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
-const noContent = z.undefined().describe('Aucun contenu');
+/** Codes of every administration route: the bearer, and a role other than the route's (403 ACCESS_DENIED). */
+const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
+const STAFF = { ...EXAMPLE_PROFILE, id: EXAMPLE_IDS.staff, fullName: 'Paul Essomba', email: 'paul@kolo.example.cm', role: 'SUPPORT' as const, phone: null, country: null };
+const PROVIDER = {
+  id: EXAMPLE_IDS.provider,
+  code: 'MTN_MOMO_CM',
+  name: 'MTN Mobile Money Cameroun',
+  operator: 'MTN_MOMO',
+  type: 'MOBILE_MONEY',
+  country: 'CM',
+  currency: 'XAF',
+  feePercentage: 1.5,
+  feeFixed: 0,
+  payOutFeePercentage: 0,
+  payOutFeeFixed: 0,
+  settlementDelaySeconds: 0,
+  minAmount: 100,
+  maxAmount: 1000000,
+  pendingTimeoutSeconds: 900,
+  active: true,
+  createdAt: EXAMPLE_TIME,
+  updatedAt: EXAMPLE_TIME,
+};
+const FEE = { providerCode: 'MTN_MOMO_CM', direction: 'PAY_IN' as const, feePercentage: 1.25, feeFixed: 0, updatedAt: EXAMPLE_TIME };
+const AUDIT = {
+  id: 5,
+  actorId: EXAMPLE_IDS.merchant,
+  actorRole: 'MERCHANT',
+  action: 'FUND_COLLECTION_CREATED',
+  targetType: 'FUND_COLLECTION',
+  targetId: EXAMPLE_IDS.collection,
+  clientIp: '203.0.113.7',
+  requestId: '72ce107b-2171-44b5-b986-42bd6ca8e0ec',
+  before: null,
+  after: { slug: 'cotisation-6eac9b55', title: 'Cotisation de novembre', applicationId: EXAMPLE_IDS.application },
+  createdAt: EXAMPLE_TIME,
+};
 
 /** Largest fixed fee or amount accepted in a setting (base units): far below 2^53. */
 const MONEY_MAX = 1_000_000_000_000;
@@ -127,13 +164,13 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Lister les marchands (page)',
+        operationId: 'adminListMerchants', summary: 'Lister les marchands (page)',
         security,
         querystring: pageQuery.extend({
           status: z.enum(ACCOUNT_STATUSES).optional(),
           search: z.string().trim().min(1).max(100).optional().describe("Partie de l'e-mail ou du nom, sans casse"),
         }),
-        response: { 200: envelopeOf(pageOf(profileData)), ...errors },
+        response: { 200: success(pageOf(profileData), 'Une page de marchands', { message: 'Marchands récupérés.', data: examplePage(EXAMPLE_PROFILE) }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER') },
       },
       onRequest: staffRead,
     },
@@ -146,14 +183,14 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
 
   r.get(
     '/api/v1/admin/merchants/:id',
-    { schema: { tags, summary: 'Lire un marchand', security, params: idParams, response: { 200: envelopeOf(profileData), ...errors } }, onRequest: staffRead },
+    { schema: { tags, operationId: 'adminGetMerchant', summary: 'Lire un marchand', security, params: idParams, response: { 200: success(profileData, 'Le marchand', { message: 'Marchand récupéré.', data: EXAMPLE_PROFILE }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') } }, onRequest: staffRead },
     async (request) => ok(profileOut(profileView(await accountWithRole(services.db, request.params.id, ['MERCHANT']))), 'Marchand récupéré.', now()),
   );
 
   r.get(
     '/api/v1/admin/merchants/:id/overview',
     {
-      schema: { tags, summary: "Vue d'ensemble d'un marchand", security, params: idParams, response: { 200: envelopeOf(overviewData), ...errors } },
+      schema: { tags, operationId: 'adminGetMerchantOverview', summary: "Vue d'ensemble d'un marchand", security, params: idParams, response: { 200: success(overviewData, 'Le marchand, ses applications et ses transactions par statut', { message: "Vue d'ensemble récupérée.", data: { merchant: EXAMPLE_PROFILE, applicationCount: 1, transactionCount: 12, transactionsByStatus: { SUCCESS: { count: 9, volume: 45000 }, FAILED: { count: 3, volume: 15000 } } } }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') } },
       onRequest: staffRead,
     },
     async (request) => {
@@ -167,11 +204,11 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Changer le statut d'un marchand (ferme ses sessions sauf ACTIVE)",
+        operationId: 'adminSetMerchantStatus', summary: "Changer le statut d'un marchand (ferme ses sessions sauf ACTIVE)",
         security,
         params: idParams,
-        body: z.object({ status: z.enum(ACCOUNT_STATUSES) }),
-        response: { 200: envelopeOf(profileData), ...errors },
+        body: z.object({ status: z.enum(ACCOUNT_STATUSES) }).meta({ examples: [{ status: 'SUSPENDED' }] }),
+        response: { 200: success(profileData, 'Le marchand, avec son nouveau statut', { message: 'Statut du marchand mis à jour.', data: { ...EXAMPLE_PROFILE, status: 'SUSPENDED' as const } }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') },
       },
       onRequest: adminOnly,
     },
@@ -187,11 +224,11 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Changer le niveau KYC d'un marchand",
+        operationId: 'adminSetMerchantKyc', summary: "Changer le niveau KYC d'un marchand",
         security,
         params: idParams,
-        body: z.object({ kycLevel: z.enum(KYC_LEVELS) }),
-        response: { 200: envelopeOf(profileData), ...errors },
+        body: z.object({ kycLevel: z.enum(KYC_LEVELS) }).meta({ examples: [{ kycLevel: 'BASIC' }] }),
+        response: { 200: success(profileData, 'Le marchand, avec son nouveau niveau KYC', { message: 'Niveau KYC mis à jour.', data: { ...EXAMPLE_PROFILE, kycLevel: 'BASIC' } }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') },
       },
       onRequest: adminOnly,
     },
@@ -205,7 +242,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.get(
     '/api/v1/admin/staff',
     {
-      schema: { tags, summary: 'Lister le personnel (page)', security, querystring: pageQuery, response: { 200: envelopeOf(pageOf(profileData)), ...errors } },
+      schema: { tags, operationId: 'adminListStaff', summary: 'Lister le personnel (page)', security, querystring: pageQuery, response: { 200: success(pageOf(profileData), 'Une page du personnel', { message: 'Personnel récupéré.', data: examplePage(STAFF) }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER') } },
       onRequest: adminOnly,
     },
     async (request) => {
@@ -220,7 +257,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Créer un compte ADMIN ou SUPPORT',
+        operationId: 'adminCreateStaff', summary: 'Créer un compte ADMIN ou SUPPORT',
         security,
         body: z.object({
           fullName: requiredText(255),
@@ -228,8 +265,8 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
           password: z.string().min(12).max(128),
           role: z.enum(['ADMIN', 'SUPPORT']),
           phone: z.string().max(30).nullish().transform((v) => v ?? undefined),
-        }),
-        response: { 201: envelopeOf(profileData), ...errors },
+        }).meta({ examples: [{ fullName: 'Paul Essomba', email: 'paul@kolo.example.cm', password: 'Mot-de-passe-support-42', role: 'SUPPORT' }] }),
+        response: { 201: success(profileData, 'Le compte créé', { message: 'Compte du personnel créé.', data: STAFF }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'EMAIL_ALREADY_EXISTS') },
       },
       onRequest: adminOnly,
     },
@@ -244,11 +281,11 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Suspendre ou réactiver un membre du personnel",
+        operationId: 'adminSetStaffStatus', summary: "Suspendre ou réactiver un membre du personnel",
         security,
         params: idParams,
-        body: z.object({ status: z.enum(['ACTIVE', 'SUSPENDED']) }),
-        response: { 200: envelopeOf(profileData), ...errors },
+        body: z.object({ status: z.enum(['ACTIVE', 'SUSPENDED']) }).meta({ examples: [{ status: 'SUSPENDED' }] }),
+        response: { 200: success(profileData, 'Le compte, avec son nouveau statut', { message: 'Statut mis à jour.', data: { ...STAFF, status: 'SUSPENDED' } }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') },
       },
       onRequest: adminOnly,
     },
@@ -262,7 +299,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.delete(
     '/api/v1/admin/staff/:id',
     {
-      schema: { tags, summary: 'Supprimer un membre du personnel (204)', security, params: idParams, response: { 204: noContent, ...errors } },
+      schema: { tags, operationId: 'adminDeleteStaff', summary: 'Supprimer un membre du personnel (204)', security, params: idParams, response: { 204: noContent, ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') } },
       onRequest: adminOnly,
     },
     async (request, reply) => {
@@ -285,7 +322,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.get(
     '/api/v1/admin/merchants/:id/fees',
     {
-      schema: { tags, summary: "Frais propres d'un marchand", security, params: idParams, response: { 200: envelopeOf(z.array(feeOverrideData)), ...errors } },
+      schema: { tags, operationId: 'adminListMerchantFees', summary: "Frais propres d'un marchand", security, params: idParams, response: { 200: success(z.array(feeOverrideData), 'Les frais propres du marchand', { message: 'Frais récupérés.', data: [FEE] }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND') } },
       onRequest: staffRead,
     },
     async (request) => {
@@ -299,7 +336,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Fixer les frais propres d'un marchand sur un moyen de paiement et un sens",
+        operationId: 'adminPutMerchantFees', summary: "Fixer les frais propres d'un marchand sur un moyen de paiement et un sens",
         security,
         params: idParams,
         body: z.object({
@@ -307,8 +344,8 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
           direction: z.enum(['PAY_IN', 'PAY_OUT']),
           feePercentage,
           feeFixed: z.number().int().min(0).max(MONEY_MAX),
-        }),
-        response: { 200: envelopeOf(feeOverrideData), ...errors },
+        }).meta({ examples: [{ providerCode: 'MTN_MOMO_CM', direction: 'PAY_IN', feePercentage: 1.25, feeFixed: 0 }] }),
+        response: { 200: success(feeOverrideData, 'Les frais enregistrés', { message: 'Frais enregistrés.', data: FEE }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND', 'PROVIDER_NOT_FOUND') },
       },
       onRequest: adminOnly,
     },
@@ -323,10 +360,10 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
+        operationId: 'adminDeleteMerchantFee', summary: "Supprimer des frais propres (les frais du moyen de paiement s'appliquent)",
         security,
         params: z.object({ id: uuidParam, providerCode: z.string().max(64), direction: z.enum(['PAY_IN', 'PAY_OUT']) }),
-        response: { 204: noContent, ...errors },
+        response: { 204: noContent, ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'USER_NOT_FOUND', 'RESOURCE_NOT_FOUND') },
       },
       onRequest: adminOnly,
     },
@@ -339,14 +376,14 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
 
   r.get(
     '/api/v1/admin/providers',
-    { schema: { tags, summary: 'Lister les moyens de paiement', security, response: { 200: envelopeOf(z.array(providerData)), ...errors } }, onRequest: staffRead },
+    { schema: { tags, operationId: 'adminListProviders', summary: 'Lister les moyens de paiement', security, response: { 200: success(z.array(providerData), 'Les moyens de paiement', { message: 'Moyens de paiement récupérés.', data: [PROVIDER] }), ...errorResponses(...STAFF_ERRORS) } }, onRequest: staffRead },
     async () => ok((await listProviders(services.db)).map(providerOut), 'Moyens de paiement récupérés.', now()),
   );
 
   r.post(
     '/api/v1/admin/providers',
     {
-      schema: { tags, summary: 'Créer un moyen de paiement', security, body: providerRequest, response: { 201: envelopeOf(providerData), ...errors } },
+      schema: { tags, operationId: 'adminCreateProvider', summary: 'Créer un moyen de paiement', security, body: providerRequest.meta({ examples: [{ code: 'AIRTEL_MONEY_CM', name: 'Airtel Money Cameroun', operator: 'AIRTEL_MONEY', type: 'MOBILE_MONEY', country: 'CM', currency: 'XAF', feePercentage: 1.5, feeFixed: 0, minAmount: 100, maxAmount: 1000000 }] }), response: { 201: success(providerData, 'Le moyen de paiement créé', { message: 'Moyen de paiement créé.', data: PROVIDER }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'PROVIDER_ALREADY_EXISTS') } },
       onRequest: adminOnly,
     },
     async (request, reply) => {
@@ -360,11 +397,13 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Modifier un moyen de paiement (limites, frais, état)',
+        operationId: 'adminUpdateProvider', summary: 'Modifier un moyen de paiement (limites, frais, état)',
         security,
         params: idParams,
-        body: providerRequest.partial({ code: true }),
-        response: { 200: envelopeOf(providerData), ...errors },
+        body: providerRequest.partial({ code: true }).meta({
+          examples: [{ name: 'MTN Mobile Money Cameroun', country: 'CM', currency: 'XAF', feePercentage: 1.25, minAmount: 100, maxAmount: 2000000 }],
+        }),
+        response: { 200: success(providerData, 'Le moyen de paiement modifié', { message: 'Moyen de paiement mis à jour.', data: PROVIDER }), ...errorResponses(...BODY_ERRORS, ...STAFF_ERRORS, 'INVALID_PARAMETER', 'PROVIDER_NOT_FOUND', 'PROVIDER_ALREADY_EXISTS') },
       },
       onRequest: adminOnly,
     },
@@ -374,7 +413,7 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.patch(
     '/api/v1/admin/providers/:id/toggle',
     {
-      schema: { tags, summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: envelopeOf(providerData), ...errors } },
+      schema: { tags, operationId: 'adminToggleProvider', summary: 'Activer ou désactiver un moyen de paiement', security, params: idParams, response: { 200: success(providerData, 'Le moyen de paiement, activé ou désactivé', { message: 'Moyen de paiement mis à jour.', data: { ...PROVIDER, active: false } }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER', 'PROVIDER_NOT_FOUND') } },
       onRequest: adminOnly,
     },
     async (request) => ok(providerOut(await toggleProvider(request.services, auditActor(request), request.params.id)), 'Moyen de paiement mis à jour.', now()),
@@ -385,10 +424,10 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Journal d'audit (page, du plus récent au plus ancien)",
+        operationId: 'adminListAuditLog', summary: "Journal d'audit (page, du plus récent au plus ancien)",
         security,
         querystring: pageQuery,
-        response: { 200: envelopeOf(pageOf(auditData)), ...errors },
+        response: { 200: success(pageOf(auditData), "Une page du journal d'audit", { message: "Journal d'audit récupéré.", data: examplePage(AUDIT) }), ...errorResponses(...STAFF_ERRORS, 'INVALID_PARAMETER') },
       },
       onRequest: adminOnly,
     },

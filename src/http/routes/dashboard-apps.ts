@@ -19,7 +19,9 @@ import {
 import { ApiError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { EXAMPLE_API_KEY, EXAMPLE_API_KEY_VIEW, EXAMPLE_APPLICATION, EXAMPLE_WEBHOOK_SECRET } from '../schemas/examples.ts';
 import {
   apiKeyData,
   apiKeyRequest,
@@ -33,9 +35,9 @@ import {
 import { z } from 'zod';
 import { bearerSecurity } from './dashboard-auth.ts';
 
-/** A 204 answer has no body at all. */
-const noContent = z.undefined().describe('Aucun contenu');
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+/** Codes of a route on one application: its id, and whether this account may see or change it. */
+const APP_ERRORS = ['INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND', 'ACCESS_DENIED'] as const;
+const newKey = { ...EXAMPLE_API_KEY_VIEW, plainTextKey: EXAMPLE_API_KEY, lastUsedAt: null };
 
 function appOut(app: ApplicationView) {
   const { merchantId: _merchantId, ...rest } = app;
@@ -58,7 +60,18 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
 
   r.get(
     '/api/v1/merchants/apps',
-    { schema: { tags, summary: 'Lister mes applications (toutes pour le personnel)', security, response: { 200: envelopeOf(z.array(appData)), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Lister mes applications (toutes pour le personnel)',
+        operationId: 'listApplications',
+        security,
+        response: {
+          200: success(z.array(appData), 'Les applications', { message: 'Applications récupérées.', data: [EXAMPLE_APPLICATION] }),
+          ...errorResponses(...BEARER_ERRORS),
+        },
+      },
+    },
     async (request) => {
       const account = requireAccount(request);
       const list = await listApplications(services.db, account.role === 'MERCHANT' ? account.accountId : null);
@@ -68,7 +81,23 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
 
   r.post(
     '/api/v1/merchants/apps',
-    { schema: { tags, summary: 'Créer une application', security, body: appCreateRequest, response: { 201: envelopeOf(appData), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Créer une application',
+        description: 'La réponse porte le secret de signature des webhooks (plainTextWebhookSecret), affiché cette seule fois.',
+        operationId: 'createApplication',
+        security,
+        body: appCreateRequest,
+        response: {
+          201: success(appData, "L'application créée, avec son secret de webhook", {
+            message: 'Application créée.',
+            data: { ...EXAMPLE_APPLICATION, plainTextWebhookSecret: EXAMPLE_WEBHOOK_SECRET, activeKeyPrefix: null, activeKeyEnvironment: null },
+          }),
+          ...errorResponses(...BODY_ERRORS, ...BEARER_ERRORS, 'ACCESS_DENIED', 'APP_NAME_ALREADY_EXISTS'),
+        },
+      },
+    },
     async (request, reply) => {
       const account = requireAccount(request);
       // Applications belong to a merchant: staff accounts have none of their own.
@@ -80,7 +109,16 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
 
   r.get(
     '/api/v1/merchants/apps/:id',
-    { schema: { tags, summary: 'Lire une application', security, params: appIdParams, response: { 200: envelopeOf(appData), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Lire une application',
+        operationId: 'getApplication',
+        security,
+        params: appIdParams,
+        response: { 200: success(appData, "L'application", { message: 'Application récupérée.', data: EXAMPLE_APPLICATION }), ...errorResponses(...APP_ERRORS) },
+      },
+    },
     async (request) => {
       const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.id, { write: false });
       return ok(appOut(await applicationView(services.db, row)), 'Application récupérée.', now());
@@ -94,9 +132,13 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
         tags,
         summary: 'Modifier une application (tous les champs sauf la devise)',
         security,
+        operationId: 'updateApplication',
         params: appIdParams,
         body: appUpdateRequest,
-        response: { 200: envelopeOf(appData), ...errors },
+        response: {
+          200: success(appData, "L'application modifiée", { message: 'Application mise à jour.', data: EXAMPLE_APPLICATION }),
+          ...errorResponses(...BODY_ERRORS, ...APP_ERRORS, 'APP_NAME_ALREADY_EXISTS', 'APP_ACCESS_DENIED'),
+        },
       },
     },
     async (request) => {
@@ -108,7 +150,16 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
 
   r.delete(
     '/api/v1/merchants/apps/:id',
-    { schema: { tags, summary: 'Supprimer une application (204, sans corps)', security, params: appIdParams, response: { 204: noContent, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Supprimer une application (204, sans corps)',
+        operationId: 'deleteApplication',
+        security,
+        params: appIdParams,
+        response: { 204: noContent, ...errorResponses(...APP_ERRORS) },
+      },
+    },
     async (request, reply) => {
       const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.id, { write: true });
       await deleteDashboardApplication(request.services, row, auditActor(request));
@@ -122,10 +173,15 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       schema: {
         tags: keyTags,
         summary: 'Créer la clé API (409 si une clé est déjà active)',
+        description: 'La clé complète (plainTextKey) n’est rendue que dans cette réponse : seule son empreinte est gardée.',
+        operationId: 'createApiKey',
         security,
         params: appIdKeyParams,
         body: apiKeyRequest,
-        response: { 201: envelopeOf(apiKeyData), ...errors },
+        response: {
+          201: success(apiKeyData, 'La clé, affichée en entier cette seule fois', { message: 'Clé API créée. Conservez-la : elle ne sera plus affichée.', data: newKey }),
+          ...errorResponses(...BODY_ERRORS, ...APP_ERRORS, 'API_KEY_ALREADY_ACTIVE'),
+        },
       },
     },
     async (request, reply) => {
@@ -147,9 +203,13 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       schema: {
         tags: keyTags,
         summary: 'Lister les clés API (les plus récentes d’abord)',
+        operationId: 'listApiKeys',
         security,
         params: appIdKeyParams,
-        response: { 200: envelopeOf(z.array(apiKeyData)), ...errors },
+        response: {
+          200: success(z.array(apiKeyData), 'Les clés, sans leur secret', { message: 'Clés API récupérées.', data: [EXAMPLE_API_KEY_VIEW] }),
+          ...errorResponses(...APP_ERRORS),
+        },
       },
     },
     async (request) => {
@@ -161,7 +221,17 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
   r.get(
     '/api/v1/merchants/apps/:appId/api-keys/active',
     {
-      schema: { tags: keyTags, summary: 'Lire la clé API active', security, params: appIdKeyParams, response: { 200: envelopeOf(apiKeyData), ...errors } },
+      schema: {
+        tags: keyTags,
+        summary: 'Lire la clé API active',
+        operationId: 'getActiveApiKey',
+        security,
+        params: appIdKeyParams,
+        response: {
+          200: success(apiKeyData, 'La clé active, sans son secret', { message: 'Clé API active récupérée.', data: EXAMPLE_API_KEY_VIEW }),
+          ...errorResponses(...APP_ERRORS, 'API_KEY_NOT_FOUND'),
+        },
+      },
     },
     async (request) => {
       const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: false });
@@ -177,10 +247,14 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
       schema: {
         tags: keyTags,
         summary: 'Remplacer la clé API (l’ancienne est refusée immédiatement)',
+        operationId: 'rotateApiKey',
         security,
         params: appIdKeyParams,
         body: apiKeyRequest,
-        response: { 201: envelopeOf(apiKeyData), ...errors },
+        response: {
+          201: success(apiKeyData, 'La nouvelle clé, affichée en entier cette seule fois', { message: 'Nouvelle clé API émise ; l’ancienne est révoquée.', data: newKey }),
+          ...errorResponses(...BODY_ERRORS, ...APP_ERRORS, 'API_KEY_ALREADY_ACTIVE'),
+        },
       },
     },
     async (request, reply) => {
@@ -201,7 +275,14 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
   r.delete(
     '/api/v1/merchants/apps/:appId/api-keys',
     {
-      schema: { tags: keyTags, summary: 'Révoquer la clé API active (204)', security, params: appIdKeyParams, response: { 204: noContent, ...errors } },
+      schema: {
+        tags: keyTags,
+        summary: 'Révoquer la clé API active (204)',
+        operationId: 'revokeApiKey',
+        security,
+        params: appIdKeyParams,
+        response: { 204: noContent, ...errorResponses(...APP_ERRORS, 'API_KEY_NOT_FOUND') },
+      },
     },
     async (request, reply) => {
       const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });

@@ -25,7 +25,9 @@ import { accounts } from '../../db/schema.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, requireAccount } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, bearerSecurity as bearerRequirement, errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
+import { EXAMPLE_ACCESS_TOKEN, EXAMPLE_IDS, EXAMPLE_PROFILE, EXAMPLE_REFRESH_TOKEN } from '../schemas/examples.ts';
 import {
   changePasswordRequest,
   emailOtpRequest,
@@ -42,11 +44,15 @@ import {
   ts,
 } from '../schemas/dashboard.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 429: errorEnvelope };
-const nullData = envelopeOf(z.null());
+/** A success answer without data, with its message. */
+const nullData = (description: string, message: string) => success(z.null(), description, { message, data: null });
 const tags = ['Dashboard : authentification'];
 /** OpenAPI security of bearer-authenticated routes. */
-export const bearerSecurity = [{ bearerAuth: [] }];
+export const bearerSecurity = bearerRequirement;
+const security = publicSecurity;
+const EMAIL = EXAMPLE_PROFILE.email;
+const tokenPair = { accessToken: EXAMPLE_ACCESS_TOKEN, refreshToken: EXAMPLE_REFRESH_TOKEN };
+const meExample = { ...EXAMPLE_PROFILE, serverTimeZone: 'Africa/Douala' };
 
 function profile(row: Parameters<typeof profileView>[0]) {
   const view = profileView(row);
@@ -97,7 +103,19 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/register',
-    { schema: { tags, summary: 'Créer un compte marchand', body: registerRequest, response: { 201: nullData, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Créer un compte marchand',
+        operationId: 'register',
+        security,
+        body: registerRequest,
+        response: {
+          201: nullData('Compte créé ; un code de vérification est envoyé par e-mail (sauf si la vérification est désactivée)', 'Compte créé. Un code de vérification a été envoyé à votre adresse e-mail.'),
+          ...errorResponses(...BODY_ERRORS, 'EMAIL_ALREADY_EXISTS', 'TOO_MANY_REQUESTS'),
+        },
+      },
+    },
     async (request, reply) => {
       const account = await register(request.services, request.body, auditActor(request));
       const message =
@@ -110,7 +128,19 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/verify-email-otp',
-    { schema: { tags, summary: "Vérifier l'adresse e-mail avec le code reçu", body: emailOtpRequest, response: { 200: nullData, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: "Vérifier l'adresse e-mail avec le code reçu",
+        operationId: 'verifyEmail',
+        security,
+        body: emailOtpRequest,
+        response: {
+          200: nullData('Adresse vérifiée', 'Adresse e-mail vérifiée. Vous pouvez vous connecter.'),
+          ...errorResponses(...BODY_ERRORS, 'USER_NOT_FOUND', 'ACCOUNT_ALREADY_VERIFIED', 'OTP_NOT_FOUND', 'OTP_INVALID', 'OTP_EXPIRED', 'TOO_MANY_REQUESTS'),
+        },
+      },
+    },
     async (request) => {
       await verifyEmail(request.services, request.body.email, request.body.otp, auditActor(request));
       return ok(null, 'Adresse e-mail vérifiée. Vous pouvez vous connecter.', now());
@@ -119,7 +149,19 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/resend-verify-email-code',
-    { schema: { tags, summary: 'Renvoyer le code de vérification', body: emailRequest, response: { 200: nullData, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Renvoyer le code de vérification',
+        operationId: 'resendVerificationCode',
+        security,
+        body: emailRequest,
+        response: {
+          200: nullData('Nouveau code envoyé', 'Un nouveau code de vérification a été envoyé.'),
+          ...errorResponses(...BODY_ERRORS, 'USER_NOT_FOUND', 'ACCOUNT_ALREADY_VERIFIED', 'TOO_MANY_REQUESTS'),
+        },
+      },
+    },
     async (request) => {
       await resendVerificationCode(request.services, request.body.email);
       return ok(null, 'Un nouveau code de vérification a été envoyé.', now());
@@ -128,7 +170,26 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/login',
-    { schema: { tags, summary: 'Se connecter', body: loginRequest, response: { 200: envelopeOf(loginData), ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Se connecter',
+        description: `Rend le jeton d'accès (à envoyer en Authorization: Bearer) et le jeton de rafraîchissement, aussi posé en cookie httpOnly \`${REFRESH_COOKIE}\`.`,
+        operationId: 'login',
+        security,
+        body: loginRequest,
+        response: {
+          200: success(loginData, 'Connecté : la paire de jetons et le compte', {
+            message: 'Connexion réussie.',
+            data: {
+              ...tokenPair,
+              user: { accountId: EXAMPLE_IDS.merchant, email: EMAIL, fullName: EXAMPLE_PROFILE.fullName, role: 'MERCHANT', status: 'ACTIVE', kycLevel: 'NONE' },
+            },
+          }),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'EMAIL_NOT_VERIFIED', 'ACCOUNT_NOT_ACTIVE', 'TOO_MANY_REQUESTS'),
+        },
+      },
+    },
     async (request, reply) => {
       const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
       setRefreshCookie(services, reply, result.refreshToken);
@@ -143,8 +204,13 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
         tags,
         summary: 'Échanger un jeton de rafraîchissement (usage unique) contre une nouvelle paire',
         description: `Le jeton est celui du corps, ou à défaut celui du cookie httpOnly \`${REFRESH_COOKIE}\` posé par la connexion (application web) ; le cookie est renouvelé.`,
+        operationId: 'refreshSession',
+        security,
         body: sessionRefreshRequest,
-        response: { 200: envelopeOf(tokenPairData), ...errors },
+        response: {
+          200: success(tokenPairData, 'Une nouvelle paire ; l’ancien jeton de rafraîchissement ne vaut plus', { message: 'Session prolongée.', data: tokenPair }),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_REFRESH_TOKEN', 'COMPROMISED_SESSION', 'EXPIRED_SESSION', 'ACCOUNT_NOT_ACTIVE'),
+        },
       },
     },
     async (request, reply) => {
@@ -161,8 +227,13 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
         tags,
         summary: 'Se déconnecter (ferme la session)',
         description: `Le jeton est celui du corps, ou à défaut celui du cookie \`${REFRESH_COOKIE}\`, qui est effacé.`,
+        operationId: 'logout',
+        security,
         body: sessionRefreshRequest,
-        response: { 200: nullData, ...errors },
+        response: {
+          200: nullData('Session fermée', 'Déconnexion réussie.'),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_REFRESH_TOKEN', 'COMPROMISED_SESSION', 'EXPIRED_SESSION', 'ACCOUNT_NOT_ACTIVE'),
+        },
       },
     },
     async (request, reply) => {
@@ -179,7 +250,20 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/forgot-password',
-    { schema: { tags, summary: 'Demander un code de réinitialisation du mot de passe', body: emailRequest, response: { 200: nullData, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Demander un code de réinitialisation du mot de passe',
+        description: "La même réponse que le compte existe ou non (pour ne pas révéler les adresses inscrites).",
+        operationId: 'forgotPassword',
+        security,
+        body: emailRequest,
+        response: {
+          200: nullData('Code envoyé si le compte existe', 'Si un compte existe pour cette adresse, un code de réinitialisation a été envoyé.'),
+          ...errorResponses(...BODY_ERRORS, 'TOO_MANY_REQUESTS'),
+        },
+      },
+    },
     async (request) => {
       await forgotPassword(request.services, request.body.email);
       return ok(null, 'Si un compte existe pour cette adresse, un code de réinitialisation a été envoyé.', now());
@@ -192,8 +276,16 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
       schema: {
         tags,
         summary: 'Vérifier le code de réinitialisation',
+        operationId: 'verifyResetCode',
+        security,
         body: emailOtpRequest,
-        response: { 200: envelopeOf(resetTokenData), ...errors },
+        response: {
+          200: success(resetTokenData, 'Code valide : le jeton de réinitialisation', {
+            message: 'Code vérifié. Choisissez un nouveau mot de passe.',
+            data: { resetToken: 'rst_0123456789abcdef0123456789abcdef' },
+          }),
+          ...errorResponses(...BODY_ERRORS, 'USER_NOT_FOUND', 'OTP_NOT_FOUND', 'OTP_INVALID', 'OTP_EXPIRED', 'INVALID_RESET_TOKEN', 'TOO_MANY_REQUESTS'),
+        },
       },
     },
     async (request) => {
@@ -204,7 +296,19 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
 
   r.post(
     '/api/v1/auth/reset-password',
-    { schema: { tags, summary: 'Choisir un nouveau mot de passe', body: resetRequest, response: { 200: nullData, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Choisir un nouveau mot de passe',
+        operationId: 'resetPassword',
+        security,
+        body: resetRequest,
+        response: {
+          200: nullData('Mot de passe changé ; les sessions ouvertes sont fermées', 'Mot de passe réinitialisé. Vous pouvez vous connecter.'),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_RESET_TOKEN', 'USER_NOT_FOUND'),
+        },
+      },
+    },
     async (request) => {
       await resetPassword(request.services, request.body.resetToken, request.body.newPassword, auditActor(request));
       return ok(null, 'Mot de passe réinitialisé. Vous pouvez vous connecter.', now());
@@ -221,7 +325,15 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
 
   r.get(
     '/api/v1/merchants/me',
-    { schema: { tags: ptags, summary: 'Mon profil', security: bearerSecurity, response: { 200: envelopeOf(meData), ...errors } } },
+    {
+      schema: {
+        tags: ptags,
+        summary: 'Mon profil',
+        operationId: 'getMyProfile',
+        security: bearerSecurity,
+        response: { 200: success(meData, 'Mon profil', { message: 'Profil récupéré.', data: meExample }), ...errorResponses(...BEARER_ERRORS, 'USER_NOT_FOUND') },
+      },
+    },
     async (request) => {
       const row = await findAccountById(services.db, requireAccount(request).accountId);
       if (!row) throw new ApiError('USER_NOT_FOUND');
@@ -235,9 +347,13 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
       schema: {
         tags: ptags,
         summary: 'Modifier mon profil',
+        operationId: 'updateMyProfile',
         security: bearerSecurity,
         body: profileUpdateRequest,
-        response: { 200: envelopeOf(meData), ...errors },
+        response: {
+          200: success(meData, 'Le profil modifié', { message: 'Profil mis à jour.', data: meExample }),
+          ...errorResponses(...BODY_ERRORS, ...BEARER_ERRORS, 'USER_NOT_FOUND'),
+        },
       },
     },
     async (request) => {
@@ -274,9 +390,13 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
       schema: {
         tags: ptags,
         summary: 'Changer mon mot de passe (ferme mes autres sessions)',
+        operationId: 'changeMyPassword',
         security: bearerSecurity,
         body: changePasswordRequest,
-        response: { 200: nullData, ...errors },
+        response: {
+          200: nullData('Mot de passe changé', 'Mot de passe modifié.'),
+          ...errorResponses(...BODY_ERRORS, ...BEARER_ERRORS, 'INVALID_CREDENTIALS', 'USER_NOT_FOUND', 'TOO_MANY_REQUESTS'),
+        },
       },
     },
     async (request) => {

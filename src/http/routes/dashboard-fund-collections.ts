@@ -25,7 +25,9 @@ import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { changedFields, recordAudit } from '../../dashboard/audit.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { EXAMPLE_COLLECTION } from '../schemas/examples.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { idParams, ts } from '../schemas/dashboard.ts';
 import {
@@ -38,8 +40,8 @@ import {
 } from '../schemas/fund-collections.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
-const noContent = z.undefined().describe('Aucun contenu');
+/** Codes of a route on one collection: its id, and whether this account may see or change it. */
+const COLLECTION_ERRORS = ['INVALID_PARAMETER', ...BEARER_ERRORS, 'COLLECTION_NOT_FOUND', 'ACCESS_DENIED'] as const;
 /** Fields a PATCH may change (what the audit log compares). */
 const EDITABLE_FIELDS = ['title', 'description', 'coverImageUrl', 'isAmountFixed', 'amount', 'expiresAt', 'collectCustomerInfo', 'thankYouMessage'] as const;
 
@@ -78,12 +80,12 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Créer une collecte',
+        operationId: 'createFundCollection', summary: 'Créer une collecte',
         description: 'Une page publique `/collect/{slug}` où chacun paie, montant fixe ou libre. Codes : APP_NOT_FOUND, CURRENCY_MISMATCH, AMOUNT_REQUIRED_FOR_FIXED.',
         security,
         params: z.object({ applicationId: uuidParam }),
         body: createCollectionRequest,
-        response: { 201: envelopeOf(collectionData), ...errors },
+        response: { 201: success(collectionData, 'La collecte créée, avec son adresse publique', { message: 'Collecte créée.', data: EXAMPLE_COLLECTION }), ...errorResponses(...BODY_ERRORS, 'INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'APP_NOT_FOUND', 'CURRENCY_MISMATCH', 'AMOUNT_REQUIRED_FOR_FIXED') },
       },
     },
     async (request, reply) => {
@@ -101,13 +103,13 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Mes collectes',
+        operationId: 'listFundCollections', summary: 'Mes collectes',
         description:
           'Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). ' +
           'Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
         security,
         querystring: collectionListQuery,
-        response: { 200: envelopeOf(collectionList), ...errors },
+        response: { 200: success(collectionList, 'Les collectes de la page', { message: 'Collectes récupérées.', data: [EXAMPLE_COLLECTION] }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -121,7 +123,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
 
   r.get(
     '/api/v1/merchants/fund-collections/:id',
-    { schema: { tags, summary: 'Une collecte', security, params: idParams, response: { 200: envelopeOf(collectionData), ...errors } } },
+    { schema: { tags, operationId: 'getFundCollection', summary: 'Une collecte', security, params: idParams, response: { 200: success(collectionData, 'La collecte', { message: 'Collecte récupérée.', data: EXAMPLE_COLLECTION }), ...errorResponses(...COLLECTION_ERRORS) } } },
     async (request) => {
       const found = await findFundCollection(services.db, viewerOf(request), request.params.id, { write: false });
       const view = collectionView(found.row, found.applicationName, services.config.publicBaseUrl, now());
@@ -134,12 +136,12 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Modifier une collecte',
+        operationId: 'updateFundCollection', summary: 'Modifier une collecte',
         description: 'Collecte ACTIVE seulement (409 COLLECTION_NOT_EDITABLE sinon). `removeExpiresAt: true` retire la date de fin.',
         security,
         params: idParams,
         body: updateCollectionRequest,
-        response: { 200: envelopeOf(collectionData), ...errors },
+        response: { 200: success(collectionData, 'La collecte modifiée', { message: 'Collecte mise à jour.', data: EXAMPLE_COLLECTION }), ...errorResponses(...BODY_ERRORS, ...COLLECTION_ERRORS, 'COLLECTION_NOT_EDITABLE', 'AMOUNT_REQUIRED_FOR_FIXED') },
       },
     },
     async (request) => {
@@ -157,11 +159,11 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Fermer une collecte',
+        operationId: 'closeFundCollection', summary: 'Fermer une collecte',
         description: 'ACTIVE → CLOSED ; 409 COLLECTION_ALREADY_CLOSED si elle est déjà fermée ou expirée.',
         security,
         params: idParams,
-        response: { 200: envelopeOf(collectionData), ...errors },
+        response: { 200: success(collectionData, "La collecte fermée : elle n'accepte plus de paiements", { message: 'Collecte fermée.', data: { ...EXAMPLE_COLLECTION, status: 'CLOSED' as const } }), ...errorResponses(...COLLECTION_ERRORS, 'COLLECTION_ALREADY_CLOSED') },
       },
     },
     async (request) => {
@@ -177,12 +179,12 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Rouvrir une collecte',
+        operationId: 'reopenFundCollection', summary: 'Rouvrir une collecte',
         description: 'CLOSED ou EXPIRED → ACTIVE ; 409 COLLECTION_NOT_CLOSED si elle est ouverte. Une collecte expirée demande une nouvelle date `expiresAt` future (ou `removeExpiresAt`).',
         security,
         params: idParams,
         body: reopenCollectionRequest,
-        response: { 200: envelopeOf(collectionData), ...errors },
+        response: { 200: success(collectionData, 'La collecte rouverte', { message: 'Collecte rouverte.', data: EXAMPLE_COLLECTION }), ...errorResponses(...BODY_ERRORS, ...COLLECTION_ERRORS, 'COLLECTION_NOT_CLOSED') },
       },
     },
     async (request) => {
@@ -198,11 +200,11 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     {
       schema: {
         tags,
-        summary: 'Supprimer une collecte',
+        operationId: 'deleteFundCollection', summary: 'Supprimer une collecte',
         description: 'Définitif : la page refuse les paiements, la collecte répond 404 ensuite. Ses paiements restent dans les transactions.',
         security,
         params: idParams,
-        response: { 204: noContent, ...errors },
+        response: { 204: noContent, ...errorResponses(...COLLECTION_ERRORS, 'COLLECTION_NOT_EDITABLE') },
       },
     },
     async (request, reply) => {

@@ -19,20 +19,33 @@ import type { Services } from '../../services.ts';
 import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { applications } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS, EXAMPLE_TRANSACTION_ITEM } from '../schemas/examples.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, dashboardSummaryQuery, refundData } from '../schemas/money.ts';
 import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
-import { transferData, transferRequest } from '../schemas/payments.ts';
+import { TRANSFER_EXAMPLE, transferData, transferRequest } from '../schemas/payments.ts';
 import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
 import { currencySchema, requiredText } from '../schemas/common.ts';
 import { idempotencyHeader } from './payments.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+/** Codes of a transfer (or its fee) from one of my applications: the application, the rail and its limits. */
+const TRANSFER_ERRORS = [
+  'INVALID_PARAMETER',
+  ...BEARER_ERRORS,
+  'ACCESS_DENIED',
+  'APP_NOT_FOUND',
+  'APP_ACCESS_DENIED',
+  'PROVIDER_NOT_FOUND',
+  'CURRENCY_MISMATCH',
+  'AMOUNT_BELOW_MINIMUM',
+  'AMOUNT_ABOVE_MAXIMUM',
+] as const;
 
 /** Registers the balance, dashboard summary and refund routes. */
 export async function dashboardMoneyRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -45,10 +58,10 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Mes soldes par devise (issus du grand livre)',
+        operationId: 'listBalances', summary: 'Mes soldes par devise (issus du grand livre)',
         security: bearerSecurity,
         querystring: balanceQuery,
-        response: { 200: envelopeOf(z.array(balanceLine)), ...errors },
+        response: { 200: success(z.array(balanceLine), 'Un solde par devise (unités de base)', { message: 'Soldes récupérés.', data: [{ availableAmount: 990000, pendingAmount: 4925, reservedAmount: 10000, currency: 'XAF' }] }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -64,10 +77,10 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
+        operationId: 'getDashboardSummary', summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
         security: bearerSecurity,
         querystring: dashboardSummaryQuery,
-        response: { 200: envelopeOf(dashboardSummaryData), ...errors },
+        response: { 200: success(dashboardSummaryData, 'Soldes, volume et transactions du jour', { message: 'Tableau de bord récupéré.', data: { availableBalance: 990000, pendingBalance: 4925, currency: 'XAF', dailyVolume: 5000, todayTransactionCount: 1, todayTransactions: [EXAMPLE_TRANSACTION_ITEM], lastFiveTransactions: [EXAMPLE_TRANSACTION_ITEM] } }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -95,11 +108,11 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund)",
+        operationId: 'refundMerchantPayment', summary: "Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund)",
         security: bearerSecurity,
         params: z.object({ reference: z.string().max(64) }),
         body: dashboardRefundRequest,
-        response: { 201: envelopeOf(refundData), ...errors, 409: errorEnvelope },
+        response: { 201: success(refundData, 'Remboursement initié (un virement PENDING vers le payeur)', { message: 'Remboursement initié.', data: { reference: EXAMPLE_IDS.refund, paymentReference: EXAMPLE_IDS.payIn, status: 'PENDING', amount: 1000, feeAmount: 0, currency: 'XAF', reason: 'Article retourné' } }), ...errorResponses(...BODY_ERRORS, 'INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'TRANSACTION_NOT_FOUND', 'REFUND_NOT_ALLOWED', 'REFUND_AMOUNT_EXCEEDED', 'PROVIDER_NOT_FOUND', 'AMOUNT_BELOW_MINIMUM', 'AMOUNT_ABOVE_MAXIMUM', 'INSUFFICIENT_BALANCE') },
       },
     },
     async (request, reply) => {
@@ -125,7 +138,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
+        operationId: 'getTransferFee', summary: "Frais d'un virement depuis l'une de mes applications, avant de l'envoyer",
         description:
           'Les frais que POST …/transfer prendrait maintenant pour ce montant et ce moyen de paiement (mes frais si un ' +
           'administrateur les a fixés, sinon ceux du moyen de paiement), après les mêmes contrôles (devise, moyen de ' +
@@ -139,7 +152,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
           environment: dashboardEnvironmentQuery,
         }),
         response: {
-          200: envelopeOf(
+          200: success(
             z.object({
               amount: z.number(),
               feeAmount: z.number(),
@@ -147,8 +160,8 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
               currency: z.string(),
               paymentMethod: z.string(),
             }),
-          ),
-          ...errors,
+            'Les frais du virement', { message: 'Frais calculés.', data: { amount: 10000, feeAmount: 0, totalAmount: 10000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM' } }),
+          ...errorResponses(...TRANSFER_ERRORS),
         },
       },
     },
@@ -166,7 +179,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
+        operationId: 'createDashboardTransfer', summary: "Envoyer un virement depuis l'une de mes applications (comme POST /api/v1/pay-out/transfer)",
         description:
           'Mêmes champs, contrôles, frais et réservation sur le solde disponible que le virement de l’API marchand ; ' +
           "l'environnement est celui du tableau de bord (environment, sinon celui par défaut). En-tête facultatif " +
@@ -174,8 +187,8 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
           'renvoyer à l’opérateur. 400 INSUFFICIENT_BALANCE quand le solde disponible ne couvre pas montant et frais.',
         security: bearerSecurity,
         params: appIdKeyParams,
-        body: transferRequest.extend({ environment: dashboardEnvironmentQuery }),
-        response: { 201: envelopeOf(transferData), ...errors, 409: errorEnvelope },
+        body: transferRequest.extend({ environment: dashboardEnvironmentQuery }).meta({ examples: [{ ...TRANSFER_EXAMPLE, environment: 'TEST' }] }),
+        response: { 201: success(transferData, 'Virement initié (PENDING)', { message: 'Virement initié.', data: { reference: EXAMPLE_IDS.payOut, status: 'PENDING', amount: 10000, currency: 'XAF', description: 'Salaire novembre', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000002', beneficiaryName: 'Jean Mbarga', beneficiaryEmail: 'jean@example.cm' } }), ...errorResponses(...BODY_ERRORS, ...TRANSFER_ERRORS, 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REUSED') },
       },
     },
     async (request, reply) => {
@@ -198,10 +211,10 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Réglages d'argent d'une application (succès tardifs)",
+        operationId: 'getMoneySettings', summary: "Réglages d'argent d'une application (succès tardifs)",
         security: bearerSecurity,
         params: appIdKeyParams,
-        response: { 200: envelopeOf(moneySettings), ...errors },
+        response: { 200: success(moneySettings, "Les réglages d'argent", { message: 'Réglages récupérés.', data: { lateSuccessPolicy: 'REFUND' as const } }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -215,11 +228,11 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        summary: "Modifier les réglages d'argent d'une application",
+        operationId: 'putMoneySettings', summary: "Modifier les réglages d'argent d'une application",
         security: bearerSecurity,
         params: appIdKeyParams,
-        body: moneySettings,
-        response: { 200: envelopeOf(moneySettings), ...errors },
+        body: moneySettings.meta({ examples: [{ lateSuccessPolicy: 'KEEP' }] }),
+        response: { 200: success(moneySettings, 'Les réglages enregistrés', { message: 'Réglages enregistrés.', data: { lateSuccessPolicy: 'REFUND' as const } }), ...errorResponses(...BODY_ERRORS, 'INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND', 'ACCESS_DENIED') },
       },
     },
     async (request) => {

@@ -11,10 +11,11 @@ import { adminStatsOverview, publicStats, type PublicStats } from '../../dashboa
 import { ApiError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { adminStatsData, adminStatsQuery, publicStatsData } from '../schemas/transactions.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
+import { BEARER_ERRORS, errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
 
 /** How long the public counters are reused (ms). */
 const PUBLIC_STATS_TTL_MS = 60_000;
@@ -32,10 +33,26 @@ export async function dashboardStatsRoutes(app: FastifyInstance, services: Servi
       {
         schema: {
           tags: ['Administration'],
-          summary: 'Statistiques de la plateforme sur une période (30 derniers jours par défaut)',
+          operationId: 'getPlatformStats', summary: 'Statistiques de la plateforme sur une période (30 derniers jours par défaut)',
           security,
           querystring: adminStatsQuery,
-          response: { 200: envelopeOf(adminStatsData), 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope },
+          response: {
+            200: success(adminStatsData, 'Les statistiques de la période', {
+              message: 'Statistiques récupérées.',
+              data: {
+                from: '2026-10-21T10:00:00.000',
+                to: '2026-11-20T10:00:00.000',
+                environment: 'LIVE',
+                merchants: { total: 42, active: 40, newInPeriod: 5 },
+                transactions: { count: 1250, successCount: 1100, failedCount: 140, pendingCount: 10, successRate: 0.887 },
+                volumes: [{ currency: 'XAF', payInVolume: 6250000, payOutVolume: 2100000 }],
+                byRail: [
+                  { provider: 'MTN_MOMO_CM', currency: 'XAF', count: 800, successCount: 720, failedCount: 75, pendingCount: 5, successRate: 0.906, volume: 4000000 },
+                ],
+              },
+            }),
+            ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED'),
+          },
         },
         onRequest: async (request) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT'),
       },
@@ -58,8 +75,15 @@ export async function dashboardStatsRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getPublicStats',
         summary: 'Compteurs publics : marchands actifs, transactions LIVE réussies, moyens de paiement actifs',
-        response: { 200: envelopeOf(publicStatsData) },
+        security: publicSecurity,
+        response: {
+          200: success(publicStatsData, 'Les compteurs (mis en cache quelques minutes)', {
+            message: 'Statistiques récupérées.',
+            data: { merchantCount: 42, transactionCount: 1250, paymentMethodCount: 14 },
+          }),
+        },
       },
     },
     async () => {

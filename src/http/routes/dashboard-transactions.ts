@@ -38,7 +38,7 @@ import { checkTransactionNow, STATUS_CHECK_INTERVAL_MS } from '../../dashboard/s
 import { oldestApplicationCurrency } from '../../accounts/applications.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { pageOf, toPage, ts } from '../schemas/dashboard.ts';
 import {
@@ -55,8 +55,31 @@ import {
   transactionStatsData,
 } from '../schemas/transactions.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
+import { BEARER_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS, EXAMPLE_TIME, EXAMPLE_TRANSACTION_ITEM, examplePage } from '../schemas/examples.ts';
+import { CSV_COLUMNS } from '../../dashboard/transactions-csv.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
+/** Codes of every transaction read: the filters, the bearer, the role, the merchant and the application. */
+const READ_ERRORS = ['INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'USER_NOT_FOUND', 'APP_NOT_FOUND'] as const;
+const detailExample = {
+  ...EXAMPLE_TRANSACTION_ITEM,
+  events: [
+    { id: 2, fromStatus: null, toStatus: 'PENDING', cause: 'CREATED', failureCode: null, detail: null, createdAt: EXAMPLE_TIME },
+    { id: 3, fromStatus: 'PENDING', toStatus: 'SUCCESS', cause: 'STATUS_QUERY', failureCode: null, detail: null, createdAt: '2026-11-20T10:00:03.000' },
+  ],
+};
+/** The CSV export's first lines (header, then one transaction). */
+const CSV_EXAMPLE =
+  `${CSV_COLUMNS.join(',')}\r\n` +
+  `${EXAMPLE_IDS.transaction},${EXAMPLE_IDS.payIn},CMD-43,CHARGE,PAY_IN,TEST,SUCCESS,5000,75,4925,0,XAF,MTN_MOMO_CM,237677000001,Awa Ngono,awa@example.cm,Commande 43,Boutique Awa,,${EXAMPLE_TIME},2026-11-20T10:00:03.000,2026-11-20T10:00:03.000\r\n`;
+/**
+ * The operationId of `verb` + `noun` in a family: `listDashboardPayIns` for the merchant's own,
+ * `adminListMerchantPayIns` for the administration's (the merchant API has `listTransactions`).
+ */
+const operationIdOf = (family: { prefix: string }, verb: string, noun: string) =>
+  family.prefix.startsWith('/api/v1/admin') ? `admin${verb[0]!.toUpperCase()}${verb.slice(1)}Merchant${noun}` : `${verb}Dashboard${noun}`;
+const NOUNS = { transactions: 'Transactions', 'transactions-in': 'PayIns', 'transactions-out': 'PayOuts' } as const;
+const NOUN = { transactions: 'Transaction', 'transactions-in': 'PayIn', 'transactions-out': 'PayOut' } as const;
 
 /** Serialises a transaction's dates like every dashboard answer. */
 export function transactionOut(t: DashboardTransaction) {
@@ -120,7 +143,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
   const { prefix, tags } = family;
   const hooks = family.onRequest ? { onRequest: family.onRequest } : {};
   const withParams = <T extends Record<string, z.ZodType>>(extra: T) => z.object({ ...family.params, ...extra });
-  const lists: { path: string; direction: Direction | undefined; label: string }[] = [
+  const lists: { path: keyof typeof NOUNS; direction: Direction | undefined; label: string }[] = [
     { path: 'transactions', direction: undefined, label: 'Transactions (paiements par défaut ; direction=PAY_OUT ou ALL)' },
     { path: 'transactions-in', direction: 'PAY_IN', label: 'Paiements reçus (pay-in)' },
     { path: 'transactions-out', direction: 'PAY_OUT', label: 'Virements et retraits (pay-out)' },
@@ -136,10 +159,14 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : page, filtres, du plus récent au plus ancien`,
+          operationId: operationIdOf(family, 'list', NOUNS[list.path]),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: listQuery,
-          response: { 200: envelopeOf(pageOf(transactionItem)), ...errors },
+          response: {
+            200: success(pageOf(transactionItem), 'Une page de transactions', { message: 'Transactions récupérées.', data: examplePage(EXAMPLE_TRANSACTION_ITEM) }),
+            ...errorResponses(...READ_ERRORS),
+          },
         },
         ...hooks,
       },
@@ -157,10 +184,17 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : nombres par statut et volumes (mêmes filtres que la liste)`,
+          operationId: operationIdOf(family, 'get', `${NOUN[list.path]}Stats`),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: filterQuery,
-          response: { 200: envelopeOf(transactionStatsData), ...errors },
+          response: {
+            200: success(transactionStatsData, 'Les compteurs et volumes', {
+              message: 'Statistiques récupérées.',
+              data: { total: 12, successCount: 9, pendingCount: 1, failedCount: 2, cancelledCount: 0, refundedCount: 0, totalVolume: 60000, successVolume: 45000 },
+            }),
+            ...errorResponses(...READ_ERRORS),
+          },
         },
         ...hooks,
       },
@@ -180,10 +214,14 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
           description:
             'text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête ; ' +
             'montants en unités de base. Lu par lots de 500 lignes : la mémoire reste constante quel que soit le nombre de lignes.',
+          operationId: operationIdOf(family, 'export', NOUNS[list.path]),
           security,
           ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
           querystring: filterQuery,
-          response: { 200: z.string().describe('Fichier CSV'), ...errors },
+          response: {
+            200: z.string().meta({ description: 'Fichier CSV (text/csv)', examples: [CSV_EXAMPLE] }),
+            ...errorResponses(...READ_ERRORS),
+          },
         },
         ...hooks,
       },
@@ -206,9 +244,13 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         schema: {
           tags,
           summary: `${list.label} ${family.whose} : une transaction (UUID ou référence) et son historique`,
+          operationId: operationIdOf(family, 'get', NOUN[list.path]),
           security,
           params: withParams(transactionKeyParams.shape),
-          response: { 200: envelopeOf(transactionDetailData), ...errors },
+          response: {
+            200: success(transactionDetailData, 'La transaction et ses changements de statut', { message: 'Transaction récupérée.', data: detailExample }),
+            ...errorResponses(...READ_ERRORS, 'TRANSACTION_NOT_FOUND'),
+          },
         },
         ...hooks,
       },
@@ -231,10 +273,23 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
       schema: {
         tags,
         summary: `Graphique ${family.whose} : nombres et volumes par heure ou par jour (fuseau timeZone, UTC par défaut), par statut, moyen de paiement ou application`,
+        operationId: operationIdOf(family, 'get', 'TransactionChart'),
         security,
         ...(Object.keys(family.params).length > 0 ? { params: withParams({}) } : {}),
         querystring: chartQuery,
-        response: { 200: envelopeOf(chartData), ...errors },
+        response: {
+          200: success(chartData, 'Les séries du graphique', {
+            message: 'Graphique récupéré.',
+            data: {
+              interval: 'LAST_7_DAYS',
+              groupBy: 'STATUS',
+              currency: 'XAF',
+              labels: ['2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'],
+              series: [{ key: 'SUCCESS', counts: [0, 1, 0, 2, 0, 0, 3], volumes: [0, 5000, 0, 12000, 0, 0, 15000] }],
+            },
+          }),
+          ...errorResponses(...READ_ERRORS),
+        },
       },
       ...hooks,
     },
@@ -284,8 +339,30 @@ export async function dashboardTransactionRoutes(app: FastifyInstance, services:
       schema: {
         tags: ['Dashboard : transactions'],
         summary: 'Moyens de paiement actifs utilisables (pour les comptes de retrait), avec mes frais',
+        operationId: 'listMerchantProviders',
         security,
-        response: { 200: envelopeOf(z.array(merchantProviderData)), ...errors },
+        response: {
+          200: success(z.array(merchantProviderData), 'Les moyens de paiement', {
+            message: 'Moyens de paiement récupérés.',
+            data: [
+              {
+                code: 'MTN_MOMO_CM',
+                name: 'MTN Mobile Money Cameroun',
+                type: 'MOBILE_MONEY',
+                country: 'CM',
+                currency: 'XAF',
+                minAmount: 100,
+                maxAmount: 1000000,
+                feePercentage: 1.5,
+                feeFixed: 0,
+                payOutFeePercentage: 0,
+                payOutFeeFixed: 0,
+                environments: ['TEST'],
+              },
+            ],
+          }),
+          ...errorResponses(...BEARER_ERRORS),
+        },
       },
     },
     async (request) => {
@@ -306,9 +383,13 @@ export async function dashboardTransactionRoutes(app: FastifyInstance, services:
           'PENDING. Une transaction déjà terminée est renvoyée telle quelle, sans question. Au plus une vérification par ' +
           `transaction toutes les ${STATUS_CHECK_INTERVAL_MS / 1000} s : 429 TOO_MANY_REQUESTS (avec Retry-After) sinon. ` +
           'Répond la transaction telle qu’elle est après la vérification, avec son historique.',
+        operationId: 'checkTransactionStatus',
         security,
         params: transactionKeyParams,
-        response: { 200: envelopeOf(transactionDetailData), ...errors, 429: errorEnvelope },
+        response: {
+          200: success(transactionDetailData, "La transaction après la réponse de l'opérateur", { message: "Statut demandé à l'opérateur.", data: detailExample }),
+          ...errorResponses(...READ_ERRORS, 'TRANSACTION_NOT_FOUND', 'TOO_MANY_REQUESTS'),
+        },
       },
     },
     async (request) => {

@@ -15,14 +15,37 @@ import { getWebhookSettings, sendTestWebhook, updateWebhookUrl } from '../../web
 import { WEBHOOK_URL_MAX } from '../../webhooks/webhook-url.ts';
 import { recordAudit } from '../../dashboard/audit.ts';
 import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, bearerSecurity, errorResponses, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS, EXAMPLE_WEBHOOK_SECRET } from '../schemas/examples.ts';
 import { testWebhookData, webhookSettingsData } from './webhooks.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 
-const security = [{ bearerAuth: [] }];
+const security = bearerSecurity;
+/** Codes of a route on one application's webhook: its id, and whether this account may see or change it. */
+const APP_ERRORS = ['INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND', 'ACCESS_DENIED'] as const;
+const SETTINGS = {
+  applicationId: EXAMPLE_IDS.application,
+  applicationName: 'Boutique Awa',
+  webhookUrl: 'https://boutique.example.cm/kolo/webhooks',
+  webhookSecretPrefix: 'whsec_01234567...',
+  updatedAt: new Date('2026-11-20T10:00:00.000Z'),
+};
+const SECRET = { ...SETTINGS, plainTextWebhookSecret: EXAMPLE_WEBHOOK_SECRET };
+const DELIVERY = {
+  id: '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182',
+  eventId: 'evt_0123456789abcdef',
+  eventName: 'payment.success',
+  status: 'DELIVERED' as const,
+  httpStatus: 200,
+  attemptCount: 1,
+  nextRetryAt: null,
+  lastError: null,
+  deliveredAt: new Date('2026-11-20T10:00:04.000Z'),
+  createdAt: new Date('2026-11-20T10:00:03.000Z'),
+};
 const tags = ['Dashboard – webhooks'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 502: errorEnvelope };
 const appParams = appIdKeyParams;
 const deliveryParams = appIdKeyParams.extend({ deliveryId: uuidParam });
 
@@ -72,7 +95,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.get(
     base,
-    { schema: { tags, summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
+    { schema: { tags, operationId: 'getAppWebhookSettings', summary: 'Lire la configuration du webhook', security, params: appParams, response: { 200: success(webhookSettingsData, "L'URL et le début du secret de signature", { message: 'Configuration du webhook.', data: SETTINGS }), ...errorResponses(...APP_ERRORS) } } },
     async (request) => ok(await getWebhookSettings(request.services, (await appOf(request, false)).id), 'Configuration du webhook.', services.clock.now()),
   );
 
@@ -81,11 +104,13 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: "Définir (ou effacer avec null) l'URL du webhook",
+        operationId: 'updateAppWebhookUrl', summary: "Définir (ou effacer avec null) l'URL du webhook",
         security,
         params: appParams,
-        body: z.object({ webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).nullable() }),
-        response: { 200: envelopeOf(webhookSettingsData), ...errors },
+        body: z
+          .object({ webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).nullable() })
+          .meta({ examples: [{ webhookUrl: 'https://boutique.example.cm/kolo/webhooks' }] }),
+        response: { 200: success(webhookSettingsData, 'La configuration mise à jour', { message: 'URL du webhook mise à jour.', data: SETTINGS }), ...errorResponses(...BODY_ERRORS, ...APP_ERRORS) },
       },
     },
     async (request) => {
@@ -105,7 +130,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/secret`,
-    { schema: { tags, summary: 'Créer le secret de signature', security, params: appParams, response: { 201: envelopeOf(secretData), ...errors } } },
+    { schema: { tags, operationId: 'createWebhookSecret', summary: 'Créer le secret de signature', security, params: appParams, response: { 201: success(secretData, 'Le secret créé, affiché en entier cette seule fois', { message: 'Secret de webhook créé. Conservez-le : il ne sera plus affiché.', data: SECRET }), ...errorResponses(...APP_ERRORS, 'WEBHOOK_SECRET_ALREADY_EXISTS') } } },
     async (request, reply) => {
       const app = await appOf(request, true);
       const issued = await createWebhookSecret(request.services, app.id);
@@ -117,7 +142,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/rotate`,
-    { schema: { tags, summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: envelopeOf(secretData), ...errors } } },
+    { schema: { tags, operationId: 'rotateWebhookSecret', summary: 'Remplacer le secret (l’ancien signe encore pendant la période de recouvrement)', security, params: appParams, response: { 200: success(secretData, "Le nouveau secret ; l'ancien signe encore pendant la période de recouvrement", { message: `Nouveau secret de webhook créé. L'ancien reste valide ${services.config.webhookSecretOverlapHours} h.`, data: SECRET }), ...errorResponses(...APP_ERRORS, 'WEBHOOK_SECRET_NOT_FOUND') } } },
     async (request) => {
       const app = await appOf(request, true);
       const issued = await rotateWebhookSecret(request.services, app.id);
@@ -129,7 +154,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.delete(
     `${base}/secret`,
-    { schema: { tags, summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().describe('Pas de corps'), ...errors } } },
+    { schema: { tags, operationId: 'deleteWebhookSecret', summary: 'Supprimer le secret (les livraisons ne sont plus signées ; 204 sans corps)', security, params: appParams, response: { 204: z.null().meta({ description: 'Fait ; aucun contenu (204, sans corps).' }), ...errorResponses(...APP_ERRORS, 'WEBHOOK_SECRET_NOT_FOUND') } } },
     async (request, reply) => {
       const app = await appOf(request, true);
       await deleteWebhookSecret(request.services, app.id);
@@ -143,11 +168,13 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: 'Envoyer un événement de test',
+        operationId: 'sendAppTestWebhook', summary: 'Envoyer un événement de test',
         security,
         params: appParams,
-        body: z.object({ data: z.record(z.string(), z.unknown()).nullish() }),
-        response: { 200: envelopeOf(testWebhookData), ...errors },
+        body: z
+          .object({ data: z.record(z.string(), z.unknown()).nullish().describe("Données libres de l'événement de test") })
+          .meta({ examples: [{ data: { commande: 'CMD-42' } }] }),
+        response: { 200: success(testWebhookData, 'Le résultat de la livraison', { message: 'Événement de test livré.', data: { delivered: true, webhookUrl: SETTINGS.webhookUrl, httpStatus: 200, sentAt: new Date('2026-11-20T10:00:00.000Z') } }), ...errorResponses(...BODY_ERRORS, ...APP_ERRORS, 'WEBHOOK_URL_NOT_CONFIGURED', 'WEBHOOK_TEST_FAILED') },
       },
     },
     async (request) => {
@@ -162,11 +189,11 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
     {
       schema: {
         tags,
-        summary: 'Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction)',
+        operationId: 'listWebhookDeliveries', summary: 'Journal des livraisons (plus récentes d’abord ; filtres : statut, référence de transaction)',
         security,
         params: appParams,
         querystring: deliveriesQuery,
-        response: { 200: envelopeOf(deliveriesPage), ...errors },
+        response: { 200: success(deliveriesPage, 'Une page de livraisons', { message: 'Livraisons du webhook.', data: { content: [DELIVERY], totalElements: 1, totalPages: 1, size: 20, number: 0, page: 0, first: true, last: true } }), ...errorResponses(...APP_ERRORS) },
       },
     },
     async (request) => {
@@ -177,7 +204,7 @@ export async function dashboardWebhookRoutes(app: FastifyInstance, services: Ser
 
   r.post(
     `${base}/deliveries/:deliveryId/replay`,
-    { schema: { tags, summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: envelopeOf(deliveryData), ...errors } } },
+    { schema: { tags, operationId: 'replayWebhookDelivery', summary: 'Rejouer une livraison', security, params: deliveryParams, response: { 200: success(deliveryData, 'La livraison, reprogrammée', { message: 'Livraison reprogrammée.', data: { ...DELIVERY, status: 'PENDING', nextRetryAt: new Date('2026-11-20T10:05:00.000Z') } }), ...errorResponses(...APP_ERRORS, 'WEBHOOK_DELIVERY_NOT_FOUND') } } },
     async (request) => {
       const app = await appOf(request, true);
       const replayed = await replayDelivery(request.services, app.id, request.params.deliveryId);

@@ -24,13 +24,35 @@ import { withdrawalAccountViews, type WithdrawalAccountView } from '../../dashbo
 import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';
 import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS, EXAMPLE_TIME } from '../schemas/examples.ts';
 import { amountSchema, currencySchema, optionalText, requiredText, uuidParam } from '../schemas/common.ts';
 import { dashboardEnvironmentQuery, idParams, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity } from './dashboard-auth.ts';
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
-const noContent = z.undefined().describe('Aucun contenu');
+/** Codes of every withdrawal route: the bearer, and staff accounts (which have no money of their own). */
+const MERCHANT_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
+const ACCOUNT = {
+  id: EXAMPLE_IDS.withdrawalAccount,
+  providerCode: 'MTN_MOMO_CM',
+  providerName: 'MTN Mobile Money Cameroun',
+  providerType: 'MOBILE_MONEY',
+  accountNumber: '237677000001',
+  accountName: 'Awa Ngono',
+  isDefault: true,
+  createdAt: EXAMPLE_TIME,
+};
+const CONFIG = {
+  mode: 'THRESHOLD' as const,
+  account: ACCOUNT,
+  thresholdAmount: 100000,
+  period: null,
+  currency: 'XAF',
+  environment: 'TEST' as const,
+  lastTriggeredAt: null,
+  updatedAt: EXAMPLE_TIME,
+};
 const environment = dashboardEnvironmentQuery;
 
 const accountData = z.object({
@@ -103,7 +125,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.get(
     '/api/v1/merchants/withdrawals/accounts',
-    { schema: { tags, summary: 'Mes comptes de retrait', security, response: { 200: envelopeOf(z.array(accountData)), ...errors } } },
+    { schema: { tags, operationId: 'listWithdrawalAccounts', summary: 'Mes comptes de retrait', security, response: { 200: success(z.array(accountData), 'Mes comptes de retrait', { message: 'Comptes de retrait récupérés.', data: [ACCOUNT] }), ...errorResponses(...MERCHANT_ERRORS) } } },
     async (request) => ok(await accountsOut(await listWithdrawalAccounts(services.db, merchantOf(request))), 'Comptes de retrait récupérés.', now()),
   );
 
@@ -112,15 +134,15 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Ajouter un compte de retrait',
+        operationId: 'addWithdrawalAccount', summary: 'Ajouter un compte de retrait',
         security,
         body: z.object({
           providerCode: requiredText(64),
           accountNumber: requiredText(100),
           accountName: requiredText(255),
           isDefault: z.boolean().optional(),
-        }),
-        response: { 201: envelopeOf(accountData), ...errors },
+        }).meta({ examples: [{ providerCode: 'MTN_MOMO_CM', accountNumber: '237677000001', accountName: 'Awa Ngono', isDefault: true }] }),
+        response: { 201: success(accountData, 'Le compte ajouté', { message: 'Compte de retrait ajouté.', data: ACCOUNT }), ...errorResponses(...BODY_ERRORS, ...MERCHANT_ERRORS, 'PROVIDER_NOT_FOUND') },
       },
     },
     async (request, reply) => {
@@ -131,7 +153,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.delete(
     '/api/v1/merchants/withdrawals/accounts/:id',
-    { schema: { tags, summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errors } } },
+    { schema: { tags, operationId: 'deleteWithdrawalAccount', summary: 'Supprimer un compte de retrait', security, params: idParams, response: { 204: noContent, ...errorResponses('INVALID_PARAMETER', ...MERCHANT_ERRORS, 'RESOURCE_NOT_FOUND') } } },
     async (request, reply) => {
       await deleteWithdrawalAccount(request.services, merchantOf(request), request.params.id);
       return reply.code(204).send(undefined);
@@ -140,7 +162,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
 
   r.patch(
     '/api/v1/merchants/withdrawals/accounts/:id/default',
-    { schema: { tags, summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: envelopeOf(accountData), ...errors } } },
+    { schema: { tags, operationId: 'setDefaultWithdrawalAccount', summary: 'Choisir le compte de retrait par défaut', security, params: idParams, response: { 200: success(accountData, 'Le compte, devenu celui par défaut', { message: 'Compte par défaut modifié.', data: ACCOUNT }), ...errorResponses('INVALID_PARAMETER', ...MERCHANT_ERRORS, 'RESOURCE_NOT_FOUND') } } },
     async (request) => {
       const updated = await setDefaultWithdrawalAccount(request.services, merchantOf(request), request.params.id);
       return ok((await accountsOut([updated]))[0]!, 'Compte par défaut modifié.', now());
@@ -152,10 +174,10 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Réglage des retraits automatiques',
+        operationId: 'getWithdrawalConfig', summary: 'Réglage des retraits automatiques',
         security,
         querystring: z.object({ currency: currencySchema.optional() }),
-        response: { 200: envelopeOf(configData), ...errors },
+        response: { 200: success(configData, 'Le réglage (null : aucun, soit MANUAL)', { message: 'Réglage des retraits récupéré.', data: CONFIG }), ...errorResponses('INVALID_PARAMETER', ...MERCHANT_ERRORS) },
       },
     },
     async (request) => ok(await configOut(await getWithdrawalConfig(request.services, merchantOf(request), request.query.currency)), 'Réglage des retraits récupéré.', now()),
@@ -166,7 +188,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Régler les retraits automatiques (MANUAL, INSTANT, THRESHOLD, PERIODIC)',
+        operationId: 'putWithdrawalConfig', summary: 'Régler les retraits automatiques (MANUAL, INSTANT, THRESHOLD, PERIODIC)',
         security,
         body: z.object({
           mode: z.enum(WITHDRAWAL_MODES),
@@ -175,8 +197,8 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
           period: z.enum(WITHDRAWAL_PERIODS).optional(),
           currency: currencySchema.optional(),
           environment,
-        }),
-        response: { 200: envelopeOf(configData), ...errors },
+        }).meta({ examples: [{ mode: 'THRESHOLD', accountId: EXAMPLE_IDS.withdrawalAccount, thresholdAmount: 100000, currency: 'XAF', environment: 'TEST' }] }),
+        response: { 200: success(configData, 'Le réglage enregistré', { message: 'Réglage des retraits enregistré.', data: CONFIG }), ...errorResponses(...BODY_ERRORS, ...MERCHANT_ERRORS, 'RESOURCE_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -191,7 +213,7 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
     {
       schema: {
         tags,
-        summary: 'Retirer vers mon compte (un virement financé par le solde disponible)',
+        operationId: 'withdraw', summary: 'Retirer vers mon compte (un virement financé par le solde disponible)',
         security,
         body: z.object({
           amount: amountSchema,
@@ -203,8 +225,8 @@ export async function dashboardWithdrawalRoutes(app: FastifyInstance, services: 
           merchantReference: optionalText(255),
           applicationId: z.string().uuid().optional().describe("L'application dont le solde est débité (obligatoire si plusieurs dans cette devise)"),
           environment,
-        }),
-        response: { 201: envelopeOf(withdrawData), ...errors },
+        }).meta({ examples: [{ amount: 50000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa Ngono', description: 'Retrait de novembre', environment: 'TEST' }] }),
+        response: { 201: success(withdrawData, 'Le retrait initié (un virement PENDING)', { message: 'Retrait initié.', data: { reference: EXAMPLE_IDS.payOut, status: 'PENDING', amount: 50000, feeAmount: 0, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa Ngono' } }), ...errorResponses(...BODY_ERRORS, ...MERCHANT_ERRORS, 'APP_NOT_FOUND', 'PROVIDER_NOT_FOUND', 'CURRENCY_MISMATCH', 'AMOUNT_BELOW_MINIMUM', 'AMOUNT_ABOVE_MAXIMUM', 'INSUFFICIENT_BALANCE') },
       },
     },
     async (request, reply) => {

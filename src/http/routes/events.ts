@@ -8,11 +8,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { listEvents } from '../../payments/list-events.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { envelopeOf, ok } from '../envelope.ts';
+import { API_KEY_ERRORS, apiKeySecurity, errorResponses } from '../schemas/openapi.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { eventsData, eventsQuery } from '../schemas/events.ts';
 
-const security = [{ apiKey: [] }];
+const security = apiKeySecurity;
 
 /** Example of `GET /api/v1/events` (checked against its schema by test/merchant-api/events.test.ts). */
 export const EVENTS_EXAMPLE = {
@@ -79,8 +80,7 @@ export async function eventRoutes(app: FastifyInstance, services: Services): Pro
         querystring: eventsQuery,
         response: {
           200: envelopeOf(eventsData).meta({ description: 'Une page du flux', example: EVENTS_EXAMPLE }),
-          400: errorEnvelope,
-          401: errorEnvelope,
+          ...errorResponses('INVALID_PARAMETER', ...API_KEY_ERRORS),
         },
       },
     },

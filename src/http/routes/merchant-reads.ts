@@ -8,12 +8,12 @@ import { listTransactions } from '../../payments/list-transactions.ts';
 import { readApplicationBalance } from '../../payments/read-balance.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { envelopeOf, ok } from '../envelope.ts';
+import { API_KEY_ERRORS, apiKeySecurity, errorResponses } from '../schemas/openapi.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { balanceData, transactionsData, transactionsQuery } from '../schemas/merchant-reads.ts';
 
-const security = [{ apiKey: [] }];
-const errors = { 400: errorEnvelope, 401: errorEnvelope };
+const security = apiKeySecurity;
 const EXAMPLE_TIMESTAMP = '2026-11-20T11:00:00.000';
 
 /** Example of `GET /api/v1/balance` (checked against its schema by test/merchant-api/reads.test.ts). */
@@ -106,7 +106,7 @@ export async function merchantReadRoutes(app: FastifyInstance, services: Service
           "Le solde de l'application de la clé API, dans l'environnement de la clé (une clé de test lit le solde de test ; une application de test qui n'a encore rien fait montre son solde de test initial). Montants entiers en unités de base de la devise, lus dans le grand livre.",
         operationId: 'getBalance',
         security,
-        response: { 200: envelopeOf(balanceData).meta({ description: 'Le solde', example: BALANCE_EXAMPLE }), 401: errorEnvelope },
+        response: { 200: envelopeOf(balanceData).meta({ description: 'Le solde', example: BALANCE_EXAMPLE }), ...errorResponses(...API_KEY_ERRORS) },
       },
     },
     async (request) => {
@@ -126,7 +126,10 @@ export async function merchantReadRoutes(app: FastifyInstance, services: Service
         operationId: 'listTransactions',
         security,
         querystring: transactionsQuery,
-        response: { 200: envelopeOf(transactionsData).meta({ description: 'Une page de transactions', example: TRANSACTIONS_EXAMPLE }), ...errors },
+        response: {
+          200: envelopeOf(transactionsData).meta({ description: 'Une page de transactions', example: TRANSACTIONS_EXAMPLE }),
+          ...errorResponses('INVALID_PARAMETER', ...API_KEY_ERRORS),
+        },
       },
     },
     async (request) => {

@@ -14,7 +14,9 @@ import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeyAuthentication, requireApiKeys } from '../api-key-auth.ts';
-import { compiledJsonSerializer, envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { compiledJsonSerializer, ok } from '../envelope.ts';
+import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS } from '../schemas/examples.ts';
 import {
   chargeData,
   chargeRequest,
@@ -23,8 +25,9 @@ import {
   payInStatusData,
   payOutStatusData,
   referenceParams,
+  TRANSFER_EXAMPLE,
   transferData,
-  transferRequest,
+  transferRequestWithExample,
 } from '../schemas/payments.ts';
 
 const IDEMPOTENCY_HEADER_MAX = 100;
@@ -40,8 +43,18 @@ export function idempotencyHeader(request: FastifyRequest): string | undefined {
   return key;
 }
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
-const security = [{ apiKey: [] }];
+const security = apiKeySecurity;
+/** Codes of every payment creation: the rail and its limits, and the idempotency key. */
+const CREATION_ERRORS = [
+  ...BODY_ERRORS,
+  ...API_KEY_ERRORS,
+  'CURRENCY_MISMATCH',
+  'AMOUNT_BELOW_MINIMUM',
+  'AMOUNT_ABOVE_MAXIMUM',
+  'PROVIDER_NOT_FOUND',
+  'IDEMPOTENCY_KEY_REUSED',
+] as const;
+const STATUS_ERRORS = ['INVALID_PARAMETER', ...API_KEY_ERRORS, 'TRANSACTION_NOT_FOUND'] as const;
 
 /** Registers the merchant payment endpoints (spec 4.1–4.5, and the refund of issue 11). */
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -54,9 +67,24 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Pay-in'],
         summary: 'Créer une session de paiement hébergée',
+        description: "Rend l'adresse (paymentUrl, valable 30 minutes) de la page où le client choisit son moyen de paiement et paie ; il revient ensuite à successUrl ou cancelUrl.",
+        operationId: 'createCheckout',
         security,
         body: checkoutRequest,
-        response: { 201: envelopeOf(checkoutData), ...errors },
+        response: {
+          201: success(checkoutData, 'Session créée (PENDING)', {
+            message: 'Session de paiement créée.',
+            data: {
+              reference: 'PI-80E71EA01178',
+              status: 'PENDING',
+              amount: 5000,
+              currency: 'XAF',
+              description: 'Commande 42',
+              paymentUrl: 'https://pay.example.cm/checkout/cs_85920f289591b031132dc69fc1e23dc0',
+            },
+          }),
+          ...errorResponses(...CREATION_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -72,9 +100,27 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Pay-in'],
         summary: 'Débiter directement un compte mobile money',
+        description: "Le payeur confirme sur son téléphone (USSD, STK) ; un moyen à redirection (Wave) rend redirectUrl. Le statut final arrive par webhook et par GET /api/v1/pay-in/check_status/{reference}.",
+        operationId: 'createCharge',
         security,
         body: chargeRequest,
-        response: { 201: envelopeOf(chargeData), ...errors },
+        response: {
+          201: success(chargeData, 'Paiement initié (PENDING)', {
+            message: 'Paiement initié.',
+            data: {
+              reference: EXAMPLE_IDS.payIn,
+              status: 'PENDING',
+              amount: 5000,
+              currency: 'XAF',
+              description: 'Commande 43',
+              paymentMethod: 'MTN_MOMO_CM',
+              payerAccount: '237677000001',
+              payerName: 'Awa Ngono',
+              payerEmail: 'awa@example.cm',
+            },
+          }),
+          ...errorResponses(...CREATION_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -92,9 +138,35 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Pay-in'],
         summary: "Statut d'un paiement",
+        operationId: 'getPayInStatus',
         security,
         params: referenceParams,
-        response: { 200: envelopeOf(payInStatusData), ...errors },
+        response: {
+          200: success(payInStatusData, 'Le paiement, avec ses frais et son identifiant opérateur', {
+            message: 'Statut du paiement récupéré.',
+            data: {
+              reference: EXAMPLE_IDS.payIn,
+              type: 'CHARGE',
+              status: 'SUCCESS',
+              amount: 5000,
+              currency: 'XAF',
+              description: 'Commande 43',
+              paymentMethod: 'MTN_MOMO_CM',
+              payerAccount: '237677000001',
+              payerName: 'Awa Ngono',
+              payerEmail: 'awa@example.cm',
+              paymentUrl: null,
+              failureCode: null,
+              failureReason: null,
+              feeAmount: 75,
+              netAmount: 4925,
+              refundedAmount: 0,
+              operatorTransactionId: 'SBXE902FAF36DC3',
+              lateSuccess: false,
+            },
+          }),
+          ...errorResponses(...STATUS_ERRORS),
+        },
       },
     },
     async (request) => {
@@ -111,9 +183,35 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         summary: 'Rembourser un paiement réussi, en tout ou en partie',
         description:
           "Crée un virement de remboursement vers le compte du payeur, financé par le solde disponible (montant + frais de virement du moyen de paiement). Σ des remboursements ≤ montant du paiement ; remboursé en totalité, le paiement passe à REFUNDED. En-tête Idempotency-Key pris en compte.",
+        operationId: 'refundPayment',
         security,
         body: refundRequest,
-        response: { 201: envelopeOf(refundData), ...errors },
+        response: {
+          201: success(refundData, 'Remboursement initié (un virement PENDING vers le payeur)', {
+            message: 'Remboursement initié.',
+            data: {
+              reference: EXAMPLE_IDS.refund,
+              paymentReference: EXAMPLE_IDS.payIn,
+              status: 'PENDING',
+              amount: 1000,
+              feeAmount: 0,
+              currency: 'XAF',
+              reason: 'Article retourné',
+            },
+          }),
+          ...errorResponses(
+            ...BODY_ERRORS,
+            ...API_KEY_ERRORS,
+            'TRANSACTION_NOT_FOUND',
+            'REFUND_NOT_ALLOWED',
+            'REFUND_AMOUNT_EXCEEDED',
+            'PROVIDER_NOT_FOUND',
+            'AMOUNT_BELOW_MINIMUM',
+            'AMOUNT_ABOVE_MAXIMUM',
+            'INSUFFICIENT_BALANCE',
+            'IDEMPOTENCY_KEY_REUSED',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -129,9 +227,27 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Pay-out'],
         summary: 'Envoyer de l’argent vers un compte mobile money',
+        description: 'Le montant et les frais sont réservés sur le solde disponible de l’application (400 INSUFFICIENT_BALANCE sinon) jusqu’à la réponse définitive de l’opérateur.',
+        operationId: 'createTransfer',
         security,
-        body: transferRequest,
-        response: { 201: envelopeOf(transferData), ...errors },
+        body: transferRequestWithExample,
+        response: {
+          201: success(transferData, 'Virement initié (PENDING)', {
+            message: 'Virement initié.',
+            data: {
+              reference: EXAMPLE_IDS.payOut,
+              status: 'PENDING',
+              amount: TRANSFER_EXAMPLE.amount,
+              currency: 'XAF',
+              description: TRANSFER_EXAMPLE.description,
+              paymentMethod: TRANSFER_EXAMPLE.paymentMethod,
+              beneficiaryAccount: TRANSFER_EXAMPLE.beneficiaryAccount,
+              beneficiaryName: TRANSFER_EXAMPLE.beneficiaryName,
+              beneficiaryEmail: TRANSFER_EXAMPLE.beneficiaryEmail,
+            },
+          }),
+          ...errorResponses(...CREATION_ERRORS, 'INSUFFICIENT_BALANCE'),
+        },
       },
     },
     async (request, reply) => {
@@ -149,9 +265,33 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Pay-out'],
         summary: "Statut d'un virement",
+        operationId: 'getPayOutStatus',
         security,
         params: referenceParams,
-        response: { 200: envelopeOf(payOutStatusData), ...errors },
+        response: {
+          200: success(payOutStatusData, 'Le virement, avec ses frais et le montant encore réservé', {
+            message: 'Statut du virement récupéré.',
+            data: {
+              reference: EXAMPLE_IDS.payOut,
+              status: 'SUCCESS',
+              amount: TRANSFER_EXAMPLE.amount,
+              currency: 'XAF',
+              description: TRANSFER_EXAMPLE.description,
+              paymentMethod: TRANSFER_EXAMPLE.paymentMethod,
+              beneficiaryAccount: TRANSFER_EXAMPLE.beneficiaryAccount,
+              beneficiaryName: TRANSFER_EXAMPLE.beneficiaryName,
+              beneficiaryEmail: TRANSFER_EXAMPLE.beneficiaryEmail,
+              failureCode: null,
+              failureReason: null,
+              feeAmount: 0,
+              netAmount: 10000,
+              operatorTransactionId: 'SBXF9C37E83A362',
+              lateSuccess: false,
+              heldAmount: 0,
+            },
+          }),
+          ...errorResponses(...STATUS_ERRORS),
+        },
       },
     },
     async (request) => {

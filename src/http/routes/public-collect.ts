@@ -17,10 +17,11 @@ import { collectPaths, collectStatusToken, isValidCollectStatusToken } from '../
 import { ApiError } from '../../domain/errors.ts';
 import { findCollectPayment, payFundCollection, refreshCollectPayment } from '../../payments/pay-fund-collection.ts';
 import type { Services } from '../../services.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { BODY_ERRORS, errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS } from '../schemas/examples.ts';
 import { collectConfirmRequest, collectPaymentData, collectStatusData } from '../schemas/fund-collections.ts';
 
-const errors = { 400: errorEnvelope, 404: errorEnvelope, 410: errorEnvelope, 415: errorEnvelope, 429: errorEnvelope };
 
 /** Registers /api/v1/public/collect/…. */
 export async function publicCollectRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -41,8 +42,33 @@ export async function publicCollectRoutes(app: FastifyInstance, services: Servic
           'Sans authentification. Démarre un paiement (transaction FUND_COLLECTION, référence FC-…) : le payeur confirme sur son téléphone. ' +
           'Codes : COLLECTION_NOT_FOUND, COLLECTION_NOT_AVAILABLE (fermée, expirée ou supprimée), PROVIDER_NOT_FOUND, AMOUNT_BELOW_MINIMUM, ' +
           'AMOUNT_ABOVE_MAXIMUM, VALIDATION_ERROR, TOO_MANY_REQUESTS (par IP : CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR).',
+        operationId: 'payFundCollection',
+        security: publicSecurity,
         body: collectConfirmRequest,
-        response: { 201: envelopeOf(collectPaymentData), ...errors },
+        response: {
+          201: success(collectPaymentData, 'Paiement initié (PENDING) ; le payeur confirme sur son téléphone', {
+            message: 'Paiement initié. Confirmez-le sur votre téléphone.',
+            data: {
+              reference: EXAMPLE_IDS.collectionPayment,
+              status: 'PENDING',
+              amount: 2000,
+              currency: 'XAF',
+              paymentMethod: 'MTN_MOMO_CM',
+              payerAccount: '237677000001',
+              statusToken: 'c3RhdHVzLXRva2VuLWV4ZW1wbGU',
+              statusUrl: 'https://pay.example.cm/collect/cotisation-6eac9b55/payments/FC-4A5B6C7D8E9F?token=c3RhdHVzLXRva2VuLWV4ZW1wbGU',
+            },
+          }),
+          ...errorResponses(
+            ...BODY_ERRORS,
+            'COLLECTION_NOT_FOUND',
+            'COLLECTION_NOT_AVAILABLE',
+            'PROVIDER_NOT_FOUND',
+            'AMOUNT_BELOW_MINIMUM',
+            'AMOUNT_ABOVE_MAXIMUM',
+            'TOO_MANY_REQUESTS',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -77,9 +103,17 @@ export async function publicCollectRoutes(app: FastifyInstance, services: Servic
         tags,
         summary: "Suivre le paiement d'une collecte",
         description: 'Avec le jeton `statusToken` reçu au paiement. 404 TRANSACTION_NOT_FOUND sinon.',
+        operationId: 'getFundCollectionPayment',
+        security: publicSecurity,
         params: z.object({ reference: z.string().max(64) }),
         querystring: z.object({ token: z.string().max(64).optional() }),
-        response: { 200: envelopeOf(collectStatusData), ...errors },
+        response: {
+          200: success(collectStatusData, 'Le statut du paiement', {
+            message: 'Statut du paiement.',
+            data: { reference: EXAMPLE_IDS.collectionPayment, status: 'SUCCESS', amount: 2000, currency: 'XAF', failureCode: null },
+          }),
+          ...errorResponses('INVALID_PARAMETER', 'TRANSACTION_NOT_FOUND', 'TOO_MANY_REQUESTS'),
+        },
       },
     },
     async (request, reply) => {

@@ -10,7 +10,9 @@ import type { Services } from '../../services.ts';
 import { getWebhookSettings, sendTestWebhook, updateWebhookUrl } from '../../webhooks/webhook-settings.ts';
 import { WEBHOOK_URL_MAX } from '../../webhooks/webhook-url.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
-import { envelopeOf, errorEnvelope, ok } from '../envelope.ts';
+import { ok } from '../envelope.ts';
+import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
+import { EXAMPLE_IDS } from '../schemas/examples.ts';
 
 /** `data` of the settings responses. */
 export const webhookSettingsData = z.object({
@@ -29,12 +31,21 @@ export const testWebhookData = z.object({
   sentAt: z.date(),
 });
 
-const patchBody = z.object({
-  webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).describe('URL http(s) absolue, 500 caractères au plus'),
-});
+const patchBody = z
+  .object({
+    webhookUrl: z.string().trim().min(1).max(WEBHOOK_URL_MAX).describe('URL http(s) absolue, 500 caractères au plus'),
+  })
+  .meta({ examples: [{ webhookUrl: 'https://boutique.example.cm/kolo/webhooks' }] });
 
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 409: errorEnvelope, 502: errorEnvelope };
-const security = [{ apiKey: [] }];
+const security = apiKeySecurity;
+/** The settings of the examples (a Date is written as ISO 8601 with its zone). */
+const settingsExample = {
+  applicationId: EXAMPLE_IDS.application,
+  applicationName: 'Boutique Awa',
+  webhookUrl: 'https://boutique.example.cm/kolo/webhooks',
+  webhookSecretPrefix: 'whsec_01234567...',
+  updatedAt: new Date('2026-11-20T10:00:00.000Z'),
+};
 
 /** Registers the three API-key webhook endpoints. */
 export async function webhookRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -43,7 +54,18 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
 
   r.get(
     '/api/v1/webhook',
-    { schema: { tags: ['Webhooks'], summary: 'Lire la configuration du webhook', security, response: { 200: envelopeOf(webhookSettingsData), ...errors } } },
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Lire la configuration du webhook',
+        operationId: 'getWebhookSettings',
+        security,
+        response: {
+          200: success(webhookSettingsData, "L'URL et le début du secret de signature", { message: 'Configuration du webhook.', data: settingsExample }),
+          ...errorResponses(...API_KEY_ERRORS, 'RESOURCE_NOT_FOUND'),
+        },
+      },
+    },
     async (request) => ok(await getWebhookSettings(request.services, requireApiKey(request).applicationId), 'Configuration du webhook.', services.clock.now()),
   );
 
@@ -53,9 +75,13 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
       schema: {
         tags: ['Webhooks'],
         summary: "Définir l'URL du webhook",
+        operationId: 'updateWebhookUrl',
         security,
         body: patchBody,
-        response: { 200: envelopeOf(webhookSettingsData), ...errors },
+        response: {
+          200: success(webhookSettingsData, 'La configuration mise à jour', { message: 'URL du webhook mise à jour.', data: settingsExample }),
+          ...errorResponses(...BODY_ERRORS, ...API_KEY_ERRORS, 'RESOURCE_NOT_FOUND'),
+        },
       },
     },
     async (request) => {
@@ -66,7 +92,22 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
 
   r.post(
     '/api/v1/webhook/test',
-    { schema: { tags: ['Webhooks'], summary: 'Envoyer un événement de test', security, response: { 200: envelopeOf(testWebhookData), ...errors } } },
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Envoyer un événement de test',
+        description: "Livre un événement de test à l'URL configurée et rend la réponse du serveur du marchand (delivered : réponse 2xx).",
+        operationId: 'sendTestWebhook',
+        security,
+        response: {
+          200: success(testWebhookData, 'Le résultat de la livraison', {
+            message: 'Événement de test livré.',
+            data: { delivered: true, webhookUrl: settingsExample.webhookUrl, httpStatus: 200, sentAt: new Date('2026-11-20T10:00:00.000Z') },
+          }),
+          ...errorResponses(...API_KEY_ERRORS, 'RESOURCE_NOT_FOUND', 'WEBHOOK_URL_NOT_CONFIGURED', 'WEBHOOK_TEST_FAILED'),
+        },
+      },
+    },
     async (request) => {
       const data = await sendTestWebhook(request.services, requireApiKey(request).applicationId);
       return ok(data, data.delivered ? 'Événement de test livré.' : "Événement de test envoyé, mais le serveur n'a pas répondu 2xx.", services.clock.now());

@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
 import { LANGUAGES } from '../../dashboard/accounts.ts';
+import { ACCOUNT_STATUSES } from '../../dashboard/admin.ts';
+import { documentedEnum } from './openapi.ts';
 import { canonicalTimeZone, TIME_ZONE_MESSAGE } from '../../dashboard/reader-days.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 
@@ -23,37 +25,52 @@ const otp = z.string().regex(/^\d{6}$/, fr('doit être un code de 6 chiffres'));
 const phone = z.string().trim().regex(/^\+?[0-9 ]{6,20}$/, fr('doit être un numéro de téléphone valide'));
 const country = z.string().regex(/^[A-Z]{2}$/, fr('doit être un code pays ISO 3166 alpha-2 (ex. CM)'));
 
-export const registerRequest = z.object({
-  fullName: requiredText(255),
-  email,
-  phone,
-  password: newPassword,
-  country,
-});
-export const emailOtpRequest = z.object({ email, otp });
-export const emailRequest = z.object({ email });
-export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) });
+const EXAMPLE_EMAIL = 'awa@boutique.example.cm';
+const EXAMPLE_PASSWORD = 'Mot-de-passe-exemple-42';
+
+export const registerRequest = z
+  .object({
+    fullName: requiredText(255),
+    email,
+    phone,
+    password: newPassword,
+    country,
+  })
+  .meta({ examples: [{ fullName: 'Awa Ngono', email: EXAMPLE_EMAIL, phone: '+237677000001', password: EXAMPLE_PASSWORD, country: 'CM' }] });
+export const emailOtpRequest = z.object({ email, otp }).meta({ examples: [{ email: EXAMPLE_EMAIL, otp: '123456' }] });
+export const emailRequest = z.object({ email }).meta({ examples: [{ email: EXAMPLE_EMAIL }] });
+export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) }).meta({ examples: [{ email: EXAMPLE_EMAIL, password: EXAMPLE_PASSWORD }] });
 export const refreshRequest = z.object({ refreshToken: z.string().min(1).max(200) });
 /** Body of refresh and logout: the token may instead come from the web app's httpOnly cookie. */
-export const sessionRefreshRequest = z.object({
-  refreshToken: refreshRequest.shape.refreshToken.optional().describe('Absent : celui du cookie kolo_refresh'),
-});
-export const resetRequest = z.object({ resetToken: z.string().min(1).max(200), newPassword });
-export const changePasswordRequest = z.object({ currentPassword: z.string().min(1).max(1024), newPassword });
-export const profileUpdateRequest = z.object({
-  fullName: requiredText(255).optional(),
-  phone: phone.nullish(),
-  country: country.nullish(),
-  avatarUrl: optionalHttpUrl(500),
-  language: z.enum(LANGUAGES).optional().describe('Langue du tableau de bord : fr ou en'),
-});
+export const sessionRefreshRequest = z
+  .object({
+    refreshToken: refreshRequest.shape.refreshToken.optional().describe('Absent : celui du cookie kolo_refresh'),
+  })
+  .meta({ examples: [{ refreshToken: 'rt_0123456789abcdef0123456789abcdef0123456789abcdef' }] });
+export const resetRequest = z
+  .object({ resetToken: z.string().min(1).max(200), newPassword })
+  .meta({ examples: [{ resetToken: 'rst_0123456789abcdef0123456789abcdef', newPassword: 'Nouveau-mot-de-passe-43' }] });
+export const changePasswordRequest = z
+  .object({ currentPassword: z.string().min(1).max(1024), newPassword })
+  .meta({ examples: [{ currentPassword: EXAMPLE_PASSWORD, newPassword: 'Nouveau-mot-de-passe-43' }] });
+export const profileUpdateRequest = z
+  .object({
+    fullName: requiredText(255).optional(),
+    phone: phone.nullish(),
+    country: country.nullish(),
+    avatarUrl: optionalHttpUrl(500),
+    language: z.enum(LANGUAGES).optional().describe('Langue du tableau de bord : fr ou en'),
+  })
+  .meta({ examples: [{ fullName: 'Awa Ngono', phone: '+237677000001', country: 'CM', language: 'fr' }] });
+
+const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT'] as const;
 
 export const userData = z.object({
   accountId: z.string(),
   email: z.string(),
   fullName: z.string(),
-  role: z.string(),
-  status: z.string(),
+  role: documentedEnum(ROLES),
+  status: documentedEnum(ACCOUNT_STATUSES),
   kycLevel: z.string(),
 });
 export const loginData = z.object({ accessToken: z.string(), refreshToken: z.string(), user: userData });
@@ -66,8 +83,8 @@ export const profileData = z.object({
   phone: z.string().nullable(),
   country: z.string().nullable(),
   avatarUrl: z.string().nullable(),
-  role: z.string(),
-  status: z.string(),
+  role: documentedEnum(ROLES),
+  status: documentedEnum(ACCOUNT_STATUSES),
   kycLevel: z.string(),
   emailVerified: z.boolean(),
   phoneVerified: z.boolean(),
@@ -90,7 +107,8 @@ export const meData = profileData.extend({
 
 const themeColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, fr('doit être une couleur hexadécimale (ex. #1A2B3C)'));
 
-export const appCreateRequest = z.object({
+export const appCreateRequest = z
+  .object({
   name: requiredText(100),
   description: optionalText(500),
   logoUrl: optionalHttpUrl(500),
@@ -100,7 +118,21 @@ export const appCreateRequest = z.object({
   webhookUrl: optionalHttpUrl(500),
   successUrl: optionalHttpUrl(500),
   cancelUrl: optionalHttpUrl(500),
-});
+  })
+  .meta({
+    examples: [
+      {
+        name: 'Boutique Awa',
+        description: 'Boutique en ligne de pagnes',
+        websiteUrl: 'https://boutique.example.cm',
+        themeColor: '#0A6E4F',
+        currency: 'XAF',
+        webhookUrl: 'https://boutique.example.cm/kolo/webhooks',
+        successUrl: 'https://boutique.example.cm/merci',
+        cancelUrl: 'https://boutique.example.cm/panier',
+      },
+    ],
+  });
 /** Update: every field but currency; an explicit null clears an optional field. */
 export const appUpdateRequest = z.object({
   name: requiredText(100).optional(),
@@ -112,7 +144,7 @@ export const appUpdateRequest = z.object({
   successUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
   cancelUrl: z.string().max(500).regex(/^https?:\/\/[^\s]+$/i, fr('doit être une URL http(s) absolue')).nullable().optional(),
   status: z.enum(['ACTIVE', 'INACTIVE']).optional(),
-});
+}).meta({ examples: [{ description: 'Boutique en ligne de pagnes et de bijoux', webhookUrl: 'https://boutique.example.cm/kolo/webhooks' }] });
 export const appData = z.object({
   id: z.string(),
   name: z.string(),
@@ -138,10 +170,12 @@ export const appIdParams = idParams;
 /** `{appId}` of the key and webhook routes. */
 export const appIdKeyParams = z.object({ appId: uuidParam });
 
-export const apiKeyRequest = z.object({
-  name: z.string().trim().min(2).max(100),
-  environment: z.enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST')),
-});
+export const apiKeyRequest = z
+  .object({
+    name: z.string().trim().min(2).max(100),
+    environment: z.enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST')),
+  })
+  .meta({ examples: [{ name: 'Boutique test', environment: 'TEST' }] });
 export const apiKeyData = z.object({
   id: z.string(),
   name: z.string(),

@@ -4,6 +4,8 @@
  * local time, like the responses).
  */
 import { z } from 'zod';
+import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
+import { documentedEnum } from './openapi.ts';
 import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
 import { amountSchema, currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
@@ -37,6 +39,19 @@ export const createCollectionRequest = z.object({
   environment: dashboardEnvironmentQuery.describe(
     'Extension : TEST (bac à sable) ou LIVE. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST',
   ),
+}).meta({
+  examples: [
+    {
+      title: 'Cotisation de novembre',
+      description: 'Cotisation mensuelle de la tontine',
+      isAmountFixed: true,
+      amount: 2000,
+      expiresAt: '2026-12-31T23:59:00Z',
+      collectCustomerInfo: true,
+      thankYouMessage: 'Merci pour votre cotisation !',
+      environment: 'TEST',
+    },
+  ],
 });
 
 /** Body of `PATCH …/fund-collections/{id}`: every field optional; null clears an optional text or the amount. */
@@ -55,7 +70,7 @@ export const updateCollectionRequest = z.object({
   removeExpiresAt: z.boolean().optional().describe("true : la collecte n'expire plus"),
   collectCustomerInfo: z.boolean().optional(),
   thankYouMessage: clearableText(1000),
-});
+}).meta({ examples: [{ title: 'Cotisation de décembre', amount: 2500 }] });
 
 /** Body of `PATCH …/fund-collections/{id}/reopen` (optional). */
 export const reopenCollectionRequest = z
@@ -63,7 +78,8 @@ export const reopenCollectionRequest = z
     expiresAt: dateTime.optional().describe('Nouvelle fin (obligatoire pour rouvrir une collecte expirée, sauf removeExpiresAt)'),
     removeExpiresAt: z.boolean().optional(),
   })
-  .optional();
+  .optional()
+  .meta({ examples: [{ expiresAt: '2027-01-31T23:59:00Z' }] });
 
 /** Most collections one list answer holds (its `size` default and bound). */
 export const COLLECTION_LIST_MAX = 100;
@@ -101,7 +117,8 @@ export const collectionData = z.object({
 export const collectionList = z.array(collectionData).describe('Les collectes de la page, les plus récentes d’abord (un tableau, sans objet de page)');
 
 /** Body of `POST /api/v1/public/collect/confirm`. */
-export const collectConfirmRequest = z.object({
+export const collectConfirmRequest = z
+  .object({
   slug: z.string().regex(/^[a-z0-9-]{1,80}$/, fr('doit être le slug de la collecte')),
   amount: amountSchema.nullish().transform((v) => v ?? undefined).describe('Obligatoire pour un montant libre ; ignoré si fixe'),
   paymentMethod: requiredText(64).describe('Code du moyen de paiement (ex. MTN_MOMO_CM)'),
@@ -115,12 +132,15 @@ export const collectConfirmRequest = z.object({
     .or(z.literal(''))
     .nullish()
     .transform((v) => (v ? v : undefined)),
-});
+  })
+  .meta({
+    examples: [{ slug: 'cotisation-6eac9b55', amount: 2000, paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001', payerName: 'Awa Ngono', payerEmail: 'awa@example.cm' }],
+  });
 
 /** The started payment (201). */
 export const collectPaymentData = z.object({
   reference: z.string().describe('Référence FC-…'),
-  status: z.string(),
+  status: documentedEnum(TRANSACTION_STATUSES),
   amount: z.number(),
   currency: z.string(),
   paymentMethod: z.string().nullable(),
@@ -133,7 +153,7 @@ export const collectPaymentData = z.object({
 /** A payment's status as its payer follows it. */
 export const collectStatusData = z.object({
   reference: z.string(),
-  status: z.string(),
+  status: documentedEnum(TRANSACTION_STATUSES),
   amount: z.number(),
   currency: z.string(),
   failureCode: z.string().nullable(),

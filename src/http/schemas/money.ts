@@ -41,14 +41,16 @@ export const dashboardSummaryData = z.object({
 });
 
 /** `POST /api/v1/pay-in/refund` body. */
-export const refundRequest = z.object({
-  reference: requiredText(64).describe('Référence du paiement à rembourser (PI-…)'),
-  amount: amountSchema.optional().describe('Montant à rembourser (unités de base) ; par défaut tout ce qui reste'),
-  reason: optionalText(255),
-});
+export const refundRequest = z
+  .object({
+    reference: requiredText(64).describe('Référence du paiement à rembourser (PI-…)'),
+    amount: amountSchema.optional().describe('Montant à rembourser (unités de base) ; par défaut tout ce qui reste'),
+    reason: optionalText(255),
+  })
+  .meta({ examples: [{ reference: 'PI-E902FAF36DC3', amount: 1000, reason: 'Article retourné' }] });
 
 /** Body of the dashboard refund route. */
-export const dashboardRefundRequest = refundRequest.omit({ reference: true });
+export const dashboardRefundRequest = refundRequest.omit({ reference: true }).meta({ examples: [{ amount: 1000, reason: 'Article retourné' }] });
 
 /** A refund as answered when it is created. */
 export const refundData = z.object({

@@ -4,6 +4,8 @@
  * `/openapi.json`.
  */
 import { z } from 'zod';
+import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
+import { FAILURE_CODES } from '../../connectors/connector.ts';
 import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
 
 /** Digits with an optional leading `+` and common separators; validity per country is checked against the rail. */
@@ -11,39 +13,91 @@ const MSISDN_SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
 const PHONE_MESSAGE = fr("doit être un numéro de téléphone (ex. 237677000001)");
 
 /** Spec 4.1 request. Unknown fields are ignored. */
-export const checkoutRequest = z.object({
-  amount: amountSchema,
-  currency: currencySchema,
-  merchantReference: optionalText(255),
-  description: optionalText(255),
-  successUrl: optionalHttpUrl(500),
-  cancelUrl: optionalHttpUrl(500),
-});
+export const checkoutRequest = z
+  .object({
+    amount: amountSchema,
+    currency: currencySchema,
+    merchantReference: optionalText(255),
+    description: optionalText(255),
+    successUrl: optionalHttpUrl(500),
+    cancelUrl: optionalHttpUrl(500),
+  })
+  .meta({
+    examples: [
+      {
+        amount: 5000,
+        currency: 'XAF',
+        merchantReference: 'CMD-42',
+        description: 'Commande 42',
+        successUrl: 'https://boutique.example.cm/merci',
+        cancelUrl: 'https://boutique.example.cm/panier',
+      },
+    ],
+  });
+
+/**
+ * A rail's provider code. Not an enum: rails are rows an administrator adds
+ * (`POST /api/v1/admin/providers`); `GET /api/v1/merchants/providers` lists those usable.
+ */
+const paymentMethod = requiredText(100).describe(
+  'Code du moyen de paiement (rail) : opérateur puis pays ISO 3166, ex. MTN_MOMO_CM, ORANGE_MONEY_CM, WAVE_SN, MPESA_KE. La liste est celle des rails actifs (GET /api/v1/merchants/providers)',
+);
 
 /** Spec 4.2 request. */
-export const chargeRequest = z.object({
-  amount: amountSchema,
-  currency: currencySchema,
-  paymentMethod: requiredText(100).describe('Code du moyen de paiement, ex. MTN_MOMO_CM'),
-  payerAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE).describe('Numéro à débiter: 237…, +237…, 00237… ou national'),
-  merchantReference: optionalText(255),
-  description: optionalText(255),
-  payerName: optionalText(255),
-  payerEmail: lenientEmail,
-  idempotencyKey: optionalText(100),
-});
+export const chargeRequest = z
+  .object({
+    amount: amountSchema,
+    currency: currencySchema,
+    paymentMethod,
+    payerAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE).describe('Numéro à débiter: 237…, +237…, 00237… ou national'),
+    merchantReference: optionalText(255),
+    description: optionalText(255),
+    payerName: optionalText(255),
+    payerEmail: lenientEmail,
+    idempotencyKey: optionalText(100).describe("Clé d'idempotence (comme l'en-tête Idempotency-Key)"),
+  })
+  .meta({
+    examples: [
+      {
+        amount: 5000,
+        currency: 'XAF',
+        paymentMethod: 'MTN_MOMO_CM',
+        payerAccount: '237677000001',
+        merchantReference: 'CMD-43',
+        description: 'Commande 43',
+        payerName: 'Awa Ngono',
+        payerEmail: 'awa@example.cm',
+        idempotencyKey: 'commande-43-paiement-1',
+      },
+    ],
+  });
 
 /** Spec 4.4 request. */
 export const transferRequest = z.object({
   amount: amountSchema,
   currency: currencySchema,
-  paymentMethod: requiredText(100),
-  beneficiaryAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE),
+  paymentMethod,
+  beneficiaryAccount: requiredText(100).regex(MSISDN_SHAPE, PHONE_MESSAGE).describe('Numéro à créditer: 237…, +237…, 00237… ou national'),
   beneficiaryName: requiredText(255),
   beneficiaryEmail: optionalEmail,
   merchantReference: optionalText(255),
   description: optionalText(255),
 });
+
+/** An example transfer body (sandbox number, XAF). */
+export const TRANSFER_EXAMPLE = {
+  amount: 10000,
+  currency: 'XAF',
+  paymentMethod: 'MTN_MOMO_CM',
+  beneficiaryAccount: '237677000002',
+  beneficiaryName: 'Jean Mbarga',
+  beneficiaryEmail: 'jean@example.cm',
+  merchantReference: 'PAIE-11',
+  description: 'Salaire novembre',
+};
+
+/** `transferRequest` with its example, as the merchant API documents it. */
+export const transferRequestWithExample = transferRequest.meta({ examples: [TRANSFER_EXAMPLE] });
 
 /** Path parameter of the status endpoints; a malformed one is an INVALID_PARAMETER. */
 export const referenceParams = z.object({
@@ -53,7 +107,7 @@ export const referenceParams = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, fr('doit être une référence de transaction (ex. PI-0123456789AB)')),
 });
 
-const status = z.enum(['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED']);
+const status = z.enum(TRANSACTION_STATUSES).describe('PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité');
 
 /** Spec 4.1 response data. */
 export const checkoutData = z.object({
@@ -98,7 +152,10 @@ export const transferData = z.object({
 });
 
 const failureFields = {
-  failureCode: z.string().nullable(),
+  failureCode: z
+    .string()
+    .nullable()
+    .describe(`Cause d'un échec, l'une de : ${FAILURE_CODES.join(', ')} ; null sinon`),
   failureReason: z.string().nullable(),
 };
 

@@ -9,6 +9,8 @@ import { DASHBOARD_TRANSACTION_TYPES } from '../../dashboard/transactions.ts';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
 import { UUID_PATTERN } from '../../domain/ids.ts';
 import { fr } from './common.ts';
+import { documentedEnum } from './openapi.ts';
+import { FAILURE_CODES } from '../../connectors/connector.ts';
 import { dashboardEnvironmentQuery, pageQuery, timeZoneQuery } from './dashboard.ts';
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -111,14 +113,14 @@ export const transactionItem = z.object({
   id: z.string(),
   reference: z.string(),
   merchantReference: z.string().nullable(),
-  type: z.string().describe('CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND'),
+  type: documentedEnum(DASHBOARD_TRANSACTION_TYPES).describe('CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND'),
   direction: z.enum(['PAY_IN', 'PAY_OUT']),
   environment: z.enum(['LIVE', 'TEST']),
   amount: z.number().describe('Unités de base'),
   feeAmount: z.number().nullable().describe('Frais de Kolo ; null tant qu’ils ne sont pas connus'),
   netAmount: z.number().nullable().describe('Paiement : montant − frais (crédité) ; virement : montant + frais (débité)'),
   currency: z.string(),
-  status: z.string(),
+  status: documentedEnum(TRANSACTION_STATUSES),
   description: z.string().nullable(),
   provider: z.string().nullable().describe('Code du moyen de paiement'),
   payerAccount: z.string().nullable().describe('Paiement : le payeur ; virement : le bénéficiaire'),
@@ -126,7 +128,7 @@ export const transactionItem = z.object({
   payerEmail: z.string().nullable(),
   applicationId: z.string(),
   appName: z.string(),
-  failureCode: z.string().nullable(),
+  failureCode: documentedEnum(FAILURE_CODES).nullable(),
   failureReason: z.string().nullable(),
   isLateSuccess: z.boolean(),
   operatorTransactionId: z.string().nullable().describe("Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client)"),
@@ -142,10 +144,10 @@ export const transactionDetailData = transactionItem.extend({
   events: z.array(
     z.object({
       id: z.number(),
-      fromStatus: z.string().nullable(),
-      toStatus: z.string(),
+      fromStatus: documentedEnum(TRANSACTION_STATUSES).nullable(),
+      toStatus: documentedEnum(TRANSACTION_STATUSES),
       cause: z.string(),
-      failureCode: z.string().nullable(),
+      failureCode: documentedEnum(FAILURE_CODES).nullable(),
       detail: z.record(z.string(), z.unknown()).nullable().describe('Diagnostic (personnel seulement ; null pour un marchand)'),
       createdAt: z.string(),
     }),

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { parseAmount } from '../../format';
 import { ErrorBox, Field } from '../../ui';
+import { baseUnitDigits } from '../../../../src/domain/currency.ts';
 
 /** A rail as the API gives it (amounts in base units). */
 export interface RailFigures {
@@ -31,16 +32,11 @@ export interface RailFigures {
 
 type RailType = 'MOBILE_MONEY' | 'BANK_TRANSFER' | 'CARD' | 'CRYPTO' | 'WALLET';
 
-/** The decimal places of `currency` (0 for XAF and XOF). */
-function decimalsOf(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 0;
-}
-
 /** The form; `onDone` closes it after a save or a cancel. */
 export function RailForm({ rail, onDone }: { rail: RailFigures; onDone: () => void }) {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
-  const digits = decimalsOf(rail.currency);
+  const digits = baseUnitDigits(rail.currency);
   const shown = (amount: number) => String(amount / 10 ** digits);
   const save = useMutation({
     mutationFn: (body: { minAmount: number; maxAmount: number; feePercentage: number; feeFixed: number; payOutFeePercentage: number; payOutFeeFixed: number }) =>
