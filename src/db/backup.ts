@@ -1,5 +1,5 @@
 /**
- * Backups of the embedded database (issue "Operating Kolo", item 6): the whole PGlite data
+ * Backups of the embedded database: the whole PGlite data
  * directory as one gzipped tarball (PGlite's own `dumpDataDir`), and its restoration into a data
  * directory (`loadDataDir`). Both run while the server is stopped: PGlite is one process per data
  * directory. PostgreSQL deployments use `pg_dump` / `pg_restore` instead (README).

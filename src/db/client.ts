@@ -84,12 +84,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
   // Loaded only when used: the embedded engine's module alone is ~45 MB of resident memory, which
-  // an instance on PostgreSQL does not need (issue 14, memory).
+  // an instance on PostgreSQL does not need.
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   // PGlite runs PostgreSQL inside the process, so its shared buffers are the process's own memory,
   // touched page by page as they fill: at PostgreSQL's 128 MB, an instance under load held 573 MB
-  // resident (issue 14, target < 250 MB). Its data files are read through the operating system's
+  // resident (the target is under 250 MB). Its data files are read through the operating system's
   // cache, so fewer buffers cost little. Its defaults, plus a start parameter (which wins over
   // postgresql.conf, left as initdb wrote it).
   const fresh = !options.dataDir.startsWith('memory://') && !existsSync(join(options.dataDir, 'PG_VERSION'));

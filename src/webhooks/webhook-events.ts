@@ -13,7 +13,7 @@ import type { StatusChangeListener } from '../payments/apply-transition.ts';
 import { statusView, type TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
 
-/** Event names (compatibility.md "Webhooks"). */
+/** Event names, as existing webhook receivers of SharePay's interface expect them. */
 export const WEBHOOK_EVENT_NAMES = [
   'payment.success',
   'payment.failed',
@@ -65,7 +65,7 @@ export function eventBody(input: { id: string; event: WebhookEventName; createdA
   });
 }
 
-/** `data` of a transaction event: the status view (spec 4.3 / 4.5) plus `merchantReference`. */
+/** `data` of a transaction event: the status read's view (pay-in or pay-out) plus `merchantReference`. */
 export function transactionEventData(row: TransactionRow, publicBaseUrl: string) {
   return { ...statusView(row, publicBaseUrl), merchantReference: row.merchantReference };
 }

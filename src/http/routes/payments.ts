@@ -1,5 +1,5 @@
 /**
- * The merchant payment API (spec 4.1 to 4.5), authenticated by `X-API-KEY`. Thin adapters:
+ * The merchant payment API (checkout, charge, status reads, transfer, refund), authenticated by `X-API-KEY`. Thin adapters:
  * parse, call one use case, wrap in the envelope.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -56,7 +56,7 @@ const CREATION_ERRORS = [
 ] as const;
 const STATUS_ERRORS = ['INVALID_PARAMETER', ...API_KEY_ERRORS, 'TRANSACTION_NOT_FOUND'] as const;
 
-/** Registers the merchant payment endpoints (spec 4.1–4.5, and the refund of issue 11). */
+/** Registers the merchant payment endpoints: checkout, charge, pay-in status, refund, transfer, pay-out status. */
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   requireApiKeys(app, services);

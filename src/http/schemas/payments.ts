@@ -12,7 +12,7 @@ import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optional
 const MSISDN_SHAPE = /^[+0-9][0-9 ().-]{3,29}$/;
 const PHONE_MESSAGE = fr("doit être un numéro de téléphone (ex. 237677000001)");
 
-/** Spec 4.1 request. Unknown fields are ignored. */
+/** Body of `POST /api/v1/pay-in/checkout` (create a hosted checkout session). Unknown fields are ignored. */
 export const checkoutRequest = z
   .object({
     amount: amountSchema,
@@ -43,7 +43,7 @@ const paymentMethod = requiredText(100).describe(
   'Code du moyen de paiement (rail) : opérateur puis pays ISO 3166, ex. MTN_MOMO_CM, ORANGE_MONEY_CM, WAVE_SN, MPESA_KE. La liste est celle des rails actifs (GET /api/v1/merchants/providers)',
 );
 
-/** Spec 4.2 request. */
+/** Body of `POST /api/v1/pay-in/charge` (direct charge of a phone number). */
 export const chargeRequest = z
   .object({
     amount: amountSchema,
@@ -72,7 +72,7 @@ export const chargeRequest = z
     ],
   });
 
-/** Spec 4.4 request. */
+/** Body of `POST /api/v1/pay-out/transfer` (pay-out transfer). */
 export const transferRequest = z.object({
   amount: amountSchema,
   currency: currencySchema,
@@ -109,7 +109,7 @@ export const referenceParams = z.object({
 
 const status = z.enum(TRANSACTION_STATUSES).describe('PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité');
 
-/** Spec 4.1 response data. */
+/** `data` of the checkout session's 201. */
 export const checkoutData = z.object({
   reference: z.string(),
   status: z.literal('PENDING'),
@@ -119,7 +119,7 @@ export const checkoutData = z.object({
   paymentUrl: z.string(),
 });
 
-/** Spec 4.2 response data. */
+/** `data` of the direct charge's 201. */
 export const chargeData = z.object({
   reference: z.string(),
   status: z.literal('PENDING'),
@@ -138,7 +138,7 @@ export const chargeData = z.object({
     ),
 });
 
-/** Spec 4.4 response data. */
+/** `data` of the transfer's 201. */
 export const transferData = z.object({
   reference: z.string(),
   status: z.literal('PENDING'),
@@ -177,7 +177,7 @@ const operatorFields = {
     .describe("Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas)"),
 };
 
-/** Spec 4.3 response data, with the money fields and the operator's extension fields. */
+/** `data` of the pay-in status read (`GET /api/v1/pay-in/check_status/{reference}`), with the money fields and the operator's extension fields. */
 export const payInStatusData = z.object({
   reference: z.string(),
   type: z.enum(['CHECKOUT', 'CHARGE', 'FUND_COLLECTION']),
@@ -196,7 +196,7 @@ export const payInStatusData = z.object({
   ...operatorFields,
 });
 
-/** Spec 4.5 response data. */
+/** `data` of the pay-out status read (`GET /api/v1/pay-out/check_status/{reference}`). */
 export const payOutStatusData = z.object({
   reference: z.string(),
   status,
