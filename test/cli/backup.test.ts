@@ -1,5 +1,5 @@
 /**
- * Issue "Operating Kolo", item 6: `kolo backup` / `kolo restore` of the embedded database, as an
+ * `kolo backup` / `kolo restore` of the embedded database, as an
  * operator runs them (child processes, server stopped), proven by a round trip: what was in the
  * database at backup time is back after the restore, what came after is not, and the data
  * directory that was replaced is kept aside. PostgreSQL deployments are sent to pg_dump.
