@@ -415,9 +415,9 @@ async function webhookDrain(sql: pg.Client, receiver: WebhookReceiver): Promise<
   const pendingBefore = (await sql.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where status = 'PENDING'`)).rows[0]!.n;
   await sql.query(
     `with ev as (
-       insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at)
+       insert into webhook_events (id, application_id, event_name, transaction_id, payload, created_at, environment)
        select 'evt_' || md5('kolo-bench-' || g || '-' || $4::text), $1::uuid, 'payment.success', null,
-              replace($2::text, $3::text, 'evt_' || md5('kolo-bench-' || g || '-' || $4::text)), $5::timestamptz
+              replace($2::text, $3::text, 'evt_' || md5('kolo-bench-' || g || '-' || $4::text)), $5::timestamptz, 'TEST'
        from generate_series(1, $6::int) g
        returning id
      )

@@ -11,6 +11,7 @@ import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { envelopeOf, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, apiKeySecurity, errorResponses } from '../schemas/openapi.ts';
 import { ts } from '../schemas/dashboard.ts';
+import { EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
 import { eventsData, eventsQuery } from '../schemas/events.ts';
 
 const security = apiKeySecurity;
@@ -31,27 +32,7 @@ export const EVENTS_EXAMPLE = {
           event: 'payment.success',
           timestamp: 1763635267,
           applicationId: '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f',
-          data: {
-            reference: 'PI-0A1B2C3D4E5F',
-            type: 'CHARGE',
-            status: 'SUCCESS',
-            amount: 5000,
-            currency: 'XAF',
-            description: 'Commande 42',
-            paymentMethod: 'MTN_MOMO_CM',
-            payerAccount: '237677000001',
-            payerName: null,
-            payerEmail: null,
-            paymentUrl: null,
-            failureCode: null,
-            failureReason: null,
-            feeAmount: 150,
-            netAmount: 4850,
-            refundedAmount: 0,
-            operatorTransactionId: 'MP261120.1041.A12345',
-            lateSuccess: false,
-            merchantReference: 'CMD-42',
-          },
+          data: { ...EXAMPLE_PAY_IN_STATUS, merchantReference: 'CMD-43' },
           id: 'evt_5f0c2b7e9a1d4c3b8e6f7a2d1c0b9e8f',
         },
       },

@@ -11,6 +11,7 @@ import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { envelopeOf, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, apiKeySecurity, errorResponses } from '../schemas/openapi.ts';
 import { ts } from '../schemas/dashboard.ts';
+import { EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
 import { balanceData, transactionsData, transactionsQuery } from '../schemas/merchant-reads.ts';
 
 const security = apiKeySecurity;
@@ -62,24 +63,7 @@ export const TRANSACTIONS_EXAMPLE = {
         updatedAt: '2026-11-20T10:42:09.877',
       },
       {
-        reference: 'PI-0A1B2C3D4E5F',
-        type: 'CHARGE',
-        status: 'SUCCESS',
-        amount: 5000,
-        currency: 'XAF',
-        description: 'Commande 42',
-        paymentMethod: 'MTN_MOMO_CM',
-        payerAccount: '237677000001',
-        payerName: null,
-        payerEmail: null,
-        paymentUrl: null,
-        failureCode: null,
-        failureReason: null,
-        feeAmount: 150,
-        netAmount: 4850,
-        refundedAmount: 0,
-        operatorTransactionId: 'MP261120.1041.A12345',
-        lateSuccess: false,
+        ...EXAMPLE_PAY_IN_STATUS,
         direction: 'PAY_IN',
         merchantReference: 'CMD-42',
         createdAt: '2026-11-20T10:41:00.031',

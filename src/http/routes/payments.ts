@@ -16,7 +16,7 @@ import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeyAuthentication, requireApiKeys } from '../api-key-auth.ts';
 import { compiledJsonSerializer, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
-import { EXAMPLE_IDS } from '../schemas/examples.ts';
+import { EXAMPLE_IDS, EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
 import {
   chargeData,
   chargeRequest,
@@ -144,26 +144,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: {
           200: success(payInStatusData, 'Le paiement, avec ses frais et son identifiant opérateur', {
             message: 'Statut du paiement récupéré.',
-            data: {
-              reference: EXAMPLE_IDS.payIn,
-              type: 'CHARGE',
-              status: 'SUCCESS',
-              amount: 5000,
-              currency: 'XAF',
-              description: 'Commande 43',
-              paymentMethod: 'MTN_MOMO_CM',
-              payerAccount: '237677000001',
-              payerName: 'Awa Ngono',
-              payerEmail: 'awa@example.cm',
-              paymentUrl: null,
-              failureCode: null,
-              failureReason: null,
-              feeAmount: 75,
-              netAmount: 4925,
-              refundedAmount: 0,
-              operatorTransactionId: 'SBXE902FAF36DC3',
-              lateSuccess: false,
-            },
+            data: EXAMPLE_PAY_IN_STATUS,
           }),
           ...errorResponses(...STATUS_ERRORS),
         },

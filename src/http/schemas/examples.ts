@@ -20,6 +20,28 @@ export const EXAMPLE_IDS = {
   collectionPayment: 'FC-4A5B6C7D8E9F',
 } as const;
 
+/** A charge's status read (`data` of `GET /api/v1/pay-in/check_status/{reference}`), also the body of its events and list items. */
+export const EXAMPLE_PAY_IN_STATUS = {
+  reference: EXAMPLE_IDS.payIn,
+  type: 'CHARGE',
+  status: 'SUCCESS',
+  amount: 5000,
+  currency: 'XAF',
+  description: 'Commande 43',
+  paymentMethod: 'MTN_MOMO_CM',
+  payerAccount: '237677000001',
+  payerName: 'Awa Ngono',
+  payerEmail: 'awa@example.cm',
+  paymentUrl: null,
+  failureCode: null,
+  failureReason: null,
+  feeAmount: 75,
+  netAmount: 4925,
+  refundedAmount: 0,
+  operatorTransactionId: 'SBXE902FAF36DC3',
+  lateSuccess: false,
+} as const;
+
 /** A timestamp as the API writes it (server local time, no zone). */
 export const EXAMPLE_TIME = '2026-11-20T10:00:00.000';
 
