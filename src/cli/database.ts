@@ -4,7 +4,8 @@
  * so that no command works on a copy of a database that a running server holds.
  */
 import { loadConfig, type Config } from '../config.ts';
-import { openRuntime, type Runtime } from '../bootstrap.ts';
+import pino from 'pino';
+import { createLogger, openRuntime, type Runtime } from '../bootstrap.ts';
 import { acquireDataDirLock, type DataDirLock } from '../db/data-dir-lock.ts';
 import { UsageError, type CliContext } from './context.ts';
 
@@ -28,15 +29,16 @@ export function lockDataDir(config: Config, command: string): DataDirLock | null
 }
 
 /**
- * Runs `work` with an open runtime (migrations applied, logs at `warn` and above), holding the
- * data directory's lock throughout; closes and releases whatever happens.
+ * Runs `work` with an open runtime (migrations applied, logs at `warn` and above on stderr, so
+ * that stdout holds only the command's own output, `--json` included), holding the data
+ * directory's lock throughout; closes and releases whatever happens.
  */
 export async function withRuntime<T>(ctx: CliContext, command: string, work: (runtime: Runtime, config: Config) => Promise<T>): Promise<T> {
   const config = configOf(ctx);
   const lock = lockDataDir(config, command);
   let runtime: Runtime | undefined;
   try {
-    runtime = await openRuntime({ ...config, logLevel: 'warn' });
+    runtime = await openRuntime({ ...config, logLevel: 'warn' }, { log: createLogger('warn', pino.destination({ fd: 2, sync: true })) });
     return await work(runtime, config);
   } finally {
     await runtime?.close();
