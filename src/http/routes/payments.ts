@@ -30,6 +30,14 @@ import {
   transferRequestWithExample,
 } from '../schemas/payments.ts';
 
+/** The fields a charge's 201 shares with its status read, in the answer's order. */
+const CHARGE_FIELDS = ['amount', 'currency', 'description', 'paymentMethod', 'payerAccount', 'payerName', 'payerEmail'] as const;
+
+/** `keys` of `object`, in the order given. */
+function pick<T extends object, K extends keyof T>(object: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, object[k]])) as Pick<T, K>;
+}
+
 const IDEMPOTENCY_HEADER_MAX = 100;
 
 /** The optional `Idempotency-Key` header (≤ 100 characters), or undefined; 400 VALIDATION_ERROR when empty or longer. */
@@ -107,17 +115,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: {
           201: success(chargeData, 'Paiement initié (PENDING)', {
             message: 'Paiement initié.',
-            data: {
-              reference: EXAMPLE_IDS.payIn,
-              status: 'PENDING',
-              amount: 5000,
-              currency: 'XAF',
-              description: 'Commande 43',
-              paymentMethod: 'MTN_MOMO_CM',
-              payerAccount: '237677000001',
-              payerName: 'Awa Ngono',
-              payerEmail: 'awa@example.cm',
-            },
+            // The charge of the status read's example, as created.
+            data: { ...pick(EXAMPLE_PAY_IN_STATUS, 'reference'), status: 'PENDING', ...pick(EXAMPLE_PAY_IN_STATUS, ...CHARGE_FIELDS) },
           }),
           ...errorResponses(...CREATION_ERRORS),
         },
