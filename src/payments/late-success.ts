@@ -23,7 +23,7 @@
  * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
@@ -439,8 +439,8 @@ async function watchCharge(services: Services, row: TransactionRow): Promise<voi
   }
   const status = answer.status;
   if (status.kind === 'SUCCEEDED') {
-    await services.db.transaction((tx) =>
-      recordLateSuccess(tx as unknown as Db, services, row.id, {
+    await transaction(services.db, (tx) =>
+      recordLateSuccess(tx, services, row.id, {
         railCode: answer.railCode,
         msisdn: row.payerAccount!,
         operatorReference: status.operatorReference,
@@ -480,7 +480,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
   const status = answer?.status;
   const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH') : null;
   if (settled) {
-    await services.db.transaction((tx) => settleHeldPayOut(tx as unknown as Db, services, row.id, settled));
+    await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, settled));
     return;
   }
   if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');
@@ -513,8 +513,8 @@ async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Pr
   }
   const status = answer.status;
   if (status.kind === 'SUCCEEDED') {
-    await services.db.transaction((tx) =>
-      recordLateSuccess(tx as unknown as Db, services, row.id, {
+    await transaction(services.db, (tx) =>
+      recordLateSuccess(tx, services, row.id, {
         railCode: attempt.railCode,
         msisdn: attempt.msisdn,
         operatorReference: status.operatorReference,
