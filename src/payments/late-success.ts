@@ -14,7 +14,8 @@
  *   commit (a crash cannot lose it); KEEP credits the merchant from SUSPENSE like a pay-in
  *   (amount − fee to AVAILABLE, fee to revenue);
  * - the merchant is told: a `payment.late_success` webhook (the status view plus
- *   `lateSuccess: {decision, refundReference, attemptNumber}`).
+ *   `latePayment: {decision, refundReference, attemptNumber, operatorTransactionId}`; its
+ *   `lateSuccess` is true, as in the status read).
  *
  * Pay-outs failed at their deadline after they may have reached the operator keep their amount
  * and fee in RESERVED (`isReservationHeld`) and are asked about until the operator answers: paid
@@ -182,7 +183,8 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
     event: 'payment.late_success',
     data: {
       ...transactionEventData(current, services.config.publicBaseUrl),
-      lateSuccess: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
+      // `lateSuccess` stays the status read's boolean (true here); what Kolo did is beside it.
+      latePayment: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
     },
     transactionId: row.id,
   });
