@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import { findKeyByValue, hashApiKey, type KeyLookupRow } from '../db/queries/api-keys.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
@@ -130,9 +130,9 @@ export async function rotateApiKey(
   services: Pick<Services, 'db' | 'clock' | 'ids'>,
   input: { applicationId: string; name: string; environment: Environment },
 ): Promise<ApiKeyView & { plainTextKey: string }> {
-  return services.db.transaction(async (tx) => {
-    await revokeActiveKey(tx as unknown as Db, input.applicationId, services.clock.now());
-    return createApiKey({ ...services, db: tx as unknown as Db }, input);
+  return transaction(services.db, async (tx) => {
+    await revokeActiveKey(tx, input.applicationId, services.clock.now());
+    return createApiKey({ ...services, db: tx }, input);
   });
 }
 

@@ -7,7 +7,7 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { createApplication, type ApplicationRow } from '../accounts/applications.ts';
 import { revokeActiveKey } from '../accounts/api-keys.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { apiKeys, applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -208,8 +208,7 @@ export async function updateDashboardApplication(
  */
 export async function deleteDashboardApplication(services: Services, app: ApplicationRow, actor: AuditActor): Promise<void> {
   const now = services.clock.now();
-  await services.db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
+  await transaction(services.db, async (tx) => {
     await revokeActiveKey(tx, app.id, now);
     await tx.update(applications).set({ deletedAt: now, status: 'INACTIVE', updatedAt: now }).where(eq(applications.id, app.id));
     await recordAudit({ ...services, db: tx }, actor, {

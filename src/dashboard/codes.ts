@@ -11,6 +11,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { assertNotThrottled, clearFailures, recordFailure } from './throttle.ts';
 import { digest } from './tokens.ts';
+import { transaction } from '../db/client.ts';
 
 /** What a code is for. */
 export type CodePurpose = 'VERIFY_EMAIL' | 'RESET_PASSWORD' | 'RESET_TOKEN';
@@ -26,7 +27,7 @@ function codeDigest(accountId: string, purpose: CodePurpose, code: string): stri
 export async function issueCode(services: Deps, accountId: string, purpose: 'VERIFY_EMAIL' | 'RESET_PASSWORD'): Promise<string> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const now = services.clock.now();
-  await services.db.transaction(async (tx) => {
+  await transaction(services.db, async (tx) => {
     await tx
       .update(authCodes)
       .set({ consumedAt: now })

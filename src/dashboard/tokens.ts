@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { dashboardSessions, refreshTokens } from '../db/schema-dashboard.ts';
 import { accounts } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -160,8 +160,7 @@ export async function refreshSession(services: Pick<Services, 'config' | 'clock'
   }
   if (row.revokedAt || row.expiresAt.getTime() <= now.getTime()) throw new ApiError('EXPIRED_SESSION');
   if (row.status !== 'ACTIVE') throw new ApiError('ACCOUNT_NOT_ACTIVE');
-  const rotated = await services.db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
+  const rotated = await transaction(services.db, async (tx) => {
     const claimed = await tx
       .update(refreshTokens)
       .set({ usedAt: now })

@@ -10,7 +10,7 @@
  */
 import DataLoader from 'dataloader';
 import { Column, getTableColumns, type Table } from 'drizzle-orm';
-import type { Db } from './client.ts';
+import { keptBy, type Db } from './handle.ts';
 
 /**
  * Most keys answered by one statement; the keys of a busier turn are split into statements of this
@@ -40,15 +40,11 @@ function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V | Error)
 
 /**
  * `createBatcher` per database handle: `batcherOf(db).load(key)`, the batcher of `db` built by
- * `answer(db, keys)` on first use (statements must run on the database they were asked of).
+ * `answer(db, keys)` on first use and kept by the handle (statements must run on the database
+ * they were asked of).
  */
 export function perDatabase<K, V>(answer: (db: Db, keys: readonly K[]) => Promise<(V | Error)[]>): (db: Db) => { load(key: K): Promise<V> } {
-  const batchers = new WeakMap<Db, { load(key: K): Promise<V> }>();
-  return (db) => {
-    let batcher = batchers.get(db);
-    if (!batcher) batchers.set(db, (batcher = createBatcher<K, V>((keys) => answer(db, keys))));
-    return batcher;
-  };
+  return (db) => keptBy(db, answer, () => createBatcher<K, V>((keys) => answer(db, keys)));
 }
 
 type TableColumn = ReturnType<typeof getTableColumns>[string];

@@ -9,15 +9,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
-import { registerGenericPlanPool } from './statement.ts';
+import { connectionOf, databaseHandle, type Db, type DrizzleDb, type PgliteInstance, type PgliteQueryable } from './handle.ts';
 
-/** The Drizzle database handle every query module takes, whatever the driver. */
-export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
-/** A Drizzle transaction handle; accepted wherever a `Db` is (it extends `PgDatabase`). */
-export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, ExtractTablesWithRelations<Record<string, never>>>;
+export { keptBy, transaction, type Db } from './handle.ts';
 
 /** An open database with its kind and a `close` that releases the pool or the embedded instance. */
 export interface Database {
@@ -73,9 +68,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await Promise.all([pool.end(), genericPool.end()]).catch(() => {});
       throw error;
     }
-    registerGenericPlanPool(pool, genericPool);
+    const over = (client: pg.Pool | pg.PoolClient | PgliteQueryable) => drizzlePg({ client: client as pg.Pool | pg.PoolClient }) as unknown as DrizzleDb;
     return {
-      db: drizzlePg({ client: pool }) as unknown as Db,
+      db: databaseHandle(over(pool), { kind: 'postgres', client: pool, genericPlanPool: genericPool, inTransaction: false, over }),
       kind: 'postgres',
       close: async () => {
         await Promise.all([pool.end(), genericPool.end()]);
@@ -105,8 +100,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await new Promise((resolve) => setTimeout(resolve, 50));
     gc();
   }
+  const over = (queryable: pg.PoolClient | PgliteQueryable) => drizzlePglite({ client: queryable as typeof client }) as unknown as DrizzleDb;
   return {
-    db: drizzlePglite({ client }) as unknown as Db,
+    db: databaseHandle(over(client), { kind: 'pglite', client: client as unknown as PgliteInstance, genericPlanPool: undefined, inTransaction: false, over }),
     kind: 'pglite',
     close: () => client.close(),
   };
@@ -120,7 +116,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
     return;
   }
   // Session advisory lock: two instances starting together apply the migrations once.
-  const pool = (database.db as unknown as { $client: pg.Pool }).$client;
+  const pool = connectionOf(database.db).client as pg.Pool;
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock(727274)');

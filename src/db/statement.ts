@@ -12,7 +12,7 @@
  * `$2::timestamptz`) fix the parameter types, so values are passed as strings or numbers.
  */
 import pg from 'pg';
-import type { Db } from './client.ts';
+import { connectionOf, type Db } from './handle.ts';
 
 /**
  * A statement: a unique `name` (the PostgreSQL prepared statement's) and its SQL text.
@@ -33,10 +33,6 @@ export interface StatementResult<R> {
   rowCount: number;
 }
 
-interface PgliteLike {
-  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-}
-
 const declared = new Map<string, Statement>();
 
 /**
@@ -45,7 +41,8 @@ const declared = new Map<string, Statement>();
  *
  * `options.genericPlan`: the statement runs, outside transactions, on connections where
  * PostgreSQL always uses a prepared statement's generic plan (`plan_cache_mode =
- * force_generic_plan`, PostgreSQL 12+, see `registerGenericPlanPool`), never a custom plan made
+ * force_generic_plan`, PostgreSQL 12+: the pool `openDatabase` opens beside the main one and the
+ * handle carries), never a custom plan made
  * again for each execution's parameters. For keyed lookups whose best plan does not depend on the
  * values: PostgreSQL's default (`auto`) compares the generic plan's estimated cost with the custom
  * plans' and, for the status reads' batch once the transactions table had grown, kept planning
@@ -81,41 +78,25 @@ export function declaredStatements(): ReadonlyMap<string, Statement> {
   return declared;
 }
 
-/** Main pool → the pool of the same database whose connections force generic plans. */
-const genericPlanPools = new WeakMap<pg.Pool, pg.Pool>();
-
-/**
- * Registers `generic` as the pool on which the statements declared with `genericPlan` run when
- * asked of `main` (outside transactions). `generic`'s connections must set `plan_cache_mode =
- * force_generic_plan`; client.ts opens it next to the main pool.
- */
-export function registerGenericPlanPool(main: pg.Pool, generic: pg.Pool): void {
-  genericPlanPools.set(main, generic);
-}
-
-/** The pool registered for `db`'s pool by `registerGenericPlanPool` (undefined: none, e.g. PGlite). */
+/** The pool on which `db`'s statements declared with `genericPlan` run (undefined: none, e.g. PGlite or a transaction's handle). */
 export function genericPlanPoolOf(db: Db): pg.Pool | undefined {
-  const pool = (db as unknown as { $client?: unknown }).$client;
-  return pool instanceof pg.Pool ? genericPlanPools.get(pool) : undefined;
+  return connectionOf(db).genericPlanPool;
 }
 
 /**
  * Runs `st` with `values` on the database behind `db`: a database handle (the statement is its
  * own transaction, which is why multi-table writes use one statement with data-modifying CTEs)
- * or a Drizzle transaction handle (the statement runs in that transaction, on its connection).
+ * or a transaction's handle from `transaction` (the statement runs in that transaction, on its
+ * connection).
  * Throws the driver's error (e.g. a unique violation, code 23505).
  */
 export async function runStatement<R = Record<string, unknown>>(db: Db, st: Statement, values: unknown[]): Promise<StatementResult<R>> {
-  // A database handle exposes its pool (or PGlite) as `$client`; a Drizzle transaction handle
-  // does not, and its session's client is the connection the transaction runs on.
-  const handle = db as unknown as { $client?: pg.Pool | PgliteLike; session?: { client: pg.PoolClient | PgliteLike } };
-  let client = handle.$client ?? handle.session?.client;
-  if (!client) throw new Error('runStatement: no database client behind this handle');
-  if (st.genericPlan && client instanceof pg.Pool) client = genericPlanPools.get(client) ?? client;
+  const connection = connectionOf(db);
+  const client = (st.genericPlan && connection.genericPlanPool) || connection.client;
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     const result = await client.query<R & pg.QueryResultRow>(st.customPlan ? { text: st.text, values } : { name: st.name, text: st.text, values });
     return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };
   }
-  const result = await (client as PgliteLike).query<R>(st.text, values);
+  const result = await client.query<R>(st.text, values);
   return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
 }

@@ -3,7 +3,7 @@
  * `/app/`, its `index.html` for every other `/app` path (the app routes in the browser), and
  * `/` redirected to `/app/`. A strict CSP: the app's own scripts and styles only (plus the
  * app's one style sheet inlined, by its hash), no inline script, API calls to this origin only,
- * no framing (docs/architecture.md "The web app"). Hashed assets are cached for a year;
+ * no framing (docs/web-app.md). Hashed assets are cached for a year;
  * `index.html` is revalidated on every load. When the app was not built, `/app` answers 503
  * with the command that builds it.
  *

@@ -12,7 +12,7 @@ import { accountBalance } from './balances.ts';
 import { InsufficientFundsError, assertBalanced, postEntries, postEntry } from './post-entry.ts';
 import type { AccountSpec } from './accounts.ts';
 import { verifyLedger } from './verify-ledger.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { runStatement, statement } from '../db/statement.ts';
 import { useTestDatabase } from '../../test/helpers/test-database.ts';
 
@@ -54,7 +54,7 @@ describe('postEntry against a model', () => {
           const shouldRefuse = next.some((b, i) => i < 3 && b < 0);
           let refused = false;
           try {
-            await testDatabase().db.transaction((tx) => postEntry(tx as unknown as Db, { kind: 'TEST', transactionId: null, currency: 'XAF', lines, createdAt: new Date() }));
+            await transaction(testDatabase().db, (tx) => postEntry(tx, { kind: 'TEST', transactionId: null, currency: 'XAF', lines, createdAt: new Date() }));
           } catch (error) {
             if (!(error instanceof InsufficientFundsError)) throw error;
             refused = true;
@@ -105,7 +105,7 @@ describe('postEntries against a model', () => {
           const shouldRefuse = next.some((b, i) => i < 3 && b < 0);
           let ids: number[] = [];
           try {
-            ids = await db.transaction((tx) => postEntries(tx as unknown as Db, postings));
+            ids = await transaction(db, (tx) => postEntries(tx, postings));
           } catch (error) {
             if (!(error instanceof InsufficientFundsError)) throw error;
             ids = [];

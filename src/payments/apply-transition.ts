@@ -6,7 +6,7 @@
  * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
  * (the webhook outbox) so that no status change ever commits without its side records.
  */
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { insertStatusEvents, settleStatuses, transactionsById, type StatusSettlement } from '../db/queries/transactions.ts';
 import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
@@ -126,8 +126,7 @@ export async function applyTransitions(
   inputs: TransitionInput[],
 ): Promise<TransactionRow[]> {
   if (inputs.length === 0) return [];
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     const byId = new Map((await transactionsById(tx, inputs.map((i) => i.transactionId))).map((r) => [r.id, r]));
     const now = services.clock.now();
     const terms = new Map<string, RailTerms>();

@@ -5,7 +5,7 @@
  * same attempt can never both win.
  */
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
@@ -95,8 +95,7 @@ export async function failAttempt(
 ): Promise<boolean> {
   const now = services.clock.now();
   const isWatched = failure.cause === 'DEADLINE' && isAmbiguousFailure(failure.code) && services.config.lateSuccessWatchHours > 0;
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
     await tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, attempt.transactionId)).for('update');
     const [updated] = await tx
@@ -146,8 +145,7 @@ export async function succeedAttempt(
   operatorTransactionId: string | null = null,
 ): Promise<'SUCCESS' | 'LATE' | null> {
   const now = services.clock.now();
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
     await tx.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, attempt.transactionId)).for('update');
     const [updated] = await tx

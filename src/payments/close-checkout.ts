@@ -9,7 +9,7 @@
  * checkout: the close sees it and refuses, and an attempt that comes second sees the close.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
@@ -62,8 +62,7 @@ export async function closeCheckout(
   reason: 'CUSTOMER' | 'EXPIRY',
 ): Promise<{ closed: TransactionRow } | { refused: CloseRefusal }> {
   const now = services.clock.now();
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     const locked = await lockPendingCheckout(tx, transactionId, now);
     if (!locked) return { refused: 'NOT_PENDING' as const };
     if (locked.hasAttemptInFlight) return { refused: 'ATTEMPT_IN_FLIGHT' as const };

@@ -15,7 +15,7 @@
  * and the watch's status query decides.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { CallbackReading, StatusQuery } from '../connectors/connector.ts';
 import { applyTransition } from './apply-transition.ts';
@@ -77,7 +77,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
       // makes its watch ask the operator now.
       const answer = row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction) ? heldPayOutAnswer(reading.status, 'CALLBACK') : null;
       if (answer) {
-        const settled = await services.db.transaction((tx) => settleHeldPayOut(tx as unknown as Db, services, row.id, answer));
+        const settled = await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, answer));
         return settled ? 'APPLIED' : 'ALREADY_SETTLED';
       }
       return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { claimIdempotencyKey } from '../db/queries/transactions.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -97,7 +97,7 @@ async function insertOnce<T>(
 ): Promise<CreateOnceResult<T>> {
   const { db, clock } = services;
   if (!scope) {
-    const created = await db.transaction((tx) => insert(tx as unknown as Db));
+    const created = await transaction(db, (tx) => insert(tx));
     return { ...created, replayed: false };
   }
   const now = clock.now();
@@ -105,8 +105,7 @@ async function insertOnce<T>(
   if (replay !== null) return { data: replay, row: null, replayed: true };
 
   const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);
-  const created = await db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  const created = await transaction(db, async (tx) => {
     // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
     const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
     if (!claimed) return null;

@@ -20,6 +20,7 @@ import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
+import { transaction } from '../db/client.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -146,7 +147,7 @@ export async function initiateTransaction(
   }
   if (prepared.kind === 'UNREACHABLE') {
     const now = services.clock.now();
-    await services.db.transaction(async (tx) => {
+    await transaction(services.db, async (tx) => {
       await tx
         .update(transactions)
         .set({ deadlineAt, nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)), updatedAt: now })

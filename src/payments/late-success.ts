@@ -14,7 +14,8 @@
  *   commit (a crash cannot lose it); KEEP credits the merchant from SUSPENSE like a pay-in
  *   (amount − fee to AVAILABLE, fee to revenue);
  * - the merchant is told: a `payment.late_success` webhook (the status view plus
- *   `lateSuccess: {decision, refundReference, attemptNumber}`).
+ *   `latePayment: {decision, refundReference, attemptNumber, operatorTransactionId}`; its
+ *   `lateSuccess` is true, as in the status read).
  *
  * Pay-outs failed at their deadline after they may have reached the operator keep their amount
  * and fee in RESERVED (`isReservationHeld`) and are asked about until the operator answers: paid
@@ -23,7 +24,7 @@
  * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
@@ -182,7 +183,8 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
     event: 'payment.late_success',
     data: {
       ...transactionEventData(current, services.config.publicBaseUrl),
-      lateSuccess: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
+      // `lateSuccess` stays the status read's boolean (true here); what Kolo did is beside it.
+      latePayment: { decision, refundReference, attemptNumber: report.attempt?.attemptNumber ?? null, operatorTransactionId: report.operatorTransactionId ?? null },
     },
     transactionId: row.id,
   });
@@ -439,8 +441,8 @@ async function watchCharge(services: Services, row: TransactionRow): Promise<voi
   }
   const status = answer.status;
   if (status.kind === 'SUCCEEDED') {
-    await services.db.transaction((tx) =>
-      recordLateSuccess(tx as unknown as Db, services, row.id, {
+    await transaction(services.db, (tx) =>
+      recordLateSuccess(tx, services, row.id, {
         railCode: answer.railCode,
         msisdn: row.payerAccount!,
         operatorReference: status.operatorReference,
@@ -480,7 +482,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
   const status = answer?.status;
   const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH') : null;
   if (settled) {
-    await services.db.transaction((tx) => settleHeldPayOut(tx as unknown as Db, services, row.id, settled));
+    await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, settled));
     return;
   }
   if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');
@@ -513,8 +515,8 @@ async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Pr
   }
   const status = answer.status;
   if (status.kind === 'SUCCEEDED') {
-    await services.db.transaction((tx) =>
-      recordLateSuccess(tx as unknown as Db, services, row.id, {
+    await transaction(services.db, (tx) =>
+      recordLateSuccess(tx, services, row.id, {
         railCode: attempt.railCode,
         msisdn: attempt.msisdn,
         operatorReference: status.operatorReference,

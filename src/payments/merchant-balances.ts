@@ -7,7 +7,7 @@
  */
 import { dayBounds } from '../dashboard/reader-days.ts';
 import { and, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { applications, transactions } from '../db/schema.ts';
 import { sumHolderBalances } from '../ledger/balances.ts';
 import type { Services } from '../services.ts';
@@ -48,8 +48,8 @@ async function merchantApplications(db: Db, merchantId: string, applicationId?: 
 export async function merchantBalances(services: Services, merchantId: string, query: BalanceQuery): Promise<BalanceLine[]> {
   const apps = await merchantApplications(services.db, merchantId, query.applicationId);
   if (query.environment === 'TEST') {
-    await services.db.transaction(async (tx) => {
-      for (const app of apps) await ensureSandboxOpening(tx as unknown as Db, services, app.id, 'TEST', app.currency);
+    await transaction(services.db, async (tx) => {
+      for (const app of apps) await ensureSandboxOpening(tx, services, app.id, 'TEST', app.currency);
     });
   }
   const sums = await sumHolderBalances(

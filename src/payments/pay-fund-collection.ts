@@ -20,6 +20,7 @@ import { insertTransaction } from './insert-transaction.ts';
 import { activeRailsForCurrency, type RailRow } from './rails.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
 import type { TransactionRow } from './transaction-view.ts';
+import { transaction } from '../db/client.ts';
 
 /** A payment as the page or the JSON API sends it (free text already bounded by the caller). */
 export interface CollectPaymentInput {
@@ -107,7 +108,7 @@ export async function payFundCollection(services: Services, input: CollectPaymen
   }
   const connector = resolveConnector(services.connectors, rail.code, collection.environment as Environment)!;
   const now = services.clock.now();
-  const row = await services.db.transaction(async (tx) => {
+  const row = await transaction(services.db, async (tx) => {
     // Serialized with the close: the collection row is share-locked while the payment is
     // written, so a close (an UPDATE of that row) waits for it, and a payment that comes after
     // an acknowledged close sees CLOSED here and is refused.

@@ -9,7 +9,7 @@
  * A decline at initiation fails the attempt only: the checkout stays PENDING.
  */
 import { and, count, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Connector } from '../connectors/connector.ts';
@@ -58,8 +58,7 @@ export async function startCheckoutAttempt(
   const now = services.clock.now();
   let created: CheckoutAttemptRow | 'TOO_MANY' | 'IN_PROGRESS' | null;
   try {
-    created = await services.db.transaction(async (txHandle) => {
-      const tx = txHandle as unknown as Db;
+    created = await transaction(services.db, async (tx) => {
       // The checkout's row lock serialises this start with cancel, expiry and other starts
       // (close-checkout.ts); status, expiry and in-flight attempts are re-checked under it.
       const locked = await lockPendingCheckout(tx, checkout.id, now);
@@ -155,8 +154,7 @@ export async function startCheckoutAttempt(
   }
   const after = services.clock.now();
   const nextPollAt = new Date(after.getTime() + nextPollDelayMs(0));
-  await services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  await transaction(services.db, async (tx) => {
     // Lock order: the checkout's transaction row first, then its attempt, as every writer of
     // both does (a new attempt's insert waits on this attempt's row; the reverse order deadlocks).
     await tx

@@ -20,7 +20,7 @@
  * FAILED/CANCELLED pay-ins move no money and post nothing.
  */
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { keptBy, type Db, transaction } from '../db/client.ts';
 import { pendingSettlements } from '../db/schema-ledger.ts';
 import { merchantAccount, operatorFloatAccount, platformAccount, type AccountSpec } from '../ledger/accounts.ts';
 import { createAccountIfMissing } from '../ledger/open-account.ts';
@@ -31,8 +31,8 @@ import type { TransactionRow } from './transaction-view.ts';
 
 type LedgerServices = Pick<Services, 'db' | 'clock' | 'config'>;
 
-/** Merchant accounts already known to exist, per database (so the sandbox opening check costs nothing after the first). */
-const knownAccounts = new WeakMap<object, Set<string>>();
+/** Key of the merchant accounts a database handle knows to exist (so the sandbox opening check costs nothing after the first). */
+const knownAccounts = Symbol('known merchant accounts');
 
 /**
  * Gives a TEST application its sandbox opening balance (`SANDBOX_OPENING_BALANCE`) the first
@@ -48,8 +48,7 @@ export async function ensureSandboxOpening(
 ): Promise<void> {
   if (environment !== 'TEST' || services.config.sandboxOpeningBalance <= 0) return;
   const available = merchantAccount(applicationId, environment, currency, 'AVAILABLE');
-  let known = knownAccounts.get(services.db);
-  if (!known) knownAccounts.set(services.db, (known = new Set()));
+  const known = keptBy(services.db, knownAccounts, () => new Set<string>());
   if (known.has(available.key)) return;
   const now = services.clock.now();
   if (await createAccountIfMissing(tx, available, now)) {
@@ -74,8 +73,7 @@ export async function ensureSandboxOpening(
 export async function fundSandbox(services: LedgerServices, applicationId: string, environment: string, currency: string, amount: number): Promise<void> {
   if (environment !== 'TEST') throw new Error('only TEST balances can be funded: LIVE balances come only from pay-ins');
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('the amount must be a positive integer (base units)');
-  await services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  await transaction(services.db, async (tx) => {
     await ensureSandboxOpening(tx, services, applicationId, environment, currency);
     await postEntry(tx, {
       kind: 'SANDBOX_FUNDING',
@@ -319,8 +317,7 @@ export async function creditPayIn(
  */
 export async function releaseDueSettlements(services: LedgerServices, limit: number): Promise<number> {
   const now = services.clock.now();
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     const due = await tx
       .select()
       .from(pendingSettlements)

@@ -9,7 +9,7 @@
  * once, whatever the number of instances or crashes).
  */
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, transaction } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import { oldestApplicationCurrency } from '../accounts/applications.ts';
 import { ledgerAccounts } from '../db/schema-ledger.ts';
@@ -53,8 +53,7 @@ export async function addWithdrawalAccount(
   if (!rail) throw new ApiError('PROVIDER_NOT_FOUND');
   const msisdn = normalizeMsisdn(input.accountNumber, rail.country);
   if (!msisdn) throw validationError({ accountNumber: `n'est pas un numéro de téléphone valide (${rail.country})` });
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     const existing = await tx.select({ id: withdrawalAccounts.id }).from(withdrawalAccounts).where(eq(withdrawalAccounts.merchantId, merchantId)).for('update');
     const isDefault = input.isDefault === true || existing.length === 0;
     if (isDefault) await tx.update(withdrawalAccounts).set({ isDefault: false }).where(eq(withdrawalAccounts.merchantId, merchantId));
@@ -90,8 +89,7 @@ export async function deleteWithdrawalAccount(services: Services, merchantId: st
 /** Makes one of the merchant's accounts the default. */
 export async function setDefaultWithdrawalAccount(services: Services, merchantId: string, id: string): Promise<WithdrawalAccountRow> {
   const row = await ownAccount(services.db, merchantId, id);
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     await tx.update(withdrawalAccounts).set({ isDefault: false }).where(and(eq(withdrawalAccounts.merchantId, merchantId), ne(withdrawalAccounts.id, row.id)));
     const [updated] = await tx.update(withdrawalAccounts).set({ isDefault: true }).where(eq(withdrawalAccounts.id, row.id)).returning();
     return updated!;
@@ -254,8 +252,8 @@ export async function withdraw(services: Services, merchantId: string, input: Wi
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', app.id);
-  const row = await services.db.transaction((tx) =>
-    insertFundedPayOut(tx as unknown as Db, services, {
+  const row = await transaction(services.db, (tx) =>
+    insertFundedPayOut(tx, services, {
       applicationId: app.id,
       environment,
       type: 'WITHDRAWAL',
@@ -328,8 +326,7 @@ export async function runAutomaticWithdrawals(services: Services): Promise<numbe
       services.log.warn({ merchantId: config.merchantId, rail: account.providerCode }, 'automatic withdrawal skipped: rail unavailable');
       continue;
     }
-    const rows = await services.db.transaction(async (txHandle) => {
-      const tx = txHandle as unknown as Db;
+    const rows = await transaction(services.db, async (tx) => {
       if (key !== null) {
         const claimed = await tx
           .update(withdrawalConfigs)
@@ -361,8 +358,8 @@ export async function runAutomaticWithdrawals(services: Services): Promise<numbe
         const amount = sweepAmount(available, terms.rule, rail);
         if (amount === 0) continue;
         try {
-          const row = await tx.transaction((savepoint) =>
-            insertFundedPayOut(savepoint as unknown as Db, services, {
+          const row = await transaction(tx, (savepoint) =>
+            insertFundedPayOut(savepoint, services, {
               applicationId: app.id,
               environment: config.environment,
               type: 'WITHDRAWAL',

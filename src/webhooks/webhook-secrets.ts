@@ -5,7 +5,7 @@
  * delivery; deletion stops all signing at once.
  */
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { transaction, type Db } from '../db/client.ts';
 import { webhookSecrets } from '../db/schema-webhooks.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -45,8 +45,7 @@ async function insertSecret(db: Db, services: SecretServices, applicationId: str
 
 /** Issues the application's first secret. Throws 409 WEBHOOK_SECRET_ALREADY_EXISTS when one is current. */
 export async function createWebhookSecret(services: SecretServices, applicationId: string): Promise<IssuedSecret> {
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     const [current] = await tx
       .select({ id: webhookSecrets.id })
       .from(webhookSecrets)
@@ -64,8 +63,7 @@ export async function createWebhookSecret(services: SecretServices, applicationI
 export async function rotateWebhookSecret(services: SecretServices, applicationId: string): Promise<IssuedSecret> {
   const now = services.clock.now();
   const overlapEnd = new Date(now.getTime() + services.config.webhookSecretOverlapHours * 3_600_000);
-  return services.db.transaction(async (txHandle) => {
-    const tx = txHandle as unknown as Db;
+  return transaction(services.db, async (tx) => {
     await tx
       .update(webhookSecrets)
       .set({ expiresAt: overlapEnd })

@@ -16,6 +16,7 @@ import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAc
 import { formClient } from '../helpers/checkout.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
+import { transaction } from '../../src/db/client.ts';
 
 let h: Harness;
 let merchant: DashboardAccount;
@@ -286,7 +287,7 @@ describe('collections that no longer take payments', () => {
     let payment: ReturnType<typeof h.request> | undefined;
     // The close's write, held open while a payment arrives (it has already read the collection
     // as ACTIVE on PostgreSQL: reads do not wait for writers).
-    await h.services.db.transaction(async (tx) => {
+    await transaction(h.services.db, async (tx) => {
       await tx.update(fundCollections).set({ status: 'CLOSED', updatedAt: h.clock.now() }).where(eq(fundCollections.id, c.id));
       payment = h.request('POST', CONFIRM, { body });
       await new Promise((resolve) => setTimeout(resolve, 400));

@@ -322,13 +322,22 @@ describe('AMOUNT_BELOW_MINIMUM / AMOUNT_ABOVE_MAXIMUM (MTN_MOMO_CM: 100..1000000
     );
   });
 
-  it('amount 1 succeeds on a rail whose minimum is 1 (MTN_MOMO_GH)', async () => {
-    const ghs = await h.createTenant({ currency: 'GHS' });
+  it('amount 1 succeeds on a rail whose minimum is 1 (MPESA_KE, whole shillings)', async () => {
+    const kes = await h.createTenant({ currency: 'KES' });
     const data = expectSuccess(
-      await post(PATHS.charge, chargeBody({ currency: 'GHS', amount: 1, paymentMethod: 'MTN_MOMO_GH', payerAccount: '0241234567' }), ghs.key),
+      await post(PATHS.charge, chargeBody({ currency: 'KES', amount: 1, paymentMethod: 'MPESA_KE', payerAccount: '0712345678' }), kes.key),
       201,
     );
-    expect(data).toMatchObject({ amount: 1, payerAccount: '233241234567' });
+    expect(data).toMatchObject({ amount: 1, payerAccount: '254712345678' });
+  });
+
+  it('counts MTN_MOMO_GH limits in pesewas: 1 to 20,000 GHS', async () => {
+    const ghs = await h.createTenant({ currency: 'GHS' });
+    const charge = (amount: number) => post(PATHS.charge, chargeBody({ currency: 'GHS', amount, paymentMethod: 'MTN_MOMO_GH', payerAccount: '0241234567' }), ghs.key);
+    expectError(await charge(99), 400, 'AMOUNT_BELOW_MINIMUM');
+    expect(expectSuccess(await charge(100), 201)).toMatchObject({ amount: 100, payerAccount: '233241234567' });
+    expect(expectSuccess(await charge(2_000_000), 201)).toMatchObject({ amount: 2_000_000 });
+    expectError(await charge(2_000_001), 400, 'AMOUNT_ABOVE_MAXIMUM');
   });
 });
 

@@ -14,6 +14,7 @@ import { insertEventWithDelivery } from '../../src/webhooks/webhook-events.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { expectError, expectSuccess, PATHS } from '../helpers/merchant-api.ts';
 import { chargeTo, startReceiver, transferTo, type Receiver } from '../helpers/webhooks.ts';
+import { transaction } from '../../src/db/client.ts';
 
 let h: Harness;
 let receiver: Receiver;
@@ -101,7 +102,7 @@ it("is scoped to the key's application and environment: another application sees
   const u = await h.createTenant();
   await chargeTo(h, u, 'SUCCESS');
   // A LIVE event of the same application, written as the late-success path writes one.
-  await h.services.db.transaction(async (tx) => {
+  await transaction(h.services.db, async (tx) => {
     await insertEventWithDelivery(tx as never, h.services, { applicationId: u.applicationId, environment: 'LIVE', event: 'payout.late_success', data: { reference: 'PO-LIVE00000001' } });
   });
   const other = await h.createTenant();

@@ -16,6 +16,7 @@ import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
+import { transaction } from '../../src/db/client.ts';
 
 let h: Harness;
 let admin: DashboardAccount;
@@ -98,7 +99,7 @@ describe('LIVE and TEST', () => {
     expect(created.status).toBe(201);
     expect(transfer.status).toBe(201);
     // Same application, LIVE key (the TEST one revoked, one active key per application).
-    await h.services.db.transaction(async (tx) => {
+    await transaction(h.services.db, async (tx) => {
       const { revokeActiveKey } = await import('../../src/accounts/api-keys.ts');
       await revokeActiveKey(tx as never, t.applicationId, h.clock.now());
     });

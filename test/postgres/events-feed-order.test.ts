@@ -5,7 +5,7 @@
  * TEST_DATABASE_URL is set, as in CI): PGlite runs one transaction at a time.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Db } from '../../src/db/client.ts';
+import { type Db, transaction } from '../../src/db/client.ts';
 import { insertEventWithDelivery } from '../../src/webhooks/webhook-events.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { expectSuccess } from '../helpers/merchant-api.ts';
@@ -27,8 +27,8 @@ it('lists an event committed late in its place, never after a cursor that passed
   const released = new Promise<void>((resolve) => (release = resolve));
   let written!: () => void;
   const isWritten = new Promise<void>((resolve) => (written = resolve));
-  const slow = h.services.db.transaction(async (tx) => {
-    await insertEventWithDelivery(tx as unknown as Db, h.services, {
+  const slow = transaction(h.services.db, async (tx) => {
+    await insertEventWithDelivery(tx, h.services, {
       applicationId: t.applicationId,
       environment: 'TEST',
       event: 'payment.late_success',

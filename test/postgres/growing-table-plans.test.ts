@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { declaredStatements, runStatement } from '../../src/db/statement.ts';
 import { initiationRecordValues } from '../../src/db/queries/transactions.ts';
+import { transaction } from '../../src/db/client.ts';
 
 let db: SeededPostgres;
 
@@ -49,7 +50,7 @@ describe('initiation records on a table that grows from empty', () => {
     expect(batch).toHaveLength(20);
 
     // This transaction's own counters (pg_stat_xact_user_tables), on the same connection.
-    const read = await services.db.transaction(async (tx) => {
+    const read = await transaction(services.db, async (tx) => {
       const result = await runStatement(tx, st, initiationRecords(batch));
       // node-postgres's result (the runtime is on PostgreSQL here).
       const { rows } = (await tx.execute(sql`select seq_tup_read, idx_tup_fetch from pg_stat_xact_user_tables where relname = 'transactions'`)) as unknown as {

@@ -62,7 +62,9 @@ async function logInAs(page: Page, address: string, secret: string, heading: str
   await page.getByLabel('Adresse e-mail').fill(address);
   await page.getByLabel('Mot de passe').fill(secret);
   await page.getByRole('button', { name: 'Se connecter' }).click();
-  await page.getByRole('heading', { name: heading }).waitFor();
+  // Signing in hashes the password and loads the first screen's chunk and data: on a two-core
+  // machine running other test files beside this one, it has taken more than the default 10 s.
+  await page.getByRole('heading', { name: heading }).waitFor({ timeout: 30_000 });
 }
 
 /** The one-time code of the newest mail to `address` that is not in `seen` (file names). */

@@ -269,12 +269,13 @@ export type PayInEventData = PayInStatus & { merchantReference: string | null };
 export type PayOutEventData = PayOutStatus & { merchantReference: string | null };
 
 /**
- * `data` of `payment.late_success`: the operator moved the money after Kolo closed the pay-in;
- * `lateSuccess` is then the detail (not a boolean): Kolo refunds the payer (`REFUND`, the
- * refund's reference) or keeps the money (`KEEP`), as the application's policy says.
+ * `data` of `payment.late_success`: the operator moved the money after Kolo closed the pay-in
+ * (`lateSuccess` is true); `latePayment` says what Kolo did with it: refunds the payer (`REFUND`,
+ * the refund's reference) or keeps the money (`KEEP`), as the application's policy says;
+ * `attemptNumber` is the checkout attempt that was paid late (null for a charge).
  */
-export type PayInLateSuccessData = Omit<PayInEventData, 'lateSuccess'> & {
-  lateSuccess: { decision: 'REFUND' | 'KEEP'; refundReference: string | null; attemptNumber: number | null; operatorTransactionId: string | null };
+export type PayInLateSuccessData = PayInEventData & {
+  latePayment: { decision: 'REFUND' | 'KEEP'; refundReference: string | null; attemptNumber: number | null; operatorTransactionId: string | null };
 };
 
 /**

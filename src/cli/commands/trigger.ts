@@ -28,7 +28,7 @@ export const SANDBOX_RAILS: Record<string, { rail: string; succeeds: string; dec
 };
 
 /** Amount of each triggered transaction, in base units: within every sandbox rail's limits. */
-const AMOUNTS: Record<string, number> = { XAF: 1000, XOF: 1000, KES: 100, GHS: 10, UGX: 1000 };
+const AMOUNTS: Record<string, number> = { XAF: 1000, XOF: 1000, KES: 100, GHS: 1000, UGX: 1000 };
 /** Longest wait for the charge of a refund to succeed (SANDBOX_DELAY_MS is 3 s by default). */
 const SUCCESS_WAIT_MS = 60_000;
 /** Time limit of one call to the merchant API. */

@@ -94,6 +94,10 @@ describe('wire format of what we send', () => {
     expect(mtnAmount(5000, 'XAF')).toBe('5000');
     expect(mtnAmount(1250, 'GHS')).toBe('12.50');
     expect(mtnAmount(5, 'EUR')).toBe('0.05');
+    expect(mtnAmount(2_000_000, 'GHS')).toBe('20000.00');
+    expect(mtnAmount(0, 'GHS')).toBe('0.00');
+    expect(mtnAmount(150_000, 'UGX')).toBe('150000');
+    expect(mtnAmount(12_345, 'RWF')).toBe('12345');
     expect(() => mtnAmount(1.5, 'XAF')).toThrow();
   });
 

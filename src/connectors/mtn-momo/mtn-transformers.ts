@@ -5,6 +5,7 @@
  */
 import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
+import { baseUnitDigits } from '../../domain/currency.ts';
 
 /** The two MTN products Kolo uses, each with its own credentials and token. */
 export type MtnProduct = 'collection' | 'disbursement';
@@ -141,14 +142,16 @@ export function mtnReasonOutcome(reason: { code: string; message: string | null 
   return documentedOutcome(direction === 'PAY_IN' ? MTN_PAY_IN_REASONS : MTN_PAY_OUT_REASONS, reason.code, failureReason);
 }
 
-/** ISO 4217 currencies without a minor unit (amount in base units = major units). */
-const ZERO_DECIMAL = new Set(['XAF', 'XOF', 'UGX', 'RWF', 'GNF', 'KMF', 'BIF', 'DJF', 'JPY', 'KRW', 'VND', 'PYG', 'CLP']);
-
-/** Our integer base-unit amount as MTN's string: `5000` XAF → `"5000"`, `1250` GHS (pesewas) → `"12.50"`. */
+/**
+ * Our integer base-unit amount as MTN's string, in major units with the base unit's decimals
+ * (`baseUnitDigits`): `5000` XAF → `"5000"`, `1250` GHS (pesewas) → `"12.50"`.
+ */
 export function mtnAmount(amount: number, currency: string): string {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new Error(`amount must be a non-negative integer, got ${amount}`);
-  if (ZERO_DECIMAL.has(currency)) return String(amount);
-  return `${Math.floor(amount / 100)}.${String(amount % 100).padStart(2, '0')}`;
+  const digits = baseUnitDigits(currency);
+  if (digits === 0) return String(amount);
+  const text = String(amount).padStart(digits + 1, '0');
+  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
 /**

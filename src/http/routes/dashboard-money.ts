@@ -28,7 +28,7 @@ import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData
 import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import { refundMerchantPayment } from '../../payments/refund-payment.ts';
 import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
-import { TRANSFER_EXAMPLE, transferData, transferRequest } from '../schemas/payments.ts';
+import { EXAMPLE_TRANSFER_CREATED, TRANSFER_EXAMPLE, transferData, transferRequest } from '../schemas/payments.ts';
 import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
 import { currencySchema, requiredText } from '../schemas/common.ts';
 import { idempotencyHeader } from './payments.ts';
@@ -188,7 +188,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         security: bearerSecurity,
         params: appIdKeyParams,
         body: transferRequest.extend({ environment: dashboardEnvironmentQuery }).meta({ examples: [{ ...TRANSFER_EXAMPLE, environment: 'TEST' }] }),
-        response: { 201: success(transferData, 'Virement initié (PENDING)', { message: 'Virement initié.', data: { reference: EXAMPLE_IDS.payOut, status: 'PENDING', amount: 10000, currency: 'XAF', description: 'Salaire novembre', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000002', beneficiaryName: 'Jean Mbarga', beneficiaryEmail: 'jean@example.cm' } }), ...errorResponses(...BODY_ERRORS, ...TRANSFER_ERRORS, 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REUSED') },
+        response: { 201: success(transferData, 'Virement initié (PENDING)', { message: 'Virement initié.', data: EXAMPLE_TRANSFER_CREATED }), ...errorResponses(...BODY_ERRORS, ...TRANSFER_ERRORS, 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REUSED') },
       },
     },
     async (request, reply) => {

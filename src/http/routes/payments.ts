@@ -25,7 +25,7 @@ import {
   payInStatusData,
   payOutStatusData,
   referenceParams,
-  TRANSFER_EXAMPLE,
+  EXAMPLE_TRANSFER_CREATED,
   transferData,
   transferRequestWithExample,
 } from '../schemas/payments.ts';
@@ -214,17 +214,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: {
           201: success(transferData, 'Virement initié (PENDING)', {
             message: 'Virement initié.',
-            data: {
-              reference: EXAMPLE_IDS.payOut,
-              status: 'PENDING',
-              amount: TRANSFER_EXAMPLE.amount,
-              currency: 'XAF',
-              description: TRANSFER_EXAMPLE.description,
-              paymentMethod: TRANSFER_EXAMPLE.paymentMethod,
-              beneficiaryAccount: TRANSFER_EXAMPLE.beneficiaryAccount,
-              beneficiaryName: TRANSFER_EXAMPLE.beneficiaryName,
-              beneficiaryEmail: TRANSFER_EXAMPLE.beneficiaryEmail,
-            },
+            data: EXAMPLE_TRANSFER_CREATED,
           }),
           ...errorResponses(...CREATION_ERRORS, 'INSUFFICIENT_BALANCE'),
         },
@@ -252,15 +242,8 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
           200: success(payOutStatusData, 'Le virement, avec ses frais et le montant encore réservé', {
             message: 'Statut du virement récupéré.',
             data: {
-              reference: EXAMPLE_IDS.payOut,
+              ...EXAMPLE_TRANSFER_CREATED,
               status: 'SUCCESS',
-              amount: TRANSFER_EXAMPLE.amount,
-              currency: 'XAF',
-              description: TRANSFER_EXAMPLE.description,
-              paymentMethod: TRANSFER_EXAMPLE.paymentMethod,
-              beneficiaryAccount: TRANSFER_EXAMPLE.beneficiaryAccount,
-              beneficiaryName: TRANSFER_EXAMPLE.beneficiaryName,
-              beneficiaryEmail: TRANSFER_EXAMPLE.beneficiaryEmail,
               failureCode: null,
               failureReason: null,
               feeAmount: 0,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
 import { FAILURE_CODES } from '../../connectors/connector.ts';
+import { EXAMPLE_IDS } from './examples.ts';
 import { amountSchema, currencySchema, fr, lenientEmail, optionalEmail, optionalHttpUrl, optionalText, requiredText } from './common.ts';
 
 /** Digits with an optional leading `+` and common separators; validity per country is checked against the rail. */
@@ -94,6 +95,19 @@ export const TRANSFER_EXAMPLE = {
   beneficiaryEmail: 'jean@example.cm',
   merchantReference: 'PAIE-11',
   description: 'Salaire novembre',
+};
+
+/** The 201 answer's `data` to `TRANSFER_EXAMPLE` (merchant API and dashboard). */
+export const EXAMPLE_TRANSFER_CREATED = {
+  reference: EXAMPLE_IDS.payOut,
+  status: 'PENDING' as const,
+  amount: TRANSFER_EXAMPLE.amount,
+  currency: TRANSFER_EXAMPLE.currency,
+  description: TRANSFER_EXAMPLE.description,
+  paymentMethod: TRANSFER_EXAMPLE.paymentMethod,
+  beneficiaryAccount: TRANSFER_EXAMPLE.beneficiaryAccount,
+  beneficiaryName: TRANSFER_EXAMPLE.beneficiaryName,
+  beneficiaryEmail: TRANSFER_EXAMPLE.beneficiaryEmail,
 };
 
 /** `transferRequest` with its example, as the merchant API documents it. */
