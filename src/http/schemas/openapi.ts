@@ -43,6 +43,9 @@ export const noContent = z.undefined().meta({ description: 'Fait ; aucun contenu
 /** A field of VALIDATION_ERROR's example `data`, per the French messages of validation-messages.ts. */
 const VALIDATION_EXAMPLE = { amount: 'doit être supérieur ou égal à 1' };
 
+/** `errorResponses`'s answers by their codes, space-separated in the order given. */
+const errorResponsesByCodes = new Map<string, Record<number, z.ZodType>>();
+
 /**
  * The error responses of a route that can answer `codes` (plus INTERNAL_SERVER_ERROR, which any
  * route can): one response per HTTP status, whose description lists each code with its French
@@ -50,6 +53,11 @@ const VALIDATION_EXAMPLE = { amount: 'doit être supérieur ou égal à 1' };
  * status's codes. At run time `code` stays a plain string: an answer is never refused for its code.
  */
 export function errorResponses(...codes: ErrorCode[]) {
+  // One set of schemas per list of codes, shared by the routes that answer the same codes: they
+  // are never changed, and each zod schema is a few closures the heap keeps for the process's life.
+  const key = codes.join(' ');
+  const known = errorResponsesByCodes.get(key);
+  if (known) return known;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set<ErrorCode>([...codes, 'INTERNAL_SERVER_ERROR'])) {
     const status = ERRORS[code].status;
@@ -79,8 +87,10 @@ export function errorResponses(...codes: ErrorCode[]) {
         ],
       });
   }
+  errorResponsesByCodes.set(key, responses);
   return responses;
 }
+
 
 /**
  * A response field holding one of `values`, documented as that enum. At run time it is checked as
