@@ -11,8 +11,7 @@ import { secondsSince, type Metrics } from './metrics.ts';
 export function instrumentConnector(connector: Connector, metrics: Metrics): Connector {
   const measure = async <T extends { kind: string }>(call: 'prepare' | 'initiate' | 'status', run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
-    // Labels written out rather than spread and extended: such a copy gets hidden classes of its
-    // own on every call in Node 20's V8 (docs/performance.md, "Object shapes on hot paths").
+    // Labels written out, not spread and extended (docs/performance.md, "Object shapes on hot paths").
     try {
       const result = await run();
       metrics.connectorCalls.inc({ operator: connector.operator, call, outcome: result.kind });

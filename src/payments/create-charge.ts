@@ -92,11 +92,8 @@ export async function createCharge(
     payerName: input.payerName ?? null,
     payerEmail: input.payerEmail ?? null,
   };
-  // Every property written out, in one literal: an object spread and then extended gets hidden
-  // classes of its own on every call in Node 20's V8, allocated straight into the old generation
-  // (about 5 KB a charge; docs/performance.md, "Object shapes on hot paths"). An undefined value
-  // is a column the insert leaves to its default; `direction` is here already, so that
-  // insertPayInOnce's copy keeps this object's shape.
+  // Every property written out in one literal, not spread and extended (docs/performance.md,
+  // "Object shapes on hot paths"). An undefined value leaves the column to its default.
   const values = {
     id: row.id,
     reference: row.reference,

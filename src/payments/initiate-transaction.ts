@@ -191,8 +191,7 @@ async function sendInitiation(
   stored: StoredInitiation,
 ): Promise<Initiated> {
   const prepared = prepareRequestFor(row, rail, stored.initiatedAt);
-  // Written out rather than spread and extended: such a copy gets hidden classes of its own on
-  // every call in Node 20's V8 (docs/performance.md, "Object shapes on hot paths").
+  // Written out, not spread and extended (docs/performance.md, "Object shapes on hot paths").
   const request: InitiateRequest = {
     direction: prepared.direction,
     reference: prepared.reference,

@@ -91,7 +91,6 @@ export function errorResponses(...codes: ErrorCode[]) {
   return responses;
 }
 
-
 /**
  * A response field holding one of `values`, documented as that enum. At run time it is checked as
  * a string only: the value comes from a database column typed text, which zod must not turn into a
