@@ -70,7 +70,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
     const over = (client: pg.Pool | pg.PoolClient | PgliteQueryable) => drizzlePg({ client: client as pg.Pool | pg.PoolClient }) as unknown as DrizzleDb;
     return {
-      db: databaseHandle(over(pool), { kind: 'postgres', client: pool, genericPlanPool: genericPool, inTransaction: false, over }),
+      db: databaseHandle(over(pool), { client: pool, genericPlanPool: genericPool, inTransaction: false, over }),
       kind: 'postgres',
       close: async () => {
         await Promise.all([pool.end(), genericPool.end()]);
@@ -102,7 +102,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const over = (queryable: pg.PoolClient | PgliteQueryable) => drizzlePglite({ client: queryable as typeof client }) as unknown as DrizzleDb;
   return {
-    db: databaseHandle(over(client), { kind: 'pglite', client: client as unknown as PgliteInstance, genericPlanPool: undefined, inTransaction: false, over }),
+    db: databaseHandle(over(client), { client: client as unknown as PgliteInstance, genericPlanPool: undefined, inTransaction: false, over }),
     kind: 'pglite',
     close: () => client.close(),
   };

@@ -95,6 +95,6 @@ describe('transaction', () => {
       expect(connectionOf(tx).client).not.toBe(connectionOf(db).client);
     });
     expect(connectionOf(db).inTransaction).toBe(false);
-    if (connectionOf(db).kind === 'postgres') expect(connectionOf(db).genericPlanPool).toBeDefined();
+    if (testDatabase().kind === 'postgres') expect(connectionOf(db).genericPlanPool).toBeDefined();
   });
 });

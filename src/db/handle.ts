@@ -32,7 +32,6 @@ export interface PgliteInstance extends PgliteQueryable {
  * - `over`: a Drizzle database over another client of the same driver (a transaction's).
  */
 export interface DatabaseConnection {
-  readonly kind: 'pglite' | 'postgres';
   readonly client: pg.Pool | pg.PoolClient | PgliteQueryable;
   readonly genericPlanPool: pg.Pool | undefined;
   readonly inTransaction: boolean;
@@ -110,13 +109,12 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Prom
       held.release(broken);
     }
   }
-  if (client instanceof pg.Client) throw new Error('transaction: a handle over a single connection must be a transaction handle');
   return (client as PgliteInstance).transaction((tx) => work(overClient(connection, tx)));
 }
 
 /** A transaction's handle over `client`, from its database handle's `connection`. */
 function overClient(connection: DatabaseConnection, client: pg.PoolClient | PgliteQueryable): Db {
-  return databaseHandle(connection.over(client), { kind: connection.kind, client, genericPlanPool: undefined, inTransaction: true, over: connection.over });
+  return databaseHandle(connection.over(client), { client, genericPlanPool: undefined, inTransaction: true, over: connection.over });
 }
 
 async function savepoint<T>(db: Db, connection: DatabaseConnection, work: (tx: Db) => Promise<T>): Promise<T> {

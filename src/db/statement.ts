@@ -42,8 +42,7 @@ const declared = new Map<string, Statement>();
  * `options.genericPlan`: the statement runs, outside transactions, on connections where
  * PostgreSQL always uses a prepared statement's generic plan (`plan_cache_mode =
  * force_generic_plan`, PostgreSQL 12+: the pool `openDatabase` opens beside the main one and the
- * handle carries), never a custom plan made
- * again for each execution's parameters. For keyed lookups whose best plan does not depend on the
+ * handle carries), never a custom plan made again for each execution's parameters. For keyed lookups whose best plan does not depend on the
  * values: PostgreSQL's default (`auto`) compares the generic plan's estimated cost with the custom
  * plans' and, for the status reads' batch once the transactions table had grown, kept planning
  * each execution (0.23–0.43 ms of planning for 0.16–0.26 ms of execution: PostgreSQL's CPU per
@@ -76,11 +75,6 @@ export function statement(name: string, text: string, options: { genericPlan?: b
 /** Every statement declared so far, by name (the modules that declare them must be loaded): for plan checks. */
 export function declaredStatements(): ReadonlyMap<string, Statement> {
   return declared;
-}
-
-/** The pool on which `db`'s statements declared with `genericPlan` run (undefined: none, e.g. PGlite or a transaction's handle). */
-export function genericPlanPoolOf(db: Db): pg.Pool | undefined {
-  return connectionOf(db).genericPlanPool;
 }
 
 /**

@@ -97,7 +97,7 @@ async function insertOnce<T>(
 ): Promise<CreateOnceResult<T>> {
   const { db, clock } = services;
   if (!scope) {
-    const created = await transaction(db, (tx) => insert(tx));
+    const created = await transaction(db, insert);
     return { ...created, replayed: false };
   }
   const now = clock.now();

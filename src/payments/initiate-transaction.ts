@@ -190,22 +190,14 @@ async function sendInitiation(
   connector: Connector,
   stored: StoredInitiation,
 ): Promise<Initiated> {
-  const prepared = prepareRequestFor(row, rail, stored.initiatedAt);
-  // Written out, not spread and extended (docs/performance.md, "Object shapes on hot paths").
-  const request: InitiateRequest = {
-    direction: prepared.direction,
-    reference: prepared.reference,
-    rail: prepared.rail,
-    amount: prepared.amount,
-    currency: prepared.currency,
-    msisdn: prepared.msisdn,
-    description: prepared.description,
-    initiatedAt: prepared.initiatedAt,
+  // The prepare request extended in place, not spread into a copy (docs/performance.md, "Object
+  // shapes on hot paths").
+  const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt), {
     operatorReference: stored.operatorReference,
     callbackUrl: callbackUrlFor(services, rail.operator, stored.callbackToken),
     // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
     returnUrl: services.config.publicBaseUrl,
-  };
+  });
   const result = await withTimeout(connector.initiate(request), services.config.connectorTimeoutMs);
   const now = services.clock.now();
   if (result.kind === 'FAILED') {

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayIns, openSeededPostgres, type SeededPostgres } from '../helpers/seeded-postgres.ts';
 import { authenticateApiKey, beginApiKeyAuthentication, hashApiKey } from '../../src/accounts/api-keys.ts';
 import { readTransactionStatus } from '../../src/payments/get-transaction.ts';
-import { declaredStatements, genericPlanPoolOf } from '../../src/db/statement.ts';
+import { declaredStatements } from '../../src/db/statement.ts';
+import { connectionOf } from '../../src/db/handle.ts';
 
 const STATUS_READS = 'auth_api_keys_status_batch_v5';
 const KEY_LOOKUPS = 'auth_api_keys_batch_v4';
@@ -68,7 +69,7 @@ describe('status reads and key lookups on PostgreSQL', () => {
       const auths = await Promise.all(Array.from({ length: 10 }, () => authenticateApiKey(db.runtime.services, key)));
       expect(auths.every((auth) => auth !== null && auth.applicationId === auths[0]!.applicationId)).toBe(true);
     }
-    const pool = genericPlanPoolOf(db.runtime.services.db)!;
+    const pool = connectionOf(db.runtime.services.db).genericPlanPool!;
     expect(pool).toBeDefined();
     // Every connection of that pool at once (each checkout while the others are held is another one).
     const sessions = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));

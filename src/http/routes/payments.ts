@@ -1,6 +1,6 @@
 /**
- * The merchant payment API (checkout, charge, status reads, transfer, refund), authenticated by `X-API-KEY`. Thin adapters:
- * parse, call one use case, wrap in the envelope.
+ * The merchant payment API (checkout, charge, status reads, transfer, refund), authenticated by
+ * `X-API-KEY`. Thin adapters: parse, call one use case, wrap in the envelope.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -16,7 +16,7 @@ import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeyAuthentication, requireApiKeys } from '../api-key-auth.ts';
 import { compiledJsonSerializer, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
-import { EXAMPLE_IDS, EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
+import { EXAMPLE_CHARGE_CREATED, EXAMPLE_IDS, EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
 import {
   chargeData,
   chargeRequest,
@@ -29,14 +29,6 @@ import {
   transferData,
   transferRequestWithExample,
 } from '../schemas/payments.ts';
-
-/** The fields a charge's 201 shares with its status read, in the answer's order. */
-const CHARGE_FIELDS = ['amount', 'currency', 'description', 'paymentMethod', 'payerAccount', 'payerName', 'payerEmail'] as const;
-
-/** `keys` of `object`, in the order given. */
-function pick<T extends object, K extends keyof T>(object: T, ...keys: K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((k) => [k, object[k]])) as Pick<T, K>;
-}
 
 const IDEMPOTENCY_HEADER_MAX = 100;
 
@@ -115,8 +107,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         response: {
           201: success(chargeData, 'Paiement initié (PENDING)', {
             message: 'Paiement initié.',
-            // The charge of the status read's example, as created.
-            data: { ...pick(EXAMPLE_PAY_IN_STATUS, 'reference'), status: 'PENDING', ...pick(EXAMPLE_PAY_IN_STATUS, ...CHARGE_FIELDS) },
+            data: EXAMPLE_CHARGE_CREATED,
           }),
           ...errorResponses(...CREATION_ERRORS),
         },

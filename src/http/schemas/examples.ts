@@ -42,6 +42,19 @@ export const EXAMPLE_PAY_IN_STATUS = {
   lateSuccess: false,
 } as const;
 
+/** The charge of `EXAMPLE_PAY_IN_STATUS` as its 201 answers it (`data` of `POST /api/v1/pay-in/charge`). */
+export const EXAMPLE_CHARGE_CREATED = {
+  reference: EXAMPLE_PAY_IN_STATUS.reference,
+  status: 'PENDING',
+  amount: EXAMPLE_PAY_IN_STATUS.amount,
+  currency: EXAMPLE_PAY_IN_STATUS.currency,
+  description: EXAMPLE_PAY_IN_STATUS.description,
+  paymentMethod: EXAMPLE_PAY_IN_STATUS.paymentMethod,
+  payerAccount: EXAMPLE_PAY_IN_STATUS.payerAccount,
+  payerName: EXAMPLE_PAY_IN_STATUS.payerName,
+  payerEmail: EXAMPLE_PAY_IN_STATUS.payerEmail,
+} as const;
+
 /** A timestamp as the API writes it (server local time, no zone). */
 export const EXAMPLE_TIME = '2026-11-20T10:00:00.000';
 
