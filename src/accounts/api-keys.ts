@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
-import { findKeyByValue, hashApiKey, type KeyLookupRow } from '../db/queries/api-keys.ts';
+import { findKeyByValue, hashApiKey, lookUpKey, type KeyLookup, type KeyLookupRow } from '../db/queries/api-keys.ts';
 import { type Db, transaction } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -168,11 +168,11 @@ export function authenticateApiKey(
 }
 
 /**
- * A key being authenticated: its raw value, which a read asked in the same event-loop turn
- * scopes itself with (its statement is the key lookup's), and the verdict to come.
+ * A key being authenticated: its lookup, which a status read asked in the same event-loop turn
+ * joins (`readStatusWithKey`: one statement), and the verdict to come.
  */
 export interface ApiKeyAuthentication {
-  rawKey: string;
+  lookup: KeyLookup;
   /** `authenticateApiKey`'s answer; rejects with UNAUTHORIZED where that answer is null. */
   auth: Promise<ApiKeyAuth>;
 }
@@ -182,10 +182,11 @@ export interface ApiKeyAuthentication {
  * caller must await `auth` before acting on anything read with the key.
  */
 export function beginApiKeyAuthentication(services: Pick<Services, 'db' | 'clock' | 'log'>, rawKey: string): ApiKeyAuthentication {
-  const auth = authenticateApiKey(services, rawKey).then((found) => found ?? Promise.reject(new ApiError('UNAUTHORIZED')));
+  const lookup = lookUpKey(services.db, rawKey);
+  const auth = lookup.answer.then((found) => (found ? admit(services, found.key) : null) ?? Promise.reject(new ApiError('UNAUTHORIZED')));
   // Awaited by the route's use case; a request that ends before (its validation failed) leaves it unread.
   auth.catch(() => undefined);
-  return { rawKey, auth };
+  return { lookup, auth };
 }
 
 /** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */

@@ -80,41 +80,10 @@ export function mapRow<T extends Table>(table: T, raw: Record<string, unknown>):
   return mapColumns(columnsOf(table), raw) as T['$inferSelect'];
 }
 
-// The column list of a subset of a table's properties, made once per list.
-const subsetLists = new WeakMap<readonly string[], ColumnList>();
-function subsetOf(table: Table, properties: readonly string[]): ColumnList {
-  let list = subsetLists.get(properties);
-  if (!list) {
-    const columns = getTableColumns(table);
-    subsetLists.set(properties, (list = properties.map((p) => entry(p, columns[p]!))));
-  }
-  return list;
-}
-
-/**
- * A `Pick` of `table`'s row type from `properties` selected as ONE JSON array, `json_build_array`
- * of `selectList(table, properties, …)` (same order), as the driver parsed it: each element decoded
- * as `mapRow` decodes its column (`properties` should be a constant list: its column list is kept
- * per list). One field to parse instead of one per column (`pg`'s row parsing was about a tenth of
- * a status read's CPU). Only for columns whose JSON form is their value: text, numbers (bigint ones
- * within 2^53, as `mode: 'number'` requires anyway), booleans; not timestamps or bytea.
- */
-export function mapArrayPick<T extends Table, K extends keyof T['$inferSelect'] & string>(
-  table: T,
-  properties: readonly K[],
-  values: readonly unknown[],
-): Pick<T['$inferSelect'], K> {
-  const list = subsetOf(table, properties);
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < list.length; i++) row[list[i]![0]] = decode(list[i]!, values[i]);
-  return row as Pick<T['$inferSelect'], K>;
-}
-
 /** The SQL column names of `properties` of `table`, each prefixed with `alias.`, comma-separated: a select list. */
 export function selectList(table: Table, properties: readonly string[], alias: string): string {
-  return subsetOf(table, properties)
-    .map(([, column]) => `${alias}.${column.name}`)
-    .join(', ');
+  const columns = getTableColumns(table);
+  return properties.map((property) => `${alias}.${columns[property]!.name}`).join(', ');
 }
 
 function mapColumns(list: ColumnList, raw: Record<string, unknown>): Record<string, unknown> {

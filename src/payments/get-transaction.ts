@@ -6,7 +6,7 @@
  * indistinguishable from an unknown one (404 TRANSACTION_NOT_FOUND).
  */
 import type { ApiKeyAuthentication } from '../accounts/api-keys.ts';
-import { findStatusViewByKey } from '../db/queries/api-keys.ts';
+import { readStatusWithKey } from '../db/queries/api-keys.ts';
 import type { StatusViewRow } from '../db/queries/status-view.ts';
 import { findTransactionInScope } from '../db/queries/transactions.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -39,7 +39,9 @@ export async function readTransactionStatus(
   direction: 'PAY_IN' | 'PAY_OUT',
   reference: string,
 ): Promise<StatusViewRow> {
-  const [, row] = await Promise.all([key.auth, findStatusViewByKey(services.db, key.rawKey, { reference, direction })]);
+  // The read first: a driver error rejects both, and the verdict's own rejection is handled.
+  const row = await readStatusWithKey(services.db, key.lookup, { reference, direction });
+  await key.auth;
   if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
   return row;
 }

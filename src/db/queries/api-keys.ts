@@ -7,11 +7,11 @@
  * round trip. Nothing is cached between turns: a revoked key is refused on the next request.
  */
 import { hash } from 'node:crypto';
-import { mapArrayPick, perDatabase, selectList } from '../batch.ts';
+import { perDatabase, selectList } from '../batch.ts';
 import type { Db } from '../client.ts';
 import { transactions } from '../schema.ts';
 import { runStatement, statement } from '../statement.ts';
-import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from './status-view.ts';
+import { STATUS_VIEW_PROPERTIES, statusViewRowOf, type StatusViewRow } from './status-view.ts';
 import { inTenantScope } from './transactions.ts';
 
 /** The SHA-256 hex digest of a raw key: what `api_keys.key_hash` stores. */
@@ -130,14 +130,28 @@ function distinctPositions(values: readonly string[]): { distinct: string[]; pos
   return { distinct, positions };
 }
 
-/** One lookup of a turn: a raw key, and the status read asked with it (null: the key alone). */
-interface KeyLookup {
-  rawKey: string;
-  read: StatusLookup | null;
+/**
+ * A key lookup started in this turn (`lookUpKey`): the raw key, and its answer to come. A status
+ * read asked with it before its statement is sent joins it (`readStatusWithKey`): the lookup's
+ * one statement, the one answer, carries the read's transaction too.
+ */
+export interface KeyLookup {
+  readonly rawKey: string;
+  /** Null when no active key has that value; else the key, and the joined read's transaction (null: none, or no read joined). */
+  readonly answer: Promise<KeyLookupAnswer>;
 }
 
 /** A lookup's answer: null when no active key has that value; else the key, and the read's transaction (null: none). */
-type KeyLookupAnswer = { key: KeyLookupRow; transaction: StatusViewRow | null } | null;
+export type KeyLookupAnswer = { key: KeyLookupRow; transaction: StatusViewRow | null } | null;
+
+/** A lookup as the batcher is asked it: `read` may be joined until `sent` (its batch's statement is being built). */
+interface AskedLookup {
+  rawKey: string;
+  read: StatusLookup | null;
+  sent: boolean;
+  /** `lookUpKey`'s lookups: the batcher's answer (null for the lookups asked by `findKeyByValue`, `readStatusWithKey`). */
+  answer: Promise<KeyLookupAnswer> | null;
+}
 
 /**
  * Every lookup of one turn, in one statement: `keysByHash` when none reads a transaction, else
@@ -145,7 +159,8 @@ type KeyLookupAnswer = { key: KeyLookupRow; transaction: StatusViewRow | null } 
  * merchant's back end polls with its one key. The raw keys live no longer than the requests that
  * carry them.
  */
-const lookupsOf = perDatabase<KeyLookup, KeyLookupAnswer>(async (db, asked) => {
+const lookupsOf = perDatabase<AskedLookup, KeyLookupAnswer>(async (db, asked) => {
+  for (const lookup of asked) lookup.sent = true;
   const { distinct, positions } = distinctPositions(asked.map((l) => l.rawKey));
   const hashes = distinct.map(hashApiKey);
   const reads: number[] = [];
@@ -166,7 +181,7 @@ const lookupsOf = perDatabase<KeyLookup, KeyLookupAnswer>(async (db, asked) => {
   ]);
   const keys = byPosition(distinct.length, rows[0]?.keys, (item) => keyRowOf(item[1]));
   const transactionsRead = byPosition(reads.length, rows[0]?.found, (item) =>
-    Array.isArray(item[1]) ? mapArrayPick(transactions, STATUS_VIEW_PROPERTIES, item[1]) : null,
+    Array.isArray(item[1]) ? statusViewRowOf(item[1]) : null,
   );
   const answers: KeyLookupAnswer[] = positions.map((position) => {
     const key = keys[position - 1]!;
@@ -179,23 +194,40 @@ const lookupsOf = perDatabase<KeyLookup, KeyLookupAnswer>(async (db, asked) => {
 });
 
 /**
- * The active key whose raw value is `rawKey`, with its application and merchant, or null. Asked
- * with `findStatusViewByKey` in the same turn, both are answered by one statement. Throws the
- * driver's error.
+ * Starts looking up the active key whose raw value is `rawKey`, with its application and
+ * merchant, and returns at once: a status read asked in the same event-loop turn joins its
+ * statement (`readStatusWithKey`). The answer rejects with the driver's error.
+ */
+export function lookUpKey(db: Db, rawKey: string): KeyLookup {
+  const asked: AskedLookup = { rawKey, read: null, sent: false, answer: null };
+  asked.answer = lookupsOf(db).load(asked);
+  return asked as KeyLookup;
+}
+
+/**
+ * The active key whose raw value is `rawKey`, with its application and merchant, or null. Throws
+ * the driver's error.
  */
 export function findKeyByValue(db: Db, rawKey: string): Promise<KeyLookupRow | null> {
   return lookupsOf(db)
-    .load({ rawKey, read: null })
+    .load({ rawKey, read: null, sent: false, answer: null })
     .then((found) => found?.key ?? null);
 }
 
 /**
  * The status view of the transaction `read.reference` of `read.direction` owned by the
- * application of the active key `rawKey`, in that key's environment; null when there is no such
- * transaction or no such key (the key's verdict is `findKeyByValue`'s). Throws the driver's error.
+ * application of the key of `lookup`, in that key's environment; null when there is no such
+ * transaction or no such key (the key's verdict is the caller's, from `lookup.answer`). Joins
+ * `lookup`'s statement while it has not been sent (the same turn), else asks its own. `lookup`
+ * is one `lookUpKey` made. Throws the driver's error.
  */
-export function findStatusViewByKey(db: Db, rawKey: string, read: StatusLookup): Promise<StatusViewRow | null> {
+export function readStatusWithKey(db: Db, lookup: KeyLookup, read: StatusLookup): Promise<StatusViewRow | null> {
+  const asked = lookup as AskedLookup;
+  if (!asked.sent && asked.read === null) {
+    asked.read = read;
+    return lookup.answer.then((found) => found?.transaction ?? null);
+  }
   return lookupsOf(db)
-    .load({ rawKey, read })
+    .load({ rawKey: lookup.rawKey, read, sent: false, answer: null })
     .then((found) => found?.transaction ?? null);
 }

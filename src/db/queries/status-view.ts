@@ -34,3 +34,46 @@ export const STATUS_VIEW_PROPERTIES = [
 
 /** The part of a transaction row the status views read (`STATUS_VIEW_PROPERTIES`). */
 export type StatusViewRow = Pick<typeof transactions.$inferSelect, (typeof STATUS_VIEW_PROPERTIES)[number]>;
+
+/**
+ * The status view of a transaction from the JSON array the status-read statement selects: the
+ * columns of `STATUS_VIEW_PROPERTIES`, in that order, as the driver parsed them. Each of these
+ * columns has its value as its JSON form (text, booleans, `bigint` amounts in `mode: 'number'`,
+ * within 2^53), so each element is taken as it is; `null` stays `null`.
+ *
+ * Written out as one object literal, so that every row is made with its final shape in one step;
+ * built property by property under computed names, the row cost 3.6 % of a status read's CPU
+ * samples. The types check each value against its property; a test checks the order against
+ * `STATUS_VIEW_PROPERTIES` and the values against the row as Drizzle reads it.
+ */
+export function statusViewRowOf(values: readonly unknown[]): StatusViewRow {
+  const v = values as unknown as StatusViewValues;
+  return {
+    reference: v[0],
+    direction: v[1],
+    type: v[2],
+    status: v[3],
+    amount: v[4],
+    currency: v[5],
+    description: v[6],
+    paymentMethod: v[7],
+    payerAccount: v[8],
+    payerName: v[9],
+    payerEmail: v[10],
+    beneficiaryAccount: v[11],
+    beneficiaryName: v[12],
+    beneficiaryEmail: v[13],
+    checkoutToken: v[14],
+    failureCode: v[15],
+    failureReason: v[16],
+    feeAmount: v[17],
+    refundedAmount: v[18],
+    operatorTransactionId: v[19],
+    isLateSuccess: v[20],
+    isReservationHeld: v[21],
+    reservedAmount: v[22],
+  };
+}
+
+/** The status-read statement's array: `StatusViewRow`'s values in `STATUS_VIEW_PROPERTIES` order. */
+type StatusViewValues = { [I in keyof typeof STATUS_VIEW_PROPERTIES & `${number}`]: StatusViewRow[(typeof STATUS_VIEW_PROPERTIES)[I]] };

@@ -1,0 +1,133 @@
+/**
+ * The status read's data access (src/db/queries/api-keys.ts) on a real database: a read asked in
+ * the turn its key's lookup started joins that lookup's statement, a read asked later gets its
+ * own, and either way the row is the transaction as Drizzle reads it, scoped to the key's
+ * application and environment. Plus the envelope timestamp's local-time form in several zones.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionOf } from '../../src/db/handle.ts';
+import { lookUpKey, readStatusWithKey } from '../../src/db/queries/api-keys.ts';
+import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../../src/db/queries/status-view.ts';
+import { transactions } from '../../src/db/schema.ts';
+import { formatLocalTimestamp } from '../../src/domain/clock.ts';
+import { startHarness, type Harness, type Tenant } from '../harness.ts';
+import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
+
+let h: Harness;
+let t: Tenant;
+let other: Tenant;
+let payIn: string;
+let payOut: string;
+beforeAll(async () => {
+  h = await startHarness();
+  t = await h.createTenant();
+  other = await h.createTenant();
+  payIn = expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ description: 'Commande 42' }) }), 201).reference;
+  payOut = expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody() }), 201).reference;
+});
+afterAll(async () => h?.close());
+
+/** The transaction `reference` as Drizzle reads it, cut to the status view's properties. */
+async function drizzleView(reference: string): Promise<StatusViewRow> {
+  const [row] = await h.services.db.select().from(transactions).where(eq(transactions.reference, reference));
+  return Object.fromEntries(STATUS_VIEW_PROPERTIES.map((p) => [p, row![p]])) as StatusViewRow;
+}
+
+/**
+ * Key lookups (statements reading `api_keys` by key digest) sent to the database while `work`
+ * runs, counted where the driver is called: the handle's client and, on PostgreSQL, its
+ * generic-plan pool.
+ */
+async function keyStatementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const connection = connectionOf(h.services.db);
+  const drivers = [connection.client, connection.genericPlanPool].filter(Boolean) as unknown as { query: (...args: unknown[]) => unknown }[];
+  let statements = 0;
+  const originals = drivers.map((driver) => driver.query);
+  drivers.forEach((driver, i) => {
+    driver.query = function (this: unknown, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+      if (text?.includes('k.key_hash')) statements++;
+      return originals[i]!.apply(this, args);
+    };
+  });
+  try {
+    return { result: await work(), statements };
+  } finally {
+    drivers.forEach((driver, i) => (driver.query = originals[i]!));
+  }
+}
+
+describe('status reads with a key', () => {
+  it('answer, joined to the key lookup of the same turn, the status view as Drizzle reads it, in one statement', async () => {
+    const { result, statements } = await keyStatementsDuring(async () => {
+      const lookup = lookUpKey(h.services.db, t.key);
+      const row = await readStatusWithKey(h.services.db, lookup, { reference: payIn, direction: 'PAY_IN' });
+      return { row, answer: await lookup.answer };
+    });
+    expect(result.row).toEqual(await drizzleView(payIn));
+    expect(Object.keys(result.row!)).toEqual([...STATUS_VIEW_PROPERTIES]);
+    expect(result.row).toMatchObject({ reference: payIn, description: 'Commande 42', status: 'PENDING', refundedAmount: 0, isLateSuccess: false });
+    // Joined: the lookup's own answer carries the read's row.
+    expect(result.answer).toEqual({ key: expect.objectContaining({ applicationId: t.applicationId }), transaction: result.row });
+    expect(statements).toBe(1);
+  });
+
+  it('answer a read asked after its lookup was sent with a statement of its own', async () => {
+    const lookup = lookUpKey(h.services.db, t.key);
+    await lookup.answer;
+    const { result, statements } = await keyStatementsDuring(() => readStatusWithKey(h.services.db, lookup, { reference: payOut, direction: 'PAY_OUT' }));
+    expect(result).toEqual(await drizzleView(payOut));
+    expect(statements).toBe(1);
+  });
+
+  it("find nothing of another application, of the other direction, or with an unknown key", async () => {
+    const reads = [
+      readStatusWithKey(h.services.db, lookUpKey(h.services.db, other.key), { reference: payIn, direction: 'PAY_IN' }),
+      readStatusWithKey(h.services.db, lookUpKey(h.services.db, t.key), { reference: payIn, direction: 'PAY_OUT' }),
+      readStatusWithKey(h.services.db, lookUpKey(h.services.db, `sk_test_${'0'.repeat(128)}`), { reference: payIn, direction: 'PAY_IN' }),
+    ];
+    expect(await Promise.all(reads)).toEqual([null, null, null]);
+    expect(await lookUpKey(h.services.db, `sk_test_${'0'.repeat(128)}`).answer).toBeNull();
+  });
+
+  it('answer many reads of one turn, each with its own row', async () => {
+    const lookups = Array.from({ length: 40 }, (_, i) => {
+      const lookup = lookUpKey(h.services.db, i % 2 ? t.key : other.key);
+      return readStatusWithKey(h.services.db, lookup, { reference: payIn, direction: 'PAY_IN' });
+    });
+    const rows = await Promise.all(lookups);
+    rows.forEach((row, i) => (i % 2 ? expect(row?.reference).toBe(payIn) : expect(row).toBeNull()));
+  });
+});
+
+describe('formatLocalTimestamp', () => {
+  const zone = process.env.TZ;
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  /** The local wall-clock time of `date`, field by field. */
+  const byFields = (date: Date) => {
+    const p = (n: number, w = 2) => String(n).padStart(w, '0');
+    return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`;
+  };
+
+  it.each(['UTC', 'Africa/Abidjan', 'Africa/Lagos', 'Africa/Nairobi', 'America/New_York', 'Asia/Kolkata'])('gives the local time in %s, across a year and its DST changes', (tz) => {
+    process.env.TZ = tz;
+    for (let ms = Date.UTC(2026, 0, 1, 0, 0, 0, 7); ms < Date.UTC(2027, 0, 1); ms += 3_600_000 * 7 + 61_001) {
+      expect(formatLocalTimestamp(new Date(ms))).toBe(byFields(new Date(ms)));
+    }
+    // The hours around New York's changes (2026-03-08 and 2026-11-01), minute by minute.
+    for (const start of [Date.UTC(2026, 2, 8, 5), Date.UTC(2026, 10, 1, 4)]) {
+      for (let ms = start; ms < start + 3 * 3_600_000; ms += 60_000) expect(formatLocalTimestamp(new Date(ms))).toBe(byFields(new Date(ms)));
+    }
+  });
+
+  it('has the form of the envelope: milliseconds, no zone', () => {
+    process.env.TZ = 'Africa/Lagos';
+    expect(formatLocalTimestamp(new Date('2026-11-20T13:03:07.123Z'))).toBe('2026-11-20T14:03:07.123');
+    expect(formatLocalTimestamp(new Date('2026-12-31T23:30:00.000Z'))).toBe('2027-01-01T00:30:00.000');
+  });
+});
