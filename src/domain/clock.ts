@@ -28,10 +28,12 @@ export function createManualClock(start: Date = new Date()): ManualClock {
 
 /**
  * Formats a date as ISO 8601 in the server's local time with no zone designator,
- * e.g. `2026-11-20T14:03:07.123`: the form of the response envelope's `timestamp`. The local
- * wall-clock time is the UTC time shifted by the zone's offset at that instant (one zone lookup,
- * where a getter per field makes one each).
+ * e.g. `2026-11-20T14:03:07.123`: the form of the response envelope's `timestamp`.
  */
 export function formatLocalTimestamp(date: Date): string {
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 23);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return (
+    `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}` +
+    `T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`
+  );
 }
