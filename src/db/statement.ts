@@ -42,11 +42,12 @@ const declared = new Map<string, Statement>();
  * `options.genericPlan`: the statement runs, outside transactions, on connections where
  * PostgreSQL always uses a prepared statement's generic plan (`plan_cache_mode =
  * force_generic_plan`, PostgreSQL 12+: the pool `openDatabase` opens beside the main one and the
- * handle carries), never a custom plan made again for each execution's parameters. For keyed lookups whose best plan does not depend on the
- * values: PostgreSQL's default (`auto`) compares the generic plan's estimated cost with the custom
- * plans' and, for the status reads' batch once the transactions table had grown, kept planning
- * each execution (0.23–0.43 ms of planning for 0.16–0.26 ms of execution: PostgreSQL's CPU per
- * status read 7.9 → 23–32 µs after the bench's charge run).
+ * handle carries), never a custom plan made again for each execution's parameters. For keyed
+ * lookups whose best plan does not depend on the values: PostgreSQL's default (`auto`) compares
+ * the generic plan's estimated cost with the custom plans' and, for the status reads' batch once
+ * the transactions table had grown, kept planning each execution (0.23–0.43 ms of planning for
+ * 0.16–0.26 ms of execution: PostgreSQL's CPU per status read 7.9 → 23–32 µs after the bench's
+ * charge run).
  *
  * `options.customPlan`: on PostgreSQL the statement is sent unnamed, so it is parsed and planned
  * at each execution for the table as it is then. For a statement that every connection runs from

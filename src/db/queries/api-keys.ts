@@ -136,7 +136,8 @@ function distinctPositions(values: readonly string[]): { distinct: string[]; pos
  * one statement, the one answer, carries the read's transaction too.
  */
 export interface KeyLookup {
-  readonly rawKey: string;
+  /** What the batcher was asked: a status read joins it by setting its `read` before it is `sent`. */
+  readonly asked: AskedLookup;
   /** Null when no active key has that value; else the key, and the joined read's transaction (null: none, or no read joined). */
   readonly answer: Promise<KeyLookupAnswer>;
 }
@@ -145,12 +146,10 @@ export interface KeyLookup {
 export type KeyLookupAnswer = { key: KeyLookupRow; transaction: StatusViewRow | null } | null;
 
 /** A lookup as the batcher is asked it: `read` may be joined until `sent` (its batch's statement is being built). */
-interface AskedLookup {
+export interface AskedLookup {
   rawKey: string;
   read: StatusLookup | null;
   sent: boolean;
-  /** `lookUpKey`'s lookups: the batcher's answer (null for the lookups asked by `findKeyByValue`, `readStatusWithKey`). */
-  answer: Promise<KeyLookupAnswer> | null;
 }
 
 /**
@@ -199,9 +198,8 @@ const lookupsOf = perDatabase<AskedLookup, KeyLookupAnswer>(async (db, asked) =>
  * statement (`readStatusWithKey`). The answer rejects with the driver's error.
  */
 export function lookUpKey(db: Db, rawKey: string): KeyLookup {
-  const asked: AskedLookup = { rawKey, read: null, sent: false, answer: null };
-  asked.answer = lookupsOf(db).load(asked);
-  return asked as KeyLookup;
+  const asked: AskedLookup = { rawKey, read: null, sent: false };
+  return { asked, answer: lookupsOf(db).load(asked) };
 }
 
 /**
@@ -210,7 +208,7 @@ export function lookUpKey(db: Db, rawKey: string): KeyLookup {
  */
 export function findKeyByValue(db: Db, rawKey: string): Promise<KeyLookupRow | null> {
   return lookupsOf(db)
-    .load({ rawKey, read: null, sent: false, answer: null })
+    .load({ rawKey, read: null, sent: false })
     .then((found) => found?.key ?? null);
 }
 
@@ -218,16 +216,16 @@ export function findKeyByValue(db: Db, rawKey: string): Promise<KeyLookupRow | n
  * The status view of the transaction `read.reference` of `read.direction` owned by the
  * application of the key of `lookup`, in that key's environment; null when there is no such
  * transaction or no such key (the key's verdict is the caller's, from `lookup.answer`). Joins
- * `lookup`'s statement while it has not been sent (the same turn), else asks its own. `lookup`
- * is one `lookUpKey` made. Throws the driver's error.
+ * `lookup`'s statement while it has not been sent (the same turn), else asks its own. Throws the
+ * driver's error.
  */
 export function readStatusWithKey(db: Db, lookup: KeyLookup, read: StatusLookup): Promise<StatusViewRow | null> {
-  const asked = lookup as AskedLookup;
+  const { asked } = lookup;
   if (!asked.sent && asked.read === null) {
     asked.read = read;
     return lookup.answer.then((found) => found?.transaction ?? null);
   }
   return lookupsOf(db)
-    .load({ rawKey: lookup.rawKey, read, sent: false, answer: null })
+    .load({ rawKey: asked.rawKey, read, sent: false })
     .then((found) => found?.transaction ?? null);
 }
