@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
-import { findKeyByValue, hashApiKey, lookUpKey, type KeyLookup, type KeyLookupRow } from '../db/queries/api-keys.ts';
+import { findKeyByValue, hashApiKey, lookUpKey, type KeyLookup, type KeyLookupAnswer, type KeyLookupRow } from '../db/queries/api-keys.ts';
 import { type Db, transaction } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -169,24 +169,37 @@ export function authenticateApiKey(
 
 /**
  * A key being authenticated: its lookup, which a status read asked in the same event-loop turn
- * joins (`readStatusWithKey`: one statement), and the verdict to come.
+ * joins (`readStatusWithKey`: one statement), and its verdict, decided once from the first answer
+ * it is given.
  */
 export interface ApiKeyAuthentication {
   lookup: KeyLookup;
-  /** `authenticateApiKey`'s answer; rejects with UNAUTHORIZED where that answer is null. */
-  auth: Promise<ApiKeyAuth>;
+  /**
+   * The verdict of an answer of this key's lookup (`lookup.answer`, or a read's own lookup of the
+   * same key): the key admitted; throws UNAUTHORIZED where `authenticateApiKey` answers null. The
+   * first answer given decides (and refreshes `lastUsedAt` at most once).
+   */
+  admit(answer: KeyLookupAnswer): ApiKeyAuth;
+  /** The verdict of `lookup`'s own answer: rejects with UNAUTHORIZED, or with the driver's error. */
+  verdict(): Promise<ApiKeyAuth>;
 }
 
 /**
  * Starts authenticating `rawKey` (a value of key form: `hasKeyForm`) and returns at once; the
- * caller must await `auth` before acting on anything read with the key.
+ * caller must have the key admitted (`admit`, `verdict`) before acting on anything read with it.
  */
 export function beginApiKeyAuthentication(services: Pick<Services, 'db' | 'clock' | 'log'>, rawKey: string): ApiKeyAuthentication {
   const lookup = lookUpKey(services.db, rawKey);
-  const auth = lookup.answer.then((found) => (found ? admit(services, found.key) : null) ?? Promise.reject(new ApiError('UNAUTHORIZED')));
-  // Awaited by the route's use case; a request that ends before (its validation failed) leaves it unread.
-  auth.catch(() => undefined);
-  return { lookup, auth };
+  // Read by the route's use case; a request that ends before (its validation failed, its client
+  // left) leaves it unread, and its driver error is then nobody's.
+  lookup.answer.catch(() => undefined);
+  let decided: ApiKeyAuth | null | undefined;
+  const admitAnswer = (answer: KeyLookupAnswer): ApiKeyAuth => {
+    if (decided === undefined) decided = answer ? admit(services, answer.key) : null;
+    if (decided === null) throw new ApiError('UNAUTHORIZED');
+    return decided;
+  };
+  return { lookup, admit: admitAnswer, verdict: () => lookup.answer.then(admitAnswer) };
 }
 
 /** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */

@@ -31,9 +31,14 @@ export function createManualClock(start: Date = new Date()): ManualClock {
  * e.g. `2026-11-20T14:03:07.123`: the form of the response envelope's `timestamp`.
  */
 export function formatLocalTimestamp(date: Date): string {
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const ms = date.getMilliseconds();
   return (
-    `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}` +
-    `T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`
+    `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())}` +
+    `T${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}:${twoDigits(date.getSeconds())}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}`
   );
+}
+
+/** `n` (0–99) in two digits. */
+function twoDigits(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
 }

@@ -92,7 +92,7 @@ export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
     if (key && !(error instanceof ApiError && error.code === 'UNAUTHORIZED')) {
       // A route whose key is authenticated beside its use case (`readsWithKey`) failed before
       // the key's verdict was read (an invalid parameter): a refused key still gets its 401 first.
-      return key.auth.then(
+      return key.verdict().then(
         () => answerError(error, request, reply, clock),
         (refusal: unknown) => answerError(refusal instanceof ApiError ? (refusal as FastifyError) : error, request, reply, clock),
       );

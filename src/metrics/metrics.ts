@@ -54,8 +54,20 @@ type HttpLabel = 'route' | 'method' | 'status';
 export function createMetrics(db: Db, clock: Clock): Metrics {
   const registry = new Registry();
   const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-  const httpRequests = new Counter<HttpLabel>({ name: 'kolo_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
   const httpDuration = new Histogram<HttpLabel>({ name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
+  // The request counter is the histogram's `_count` series under its own name, copied at scrape
+  // time: a request is recorded once (one label hash, not two, on every request).
+  new Counter<HttpLabel>({
+    name: 'kolo_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+    async collect() {
+      const { values } = await httpDuration.get();
+      this.reset();
+      for (const value of values) if (value.metricName === 'kolo_http_request_duration_seconds_count') this.inc(value.labels as Record<HttpLabel, string>, value.value);
+    },
+  });
   // One recorder per route pattern, holding the labels object of each (method, status) it has
   // answered, built once rather than on every request.
   const recorders = new Map<string, HttpRecorder>();
@@ -68,7 +80,6 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
       if (!byStatus) byMethod.set(method, (byStatus = new Map()));
       let labels = byStatus.get(status);
       if (!labels) byStatus.set(status, (labels = { route, method, status: String(status) }));
-      httpRequests.inc(labels);
       httpDuration.observe(labels, elapsedSeconds);
     };
     recorders.set(route, recorder);

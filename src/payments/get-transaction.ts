@@ -29,19 +29,20 @@ export async function getTransaction(
 
 /**
  * The merchant API's status read: the part of the transaction `reference` of `direction` that
- * the status views show, read with the key being authenticated (`key`), whose verdict it awaits.
+ * the status views show, read with the key being authenticated (`key`), whose verdict it gives.
  * Asked in the turn the key's lookup started (the route's hook), both are one statement, one
- * round trip. Throws UNAUTHORIZED (the key's verdict) before TRANSACTION_NOT_FOUND.
+ * round trip. Throws UNAUTHORIZED (the key's verdict) before TRANSACTION_NOT_FOUND, and the
+ * driver's error.
  */
-export async function readTransactionStatus(
+export function readTransactionStatus(
   services: Pick<Services, 'db'>,
   key: ApiKeyAuthentication,
   direction: 'PAY_IN' | 'PAY_OUT',
   reference: string,
 ): Promise<StatusViewRow> {
-  // The read first: a driver error rejects both, and the verdict's own rejection is handled.
-  const row = await readStatusWithKey(services.db, key.lookup, { reference, direction });
-  await key.auth;
-  if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
-  return row;
+  return readStatusWithKey(services.db, key.lookup, { reference, direction }).then((found) => {
+    key.admit(found);
+    if (!found?.transaction) throw new ApiError('TRANSACTION_NOT_FOUND');
+    return found.transaction;
+  });
 }

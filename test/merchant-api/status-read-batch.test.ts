@@ -62,14 +62,15 @@ describe('status reads with a key', () => {
   it('answer, joined to the key lookup of the same turn, the status view as Drizzle reads it, in one statement', async () => {
     const { result, statements } = await keyStatementsDuring(async () => {
       const lookup = lookUpKey(h.services.db, t.key);
-      const row = await readStatusWithKey(h.services.db, lookup, { reference: payIn, direction: 'PAY_IN' });
-      return { row, answer: await lookup.answer };
+      const read = await readStatusWithKey(h.services.db, lookup, { reference: payIn, direction: 'PAY_IN' });
+      return { read, row: read?.transaction ?? null, answer: await lookup.answer };
     });
     expect(result.row).toEqual(await drizzleView(payIn));
     expect(Object.keys(result.row!)).toEqual([...STATUS_VIEW_PROPERTIES]);
     expect(result.row).toMatchObject({ reference: payIn, description: 'Commande 42', status: 'PENDING', refundedAmount: 0, isLateSuccess: false });
-    // Joined: the lookup's own answer carries the read's row.
+    // Joined: the read's answer is the lookup's own, the key with the read's row.
     expect(result.answer).toEqual({ key: expect.objectContaining({ applicationId: t.applicationId }), transaction: result.row });
+    expect(result.read).toBe(result.answer);
     expect(statements).toBe(1);
   });
 
@@ -77,7 +78,8 @@ describe('status reads with a key', () => {
     const lookup = lookUpKey(h.services.db, t.key);
     await lookup.answer;
     const { result, statements } = await keyStatementsDuring(() => readStatusWithKey(h.services.db, lookup, { reference: payOut, direction: 'PAY_OUT' }));
-    expect(result).toEqual(await drizzleView(payOut));
+    // The key looked up again, with the row.
+    expect(result).toEqual({ key: expect.objectContaining({ applicationId: t.applicationId }), transaction: await drizzleView(payOut) });
     expect(statements).toBe(1);
   });
 
@@ -87,7 +89,12 @@ describe('status reads with a key', () => {
       readStatusWithKey(h.services.db, lookUpKey(h.services.db, t.key), { reference: payIn, direction: 'PAY_OUT' }),
       readStatusWithKey(h.services.db, lookUpKey(h.services.db, `sk_test_${'0'.repeat(128)}`), { reference: payIn, direction: 'PAY_IN' }),
     ];
-    expect(await Promise.all(reads)).toEqual([null, null, null]);
+    // The keys found, their transactions not; the unknown key not found at all.
+    expect(await Promise.all(reads)).toEqual([
+      { key: expect.objectContaining({ applicationId: other.applicationId }), transaction: null },
+      { key: expect.objectContaining({ applicationId: t.applicationId }), transaction: null },
+      null,
+    ]);
     expect(await lookUpKey(h.services.db, `sk_test_${'0'.repeat(128)}`).answer).toBeNull();
   });
 
@@ -97,7 +104,7 @@ describe('status reads with a key', () => {
       return readStatusWithKey(h.services.db, lookup, { reference: payIn, direction: 'PAY_IN' });
     });
     const rows = await Promise.all(lookups);
-    rows.forEach((row, i) => (i % 2 ? expect(row?.reference).toBe(payIn) : expect(row).toBeNull()));
+    rows.forEach((row, i) => (i % 2 ? expect(row?.transaction?.reference).toBe(payIn) : expect(row).toEqual({ key: expect.objectContaining({ applicationId: other.applicationId }), transaction: null })));
   });
 });
 
@@ -112,5 +119,7 @@ describe('formatLocalTimestamp', () => {
     process.env.TZ = 'Africa/Lagos';
     expect(formatLocalTimestamp(new Date('2026-11-20T13:03:07.123Z'))).toBe('2026-11-20T14:03:07.123');
     expect(formatLocalTimestamp(new Date('2026-12-31T23:30:00.000Z'))).toBe('2027-01-01T00:30:00.000');
+    expect(formatLocalTimestamp(new Date('2026-03-05T08:04:09.007Z'))).toBe('2026-03-05T09:04:09.007');
+    expect(formatLocalTimestamp(new Date('2026-10-09T09:59:59.045Z'))).toBe('2026-10-09T10:59:59.045');
   });
 });

@@ -71,6 +71,11 @@ describe('GET /metrics on the public port', () => {
     expect(sample(page, 'kolo_http_requests_total', { route: '/api/v1/webhook', method: 'HEAD', status: '200' })).toBe(1);
     expect(sample(page, 'kolo_http_request_duration_seconds_count', { route: 'unknown', method: 'GET', status: '404' })).toBe(1);
     expect(sample(page, 'kolo_http_request_duration_seconds_count', { route: '/api/v1/pay-in/charge' })).toBe(2);
+    // The next scrape reads the same counts, not twice them, and the first scrape's own answer.
+    const again = (await h.request('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
+    expect(sample(again, 'kolo_http_requests_total', { route: '/api/v1/pay-in/charge', method: 'POST', status: '201' })).toBe(2);
+    expect(sample(again, 'kolo_http_requests_total', { route: '/api/v1/pay-in/check_status/:reference', status: '404' })).toBe(1);
+    expect(sample(again, 'kolo_http_requests_total', { route: '/metrics', method: 'GET', status: '200' })).toBe(1);
     // Transactions created and finished by rail, direction, environment and final status.
     expect(sample(page, 'kolo_transactions_created_total', { rail: 'MTN_MOMO_CM', direction: 'PAY_IN', environment: 'TEST' })).toBe(2);
     expect(sample(page, 'kolo_transactions_finished_total', { rail: 'MTN_MOMO_CM', direction: 'PAY_IN', status: 'SUCCESS' })).toBe(1);

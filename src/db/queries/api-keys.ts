@@ -213,19 +213,17 @@ export function findKeyByValue(db: Db, rawKey: string): Promise<KeyLookupRow | n
 }
 
 /**
- * The status view of the transaction `read.reference` of `read.direction` owned by the
- * application of the key of `lookup`, in that key's environment; null when there is no such
- * transaction or no such key (the key's verdict is the caller's, from `lookup.answer`). Joins
- * `lookup`'s statement while it has not been sent (the same turn), else asks its own. Throws the
- * driver's error.
+ * The key of `lookup` (null: no active key has that value) and, when it is found, the status
+ * view of the transaction `read.reference` of `read.direction` owned by its application in its
+ * environment (null: no such transaction): the key's verdict is the caller's. Joins `lookup`'s
+ * statement while it has not been sent (the same turn), and then answers with the lookup's own
+ * answer; else asks a statement of its own (the key looked up again). Throws the driver's error.
  */
-export function readStatusWithKey(db: Db, lookup: KeyLookup, read: StatusLookup): Promise<StatusViewRow | null> {
+export function readStatusWithKey(db: Db, lookup: KeyLookup, read: StatusLookup): Promise<KeyLookupAnswer> {
   const { asked } = lookup;
   if (!asked.sent && asked.read === null) {
     asked.read = read;
-    return lookup.answer.then((found) => found?.transaction ?? null);
+    return lookup.answer;
   }
-  return lookupsOf(db)
-    .load({ rawKey: asked.rawKey, read, sent: false })
-    .then((found) => found?.transaction ?? null);
+  return lookupsOf(db).load({ rawKey: asked.rawKey, read, sent: false });
 }
