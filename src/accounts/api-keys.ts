@@ -189,18 +189,35 @@ export interface ApiKeyAuthentication {
  * caller must have the key admitted (`admit`, `verdict`) before acting on anything read with it.
  */
 export function beginApiKeyAuthentication(services: Pick<Services, 'db' | 'clock' | 'log'>, rawKey: string): ApiKeyAuthentication {
-  const lookup = lookUpKey(services.db, rawKey);
-  // Read by the route's use case; a request that ends before (its validation failed, its client
-  // left) leaves it unread, and its driver error is then nobody's.
-  lookup.answer.catch(() => undefined);
-  let decided: ApiKeyAuth | null | undefined;
-  const admitAnswer = (answer: KeyLookupAnswer): ApiKeyAuth => {
-    if (decided === undefined) decided = answer ? admit(services, answer.key) : null;
-    if (decided === null) throw new ApiError('UNAUTHORIZED');
-    return decided;
-  };
-  return { lookup, admit: admitAnswer, verdict: () => lookup.answer.then(admitAnswer) };
+  return new KeyAuthentication(services, lookUpKey(services.db, rawKey));
 }
+
+/** `ApiKeyAuthentication` of one request: its verdict is decided by the first answer given. */
+class KeyAuthentication implements ApiKeyAuthentication {
+  /** Undefined until an answer is given; then the admitted key, or null (refused). */
+  #decided: ApiKeyAuth | null | undefined;
+
+  constructor(
+    private readonly services: Pick<Services, 'db' | 'clock' | 'log'>,
+    readonly lookup: KeyLookup,
+  ) {
+    // Read by the route's use case; a request that ends before (its validation failed, its
+    // client left) leaves it unread, and its driver error is then nobody's.
+    lookup.answer.catch(ignoreRejection);
+  }
+
+  admit(answer: KeyLookupAnswer): ApiKeyAuth {
+    if (this.#decided === undefined) this.#decided = answer ? admit(this.services, answer.key) : null;
+    if (this.#decided === null) throw new ApiError('UNAUTHORIZED');
+    return this.#decided;
+  }
+
+  verdict(): Promise<ApiKeyAuth> {
+    return this.lookup.answer.then((answer) => this.admit(answer));
+  }
+}
+
+function ignoreRejection(): void {}
 
 /** The key row's verdict (null: refused) and the at-most-once-a-minute `lastUsedAt` refresh. */
 function admit(services: Pick<Services, 'db' | 'clock' | 'log'>, row: KeyLookupRow): ApiKeyAuth | null {

@@ -2,15 +2,18 @@
  * The status read's data access (src/db/queries/api-keys.ts) on a real database: a read asked in
  * the turn its key's lookup started joins that lookup's statement, a read asked later gets its
  * own, and either way the row is the transaction as Drizzle reads it, scoped to the key's
- * application and environment. Plus the envelope timestamp's local-time form.
+ * application and environment; the use case gives the key's verdict once. Plus the envelope
+ * timestamp's local-time form.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beginApiKeyAuthentication } from '../../src/accounts/api-keys.ts';
 import { connectionOf } from '../../src/db/handle.ts';
 import { lookUpKey, readStatusWithKey } from '../../src/db/queries/api-keys.ts';
 import { STATUS_VIEW_PROPERTIES, type StatusViewRow } from '../../src/db/queries/status-view.ts';
 import { transactions } from '../../src/db/schema.ts';
 import { formatLocalTimestamp } from '../../src/domain/clock.ts';
+import { readTransactionStatus } from '../../src/payments/get-transaction.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 
@@ -96,6 +99,20 @@ describe('status reads with a key', () => {
       null,
     ]);
     expect(await lookUpKey(h.services.db, `sk_test_${'0'.repeat(128)}`).answer).toBeNull();
+  });
+
+  it("give the key's verdict once, from the read's answer, UNAUTHORIZED before TRANSACTION_NOT_FOUND", async () => {
+    const key = beginApiKeyAuthentication(h.services, t.key);
+    await expect(readTransactionStatus(h.services, key, 'PAY_IN', 'PI-000000000000')).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
+    // What the error handler then asks: the verdict the read already decided, the same object.
+    const admitted = await key.verdict();
+    expect(admitted).toMatchObject({ applicationId: t.applicationId, environment: 'TEST' });
+    expect(await key.verdict()).toBe(admitted);
+    const found = beginApiKeyAuthentication(h.services, t.key);
+    expect(await readTransactionStatus(h.services, found, 'PAY_IN', payIn)).toEqual(await drizzleView(payIn));
+    const refused = beginApiKeyAuthentication(h.services, `sk_test_${'0'.repeat(128)}`);
+    await expect(readTransactionStatus(h.services, refused, 'PAY_IN', payIn)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(refused.verdict()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('answer many reads of one turn, each with its own row', async () => {
