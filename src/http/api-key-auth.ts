@@ -14,12 +14,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the API-key hook on merchant API routes, once the key is admitted. */
     apiKey?: ApiKeyAuth;
-    /** Routes marked `readsWithKey`: the key being authenticated, whose verdict the use case awaits. */
+    /** Routes marked `readsWithKey`: the key being authenticated, whose verdict the use case gives. */
     apiKeyAuthentication?: ApiKeyAuthentication;
   }
   interface FastifyContextConfig {
     /**
-     * The route's use case reads with the key (`ApiKeyAuthentication`) and awaits its verdict
+     * The route's use case reads with the key (`ApiKeyAuthentication`) and gives its verdict
      * before answering: the hook refuses a missing or malformed key, starts the lookup of any
      * other and lets the request go on, so that the use case's read, asked in the same
      * event-loop turn, joins the key's statement (a status read: one round trip).
@@ -75,7 +75,7 @@ export function requireApiKey(request: FastifyRequest): ApiKeyAuth {
   return request.apiKey;
 }
 
-/** The key being authenticated on a route marked `readsWithKey` (its use case awaits the verdict). */
+/** The key being authenticated on a route marked `readsWithKey` (its use case gives the verdict). */
 export function requireApiKeyAuthentication(request: FastifyRequest): ApiKeyAuthentication {
   if (!request.apiKeyAuthentication) throw new ApiError('UNAUTHORIZED');
   return request.apiKeyAuthentication;

@@ -54,7 +54,8 @@ type HttpLabel = 'route' | 'method' | 'status';
 export function createMetrics(db: Db, clock: Clock): Metrics {
   const registry = new Registry();
   const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-  const httpDuration = new Histogram<HttpLabel>({ name: 'kolo_http_request_duration_seconds', help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
+  const httpDurationName = 'kolo_http_request_duration_seconds';
+  const httpDuration = new Histogram<HttpLabel>({ name: httpDurationName, help: 'Time to answer an HTTP request.', labelNames: ['route', 'method', 'status'], buckets: seconds, registers: [registry] });
   // The request counter is the histogram's `_count` series under its own name, copied at scrape
   // time: a request is recorded once (one label hash, not two, on every request).
   new Counter<HttpLabel>({
@@ -65,7 +66,7 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
     async collect() {
       const { values } = await httpDuration.get();
       this.reset();
-      for (const value of values) if (value.metricName === 'kolo_http_request_duration_seconds_count') this.inc(value.labels as Record<HttpLabel, string>, value.value);
+      for (const value of values) if (value.metricName === `${httpDurationName}_count`) this.inc(value.labels as Record<HttpLabel, string>, value.value);
     },
   });
   // One recorder per route pattern, holding the labels object of each (method, status) it has

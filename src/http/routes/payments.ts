@@ -249,7 +249,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async: the read's one promise is the answer's (a promise fewer per read).
+    // Not async, as the pay-in status read.
     (request) =>
       readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_OUT', request.params.reference).then((row) =>
         ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now()),
