@@ -9,13 +9,14 @@
  * took. It rests only when both of these held during the batch:
  * - the API was serving: at least one request began;
  * - the event loop was saturated: busy at least `SATURATED_UTILIZATION` of the time.
+ * So:
+ * - A backlog with no API traffic drains at full speed.
+ * - A batch that mostly waited (on an operator, a receiver or the database) does not rest.
+ * - The rest is bounded by the loop's interval.
  * A batch's duration includes the requests served between its statements, so background work
  * gets less than half of a saturated event loop while requests come in, and the fewer statements
  * a batch takes, the larger its share (on PGlite, about a third of the server's CPU during a
  * charge run: docs/benchmarks.md).
- * - A backlog with no API traffic drains at full speed.
- * - A batch that mostly waited (on an operator, a receiver or the database) does not rest.
- * - The rest is bounded by the loop's interval.
  * The rest only delays the loop. It never drops work: what is due stays due, leased or not, as
  * before.
  */
