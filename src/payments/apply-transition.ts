@@ -6,7 +6,9 @@
  * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
  * (the webhook outbox) so that no status change ever commits without its side records.
  */
+import { eq, sql } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
+import { transactions } from '../db/schema.ts';
 import { insertStatusEvents, settleStatuses, transactionsById, type StatusSettlement } from '../db/queries/transactions.ts';
 import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
@@ -15,7 +17,6 @@ import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
 import type { RailTerms } from './fees.ts';
-import { settleRefund } from './refund-settlement.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
 
 /** One applied status change: the updated row and the status it left. */
@@ -111,78 +112,119 @@ export async function applyTransition(
 }
 
 /**
- * Applies transitions in ONE database transaction; the only implementation (`applyTransition`
- * is a batch of one, the poller sends many). For each: read the row, ask the state machine,
- * fix the fee (`moneyTermsOf`) and what watching follows (`watchAfter`), compare-and-set the
- * status on PENDING, append its event, post its ledger entries, run the listeners and complete a
- * refund's pay-in. A fixed number of round trips whatever the batch size: one read, one
- * UPDATE … FROM unnest, one insert of all events, the ledger statements (`postStatusChanges`),
- * the listeners' batch writes. Returns the rows that changed, in the order asked (a transition
- * that no longer applies is skipped). Any error rolls the whole batch back and is thrown (the
- * poller then applies them one by one).
+ * Applies transitions in ONE database transaction (`applyTransitionsIn`); the only
+ * implementation (`applyTransition` is a batch of one, the poller sends many). Returns the rows
+ * that changed, in the order asked (a transition that no longer applies is skipped). Any error
+ * rolls the whole batch back and is thrown (the poller then applies them one by one).
  */
 export async function applyTransitions(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   inputs: TransitionInput[],
 ): Promise<TransactionRow[]> {
   if (inputs.length === 0) return [];
-  return transaction(services.db, async (tx) => {
-    const byId = new Map((await transactionsById(tx, inputs.map((i) => i.transactionId))).map((r) => [r.id, r]));
-    const now = services.clock.now();
-    const terms = new Map<string, RailTerms>();
-    const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
-    const settlements: StatusSettlement[] = [];
-    for (const input of inputs) {
-      const current = byId.get(input.transactionId);
-      if (!current) continue;
-      const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
-      if (!result.ok) continue;
-      const isFailed = result.to === 'FAILED';
-      const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
-      const watch = watchAfter(current, input.event, services.config, now);
-      planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
-      settlements.push({
-        id: current.id,
-        expectedStatus: 'PENDING',
-        status: result.to,
-        failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
-        failureReason: isFailed ? (input.failureReason ?? null) : null,
-        operatorReference: input.operatorReference ?? current.operatorReference,
-        operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
-        feeAmount,
-        ...watch,
-      });
-    }
-    if (planned.length === 0) return [];
-    const changed = await settleStatuses(tx, { settlements, now });
-    if (changed.length === 0) return [];
-    const updatedById = new Map(changed.map((row) => [row.id, row]));
-    const changes: (StatusChange & { input: TransitionInput; settlementDelaySeconds: number })[] = [];
-    for (const p of planned) {
-      const row = updatedById.get(p.input.transactionId);
-      if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
-    }
-    await insertStatusEvents(tx, {
-      events: changes.map((c) => ({
-        transactionId: c.row.id,
-        fromStatus: c.previous,
-        toStatus: c.row.status,
-        cause: c.input.cause,
-        failureCode: c.row.status === 'FAILED' ? c.row.failureCode : null,
-        detail: c.input.detail ?? (c.row.status === 'FAILED' ? { failureReason: c.row.failureReason } : null),
-      })),
-      now,
+  return transaction(services.db, (tx) => applyTransitionsIn(tx, services, inputs));
+}
+
+/**
+ * The only writer of a transaction's status, inside the caller's database transaction `tx`. For
+ * each input: read the row, ask the state machine, fix the fee (`moneyTermsOf`) and what watching
+ * follows (`watchAfter`), compare-and-set the status on the status it was read with, append its
+ * event, post its ledger entries, run the listeners and count a paid refund against its pay-in
+ * (`creditRefund`, which moves a pay-in refunded in full to REFUNDED through this same function). A fixed number of round trips whatever the batch size: one read, one UPDATE … FROM
+ * unnest, one insert of all events, the ledger statements (`postStatusChanges`), the listeners'
+ * batch writes.
+ */
+export async function applyTransitionsIn(
+  tx: Db,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
+  inputs: TransitionInput[],
+): Promise<TransactionRow[]> {
+  if (inputs.length === 0) return [];
+  const byId = new Map((await transactionsById(tx, inputs.map((i) => i.transactionId))).map((r) => [r.id, r]));
+  const now = services.clock.now();
+  const terms = new Map<string, RailTerms>();
+  const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
+  const settlements: StatusSettlement[] = [];
+  for (const input of inputs) {
+    const current = byId.get(input.transactionId);
+    if (!current) continue;
+    const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
+    if (!result.ok) continue;
+    const isFailed = result.to === 'FAILED';
+    const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
+    const watch = watchAfter(current, input.event, services.config, now);
+    planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
+    settlements.push({
+      id: current.id,
+      expectedStatus: result.from,
+      status: result.to,
+      failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
+      failureReason: isFailed ? (input.failureReason ?? null) : null,
+      operatorReference: input.operatorReference ?? current.operatorReference,
+      operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
+      feeAmount,
+      ...watch,
     });
-    await postStatusChanges(
-      tx,
-      services,
-      changes.map((c) => planStatusChange(c.row, { settlementDelaySeconds: c.settlementDelaySeconds }, now)),
-    );
-    for (const listener of services.statusListeners) {
-      if (listener.batch) await listener.batch(tx, changes);
-      else for (const c of changes) await listener(tx, c.row, c.previous);
-    }
-    for (const c of changes) if (c.row.refundOf) await settleRefund(tx, services, c.row);
-    return changes.map((c) => c.row);
+  }
+  if (planned.length === 0) return [];
+  const changed = await settleStatuses(tx, { settlements, now });
+  if (changed.length === 0) return [];
+  const updatedById = new Map(changed.map((row) => [row.id, row]));
+  const changes: (StatusChange & { input: TransitionInput; settlementDelaySeconds: number })[] = [];
+  for (const p of planned) {
+    const row = updatedById.get(p.input.transactionId);
+    if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
+  }
+  await insertStatusEvents(tx, {
+    events: changes.map((c) => ({
+      transactionId: c.row.id,
+      fromStatus: c.previous,
+      toStatus: c.row.status,
+      cause: c.input.cause,
+      failureCode: c.row.status === 'FAILED' ? c.row.failureCode : null,
+      detail: c.input.detail ?? (c.row.status === 'FAILED' ? { failureReason: c.row.failureReason } : null),
+    })),
+    now,
   });
+  await postStatusChanges(
+    tx,
+    services,
+    changes.map((c) => planStatusChange(c.row, { settlementDelaySeconds: c.settlementDelaySeconds }, now)),
+  );
+  for (const listener of services.statusListeners) {
+    if (listener.batch) await listener.batch(tx, changes);
+    else for (const c of changes) await listener(tx, c.row, c.previous);
+  }
+  for (const c of changes) if (c.row.refundOf && c.row.status === 'SUCCESS') await creditRefund(tx, services, c.row);
+  return changes.map((c) => c.row);
+}
+
+/**
+ * Counts the paid refund pay-out `refund` against its pay-in, inside `tx`, whatever the refund's
+ * own status says (also a refund paid after it failed at its deadline: late-success.ts): its
+ * amount is added to the pay-in's `refundedAmount`, and a SUCCESS pay-in refunded in full moves
+ * to REFUNDED (FULLY_REFUNDED, cause REFUND) through `applyTransitionsIn`, with its event and
+ * `payment.refunded`. A refund of a late success (funded from SUSPENSE) returned another
+ * payment and counts nothing. Refunds are created by refund-payment.ts.
+ */
+export async function creditRefund(
+  tx: Db,
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
+  refund: TransactionRow,
+): Promise<void> {
+  if (!refund.refundOf || refund.fundingSource === 'SUSPENSE') return;
+  const [payment] = await tx
+    .update(transactions)
+    .set({ refundedAmount: sql`${transactions.refundedAmount} + ${refund.amount}`, updatedAt: services.clock.now() })
+    .where(eq(transactions.id, refund.refundOf))
+    .returning();
+  if (!payment || payment.status !== 'SUCCESS' || payment.refundedAmount < payment.amount) return;
+  await applyTransitionsIn(tx, services, [
+    {
+      transactionId: payment.id,
+      event: 'FULLY_REFUNDED',
+      cause: 'REFUND',
+      detail: { refund: refund.reference, refundedAmount: payment.refundedAmount },
+    },
+  ]);
 }

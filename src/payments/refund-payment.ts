@@ -2,9 +2,9 @@
  * Refunds: a SUCCESS pay-in is refunded, fully or partly, by a pay-out to the payer's account on
  * the pay-in's rail, through the same funded path as a transfer: amount + the rail's pay-out fee
  * reserved from the merchant's available balance when it is accepted (400 INSUFFICIENT_BALANCE
- * otherwise, and nothing is sent). Σ of the refunds that are not FAILED never exceeds the pay-in's
- * amount: the pay-in row is locked (`FOR UPDATE`) while the refund is created, so concurrent
- * refunds take turns. When a refund succeeds its amount is added to the pay-in's `refundedAmount`
+ * otherwise, and nothing is sent). Σ of the refunds whose money has left or may still leave
+ * (`committedRefunds`) never exceeds the pay-in's amount: the pay-in row is locked (`FOR UPDATE`)
+ * while the refund is created, so concurrent refunds take turns. When a refund succeeds its amount is added to the pay-in's `refundedAmount`
  * in the same database transaction, and a pay-in refunded in full moves SUCCESS → REFUNDED (the
  * only transition out of SUCCESS), with its event and `payment.refunded` webhook. The refund itself
  * announces `refund.success` / `refund.failed`. A refund of a late success (see late-success.ts) is
@@ -50,12 +50,15 @@ export interface RefundCaller {
 }
 
 /**
- * Σ of a pay-in's merchant-funded refunds that may still pay or have paid (base units), read in
- * `tx`: PENDING, SUCCESS, and FAILED with their reservation held (failed at their deadline: the
- * operator may still pay them). Refunds of late successes (SUSPENSE) return another payment's
- * money and do not count.
+ * Σ of a pay-in's merchant-funded refunds whose money has left or may still leave (base units),
+ * read in `tx`: PENDING, SUCCESS, FAILED with their reservation held (failed at their deadline:
+ * the operator may still pay them), and FAILED but paid late (`isLateSuccess`: the reservation
+ * was consumed). Only a refund whose reservation was released is left out. Refunds of late
+ * successes (SUSPENSE) return another payment's money and do not count. The one rule of what
+ * remains refundable: `insertRefund` reads it under the pay-in's row lock, and the dashboard's
+ * views through `refundableAmount`.
  */
-async function committedRefunds(tx: Db, paymentId: string): Promise<number> {
+export async function committedRefunds(tx: Db, paymentId: string): Promise<number> {
   const [row] = await tx
     .select({ total: sql<string>`coalesce(sum(${transactions.amount}), 0)::text` })
     .from(transactions)
@@ -63,10 +66,24 @@ async function committedRefunds(tx: Db, paymentId: string): Promise<number> {
       and(
         eq(transactions.refundOf, paymentId),
         sql`${transactions.fundingSource} is distinct from 'SUSPENSE'`,
-        or(inArray(transactions.status, ['PENDING', 'SUCCESS']), eq(transactions.isReservationHeld, true)),
+        or(
+          inArray(transactions.status, ['PENDING', 'SUCCESS']),
+          eq(transactions.isReservationHeld, true),
+          eq(transactions.isLateSuccess, true),
+        ),
       ),
     );
   return Number(row?.total ?? 0);
+}
+
+/**
+ * What remains refundable of `payment` (base units): its amount less `committedRefunds`, and 0
+ * for a pay-in that is not SUCCESS. Read without a lock: a view, not a decision (a refund
+ * decides under the pay-in's row lock).
+ */
+export async function refundableAmount(db: Db, payment: Pick<TransactionRow, 'id' | 'direction' | 'status' | 'amount'>): Promise<number> {
+  if (payment.direction !== 'PAY_IN' || payment.status !== 'SUCCESS') return 0;
+  return Math.max(payment.amount - (await committedRefunds(db, payment.id)), 0);
 }
 
 /**

@@ -144,6 +144,58 @@ describe('a pay-out unresolved at its rail deadline', () => {
     expect(await transactionRow(h, refund.reference)).toMatchObject({ isReservationHeld: false, isLateSuccess: true });
     expect(await transactionRow(h, charge.reference)).toMatchObject({ status: 'REFUNDED', refundedAmount: 5000 });
   });
+
+  it('a refund failed at its deadline and then paid late still counts: only the rest can be refunded', async () => {
+    const t = await tenant('Remboursement payé tard');
+    await setRailDeadline(600);
+    let charge: { reference: string };
+    try {
+      charge = expectSuccess(
+        await h.request('POST', PATHS.charge, { key: t.key, body: { amount: 10_000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: LATE } }),
+        201,
+      );
+      for (let i = 0; i < 5; i++) await tick(30_000);
+      expect((await transactionRow(h, charge.reference)).status).toBe('SUCCESS');
+    } finally {
+      await setRailDeadline(60);
+    }
+    const first = expectSuccess(await h.request('POST', PATHS.refund, { key: t.key, body: { reference: charge.reference, amount: 6000 } }), 201);
+    await tick(61_000); // the refund reaches its deadline unanswered: FAILED, reservation held
+    await tick(60_000); // then the operator pays it
+    expect(await transactionRow(h, first.reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT', isReservationHeld: false, isLateSuccess: true });
+    expect(await payOut(t, first.reference)).toMatchObject({ lateSuccess: true });
+    expect(expectSuccess(await h.request('GET', PATHS.payInStatus(charge.reference), { key: t.key }), 200)).toMatchObject({ status: 'SUCCESS', refundedAmount: 6000 });
+
+    // 4,000 remain: more is refused by the merchant API and by the dashboard, and nothing is reserved.
+    const reservedBefore = (await tenantBalances(h, t)).reserved;
+    const refused = await h.request('POST', PATHS.refund, { key: t.key, body: { reference: charge.reference, amount: 5000 } });
+    expectError(refused, 400, 'REFUND_AMOUNT_EXCEEDED');
+    expect(refused.json.message).toContain('4000 XAF');
+    const { accessToken } = await login(h, merchant.email, merchant.password);
+    const dashboardRefund = `/api/v1/merchants/transactions/${charge.reference}/refund`;
+    expectError(await asAccount(h, accessToken, 'POST', dashboardRefund, { body: { amount: 4001 } }), 400, 'REFUND_AMOUNT_EXCEEDED');
+    expect((await tenantBalances(h, t)).reserved).toBe(reservedBefore);
+
+    // "Refund the rest", asked four times at once through both doors: one refund of 4,000.
+    const answers = await Promise.all([
+      h.request('POST', PATHS.refund, { key: t.key, body: { reference: charge.reference } }),
+      h.request('POST', PATHS.refund, { key: t.key, body: { reference: charge.reference } }),
+      asAccount(h, accessToken, 'POST', dashboardRefund, { body: {} }),
+      asAccount(h, accessToken, 'POST', dashboardRefund, { body: {} }),
+    ]);
+    const accepted = answers.filter((a) => a.status === 201);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.json.data).toMatchObject({ amount: 4000 });
+    for (const a of answers.filter((x) => x.status !== 201)) expectError(a, 400, 'REFUND_AMOUNT_EXCEEDED');
+
+    await tick(61_000);
+    await tick(60_000); // the last refund, to the same late number, is paid late too
+    const payment = await transactionRow(h, charge.reference);
+    expect(payment).toMatchObject({ status: 'REFUNDED', refundedAmount: 10_000 });
+    const refunds = await h.services.db.select().from(transactions).where(eq(transactions.refundOf, payment.id));
+    expect(refunds.map((r) => r.amount).sort()).toEqual([4000, 6000]);
+    expect(await verifyLedger(h.services.db)).toMatchObject({ ok: true });
+  });
 });
 
 describe('checkout attempts failed at their deadline', () => {

@@ -297,11 +297,12 @@ export function transactionsById(db: Db, ids: string[]): Promise<TransactionRow[
 // a batch of twenty (seen at 9 ms a batch, growing with the table). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleMany = statement(
-  'settle_many_v3',
+  'settle_many_v4',
   `update transactions t
       set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
           operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
-          late_watch_until = v.late_watch_until, completed_at = $9::timestamptz, updated_at = $9::timestamptz,
+          late_watch_until = v.late_watch_until, updated_at = $9::timestamptz,
+          completed_at = case when v.status = 'REFUNDED' then t.completed_at else $9::timestamptz end,
           operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
      from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
                  $11::text[], $12::boolean[])
