@@ -15,7 +15,7 @@
  * = its lines.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -93,12 +93,15 @@ export const ledgerLines = pgTable(
 
 /**
  * Pay-in money a rail holds as pending (`settlement_delay_seconds` > 0): released to the
- * available balance at `release_at` by the background jobs, once (`released_at`).
+ * available balance at `release_at` by the background jobs, once (`released_at`). One row per
+ * credit of a transaction: `credit_kind` is the kind of the ledger entry that credited the
+ * merchant's PENDING balance (`PAYIN_SUCCESS`, or `LATE_SUCCESS_KEPT…` for a late success kept).
  */
 export const pendingSettlements = pgTable(
   'pending_settlements',
   {
-    transactionId: uuid('transaction_id').primaryKey(),
+    transactionId: uuid('transaction_id').notNull(),
+    creditKind: text('credit_kind').notNull().default('PAYIN_SUCCESS'),
     applicationId: uuid('application_id').notNull(),
     environment: text('environment').notNull(),
     currency: text('currency').notNull(),
@@ -106,5 +109,8 @@ export const pendingSettlements = pgTable(
     releaseAt: ts('release_at').notNull(),
     releasedAt: ts('released_at'),
   },
-  (t) => [index('pending_settlements_due_idx').on(t.releaseAt).where(sql`${t.releasedAt} is null`)],
+  (t) => [
+    primaryKey({ columns: [t.transactionId, t.creditKind] }),
+    index('pending_settlements_due_idx').on(t.releaseAt).where(sql`${t.releasedAt} is null`),
+  ],
 );

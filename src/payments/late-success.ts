@@ -12,7 +12,12 @@
  * - by the application's `lateSuccessPolicy`: REFUND (default) writes a refund pay-out to the
  *   number that paid, funded from SUSPENSE, no fee, initiated by the poller's backstop right after
  *   commit (a crash cannot lose it); KEEP credits the merchant from SUSPENSE like a pay-in
- *   (amount − fee to AVAILABLE, fee to revenue);
+ *   (amount − fee to AVAILABLE, or to PENDING on a rail with a settlement delay; fee to revenue);
+ * - a checkout is paid once: the late success of an attempt is refunded, whatever the policy,
+ *   when its checkout was already paid (SUCCESS or REFUNDED) or a late success of another of its
+ *   attempts was kept. Under KEEP, the late success of an attempt while its checkout is still open
+ *   pays the checkout (PENDING → SUCCESS from the rail's float, `payment.success`), so no later
+ *   attempt can pay it again;
  * - the merchant is told: a `payment.late_success` webhook (the status view plus
  *   `latePayment: {decision, refundReference, attemptNumber, operatorTransactionId}`; its
  *   `lateSuccess` is true, as in the status read).
@@ -33,7 +38,7 @@ import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { StatusQuery, StatusResult } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { insertEventWithDelivery, transactionEventData, type WebhookEventName } from '../webhooks/webhook-events.ts';
-import { creditRefund } from './apply-transition.ts';
+import { applyTransitionsIn, creditRefund } from './apply-transition.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { callbackUrlFor, withTimeout } from './initiate-transaction.ts';
 import { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
@@ -70,16 +75,29 @@ const AMBIGUOUS_FAILURES: readonly string[] = ['TIMEOUT', 'PROVIDER_UNAVAILABLE'
  * nothing to record: a charge that is not closed, or a late success already recorded for this
  * charge or attempt (compare-and-set: recorded once, whoever asks).
  */
-export async function recordLateSuccess(tx: Db, services: LateServices, transactionId: string, report: LateSuccessReport): Promise<LateSuccessDecision | null> {
+export async function recordLateSuccess(
+  tx: Db,
+  services: LateServices & Pick<Services, 'statusListeners'>,
+  transactionId: string,
+  report: LateSuccessReport,
+): Promise<LateSuccessDecision | null> {
   const now = services.clock.now();
   let row: TransactionRow | undefined;
+  let isSecondPayment = false;
   if (report.attempt) {
+    // Lock order: the transaction row before the attempt (see start-checkout-attempt.ts).
+    const [checkout] = await tx.select().from(transactions).where(eq(transactions.id, transactionId)).for('update');
+    if (!checkout) throw new Error(`checkout attempt ${report.attempt.id} has no pay-in`);
     const [attempt] = await tx
       .update(checkoutAttempts)
       .set({ isLateSuccess: true, lateWatchUntil: null, nextPollAt: null, operatorTransactionId: report.operatorTransactionId ?? null, updatedAt: now })
       .where(and(eq(checkoutAttempts.id, report.attempt.id), eq(checkoutAttempts.isLateSuccess, false)))
-      .returning({ id: checkoutAttempts.id });
+      .returning();
     if (!attempt) return null;
+    isSecondPayment = checkout.status === 'SUCCESS' || checkout.status === 'REFUNDED' || (await hasKeptLateSuccess(tx, checkout.id));
+    if (!isSecondPayment && checkout.status === 'PENDING' && (await policyOf(tx, checkout.applicationId)) === 'KEEP') {
+      return payOpenCheckout(tx, services, checkout, attempt, report);
+    }
     [row] = await tx
       .update(transactions)
       .set({
@@ -118,11 +136,8 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
   // One entry of a kind per transaction (ledger_entries_tx_kind_key): a checkout's attempts each
   // get their own kind.
   const suffix = report.attempt ? `_ATTEMPT_${report.attempt.attemptNumber}` : '';
-  const [app] = await tx
-    .select({ policy: applications.lateSuccessPolicy })
-    .from(applications)
-    .where(eq(applications.id, row.applicationId));
-  const decision: LateSuccessDecision = app?.policy === 'KEEP' ? 'KEEP' : 'REFUND';
+  // A second payment of one checkout is never the merchant's to keep, whatever the policy.
+  const decision: LateSuccessDecision = isSecondPayment ? 'REFUND' : await policyOf(tx, row.applicationId);
   await postEntry(tx, {
     kind: `LATE_SUCCESS${suffix}`,
     transactionId: row.id,
@@ -189,6 +204,52 @@ export async function recordLateSuccess(tx: Db, services: LateServices, transact
     transactionId: row.id,
   });
   return decision;
+}
+
+/** The late-success policy of application `applicationId` (REFUND unless it chose KEEP). */
+async function policyOf(tx: Db, applicationId: string): Promise<LateSuccessDecision> {
+  const [app] = await tx.select({ policy: applications.lateSuccessPolicy }).from(applications).where(eq(applications.id, applicationId));
+  return app?.policy === 'KEEP' ? 'KEEP' : 'REFUND';
+}
+
+/** True when a late success of the checkout `transactionId` was already kept by its merchant. */
+async function hasKeptLateSuccess(tx: Db, transactionId: string): Promise<boolean> {
+  const [kept] = await tx
+    .select({ id: transactionEvents.id })
+    .from(transactionEvents)
+    .where(and(eq(transactionEvents.transactionId, transactionId), eq(transactionEvents.cause, 'LATE_SUCCESS'), sql`${transactionEvents.detail}->>'decision' = 'KEEP'`))
+    .limit(1);
+  return kept !== undefined;
+}
+
+/**
+ * A late success of `attempt` while its checkout is still open, under the KEEP policy: the money
+ * pays the checkout. The attempt's rail and number become the checkout's and it moves
+ * PENDING → SUCCESS through `applyTransitionsIn` (credited from the rail's float like any pay-in,
+ * `payment.success`), so a later attempt can no longer pay it a second time.
+ */
+async function payOpenCheckout(
+  tx: Db,
+  services: LateServices & Pick<Services, 'statusListeners'>,
+  checkout: TransactionRow,
+  attempt: CheckoutAttemptRow,
+  report: LateSuccessReport,
+): Promise<LateSuccessDecision> {
+  await tx
+    .update(transactions)
+    .set({ isLateSuccess: true, paymentMethod: attempt.railCode, payerAccount: attempt.msisdn, initiatedAt: attempt.initiatedAt, updatedAt: services.clock.now() })
+    .where(eq(transactions.id, checkout.id));
+  await applyTransitionsIn(tx, services, [
+    {
+      transactionId: checkout.id,
+      event: 'MONEY_MOVED',
+      cause: 'LATE_SUCCESS',
+      operatorReference: report.operatorReference ?? attempt.operatorReference,
+      operatorTransactionId: report.operatorTransactionId ?? null,
+      detail: { origin: report.origin, rail: attempt.railCode, attemptNumber: attempt.attemptNumber, decision: 'KEEP', refund: null },
+    },
+  ]);
+  return 'KEEP';
 }
 
 /** The operator's definitive answer about a pay-out whose reservation is held. */

@@ -253,6 +253,7 @@ function planPayInCredit(row: TransactionRow, kind: string, from: AccountSpec, o
     settlement: isHeld
       ? {
           transactionId: row.id,
+          creditKind: kind,
           applicationId: row.applicationId,
           environment: row.environment,
           currency: row.currency,
@@ -327,7 +328,7 @@ export async function releaseDueSettlements(services: LedgerServices, limit: num
       .for('update', { skipLocked: true });
     for (const s of due) {
       await postEntry(tx, {
-        kind: 'SETTLEMENT_RELEASE',
+        kind: settlementReleaseKind(s.creditKind),
         transactionId: s.transactionId,
         currency: s.currency,
         createdAt: now,
@@ -336,8 +337,20 @@ export async function releaseDueSettlements(services: LedgerServices, limit: num
           { account: merchantAccount(s.applicationId, s.environment, s.currency, 'AVAILABLE'), amount: -s.amount },
         ],
       });
-      await tx.update(pendingSettlements).set({ releasedAt: now }).where(eq(pendingSettlements.transactionId, s.transactionId));
+      await tx
+        .update(pendingSettlements)
+        .set({ releasedAt: now })
+        .where(and(eq(pendingSettlements.transactionId, s.transactionId), eq(pendingSettlements.creditKind, s.creditKind)));
     }
     return due.length;
   });
+}
+
+/**
+ * The ledger entry kind releasing the pending settlement of credit `creditKind`:
+ * `SETTLEMENT_RELEASE` for a pay-in's own success, `SETTLEMENT_RELEASE_<credit kind>` for another
+ * credit of the same transaction (one entry of a kind per transaction).
+ */
+export function settlementReleaseKind(creditKind: string): string {
+  return creditKind === 'PAYIN_SUCCESS' ? 'SETTLEMENT_RELEASE' : `SETTLEMENT_RELEASE_${creditKind}`;
 }
