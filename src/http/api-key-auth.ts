@@ -1,12 +1,12 @@
 /**
  * `X-API-KEY` authentication for the merchant API: every request under `/api/v1/pay-in/`,
  * `/api/v1/pay-out/` and `/api/v1/webhook` carries the key, which is the whole credential. An
- * `onRequest` hook, so it runs before body validation; any missing, malformed, unknown or revoked
- * key gets the same 401 UNAUTHORIZED (there is no dedicated bad-key code).
+ * `onRequest` hook, so it runs before body and parameter validation: any missing, malformed,
+ * unknown or revoked key gets the same 401 UNAUTHORIZED (there is no dedicated bad-key code), and
+ * a refused key's 401 comes before any 400.
  */
-import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
-import { authenticateApiKey, beginApiKeyAuthentication, hasKeyForm, type ApiKeyAuth, type ApiKeyAuthentication } from '../accounts/api-keys.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateApiKey, type ApiKeyAuth } from '../accounts/api-keys.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -14,69 +14,25 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the API-key hook on merchant API routes, once the key is admitted. */
     apiKey?: ApiKeyAuth;
-    /** Routes marked `readsWithKey`: the key being authenticated, whose verdict the use case gives. */
-    apiKeyAuthentication?: ApiKeyAuthentication;
-  }
-  interface FastifyContextConfig {
-    /**
-     * The route's use case reads with the key (`ApiKeyAuthentication`) and gives its verdict
-     * before answering: the hook refuses a missing or malformed key, starts the lookup of any
-     * other and lets the request go on, so that the use case's read, asked in the same
-     * event-loop turn, joins the key's statement (a status read: one round trip).
-     */
-    readsWithKey?: boolean;
   }
 }
 
 /**
- * Puts the API-key check in front of every route registered in `scope` from now on: an
- * `onRequest` hook made for each route when it is registered (Fastify's `onRoute`), from what its
- * `config` asks (`readsWithKey`), rather than one hook that reads the route's options on every
- * request: Fastify builds that options object anew on each read (a few per cent of a status
- * read's CPU). Runs after the application's own `onRequest` hooks, as a scope hook would.
+ * Puts the API-key check in front of every route registered in `scope` from now on, as a scope
+ * `onRequest` hook (after the application's own `onRequest` hooks).
  */
 export function requireApiKeys(scope: FastifyInstance, services: Services): void {
-  scope.addHook('onRoute', (route) => {
-    const own = route.onRequest;
-    const hook = apiKeyHook(services, route.config ?? {});
-    route.onRequest = own === undefined ? [hook] : [hook, ...(Array.isArray(own) ? own : [own])];
+  scope.addHook('onRequest', async (request) => {
+    const header = request.headers['x-api-key'];
+    const rawKey = typeof header === 'string' ? header.trim() : undefined;
+    const auth = await authenticateApiKey(services, rawKey);
+    if (auth === null) throw new ApiError('UNAUTHORIZED');
+    request.apiKey = auth;
   });
 }
 
-/**
- * The `onRequest` hook of one route that authenticates the API key, or fails the request with
- * UNAUTHORIZED. Callback-style rather than async: an async hook costs promises and microtasks on
- * every request, a measurable part of a status read (docs/performance.md).
- */
-function apiKeyHook(services: Services, config: FastifyContextConfig) {
-  const readsWithKey = config.readsWithKey === true;
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const header = request.headers['x-api-key'];
-    const rawKey = typeof header === 'string' ? header.trim() : undefined;
-    // The request's logger (its lines carry the request id), not the whole `request.services`,
-    // whose copy is a measurable part of a status read.
-    const lookupServices = { db: services.db, clock: services.clock, log: request.log as unknown as Logger };
-    if (readsWithKey) {
-      if (!rawKey || !hasKeyForm(rawKey)) return done(new ApiError('UNAUTHORIZED'));
-      request.apiKeyAuthentication = beginApiKeyAuthentication(lookupServices, rawKey);
-      return done();
-    }
-    authenticateApiKey(lookupServices, rawKey).then((auth) => {
-      if (auth === null) return done(new ApiError('UNAUTHORIZED'));
-      request.apiKey = auth;
-      done();
-    }, done);
-  };
-}
-
-/** The authenticated key of a request that passed `apiKeyHook` on a route whose hook waits for the verdict. */
+/** The authenticated key of a request that passed the API-key hook; throws UNAUTHORIZED without one. */
 export function requireApiKey(request: FastifyRequest): ApiKeyAuth {
   if (!request.apiKey) throw new ApiError('UNAUTHORIZED');
   return request.apiKey;
-}
-
-/** The key being authenticated on a route marked `readsWithKey` (its use case gives the verdict). */
-export function requireApiKeyAuthentication(request: FastifyRequest): ApiKeyAuthentication {
-  if (!request.apiKeyAuthentication) throw new ApiError('UNAUTHORIZED');
-  return request.apiKeyAuthentication;
 }

@@ -87,18 +87,7 @@ function databaseCode(error: unknown): string | undefined {
 
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, clock: Clock): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const key = request.apiKeyAuthentication;
-    if (key && !(error instanceof ApiError && error.code === 'UNAUTHORIZED')) {
-      // A route whose key is authenticated beside its use case (`readsWithKey`) failed before
-      // the key's verdict was read (an invalid parameter): a refused key still gets its 401 first.
-      return key.verdict().then(
-        () => answerError(error, request, reply, clock),
-        (refusal: unknown) => answerError(refusal instanceof ApiError ? (refusal as FastifyError) : error, request, reply, clock),
-      );
-    }
-    return answerError(error, request, reply, clock);
-  });
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => answerError(error, request, reply, clock));
   app.setNotFoundHandler((_request, reply) => sendError(reply, clock, 'RESOURCE_NOT_FOUND'));
 }
 

@@ -5,9 +5,7 @@
  * other environment (a LIVE key asking for a TEST transaction, or the reverse), is
  * indistinguishable from an unknown one (404 TRANSACTION_NOT_FOUND).
  */
-import type { ApiKeyAuthentication } from '../accounts/api-keys.ts';
-import { readStatusWithKey } from '../db/queries/api-keys.ts';
-import type { StatusViewRow } from '../db/queries/status-view.ts';
+import { findStatusViewInScope, type StatusViewRow } from '../db/queries/status-view.ts';
 import { findTransactionInScope } from '../db/queries/transactions.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Direction } from '../domain/ids.ts';
@@ -28,21 +26,17 @@ export async function getTransaction(
 }
 
 /**
- * The merchant API's status read: the part of the transaction `reference` of `direction` that
- * the status views show, read with the key being authenticated (`key`), whose verdict it gives.
- * Asked in the turn the key's lookup started (the route's hook), both are one statement, one
- * round trip. Throws UNAUTHORIZED (the key's verdict) before TRANSACTION_NOT_FOUND, and the
- * driver's error.
+ * The merchant API's status read: the part of the transaction `reference` of `direction` that the
+ * status views show, owned by the caller's application in its key's environment. Throws
+ * TRANSACTION_NOT_FOUND, and the driver's error.
  */
-export function readTransactionStatus(
+export async function readTransactionStatus(
   services: Pick<Services, 'db'>,
-  key: ApiKeyAuthentication,
+  caller: { applicationId: string; environment: Environment },
   direction: 'PAY_IN' | 'PAY_OUT',
   reference: string,
 ): Promise<StatusViewRow> {
-  return readStatusWithKey(services.db, key.lookup, { reference, direction }).then((found) => {
-    key.admit(found);
-    if (!found?.transaction) throw new ApiError('TRANSACTION_NOT_FOUND');
-    return found.transaction;
-  });
+  const row = await findStatusViewInScope(services.db, { applicationId: caller.applicationId, environment: caller.environment, direction, reference });
+  if (!row) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return row;
 }

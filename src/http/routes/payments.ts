@@ -13,7 +13,7 @@ import { payInStatusView, payOutStatusView } from '../../payments/transaction-vi
 import { refundPayment } from '../../payments/refund-payment.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
-import { requireApiKey, requireApiKeyAuthentication, requireApiKeys } from '../api-key-auth.ts';
+import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { compiledJsonSerializer, ok } from '../envelope.ts';
 import { API_KEY_ERRORS, BODY_ERRORS, apiKeySecurity, errorResponses, success } from '../schemas/openapi.ts';
 import { EXAMPLE_CHARGE_CREATED, EXAMPLE_IDS, EXAMPLE_PAY_IN_STATUS } from '../schemas/examples.ts';
@@ -122,8 +122,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
   r.get(
     '/api/v1/pay-in/check_status/:reference',
     {
-      // One round trip: the use case's read joins the key's lookup (`readsWithKey`).
-      config: { readsWithKey: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-in'],
@@ -140,11 +138,10 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async: the read's one promise is the answer's (a promise fewer per read).
-    (request) =>
-      readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_IN', request.params.reference).then((row) =>
-        ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now()),
-      ),
+    async (request) => {
+      const row = await readTransactionStatus(services, requireApiKey(request), 'PAY_IN', request.params.reference);
+      return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
+    },
   );
 
   r.post(
@@ -222,7 +219,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     '/api/v1/pay-out/check_status/:reference',
     {
       // One round trip, as the pay-in status read.
-      config: { readsWithKey: true },
       serializerCompiler: compiledJsonSerializer,
       schema: {
         tags: ['Pay-out'],
@@ -249,10 +245,9 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async, as the pay-in status read.
-    (request) =>
-      readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_OUT', request.params.reference).then((row) =>
-        ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now()),
-      ),
+    async (request) => {
+      const row = await readTransactionStatus(services, requireApiKey(request), 'PAY_OUT', request.params.reference);
+      return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
+    },
   );
 }
