@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the speed figures of docs/benchmarks.md, in one run, against a real Kolo as
+ * `npm run bench`: the speed figures of docs/performance.md, in one run, against a real Kolo as
  * `npm start` runs it (`npm run build` first, then scripts/start.sh, which execs
- * `node <flags> dist/main.js serve`: its own process, poller and webhook worker on as by default),
+ * `node dist/main.js serve`: its own process, poller and webhook worker on as by default),
  * next to a bare Fastify JSON echo on the same machine as the ceiling. Load from autocannon on the
  * same machine.
  *
@@ -165,9 +165,8 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 }
 
 /**
- * How `npm start` runs the server: package.json's `start` is `sh <script>`, which sets the
- * allocator's environment and execs node with its flags (scripts/start.sh; docs/performance.md,
- * "The start script"); the bench runs that same script, so the server is measured exactly as
+ * How `npm start` runs the server: package.json's `start` is `sh <script>`, which execs node
+ * (scripts/start.sh); the bench runs that same script, so the server is measured exactly as
  * started.
  */
 const startScript = (() => {
