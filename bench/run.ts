@@ -20,7 +20,7 @@
  *    server's CPU per request during its run (from /proc). The echo GET is measured again right
  *    before and right after the status reads (a fresh echo process each time, with the same
  *    warm-up), and the status reads' ratio is to the mean of those two: on these shared 2-core
- *    machines the ceiling moves by half within minutes (docs/benchmarks.md, "How to run"), so a
+ *    machines the ceiling moves by half within minutes (docs/performance.md), so a
  *    ceiling taken minutes earlier says more about the machine's moment than about Kolo. The
  *    ratio to the start's ceiling is printed too.
  * 4. PostgreSQL only: webhook drain: N events + PENDING deliveries inserted by SQL the way
@@ -30,7 +30,7 @@
  * 5. PostgreSQL only, two fresh databases of its own: poller tick at 10,000 and 1,000,000
  *    not-yet-due PENDING rows, the two sizes measured in alternation (bench/poller-tick.ts), with
  *    the claim's EXPLAIN (ANALYZE, BUFFERS).
- * Then a table, the same figures as Markdown (for docs/benchmarks.md), and PASS/FAIL per threshold.
+ * Then a table, the same figures as Markdown (for docs/performance.md), and PASS/FAIL per threshold.
  *
  * Options (environment):
  * - BENCH_TARGETS: `pg,pglite` (default), `pg` or `pglite`.
@@ -80,8 +80,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionD
  * only); with `serverPid`, the serving process's CPU per request of the measured run
  * (`serverCpuMs`): Kolo is held by its one thread under this load (the echo by its thread and the
  * load generator), so the ratio of their CPU per request goes most of the way to explaining the
- * ratio of their rates (docs/benchmarks.md, "Current figures": 1.51–1.84 × the echo's CPU a read,
- * 0.508–0.601 × its rate).
+ * ratio of their rates.
  */
 async function loadWarm(name: string, options: Parameters<typeof load>[1], serverPid?: number): Promise<Figures> {
   if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });
@@ -641,7 +640,7 @@ if (results.length > 0) {
 say('\n== thresholds ==');
 for (const line of verdicts) say(line);
 
-say('\n== Markdown (for docs/benchmarks.md) ==\n');
+say('\n== Markdown (for docs/performance.md) ==\n');
 say(`Run of ${new Date().toISOString().slice(0, 10)}: ${connections} connections, ${durationS} s per run, ${warmUpS} s of warm-up before the echo and status runs, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}.\n`);
 say(`| ${keys.map((k) => headersRow[k]).join(' | ')} |`);
 say(`|${keys.map(() => '---').join('|')}|`);

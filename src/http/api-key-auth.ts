@@ -31,9 +31,8 @@ declare module 'fastify' {
 /**
  * Puts the API-key check in front of every route registered in `scope` from now on: an
  * `onRequest` hook made for each route when it is registered (Fastify's `onRoute`), from what its
- * `config` asks (`readsWithKey`), rather than one hook that reads the route's options on every
- * request: Fastify builds that options object anew on each read (a few per cent of a status
- * read's CPU). Runs after the application's own `onRequest` hooks, as a scope hook would.
+ * `config` asks (`readsWithKey`), so no request reads the route's options. Runs after the
+ * application's own `onRequest` hooks, as a scope hook would.
  */
 export function requireApiKeys(scope: FastifyInstance, services: Services): void {
   scope.addHook('onRoute', (route) => {
@@ -45,16 +44,14 @@ export function requireApiKeys(scope: FastifyInstance, services: Services): void
 
 /**
  * The `onRequest` hook of one route that authenticates the API key, or fails the request with
- * UNAUTHORIZED. Callback-style rather than async: an async hook costs promises and microtasks on
- * every request, a measurable part of a status read (docs/performance.md).
+ * UNAUTHORIZED. Callback-style: it calls `done` once, with the error or without.
  */
 function apiKeyHook(services: Services, config: FastifyContextConfig) {
   const readsWithKey = config.readsWithKey === true;
   return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const header = request.headers['x-api-key'];
     const rawKey = typeof header === 'string' ? header.trim() : undefined;
-    // The request's logger (its lines carry the request id), not the whole `request.services`,
-    // whose copy is a measurable part of a status read.
+    // The lookup needs only these three; the request's logger carries the request id.
     const lookupServices = { db: services.db, clock: services.clock, log: request.log as unknown as Logger };
     if (readsWithKey) {
       if (!rawKey || !hasKeyForm(rawKey)) return done(new ApiError('UNAUTHORIZED'));

@@ -41,9 +41,7 @@ export type StatusViewRow = Pick<typeof transactions.$inferSelect, (typeof STATU
  * columns has its value as its JSON form (text, booleans, `bigint` amounts in `mode: 'number'`,
  * within 2^53), so each element is taken as it is; `null` stays `null`.
  *
- * Written out as one object literal, so that every row is made with its final shape in one step;
- * built property by property under computed names, the row cost 3.6 % of a status read's CPU
- * samples. The types check each value against its property; a test checks the order against
+ * The types check each value against its property; a test checks the order against
  * `STATUS_VIEW_PROPERTIES` and the values against the row as Drizzle reads it.
  */
 export function statusViewRowOf(values: readonly unknown[]): StatusViewRow {

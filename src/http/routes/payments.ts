@@ -140,7 +140,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    // Not async: the read's one promise is the answer's (a promise fewer per read).
     (request) =>
       readTransactionStatus(services, requireApiKeyAuthentication(request), 'PAY_IN', request.params.reference).then((row) =>
         ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now()),
