@@ -1,5 +1,5 @@
 /**
- * Poller phase of the benchmark (the poller tick of docs/benchmarks.md), PostgreSQL only, on two
+ * Poller phase of the benchmark (the poller tick of docs/performance.md), PostgreSQL only, on two
  * fresh databases side by side: one with 10,000 not-yet-due PENDING rows, the other with 1,000,000.
  * For each it opens the server's own runtime in-process (`openRuntime`: the same migrations and
  * services as `kolo serve`; src is imported, never modified) and seeds the demo application, then
@@ -15,7 +15,7 @@
  *
  * Steps 2 and 3 alternate between the two sizes, run by run (which one goes first alternates too),
  * so both medians are taken over the same minutes: on these shared machines the speed of the same
- * code moves by half within minutes (docs/benchmarks.md, "How to run"), and a size measured a
+ * code moves by half within minutes (docs/performance.md), and a size measured a
  * minute after the other compared the machine's moments as much as the table sizes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

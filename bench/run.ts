@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the speed figures of docs/benchmarks.md, in one run, against a real Kolo as
+ * `npm run bench`: the speed figures of docs/performance.md, in one run, against a real Kolo as
  * `npm start` runs it (`npm run build` first, then scripts/start.sh, which execs
- * `node <flags> dist/main.js serve`: its own process, poller and webhook worker on as by default),
+ * `node dist/main.js serve`: its own process, poller and webhook worker on as by default),
  * next to a bare Fastify JSON echo on the same machine as the ceiling. Load from autocannon on the
  * same machine.
  *
@@ -20,7 +20,7 @@
  *    server's CPU per request during its run (from /proc). The echo GET is measured again right
  *    before and right after the status reads (a fresh echo process each time, with the same
  *    warm-up), and the status reads' ratio is to the mean of those two: on these shared 2-core
- *    machines the ceiling moves by half within minutes (docs/benchmarks.md, "How to run"), so a
+ *    machines the ceiling moves by half within minutes (docs/performance.md), so a
  *    ceiling taken minutes earlier says more about the machine's moment than about Kolo. The
  *    ratio to the start's ceiling is printed too.
  * 4. PostgreSQL only: webhook drain: N events + PENDING deliveries inserted by SQL the way
@@ -30,7 +30,7 @@
  * 5. PostgreSQL only, two fresh databases of its own: poller tick at 10,000 and 1,000,000
  *    not-yet-due PENDING rows, the two sizes measured in alternation (bench/poller-tick.ts), with
  *    the claim's EXPLAIN (ANALYZE, BUFFERS).
- * Then a table, the same figures as Markdown (for docs/benchmarks.md), and PASS/FAIL per threshold.
+ * Then a table, the same figures as Markdown (for docs/performance.md), and PASS/FAIL per threshold.
  *
  * Options (environment):
  * - BENCH_TARGETS: `pg,pglite` (default), `pg` or `pglite`.
@@ -80,8 +80,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en', { maximumFractionD
  * only); with `serverPid`, the serving process's CPU per request of the measured run
  * (`serverCpuMs`): Kolo is held by its one thread under this load (the echo by its thread and the
  * load generator), so the ratio of their CPU per request goes most of the way to explaining the
- * ratio of their rates (docs/benchmarks.md, "Current figures": 1.51–1.84 × the echo's CPU a read,
- * 0.508–0.601 × its rate).
+ * ratio of their rates.
  */
 async function loadWarm(name: string, options: Parameters<typeof load>[1], serverPid?: number): Promise<Figures> {
   if (warmUpS > 0) await load(`${name} (warm-up)`, { ...options, duration: warmUpS });
@@ -165,9 +164,8 @@ async function freshDatabase(suffix: string): Promise<{ url: string; drop: () =>
 }
 
 /**
- * How `npm start` runs the server: package.json's `start` is `sh <script>`, which sets the
- * allocator's environment and execs node with its flags (scripts/start.sh; docs/performance.md,
- * "The start script"); the bench runs that same script, so the server is measured exactly as
+ * How `npm start` runs the server: package.json's `start` is `sh <script>`, which execs node
+ * (scripts/start.sh); the bench runs that same script, so the server is measured exactly as
  * started.
  */
 const startScript = (() => {
@@ -642,7 +640,7 @@ if (results.length > 0) {
 say('\n== thresholds ==');
 for (const line of verdicts) say(line);
 
-say('\n== Markdown (for docs/benchmarks.md) ==\n');
+say('\n== Markdown (for docs/performance.md) ==\n');
 say(`Run of ${new Date().toISOString().slice(0, 10)}: ${connections} connections, ${durationS} s per run, ${warmUpS} s of warm-up before the echo and status runs, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}.\n`);
 say(`| ${keys.map((k) => headersRow[k]).join(' | ')} |`);
 say(`|${keys.map(() => '---').join('|')}|`);

@@ -5,8 +5,7 @@
  * the SQL migrations, the page templates and the pages' static assets. Then builds the dashboard
  * web app (web/, Vite, web/vite.config.ts) into web/dist, served at /app (src/http/web-app.ts),
  * and its server renderer into web/dist/server.
- * Why a build at all (docs/performance.md, "Running compiled"): running the sources through
- * tsx's ESM loader costs a loader thread with its own JavaScript heap, about 45 MB resident.
+ * The server runs this compiled JavaScript, with no TypeScript loader at run time.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';

@@ -2,8 +2,7 @@
  * The id of an HTTP request: returned in `X-Request-Id`, carried by the request's logger
  * (`request.log`, so on every line written while serving it, by the route or by a use case through
  * `request.services.log`) and recorded in the audit log (`request.services.requestId`). Handed down
- * explicitly rather than through AsyncLocalStorage, whose hooks cost every promise of the process
- * on Node 20.
+ * explicitly, through `request.services`, rather than through AsyncLocalStorage.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -14,7 +13,7 @@ export type RequestLogger<L extends object> = L & { readonly requestId: string }
  * `logger` for the request `requestId`: an object whose prototype is `logger`, so it logs exactly
  * as `logger` does (and its pino children inherit the id), and whose own `requestId` the mixin of
  * `createLogger` (bootstrap.ts) adds to every line — pino hands the mixin the logger that writes.
- * Far cheaper than `logger.child({ requestId })`, whose bindings pass through the redaction.
+ * No pino child is made: the id is one own property.
  */
 export function requestLogger<L extends object>(logger: L, requestId: string): RequestLogger<L> {
   const scoped = Object.create(logger) as { requestId: string };

@@ -1,8 +1,7 @@
 /**
  * Coalescing of concurrent hot-path statements. Under load, dozens of requests need the same kind
- * of lookup at the same moment (an API key, a status read); each one alone costs a database round
- * trip, and the profile shows the round trips' socket writes, not the queries, as the largest cost.
- * A batcher collects the keys asked during one turn of the event loop (every request whose bytes
+ * of lookup at the same moment (an API key, a status read); each one alone would cost a database
+ * round trip. A batcher collects the keys asked during one turn of the event loop (every request whose bytes
  * arrived in that turn) and answers them all with ONE statement.
  * Built on `dataloader` with its cache off: nothing is remembered between turns, so every answer
  * is as fresh as an unbatched query (a revoked key is refused on the next request, whichever
@@ -14,11 +13,7 @@ import { keptBy, type Db } from './handle.ts';
 
 /**
  * Most keys answered by one statement; the keys of a busier turn are split into statements of this
- * size, sent together. Measured by the bench under 64 connections of status reads: with one
- * statement per turn (about 42 reads each) the process waited for its statement about a fifth of
- * the time; split at 32, two statements are mostly in flight, the process's thread stays busy and
- * it answered about 10 % more reads a second. Smaller (16, 24) cost PostgreSQL more per read and
- * answered fewer.
+ * size, sent together, so that under load several are in flight while the process goes on.
  */
 const MAX_BATCH = 32;
 
@@ -32,7 +27,7 @@ function createBatcher<K, V>(answer: (keys: readonly K[]) => Promise<(V | Error)
   const loader = new DataLoader<K, V>(answer, {
     cache: false,
     maxBatchSize: MAX_BATCH,
-    // After the I/O callbacks of this turn (the default, a microtask, would batch one request).
+    // After the I/O callbacks of this turn, so that every request that arrived in it joins the batch.
     batchScheduleFn: (callback) => setImmediate(callback),
   });
   return { load: (key) => loader.load(key) };
@@ -52,8 +47,7 @@ type TableColumn = ReturnType<typeof getTableColumns>[string];
 /**
  * (property, column, decodes) triples of a table, in the order they are decoded; `decodes` is false
  * for the columns whose driver value is kept as it is (Drizzle's base `mapFromDriverValue`: text,
- * enums, booleans), whose decoding is then not called at all (a few per cent of a status read's
- * CPU).
+ * enums, booleans), whose decoding is then not called at all.
  */
 type ColumnList = [string, TableColumn, boolean][];
 

@@ -5,8 +5,7 @@
  * by `migrateDatabase`, under an advisory lock on PostgreSQL so concurrent instances take turns.
  */
 import { fileURLToPath } from 'node:url';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -78,28 +77,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
   }
   if (!options.dataDir.startsWith('memory://')) mkdirSync(options.dataDir, { recursive: true });
-  // Loaded only when used: the embedded engine's module alone is ~45 MB of resident memory, which
-  // an instance on PostgreSQL does not need.
+  // Loaded only when used: an instance on PostgreSQL never holds the embedded engine in memory.
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  // PGlite runs PostgreSQL inside the process, so its shared buffers are the process's own memory,
-  // touched page by page as they fill: at PostgreSQL's 128 MB, an instance under load held 573 MB
-  // resident (the target is under 250 MB). Its data files are read through the operating system's
-  // cache, so fewer buffers cost little. Its defaults, plus a start parameter (which wins over
-  // postgresql.conf, left as initdb wrote it).
-  const fresh = !options.dataDir.startsWith('memory://') && !existsSync(join(options.dataDir, 'PG_VERSION'));
+  // PGlite runs PostgreSQL inside the process, so its shared buffers are the process's own memory;
+  // its data files are read through the operating system's cache, so a small pool costs little.
+  // Its defaults, plus a start parameter (which wins over postgresql.conf, left as initdb wrote it).
   const client = await PGlite.create(options.dataDir, {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.pgliteSharedBuffersMb ?? 8}MB`],
   });
-  // A new data directory was made by initdb, a WebAssembly module of its own whose memory (about
-  // 300 MB) V8 would free only at some later full collection. `npm start` runs node with
-  // --expose-gc for this one collection; without the flag, nothing is done.
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (fresh && gc) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    gc();
-  }
   const over = (queryable: pg.PoolClient | PgliteQueryable) => drizzlePglite({ client: queryable as typeof client }) as unknown as DrizzleDb;
   return {
     db: databaseHandle(over(client), { client: client as unknown as PgliteInstance, genericPlanPool: undefined, inTransaction: false, over }),

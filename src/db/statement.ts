@@ -1,9 +1,8 @@
 /**
  * Named SQL statements for the hot paths (charge creation, initiation records, the poller's and the
- * webhook worker's batches). Building a query with Drizzle's builder costs more CPU than PostgreSQL
- * spends running it (profiled: about a tenth of the process's CPU under the bench's charge load),
- * so the statements that run once or more per payment are written once as SQL text with `$n`
- * parameters and sent as they are:
+ * webhook worker's batches). The statements that run once or more per payment are written once as
+ * SQL text with `$n` parameters, rather than built by Drizzle's query builder on each call, and
+ * sent as they are:
  * - on PostgreSQL (node-postgres pool) as a named prepared statement: parsed and planned once
  *   per connection, then only bound and executed (unless declared `customPlan`: then parsed and
  *   planned at each execution, see `statement`);
@@ -45,9 +44,8 @@ const declared = new Map<string, Statement>();
  * handle carries), never a custom plan made again for each execution's parameters. For keyed
  * lookups whose best plan does not depend on the values: PostgreSQL's default (`auto`) compares
  * the generic plan's estimated cost with the custom plans' and, for the status reads' batch once
- * the transactions table had grown, kept planning each execution (0.23–0.43 ms of planning for
- * 0.16–0.26 ms of execution: PostgreSQL's CPU per status read 7.9 → 23–32 µs after the bench's
- * charge run).
+ * the transactions table had grown, kept planning each execution, planning costing more than
+ * executing.
  *
  * `options.customPlan`: on PostgreSQL the statement is sent unnamed, so it is parsed and planned
  * at each execution for the table as it is then. For a statement that every connection runs from
@@ -55,10 +53,8 @@ const declared = new Map<string, Statement>();
  * (`plan_cache_mode = auto`), a connection that settled on the prepared statement's generic plan
  * (from its sixth execution) while the table held a few rows keeps that plan, a sequential scan,
  * until the table's next ANALYZE (autovacuum: a minute or more), and each execution then reads
- * the whole grown table. Measured on the initiation records under the bench's charge run on a
- * fresh database: 300–660 rows read per charge by sequential scans, PostgreSQL's CPU 177–225 µs
- * per charge during the run and 3,286–3,635 charges/s; planned at each execution, 7–8 rows,
- * 129–133 µs and 4,458–4,508 charges/s.
+ * the whole grown table (test/postgres/growing-table-plans.test.ts shows it on the initiation
+ * records).
  * The two options exclude each other. Throws when a name is declared twice with another text or
  * options, or with both options.
  */

@@ -20,10 +20,8 @@ export interface Ids {
 }
 
 // Random bytes are drawn from a pool filled 4 KiB at a time by the operating system's CSPRNG
-// (`randomFillSync`), the way Node's own `randomUUID` caches its entropy: a charge takes three or
-// four identifiers, and a `randomBytes` call each cost a system call and a buffer (profiled: 2 % of
-// the server's CPU under the bench's charge load). Each byte is handed out once and zeroed as it is
-// taken.
+// (`randomFillSync`), the way Node's own `randomUUID` caches its entropy, rather than a
+// `randomBytes` call per identifier. Each byte is handed out once and zeroed as it is taken.
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;

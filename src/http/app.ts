@@ -56,8 +56,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requestTimeout: 60_000,
     // Each request's logger (`request.log`, and the use cases' through `request.services`) carries
     // its id (Fastify's binding `reqId`), which the logger's mixin adds to every line
-    // (`requestLogger`, request-context.ts): cheaper than a pino child per request, whose bindings
-    // go through the redaction. A child still when a route sets its level or serializers.
+    // (`requestLogger`, request-context.ts) rather than a pino child per request. A child still
+    // when a route sets its level or serializers.
     childLoggerFactory: (logger, bindings, options) =>
       requestLogger(options.level || options.serializers ? logger.child({}, options) : logger, bindings.reqId as string),
     // Our own onResponse line replaces Fastify's request logs: it logs the route pattern, not
@@ -86,8 +86,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     isClosing = true;
   });
-  // Hooks that run on every request are callback-style, not async: an async hook costs a promise
-  // and a microtask per request (docs/performance.md, "The status-read path").
+  // Hooks that run on every request are callback-style: each calls `done` once.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (isClosing) reply.header('connection', 'close');
     done(null, payload);
@@ -101,8 +100,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
 
-  // `request.services`: what the use cases serving a request receive, built on first use (its
-  // slot is declared, so every request object keeps one shape).
+  // `request.services`: what the use cases serving a request receive, built on first use and
+  // kept in a slot declared on every request.
   const scoped = Symbol('request services');
   app.decorateRequest(scoped, null);
   app.decorateRequest('services', {

@@ -1,9 +1,8 @@
 /**
  * Fair share of the event loop between the API and the background loops. The poller and the webhook
  * worker run in the process that serves the API. When their batches come back full (a backlog) they
- * go again at once, so under a burst of charges they took most of the event loop. For example, at
- * the settlement of the first seconds' charges, the charge rate fell from about 2,000 to 750 a
- * second, and requests waited 85 ms and more (docs/performance.md, "The background's fair share").
+ * go again at once, so under a burst of charges they took most of the event loop and requests
+ * waited.
  *
  * The rule: a loop whose batch came back full rests before its next batch, as long as that batch
  * took. It rests only when both of these held during the batch:
@@ -15,8 +14,7 @@
  * - The rest is bounded by the loop's interval.
  * A batch's duration includes the requests served between its statements, so background work
  * gets less than half of a saturated event loop while requests come in, and the fewer statements
- * a batch takes, the larger its share (on PGlite, about a third of the server's CPU during a
- * charge run: docs/benchmarks.md).
+ * a batch takes, the larger its share.
  * The rest only delays the loop. It never drops work: what is due stays due, leased or not, as
  * before.
  */

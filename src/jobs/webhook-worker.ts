@@ -27,8 +27,7 @@ import { startLoop, type Loop } from './status-poller.ts';
 /**
  * Batches in flight at once: each is its own loop of claim, send, record, as if each were another
  * instance (the leases keep them apart), so that one batch is sent while another is being
- * claimed or recorded. With one, the sends waited for every statement of the tick: the machine
- * sat 35–41 % idle through a drain (docs/performance.md, "Batched background writes").
+ * claimed or recorded. With one, the sends waited for every statement of the tick.
  */
 const BATCHES_IN_FLIGHT = 2;
 /**

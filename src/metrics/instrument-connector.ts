@@ -11,7 +11,6 @@ import { secondsSince, type Metrics } from './metrics.ts';
 export function instrumentConnector(connector: Connector, metrics: Metrics): Connector {
   const measure = async <T extends { kind: string }>(call: 'prepare' | 'initiate' | 'status', run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
-    // Labels written out, not spread and extended (docs/performance.md, "Object shapes on hot paths").
     try {
       const result = await run();
       metrics.connectorCalls.inc({ operator: connector.operator, call, outcome: result.kind });

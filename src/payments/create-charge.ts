@@ -92,8 +92,7 @@ export async function createCharge(
     payerName: input.payerName ?? null,
     payerEmail: input.payerEmail ?? null,
   };
-  // Every property written out in one literal, not spread and extended (docs/performance.md,
-  // "Object shapes on hot paths"). An undefined value leaves the column to its default.
+  // An undefined value leaves the column to its default.
   const values = {
     id: row.id,
     reference: row.reference,

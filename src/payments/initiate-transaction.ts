@@ -116,10 +116,9 @@ export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiated
 
 /**
  * The first poll of an initiation stored at `initiatedAt`, written with it: the usual first delay
- * (`nextPollDelayMs(0)`, 2 s). The answer's record then leaves `next_poll_at` alone, so that update
- * touches no indexed column and PostgreSQL can make it a heap-only update (no new entry in the
- * table's indexes); should the answer still be missing at that poll, the poller waits until
- * `initiationLeaseEnd` (`decideRefresh`).
+ * (`nextPollDelayMs(0)`, 2 s). The answer's record then leaves `next_poll_at` alone; should the
+ * answer still be missing at that poll, the poller waits until `initiationLeaseEnd`
+ * (`decideRefresh`).
  */
 export function firstPollAt(initiatedAt: Date): Date {
   return new Date(initiatedAt.getTime() + nextPollDelayMs(0));
@@ -190,8 +189,7 @@ async function sendInitiation(
   connector: Connector,
   stored: StoredInitiation,
 ): Promise<Initiated> {
-  // The prepare request extended in place, not spread into a copy (docs/performance.md, "Object
-  // shapes on hot paths").
+  // The prepare request, extended with what the send needs.
   const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt), {
     operatorReference: stored.operatorReference,
     callbackUrl: callbackUrlFor(services, rail.operator, stored.callbackToken),

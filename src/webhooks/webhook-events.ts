@@ -67,7 +67,6 @@ export function eventBody(input: { id: string; event: WebhookEventName; createdA
 
 /** `data` of a transaction event: the status read's view (pay-in or pay-out) plus `merchantReference`. */
 export function transactionEventData(row: TransactionRow, publicBaseUrl: string) {
-  // Added to the view, not spread into a copy (docs/performance.md, "Object shapes on hot paths").
   return Object.assign(statusView(row, publicBaseUrl), { merchantReference: row.merchantReference });
 }
 

@@ -294,7 +294,7 @@ export function transactionsById(db: Db, ids: string[]): Promise<TransactionRow[
 // column of the batch rather than the literal 'PENDING': a literal matches the predicate of the
 // partial index transactions_pending_poll_idx, and when the statistics are stale (a table that
 // grew since its last ANALYZE) PostgreSQL then reads every PENDING row of that index to update
-// a batch of twenty (seen at 9 ms a batch, growing with the table). The same pattern is in
+// a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleMany = statement(
   'settle_many_v4',

@@ -54,7 +54,7 @@ const errorResponsesByCodes = new Map<string, Record<number, z.ZodType>>();
  */
 export function errorResponses(...codes: ErrorCode[]) {
   // One set of schemas per list of codes, shared by the routes that answer the same codes: they
-  // are never changed, and each zod schema is a few closures the heap keeps for the process's life.
+  // are never changed once built.
   const key = codes.join(' ');
   const known = errorResponsesByCodes.get(key);
   if (known) return known;

@@ -23,7 +23,7 @@
  * The sandbox defaults are Daraja's documented ones: shortcode `174379` with its public sandbox
  * passkey, test MSISDN `254708374149`, B2C shortcode `600996`, initiator `testapi`. Safaricom
  * publishes no outcome numbers, so these triggers are the simulator's own (last three digits of
- * the STK `PhoneNumber`, see `MPESA_STK_TRIGGERS` and the README): 001 insufficient balance (1) ·
+ * the STK `PhoneNumber`, see `MPESA_STK_TRIGGERS` and docs/going-live.md): 001 insufficient balance (1) ·
  * 032 cancelled by the customer (1032) · 037 no answer (1037) · 019 expired (1019) · 201 wrong
  * PIN (2001) · 025 push not sent (1025) · any other number (the test MSISDN included): paid.
  * B2C (last three digits of `PartyB`, `MPESA_B2C_TRIGGERS`): 002/003/004/008 limit rules,
@@ -78,7 +78,7 @@ export interface MpesaSimulatorOptions {
   callbacks: SimCallbackOptions;
 }
 
-/** Default credentials (Daraja's sandbox values where it publishes them), documented in the README. */
+/** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */
 export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   host: '127.0.0.1',
   port: 0,

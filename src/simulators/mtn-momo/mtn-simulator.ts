@@ -70,7 +70,7 @@ export interface MtnSimulatorOptions {
   reasonShape: 'string' | 'object';
 }
 
-/** Default credentials, documented in the README, for rehearsals. */
+/** Default credentials, documented in docs/going-live.md, for rehearsals. */
 export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   host: '127.0.0.1',
   port: 0,

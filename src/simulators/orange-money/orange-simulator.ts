@@ -10,7 +10,7 @@
  * the money moved. Test and staging tooling only: production code never imports it.
  *
  * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
- * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and the README):
+ * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and docs/going-live.md):
  * 601 insufficient balance (60019, 417 at once) · 602 unknown beneficiary (417) · 603 blocked
  * user (417) · 604 above the maximum amount (417) · 605 the customer cancels ·
  * 606 the customer never answers (EXPIRED) · 607 stays PENDING · 608 insufficient balance at
@@ -61,7 +61,7 @@ export interface OrangeSimulatorOptions {
   callbacks: SimCallbackOptions;
 }
 
-/** Default credentials, documented in the README, for rehearsals. */
+/** Default credentials, documented in docs/going-live.md, for rehearsals. */
 export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
   host: '127.0.0.1',
   port: 0,

@@ -14,7 +14,7 @@
  *
  * Wave has no public sandbox nor test numbers, so these triggers are the simulator's own (last
  * three digits of the payer's `restrict_payer_mobile`, or of the payout `mobile`, see
- * `WAVE_TRIGGERS` and the README): 601 insufficient funds · 603 blocked account ·
+ * `WAVE_TRIGGERS` and docs/going-live.md): 601 insufficient funds · 603 blocked account ·
  * 604 inactive recipient (payout) · 605 limit exceeded · 602 `recipient-account-blocked` (payout) ·
  * 606 payout stays `processing` for `decisionDelayMs`, then succeeds · 198 Wave pays only after
  * `lateDecisionMs` or `decideLate()` (after Kolo's deadline): the payout stays `processing`, the
@@ -70,7 +70,7 @@ export interface WaveSimulatorOptions {
   nowMs: () => number;
 }
 
-/** Default keys and secret (shaped like Wave's), documented in the README, for rehearsals. */
+/** Default keys and secret (shaped like Wave's), documented in docs/going-live.md, for rehearsals. */
 export const WAVE_SIM_DEFAULTS: WaveSimulatorOptions = {
   host: '127.0.0.1',
   port: 0,
