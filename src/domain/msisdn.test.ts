@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
-import { nationalNumber, normalizeMsisdn } from './msisdn.ts';
+import { maskAccountNumber, nationalNumber, normalizeMsisdn } from './msisdn.ts';
 
 describe('normalizeMsisdn', () => {
   it.each([
@@ -72,5 +72,18 @@ describe('nationalNumber', () => {
     expect(nationalNumber('233241234567', 'CM')).toBe('241234567');
     expect(nationalNumber('237677000100', 'ZZ')).toBe('677000100');
     expect(nationalNumber('12', 'ZZ')).toBe('12');
+  });
+});
+
+describe('maskAccountNumber', () => {
+  it('shows the last four characters behind the mask', () => {
+    expect(maskAccountNumber('237677000001')).toBe('••••0001');
+    expect(maskAccountNumber('12345')).toBe('••••2345');
+  });
+
+  it('shows nothing of four characters or fewer', () => {
+    expect(maskAccountNumber('1234')).toBe('••••');
+    expect(maskAccountNumber('1')).toBe('••••');
+    expect(maskAccountNumber('')).toBe('••••');
   });
 });

@@ -35,3 +35,15 @@ export function nationalNumber(msisdn: string, country: string): string {
   return parsed ? String(parsed.nationalNumber) : msisdn;
 }
 
+
+/** The mask put before the visible end of an account number. */
+const ACCOUNT_MASK = '••••';
+
+/**
+ * An account number (an MSISDN, usually) masked to its last four characters, as SharePay's
+ * dashboard shows the payer of each recent payment: `237677000001` → `••••0001`. Four characters
+ * or fewer show nothing but the mask, so no short value is ever shown whole.
+ */
+export function maskAccountNumber(account: string): string {
+  return account.length <= 4 ? ACCOUNT_MASK : `${ACCOUNT_MASK}${account.slice(-4)}`;
+}
