@@ -9,7 +9,8 @@
  * "today": TODAY is the 24 wall-clock hours of the current day in that zone (labels `HH:00`; on a
  * DST change the skipped hour stays empty and the repeated one counts both), LAST_7_DAYS and
  * LAST_30_DAYS are whole days of that zone ending today (labels `YYYY-MM-DD`, 23 or 25 hours long
- * on DST changes). One currency at a time; volumes in its base unit.
+ * on DST changes). One currency at a time; volumes are net amounts (a pay-in less its fee, as
+ * SharePay's chart sums them) in its base unit.
  */
 import type { Db } from '../db/client.ts';
 import { bucketLabels, bucketTotals } from '../db/queries/transaction-chart.ts';
@@ -22,7 +23,11 @@ export type ChartInterval = (typeof CHART_INTERVALS)[number];
 export const CHART_GROUPS = ['STATUS', 'PROVIDER', 'APPLICATION'] as const;
 export type ChartGroup = (typeof CHART_GROUPS)[number];
 
-/** One line of the chart: `counts[i]` and `volumes[i]` (Σ amount, base units) belong to `labels[i]`. */
+/**
+ * One line of the chart: `counts[i]` and `volumes[i]` belong to `labels[i]`. A volume is Σ net
+ * amount, base units, as the lists show `netAmount` (a pay-in less its fee, a pay-out plus its
+ * fee; a fee not taken counts 0).
+ */
 export interface ChartSeries {
   key: string;
   counts: number[];

@@ -397,8 +397,8 @@ describe('chart', () => {
     expect(today.labels).toHaveLength(24);
     expect(today.labels[0]).toBe('00:00');
     expect(today.series).toEqual([{ key: 'Dons', counts: expect.any(Array), volumes: expect.any(Array) }]);
-    // The Orange Money charge and the collection's payment, both this hour.
-    expect(today.series[0].volumes[h.clock.now().getUTCHours()]).toBe(5000 + 10_000);
+    // The Orange Money charge and the collection's payment, both this hour, net of their fees.
+    expect(today.series[0].volumes[h.clock.now().getUTCHours()]).toBe(4925 + 9850);
 
     const outs = expectSuccess(await as(merchant, `${M}/transactions/chart?direction=PAY_OUT&environment=TEST&groupBy=APPLICATION`), 200);
     expect(outs.series.map((s: { key: string }) => s.key)).toEqual(['Boutique']);

@@ -1,12 +1,13 @@
 /**
  * The dashboard chart's statements: the labels of a run of time buckets of a zone, and the count
- * and volume of transactions per (key, bucket), every bucket included (`generate_series`), with
+ * and net volume of transactions per (key, bucket), every bucket included (`generate_series`), with
  * `date_trunc` placing each transaction in the wall-clock buckets of the zone. One statement
  * each, whatever the volume; the aggregate runs on the (application_id, created_at) index.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../client.ts';
 import { transactions } from '../schema.ts';
+import { netAmountSql } from './net-amount.ts';
 
 /** What the chart groups transactions by. */
 export type ChartKey = 'STATUS' | 'PROVIDER' | 'APPLICATION';
@@ -51,8 +52,9 @@ export async function bucketLabels(db: Db, run: BucketRun): Promise<string[]> {
 
 /**
  * For each key present among the transactions matching `where` in `currency` within `run`, one
- * row per bucket of `run` in order (0 where it has none): the count and Σ amount (base units).
- * Rows are ordered by key, then bucket.
+ * row per bucket of `run` in order (0 where it has none): the count and Σ net amount (base units,
+ * `netAmountSql`: a pay-in less its fee, as SharePay's chart sums them). Rows are ordered by key,
+ * then bucket.
  */
 export async function bucketTotals(
   db: Db,
@@ -63,7 +65,7 @@ export async function bucketTotals(
     await db.execute(sql`
       with agg as (
         select date_trunc(${run.unit}, ${transactions.createdAt} at time zone ${run.timeZone}) as bucket, ${keyOf(input.groupBy)} as key,
-               count(*) as n, coalesce(sum(${transactions.amount}), 0) as volume
+               count(*) as n, coalesce(sum(${netAmountSql()}), 0) as volume
         from ${transactions}
         where ${input.where} and ${transactions.currency} = ${input.currency}
         group by 1, 2

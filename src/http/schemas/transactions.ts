@@ -187,7 +187,15 @@ export const chartData = z.object({
   groupBy: z.enum(CHART_GROUPS),
   currency: z.string().nullable(),
   labels: z.array(z.string()).describe('TODAY : heures « HH:00 » du jour ; sinon jours « AAAA-MM-JJ » ; dans le fuseau timeZone (UTC par défaut)'),
-  series: z.array(z.object({ key: z.string(), counts: z.array(z.number()), volumes: z.array(z.number()) })),
+  series: z.array(
+    z.object({
+      key: z.string(),
+      counts: z.array(z.number()),
+      volumes: z
+        .array(z.number())
+        .describe('Montants nets, unités de base : paiement, montant − frais ; virement, montant + frais ; des frais pas encore pris comptent 0'),
+    }),
+  ),
 });
 
 /** A rail usable by the merchant. */

@@ -26882,6 +26882,7 @@ export interface operations {
                             series: {
                                 key: string;
                                 counts: number[];
+                                /** @description Montants nets, unités de base : paiement, montant − frais ; virement, montant + frais ; des frais pas encore pris comptent 0 */
                                 volumes: number[];
                             }[];
                         };
@@ -30415,6 +30416,7 @@ export interface operations {
                             series: {
                                 key: string;
                                 counts: number[];
+                                /** @description Montants nets, unités de base : paiement, montant − frais ; virement, montant + frais ; des frais pas encore pris comptent 0 */
                                 volumes: number[];
                             }[];
                         };
