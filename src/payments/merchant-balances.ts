@@ -1,9 +1,9 @@
 /**
  * What a merchant sees of their money, in the shapes SharePay's dashboard reads:
- * `GET /api/v1/merchants/balance` and the balance figures of `GET /api/v1/merchants/dashboard`,
- * read from the ledger (never recomputed from transactions), in the environment the caller names
+ * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, whose balances are read
+ * from the ledger (never recomputed from transactions), in the environment the caller names
  * (`environment=TEST` shows the sandbox balances: a TEST application that never moved money shows
- * its opening balance).
+ * its opening balance). The dashboard's figures and lists are of pay-ins only, as SharePay's.
  */
 import { dayBounds } from '../dashboard/reader-days.ts';
 import { and, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
@@ -13,6 +13,8 @@ import { sumHolderBalances } from '../ledger/balances.ts';
 import type { Services } from '../services.ts';
 import { ensureSandboxOpening } from './transaction-postings.ts';
 import { dashboardTransactionView, type DashboardTransaction } from '../dashboard/transactions.ts';
+import { netAmountSql } from '../db/queries/net-amount.ts';
+import { maskAccountNumber } from '../domain/msisdn.ts';
 
 export type { DashboardTransaction };
 
@@ -69,9 +71,13 @@ export interface DashboardSummary {
   availableBalance: number;
   pendingBalance: number;
   currency: string | null;
+  /** Σ (amount − fee) of today's SUCCESS and REFUNDED pay-ins, base units. */
   dailyVolume: number;
+  /** Pay-ins created today, whatever their status. */
   todayTransactionCount: number;
+  /** Today's pay-ins, newest first, payer accounts masked. */
   todayTransactions: DashboardTransaction[];
+  /** The five newest pay-ins, payer accounts masked. */
   lastFiveTransactions: DashboardTransaction[];
 }
 
@@ -80,8 +86,11 @@ const TODAY_LIST_MAX = 50;
 
 /**
  * The dashboard summary of a merchant in one currency (`currency`, else their oldest
- * application's): balances from the ledger; the count of transactions and the SUCCESS pay-in
- * volume since midnight in `timeZone` (an IANA name PostgreSQL knows, e.g. UTC or Africa/Nairobi).
+ * application's), as SharePay's dashboard shows it: balances from the ledger; then pay-ins only,
+ * since SharePay's overview shows every item as money received (pay-outs, withdrawals and refunds
+ * are not there): their count and the net volume (amount − fee) of the SUCCESS and REFUNDED ones
+ * since midnight in `timeZone` (an IANA name PostgreSQL knows, e.g. UTC or Africa/Nairobi), today's
+ * and the five newest, each payer's account masked to its last four digits (`••••0001`).
  */
 export async function merchantDashboard(
   services: Services,
@@ -98,11 +107,11 @@ export async function merchantDashboard(
   const empty = { availableBalance: balance?.availableAmount ?? 0, pendingBalance: balance?.pendingAmount ?? 0, currency };
   if (ids.length === 0) return { ...empty, dailyVolume: 0, todayTransactionCount: 0, todayTransactions: [], lastFiveTransactions: [] };
   const { from: dayStart } = await dayBounds(services.db, services.clock.now(), query.timeZone);
-  const scope = and(inArray(transactions.applicationId, ids), eq(transactions.environment, query.environment));
+  const scope = and(inArray(transactions.applicationId, ids), eq(transactions.environment, query.environment), eq(transactions.direction, 'PAY_IN'));
   const [stats] = await services.db
     .select({
       count: sql<string>`count(*)::text`,
-      volume: sql<string>`coalesce(sum(${transactions.amount}) filter (where ${transactions.direction} = 'PAY_IN' and ${transactions.status} in ('SUCCESS', 'REFUNDED')), 0)::text`,
+      volume: sql<string>`coalesce(sum(${netAmountSql()}) filter (where ${transactions.status} in ('SUCCESS', 'REFUNDED')), 0)::text`,
     })
     .from(transactions)
     .where(and(scope, gte(transactions.createdAt, dayStart)));
@@ -113,7 +122,10 @@ export async function merchantDashboard(
     .orderBy(desc(transactions.createdAt))
     .limit(TODAY_LIST_MAX);
   const lastFive = await services.db.select().from(transactions).where(scope).orderBy(desc(transactions.createdAt)).limit(5);
-  const view = (row: typeof transactions.$inferSelect): DashboardTransaction => dashboardTransactionView(row, names.get(row.applicationId) ?? '');
+  const view = (row: typeof transactions.$inferSelect): DashboardTransaction => {
+    const item = dashboardTransactionView(row, names.get(row.applicationId) ?? '');
+    return { ...item, payerAccount: item.payerAccount === null ? null : maskAccountNumber(item.payerAccount) };
+  };
   return {
     ...empty,
     dailyVolume: Number(stats?.volume ?? 0),

@@ -416,12 +416,19 @@ describe('chart', () => {
 });
 
 describe('overview', () => {
-  it('the dashboard carries the same transaction items as the lists', async () => {
+  it('the dashboard carries the same transaction items as the lists, the payer masked', async () => {
     const overview = expectSuccess(await as(merchant, `${M}/dashboard?appId=${gifts.applicationId}`), 200);
     expect(overview).toMatchObject({ currency: 'XAF' });
-    expect(overview.lastFiveTransactions[0]).toMatchObject({ reference: refs.fc, type: 'FUND_COLLECTION', appName: 'Dons', feeAmount: 150, netAmount: 9850 });
+    expect(overview.lastFiveTransactions[0]).toMatchObject({ reference: refs.fc, type: 'FUND_COLLECTION', appName: 'Dons', feeAmount: 150, netAmount: 9850, payerAccount: '••••0009' });
     const listed = expectSuccess(await as(merchant, `${M}/transactions?appId=${gifts.applicationId}`), 200).content[0];
-    expect(overview.lastFiveTransactions[0]).toEqual(listed);
+    expect(listed.payerAccount).toBe('237677000009');
+    expect(overview.lastFiveTransactions[0]).toEqual({ ...listed, payerAccount: '••••0009' });
+  });
+
+  it("lists no pay-out: the shop's transfer is on its transactions-out, not on the overview", async () => {
+    const overview = expectSuccess(await as(merchant, `${M}/dashboard?appId=${shop.applicationId}`), 200);
+    expect(overview.lastFiveTransactions.map((t: { reference: string }) => t.reference)).toEqual([refs.checkout, refs.declined, refs.paid]);
+    expect(references(expectSuccess(await as(merchant, `${M}/transactions-out?appId=${shop.applicationId}`), 200))).toEqual([refs.payout]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Dashboard money routes, at the paths and in the shapes SharePay's dashboard calls:
- * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard`, both read from the ledger,
+ * `GET /api/v1/merchants/balance` and `GET /api/v1/merchants/dashboard` (balances from the ledger;
+ * the summary's figures and lists of pay-ins only, payer accounts masked, as SharePay's overview),
  * and the refund of a pay-in (`POST /api/v1/merchants/transactions/{reference}/refund`); and, for
  * Kolo's own dashboard, a transfer from one of my applications
  * (`POST /api/v1/merchants/apps/{appId}/transfer`, the merchant API's `POST /api/v1/pay-out/transfer`
@@ -47,6 +48,9 @@ const TRANSFER_ERRORS = [
   'AMOUNT_ABOVE_MAXIMUM',
 ] as const;
 
+/** A pay-in as the summary lists it: its payer's account masked. */
+const MASKED_ITEM = { ...EXAMPLE_TRANSACTION_ITEM, payerAccount: '••••0001' };
+
 /** Registers the balance, dashboard summary and refund routes. */
 export async function dashboardMoneyRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -77,10 +81,14 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     {
       schema: {
         tags,
-        operationId: 'getDashboardSummary', summary: 'Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut)',
+        operationId: 'getDashboardSummary', summary: 'Tableau de bord : soldes, volume et paiements reçus du jour (dans le fuseau timeZone, UTC par défaut)',
+        description:
+          'Comme la vue d’ensemble du tableau de bord SharePay : les nombres, le volume et les listes ne comptent que les ' +
+          'paiements reçus (ni virements, ni retraits, ni remboursements) ; le volume est net de frais ; le numéro de chaque ' +
+          'payeur est masqué à ses quatre derniers chiffres.',
         security: bearerSecurity,
         querystring: dashboardSummaryQuery,
-        response: { 200: success(dashboardSummaryData, 'Soldes, volume et transactions du jour', { message: 'Tableau de bord récupéré.', data: { availableBalance: 990000, pendingBalance: 4925, currency: 'XAF', dailyVolume: 5000, todayTransactionCount: 1, todayTransactions: [EXAMPLE_TRANSACTION_ITEM], lastFiveTransactions: [EXAMPLE_TRANSACTION_ITEM] } }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
+        response: { 200: success(dashboardSummaryData, 'Soldes, volume et paiements reçus du jour', { message: 'Tableau de bord récupéré.', data: { availableBalance: 990000, pendingBalance: 4925, currency: 'XAF', dailyVolume: 4925, todayTransactionCount: 1, todayTransactions: [MASKED_ITEM], lastFiveTransactions: [MASKED_ITEM] } }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {

@@ -34,10 +34,12 @@ export const dashboardSummaryData = z.object({
   availableBalance: z.number(),
   pendingBalance: z.number(),
   currency: z.string().nullable(),
-  dailyVolume: z.number().describe('Paiements réussis du jour (fuseau timeZone, UTC par défaut), unités de base'),
-  todayTransactionCount: z.number(),
-  todayTransactions: z.array(dashboardTransaction),
-  lastFiveTransactions: z.array(dashboardTransaction),
+  dailyVolume: z
+    .number()
+    .describe('Montant net (montant − frais) des paiements reçus réussis du jour (fuseau timeZone, UTC par défaut), unités de base'),
+  todayTransactionCount: z.number().describe('Paiements reçus créés aujourd’hui, tous statuts (ni virements, ni retraits, ni remboursements)'),
+  todayTransactions: z.array(dashboardTransaction).describe('Paiements reçus du jour, du plus récent au plus ancien ; payerAccount masqué (••••0001)'),
+  lastFiveTransactions: z.array(dashboardTransaction).describe('Les cinq derniers paiements reçus ; payerAccount masqué (••••0001)'),
 });
 
 /** `POST /api/v1/pay-in/refund` body. */

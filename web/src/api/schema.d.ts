@@ -938,7 +938,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Tableau de bord : soldes, volume et transactions du jour (dans le fuseau timeZone, UTC par défaut) */
+        /**
+         * Tableau de bord : soldes, volume et paiements reçus du jour (dans le fuseau timeZone, UTC par défaut)
+         * @description Comme la vue d’ensemble du tableau de bord SharePay : les nombres, le volume et les listes ne comptent que les paiements reçus (ni virements, ni retraits, ni remboursements) ; le volume est net de frais ; le numéro de chaque payeur est masqué à ses quatre derniers chiffres.
+         */
         get: operations["getDashboardSummary"];
         put?: never;
         post?: never;
@@ -17495,7 +17498,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Soldes, volume et transactions du jour */
+            /** @description Soldes, volume et paiements reçus du jour */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17510,7 +17513,7 @@ export interface operations {
                      *         "availableBalance": 990000,
                      *         "pendingBalance": 4925,
                      *         "currency": "XAF",
-                     *         "dailyVolume": 5000,
+                     *         "dailyVolume": 4925,
                      *         "todayTransactionCount": 1,
                      *         "todayTransactions": [
                      *           {
@@ -17527,7 +17530,7 @@ export interface operations {
                      *             "status": "SUCCESS",
                      *             "description": "Commande 43",
                      *             "provider": "MTN_MOMO_CM",
-                     *             "payerAccount": "237677000001",
+                     *             "payerAccount": "••••0001",
                      *             "payerName": "Awa Ngono",
                      *             "payerEmail": "awa@example.cm",
                      *             "applicationId": "b4aea0b0-270d-4dab-ac55-b7b12c97b150",
@@ -17558,7 +17561,7 @@ export interface operations {
                      *             "status": "SUCCESS",
                      *             "description": "Commande 43",
                      *             "provider": "MTN_MOMO_CM",
-                     *             "payerAccount": "237677000001",
+                     *             "payerAccount": "••••0001",
                      *             "payerName": "Awa Ngono",
                      *             "payerEmail": "awa@example.cm",
                      *             "applicationId": "b4aea0b0-270d-4dab-ac55-b7b12c97b150",
@@ -17588,9 +17591,11 @@ export interface operations {
                             availableBalance: number;
                             pendingBalance: number;
                             currency: string | null;
-                            /** @description Paiements réussis du jour (fuseau timeZone, UTC par défaut), unités de base */
+                            /** @description Montant net (montant − frais) des paiements reçus réussis du jour (fuseau timeZone, UTC par défaut), unités de base */
                             dailyVolume: number;
+                            /** @description Paiements reçus créés aujourd’hui, tous statuts (ni virements, ni retraits, ni remboursements) */
                             todayTransactionCount: number;
+                            /** @description Paiements reçus du jour, du plus récent au plus ancien ; payerAccount masqué (••••0001) */
                             todayTransactions: {
                                 id: string;
                                 reference: string;
@@ -17634,6 +17639,7 @@ export interface operations {
                                 updatedAt: string;
                                 completedAt: string | null;
                             }[];
+                            /** @description Les cinq derniers paiements reçus ; payerAccount masqué (••••0001) */
                             lastFiveTransactions: {
                                 id: string;
                                 reference: string;
