@@ -92,6 +92,19 @@ export interface StatusQuery {
    * `statusQueryReference`), for `readCallback` to recognise that query's answer; null if none.
    */
   statusQueryReference?: string | null;
+  /**
+   * The failure the operator's own Result reported for this transaction (as `readCallback` read
+   * it, vouched for) while Kolo awaited its status query's confirmation; null or absent if none.
+   * For operators whose status query answer confirms a failure without naming its cause (Daraja's
+   * Transaction Status result has no ResultCode): the cause is this one.
+   */
+  reportedFailure?: ReportedFailure | null;
+}
+
+/** A failure as a connector read it: our code and the operator's own words. */
+export interface ReportedFailure {
+  failureCode: FailureCode;
+  failureReason: string;
 }
 
 /**

@@ -7,7 +7,7 @@
  * `ReasonType` as text, a verdict only when the body carries Daraja's `ConversationID`.
  */
 import { describe, expect, it } from 'vitest';
-import type { InitiateRequest } from '../connector.ts';
+import type { FailureCode, InitiateRequest } from '../connector.ts';
 import {
   accountReferenceOf,
   b2cCall,
@@ -268,7 +268,7 @@ describe('Daraja callbacks', () => {
     });
   });
 
-  const B2C_CODES: [string | number, string, string][] = [
+  const B2C_CODES: [string | number, string, FailureCode][] = [
     [1, 'The balance is insufficient for the transaction.', 'MERCHANT_INSUFFICIENT_FUNDS'],
     [2, 'Declined due to limit rule: less than the minimum transaction amount.', 'LIMIT_EXCEEDED'],
     [3, 'Declined due to limit rule: greater than the maximum transaction amount.', 'LIMIT_EXCEEDED'],
@@ -357,6 +357,63 @@ describe('Daraja callbacks', () => {
     });
     expect(readDarajaCallback(tsq('Failed', 'Something else'), asked)).toMatchObject({ status: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'M-Pesa Failed: Something else' } });
     expect(readDarajaCallback(tsq('Expired', ''), asked)).toMatchObject({ kind: 'RESULT', status: { kind: 'UNREACHABLE' }, isStatusQueryAnswer: true });
+  });
+
+  it('a failed B2C keeps its ResultCode and ResultDesc through the Transaction Status Result that confirms it, which names neither', () => {
+    // The B2C's Result, vouched for by its ConversationID: a pay-out failure, held until Kolo's query confirms it.
+    const reported = readDarajaCallback(failedWith(1, 'The balance is insufficient for the transaction.'), payout);
+    expect(reported).toEqual({
+      kind: 'RESULT',
+      status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' },
+      isStatusQueryAnswer: false,
+    });
+    if (reported.kind !== 'RESULT' || reported.status.kind !== 'FAILED') throw new Error('not a failure');
+    const { failureCode, failureReason } = reported.status;
+    // Daraja's answer to the query: Failed, its TransactionReason without a value (as in live captures) or empty.
+    for (const reason of [undefined, '', '  ']) {
+      expect(readDarajaCallback(tsq('Failed', reason), { ...asked, reportedFailure: { failureCode, failureReason } })).toEqual({
+        kind: 'RESULT',
+        status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' },
+        isStatusQueryAnswer: true,
+      });
+    }
+    // Whatever words the query's TransactionReason has, the Result's code and words are the cause.
+    expect(readDarajaCallback(tsq('Failed', 'Insufficient funds'), { ...asked, reportedFailure: { failureCode, failureReason } })).toMatchObject({
+      status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' },
+    });
+  });
+
+  it.each(B2C_CODES)('B2C ResultCode %s reported, then confirmed by a Transaction Status Result: still %s', (code, desc, failureCode) => {
+    const reportedFailure = { failureCode, failureReason: `M-Pesa ${code}: ${desc}` };
+    expect(readDarajaCallback(tsq('Failed', undefined), { ...asked, reportedFailure })).toEqual({
+      kind: 'RESULT',
+      status: { kind: 'FAILED', failureCode, failureReason: `M-Pesa ${code}: ${desc}` },
+      isStatusQueryAnswer: true,
+    });
+  });
+
+  it('a reported failure is the cause of a confirmed failure only: a Completed answer is the payment; other Results ignore it', () => {
+    const reportedFailure = { failureCode: 'MERCHANT_INSUFFICIENT_FUNDS' as const, failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' };
+    expect(readDarajaCallback(tsq('Completed', undefined), { ...asked, reportedFailure })).toEqual({
+      kind: 'RESULT',
+      status: { kind: 'SUCCEEDED', operatorReference: null, operatorTransactionId: 'LGR919G2AV' },
+      isStatusQueryAnswer: true,
+    });
+    expect(readDarajaCallback(tsq('Expired', ''), { ...asked, reportedFailure })).toMatchObject({ status: { kind: 'UNREACHABLE' } });
+    expect(readDarajaCallback(tsq('Failed', undefined), { ...payout, reportedFailure })).toEqual({ kind: 'RESULT', status: { kind: 'PENDING' }, isStatusQueryAnswer: false });
+    expect(readDarajaCallback(failedWith(2040, 'x'), { ...payout, reportedFailure })).toMatchObject({ status: { kind: 'FAILED', failureCode: 'PAYEE_NOT_FOUND', failureReason: 'M-Pesa 2040: x' } });
+  });
+
+  it("without a reported failure, a Failed answer with no TransactionReason is Daraja's word alone, never a dangling colon", () => {
+    for (const reason of [undefined, '']) {
+      expect(readDarajaCallback(tsq('Failed', reason), asked)).toEqual({
+        kind: 'RESULT',
+        status: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'M-Pesa Failed' },
+        isStatusQueryAnswer: true,
+      });
+    }
+    // A B2C Result without its ResultDesc keeps its code's meaning and its code.
+    expect(readDarajaCallback(failedWith(1, ''), payout)).toMatchObject({ status: { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1' } });
   });
 
   it('a Transaction Status Result under another ConversationID (a superseded or forged query) changes nothing and starts no query', () => {

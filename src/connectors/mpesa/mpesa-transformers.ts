@@ -263,9 +263,18 @@ export const TRANSACTION_STATUS_VALUES: Readonly<Record<string, DocumentedMeanin
   Failed: { kind: 'FAILED', failureCode: 'PROVIDER_ERROR' },
 };
 
+/**
+ * A failure reason in Daraja's own words: `M-Pesa <code>: <description>`, or `M-Pesa <code>` when
+ * it gave no description (never a dangling colon, never words of ours in place of Daraja's).
+ */
+function darajaReason(code: string, description: string | undefined): string {
+  const words = (description ?? '').trim();
+  return words ? `M-Pesa ${code}: ${words}` : `M-Pesa ${code}`;
+}
+
 /** An initiation refused by a documented error envelope, or unknown (`InitiateResult`). */
 function refusal(what: string, status: number, error: { errorCode: string; errorMessage: string }): InitiateResult {
-  const reason = `M-Pesa ${error.errorCode}: ${error.errorMessage}`;
+  const reason = darajaReason(error.errorCode, error.errorMessage);
   if (error.errorCode === '500.002.1001') {
     return { kind: 'UNREACHABLE', error: `${what}: HTTP ${status} ${reason} (an earlier request under this reference reached Daraja)` };
   }
@@ -290,7 +299,7 @@ function initiationResult(what: string, status: number, json: unknown, idField: 
   const id = stringField(json, idField);
   if (status === 200 && code === '0' && id) return { kind: 'ACCEPTED', operatorReference: id };
   if (status === 200 && code !== undefined && code !== '0') {
-    return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: `M-Pesa ${code}: ${stringField(json, 'ResponseDescription') ?? ''}`.trim() };
+    return { kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: darajaReason(code, stringField(json, 'ResponseDescription')) };
   }
   if (status === 401) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: 'M-Pesa HTTP 401: access token refused' };
   return { kind: 'UNREACHABLE', error: `${what}: unexpected HTTP ${status}` };
@@ -319,7 +328,7 @@ export function stkQueryResult(status: number, json: unknown, receipt: string | 
   }
   const resultCode = stringField(json, 'ResultCode');
   if (status === 200 && stringField(json, 'ResponseCode') === '0' && resultCode !== undefined) {
-    const reason = `M-Pesa ${resultCode}: ${stringField(json, 'ResultDesc') ?? ''}`.trim();
+    const reason = darajaReason(resultCode, stringField(json, 'ResultDesc'));
     return documentedOutcome(STK_RESULT_CODES, resultCode, reason, { operatorReference: stringField(json, 'CheckoutRequestID') ?? null, operatorTransactionId: receipt });
   }
   return { kind: 'UNREACHABLE', error: `STK query: unexpected HTTP ${status}` };
@@ -371,7 +380,7 @@ export function b2cResultStatus(result: Record<string, unknown>): StatusResult {
   const code = stringField(result, 'ResultCode');
   const parameters = (result.ResultParameters as Record<string, unknown> | undefined)?.ResultParameter;
   const receipt = darajaItem(parameters, 'TransactionReceipt', 'Key') ?? stringField(result, 'TransactionID') ?? null;
-  const reason = `M-Pesa ${code ?? '?'}: ${stringField(result, 'ResultDesc') ?? ''}`.trim();
+  const reason = darajaReason(code ?? '?', stringField(result, 'ResultDesc'));
   return documentedOutcome(B2C_RESULT_CODES, code, reason, { operatorReference: null, operatorTransactionId: receipt || null });
 }
 
@@ -379,9 +388,11 @@ export function b2cResultStatus(result: Record<string, unknown>): StatusResult {
  * A Transaction Status `Result` → the status of the pay-out it describes. The query itself
  * failed (`ResultCode` ≠ 0: wrong initiator, no such transaction…) → unknown. `ReasonType` is a
  * description ("Salary Payment via API"), never a code; a `Failed` transaction's code is found
- * by its `TransactionReason` among the B2C descriptions (PROVIDER_ERROR when none matches). The
- * pay-out is named under `"Originator Conversation ID"` (live captures) or
- * `"OriginatorConversationID"` (Daraja 3.0 sample): one naming another pay-out is unknown.
+ * by its `TransactionReason` among the B2C descriptions (PROVIDER_ERROR when none matches, with
+ * Daraja's words as they came: `M-Pesa Failed: <reason>`, or `M-Pesa Failed` when it gave none,
+ * as live captures show it). The pay-out is named under `"Originator Conversation ID"` (live
+ * captures) or `"OriginatorConversationID"` (Daraja 3.0 sample): one naming another pay-out is
+ * unknown.
  */
 export function transactionStatusResultStatus(result: Record<string, unknown>, reference: string): StatusResult {
   const code = stringField(result, 'ResultCode');
@@ -390,17 +401,17 @@ export function transactionStatusResultStatus(result: Record<string, unknown>, r
   const named = darajaItem(parameters, 'Originator Conversation ID', 'Key') ?? darajaItem(parameters, 'OriginatorConversationID', 'Key');
   if (named !== undefined && named !== reference) return { kind: 'UNREACHABLE', error: 'transaction status result names another transaction' };
   const transactionStatus = darajaItem(parameters, 'TransactionStatus', 'Key');
-  const why = darajaItem(parameters, 'TransactionReason', 'Key') ?? '';
+  const why = (darajaItem(parameters, 'TransactionReason', 'Key') ?? '').trim();
   const receipt = darajaItem(parameters, 'ReceiptNo', 'Key');
-  const outcome = documentedOutcome(TRANSACTION_STATUS_VALUES, transactionStatus, `M-Pesa ${transactionStatus ?? '?'}: ${why}`.trim(), {
+  const outcome = documentedOutcome(TRANSACTION_STATUS_VALUES, transactionStatus, darajaReason(transactionStatus ?? '?', why), {
     operatorReference: null,
     operatorTransactionId: receipt || null,
   });
   if (outcome.kind !== 'FAILED') return outcome;
   // Read back as the B2C Result would have said it, so both paths give the same failure.
-  const described = Object.entries(B2C_RESULT_CODES).find(([, row]) => row.kind === 'FAILED' && row.description?.toLowerCase() === why.trim().toLowerCase());
+  const described = Object.entries(B2C_RESULT_CODES).find(([, row]) => row.kind === 'FAILED' && row.description?.toLowerCase() === why.toLowerCase());
   if (!described || described[1].kind !== 'FAILED') return outcome;
-  return { kind: 'FAILED', failureCode: described[1].failureCode, failureReason: `M-Pesa ${described[0]}: ${why.trim()}` };
+  return { kind: 'FAILED', failureCode: described[1].failureCode, failureReason: darajaReason(described[0], why) };
 }
 
 /** True when a `Result` is a Transaction Status result (its parameters carry `TransactionStatus`). */
@@ -420,7 +431,10 @@ const NOTHING: StatusResult = { kind: 'PENDING' };
  * - a `Result` whose `ConversationID` is the B2C's (`operatorReference`): the B2C's verdict;
  *   under a code missing from `B2C_RESULT_CODES` (a queue-timeout notice…), a hint instead.
  * - a `Result` whose `ConversationID` is our last Transaction Status Query's
- *   (`statusQueryReference`): that query's answer (`isStatusQueryAnswer`).
+ *   (`statusQueryReference`): that query's answer (`isStatusQueryAnswer`). A failure it confirms
+ *   is the one the B2C's own Result reported (`reportedFailure`: its ResultCode's meaning and its
+ *   ResultDesc), when one did: the Transaction Status result carries no ResultCode, and its
+ *   `TransactionReason` is often empty.
  * - a B2C-shaped `Result` naming only our reference (a Result for a B2C whose answer was lost, a
  *   queue-timeout notice, or a forgery): a hint, the status query decides.
  * - anything else, a stale Transaction Status result included: nothing (RESULT PENDING). Never a
@@ -428,7 +442,7 @@ const NOTHING: StatusResult = { kind: 'PENDING' };
  */
 export function readDarajaCallback(
   body: unknown,
-  query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference' | 'statusQueryReference'>,
+  query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference' | 'statusQueryReference' | 'reportedFailure'>,
 ): CallbackReading {
   if (query.direction === 'PAY_IN') {
     const stk = stkCallbackOf(body);
@@ -442,7 +456,9 @@ export function readDarajaCallback(
   const conversationId = stringField(result, 'ConversationID');
   const isTransactionStatus = isTransactionStatusResult(result);
   if (conversationId && query.statusQueryReference && conversationId === query.statusQueryReference) {
-    return { kind: 'RESULT', status: transactionStatusResultStatus(result, query.reference), isStatusQueryAnswer: true };
+    const status = transactionStatusResultStatus(result, query.reference);
+    const reported = status.kind === 'FAILED' ? query.reportedFailure : null;
+    return { kind: 'RESULT', status: reported ? { kind: 'FAILED', ...reported } : status, isStatusQueryAnswer: true };
   }
   // Our reference stands in for the ConversationID until Daraja answers: it vouches for nothing.
   const knowsConversation = query.operatorReference !== null && query.operatorReference !== query.reference;
