@@ -194,6 +194,46 @@ describe('Daraja simulator', () => {
     expect(params.ReceiptNo).toBe(sim.b2c.get('sim-test-1')!.receipt);
   });
 
+  it("a failed B2C's Transaction Status Result says Failed, with its ResultDesc as TransactionReason or, when set so, without a value", async () => {
+    const b2c = {
+      OriginatorConversationID: 'sim-test-poor',
+      InitiatorName: d.initiatorName,
+      SecurityCredential: d.securityCredential,
+      CommandID: 'BusinessPayment',
+      Amount: d.orgBalance + 1,
+      PartyA: d.b2cShortCode,
+      PartyB: DARAJA_TEST_MSISDN,
+      Remarks: 'test',
+      QueueTimeOutURL: callbackUrl,
+      ResultURL: callbackUrl,
+    };
+    expect(await post('/mpesa/b2c/v3/paymentrequest', b2c)).toMatchObject({ status: 200, json: { ResponseCode: '0' } });
+    expect(JSON.parse((await resultFor('sim-test-poor')).body).Result).toMatchObject({ ResultCode: 1, ResultDesc: 'The balance is insufficient for the transaction.' });
+    const reasonOf = async () => {
+      const ack = await post('/mpesa/transactionstatus/v1/query', {
+        Initiator: d.initiatorName,
+        SecurityCredential: d.securityCredential,
+        CommandID: 'TransactionStatusQuery',
+        OriginalConversationID: 'sim-test-poor',
+        PartyA: d.b2cShortCode,
+        IdentifierType: '4',
+        ResultURL: callbackUrl,
+        QueueTimeOutURL: callbackUrl,
+        Remarks: 'status',
+      });
+      const conversationId = ack.json.ConversationID as string;
+      const answer = JSON.parse((await waitFor(() => received.find((r) => r.body.includes(conversationId)))).body).Result;
+      const params = answer.ResultParameters.ResultParameter as { Key: string; Value?: unknown }[];
+      expect(params.find((p) => p.Key === 'TransactionStatus')!.Value).toBe('Failed');
+      return params.find((p) => p.Key === 'TransactionReason');
+    };
+    expect(await reasonOf()).toEqual({ Key: 'TransactionReason', Value: 'The balance is insufficient for the transaction.' });
+    const settings = await fetch(`${sim.url}/_simulator/settings`, { method: 'POST', body: JSON.stringify({ statusResultHasReason: false }) });
+    expect(await settings.json()).toMatchObject({ statusResultHasReason: false });
+    expect(await reasonOf()).toEqual({ Key: 'TransactionReason' });
+    sim.options.statusResultHasReason = true;
+  });
+
   it('fault "answer 5xx but process": the push is answered 500.003.1001, then prompted, paid and called back', async () => {
     sim.fault = { mode: 'error500', on: 'initiate', landed: true, remaining: 1 };
     const phone = '254711000777';

@@ -30,7 +30,8 @@
  * 006 account status (2006), 040 unregistered customer (2040); a payment above the
  * organisation's balance (`orgBalance`, a setting) fails with ResultCode 1; otherwise it is paid.
  * A failed transaction's Transaction Status result says `Failed` with its ResultDesc as
- * `TransactionReason`; one Daraja has no record of is answered `R000001` (simulator-defined).
+ * `TransactionReason` (or, with `statusResultHasReason` false, that key without a value, as live
+ * captures show it); one Daraja has no record of is answered `R000001` (simulator-defined).
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -75,6 +76,12 @@ export interface MpesaSimulatorOptions {
   tokenExpiresInAsString: boolean;
   /** The key naming the transaction in a Transaction Status result (live captures / Daraja 3.0 sample). */
   statusResultNameKey: 'Originator Conversation ID' | 'OriginatorConversationID';
+  /**
+   * Whether a failed transaction's Transaction Status result carries its ResultDesc as
+   * `TransactionReason`; false: the key without a value (live captures), so only the B2C's own
+   * Result says why it failed.
+   */
+  statusResultHasReason: boolean;
   callbacks: SimCallbackOptions;
 }
 
@@ -95,6 +102,7 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   tokenTtlSeconds: 3599,
   tokenExpiresInAsString: false,
   statusResultNameKey: 'Originator Conversation ID',
+  statusResultHasReason: true,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
 };
 
@@ -509,7 +517,9 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
                   { Key: 'Amount', Value: tx.amount },
                   { Key: 'TransactionStatus', Value: tx.resultCode === null ? 'Pending' : tx.resultCode === 0 ? 'Completed' : 'Failed' },
                   { Key: 'ReasonType', Value: 'Business Payment to Customer via API' },
-                  tx.resultCode === null || tx.resultCode === 0 ? { Key: 'TransactionReason' } : { Key: 'TransactionReason', Value: tx.resultDesc },
+                  tx.resultCode === null || tx.resultCode === 0 || !options.statusResultHasReason
+                    ? { Key: 'TransactionReason' }
+                    : { Key: 'TransactionReason', Value: tx.resultDesc },
                   { Key: 'DebitPartyCharges', Value: 'Fee For B2C Payment|KES|33.00' },
                   { Key: 'DebitAccountType', Value: 'Utility Account' },
                   { Key: 'InitiatedTime', Value: 20191219114550 },
@@ -550,6 +560,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
         lateDecisionDelayMs: 'ms',
         tokenExpiresInAsString: 'boolean',
         statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
+        statusResultHasReason: 'boolean',
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
@@ -560,6 +571,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
         lateDecisionDelayMs: options.lateDecisionDelayMs,
         tokenExpiresInAsString: options.tokenExpiresInAsString,
         statusResultNameKey: options.statusResultNameKey,
+        statusResultHasReason: options.statusResultHasReason,
         callbacks: options.callbacks,
       });
     }
