@@ -8,18 +8,20 @@
  * received (then queried with it); a Result is applied only when the connector vouches for it (it
  * carries the ConversationID Daraja answered Kolo alone), and a failure that would release a
  * pay-out's reserved money only when it answers Kolo's own status query — any other failure Result
- * triggers that query instead.
+ * is recorded in the transaction's history (`FAILURE_REPORTED`: the operator's code and words) and
+ * triggers that query instead, whose answer is read with it (`StatusQuery.reportedFailure`), so
+ * the failure it confirms keeps the cause the operator gave even when the answer names none.
  * Unknown tokens, another operator's path, or a transaction already settled change nothing —
  * except what closed without the operator's definitive answer (a charge or pay-out failed at its
  * deadline, a checkout attempt failed at its own): its watch is made due now (late-success.ts),
  * and the watch's status query decides.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
-import type { CallbackReading, StatusQuery } from '../connectors/connector.ts';
+import { FAILURE_CODES, type CallbackReading, type FailureCode, type ReportedFailure, type StatusQuery, type StatusResult } from '../connectors/connector.ts';
 import { applyTransition } from './apply-transition.ts';
-import { transactions } from '../db/schema.ts';
+import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { operatorSlug } from './initiate-transaction.ts';
@@ -35,8 +37,54 @@ export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 
 /** Shape of a callback token (hex, see `newCallbackToken`); anything else is unknown at once. */
 const TOKEN_SHAPE = /^[0-9a-f]{16,128}$/;
 
-/** The status query a transaction's callback is read against. */
-function queryOf(row: TransactionRow, rail: { code: string; operator: string; country: string; currency: string }, initiatedAt: Date): StatusQuery {
+/**
+ * Cause of the history event recording a failure that a vouched-for Result reported but that
+ * cannot be applied yet (a pay-out's, until Kolo's status query confirms it): the status does
+ * not change; `failureCode` is the connector's reading, `detail.failureReason` the operator's words.
+ */
+const FAILURE_REPORTED = 'FAILURE_REPORTED';
+
+/** The failure last recorded as reported for `transactionId` (`FAILURE_REPORTED`), or null. */
+async function reportedFailureOf(db: Db, transactionId: string): Promise<ReportedFailure | null> {
+  const [event] = await db
+    .select({ failureCode: transactionEvents.failureCode, detail: transactionEvents.detail })
+    .from(transactionEvents)
+    .where(and(eq(transactionEvents.transactionId, transactionId), eq(transactionEvents.cause, FAILURE_REPORTED)))
+    .orderBy(desc(transactionEvents.id))
+    .limit(1);
+  const failureReason = (event?.detail as { failureReason?: unknown } | null | undefined)?.failureReason;
+  if (!event || typeof failureReason !== 'string' || !FAILURE_CODES.includes(event.failureCode as FailureCode)) return null;
+  return { failureCode: event.failureCode as FailureCode, failureReason };
+}
+
+/**
+ * Records in `row`'s history the failure a vouched-for Result reported (its status unchanged),
+ * unless it is the one already recorded (Daraja may send a Result twice).
+ */
+async function recordReportedFailure(services: Services, row: TransactionRow, failure: Extract<StatusResult, { kind: 'FAILED' }>): Promise<void> {
+  const last = await reportedFailureOf(services.db, row.id);
+  if (last?.failureCode === failure.failureCode && last.failureReason === failure.failureReason) return;
+  await services.db.insert(transactionEvents).values({
+    transactionId: row.id,
+    fromStatus: row.status,
+    toStatus: row.status,
+    cause: FAILURE_REPORTED,
+    failureCode: failure.failureCode,
+    detail: { origin: 'CALLBACK', failureReason: failure.failureReason },
+    createdAt: services.clock.now(),
+  });
+}
+
+/**
+ * The status query a transaction's callback is read against, with the failure its operator
+ * reported, recorded (`FAILURE_REPORTED`), when an asynchronous status query's answer is awaited.
+ */
+async function queryOf(
+  db: Db,
+  row: TransactionRow,
+  rail: { code: string; operator: string; country: string; currency: string },
+  initiatedAt: Date,
+): Promise<StatusQuery> {
   return {
     direction: row.direction as 'PAY_IN' | 'PAY_OUT',
     reference: row.reference,
@@ -47,6 +95,7 @@ function queryOf(row: TransactionRow, rail: { code: string; operator: string; co
     amount: row.amount,
     initiatedAt,
     statusQueryReference: row.statusQueryReference,
+    reportedFailure: row.statusQueryReference ? await reportedFailureOf(db, row.id) : null,
   };
 }
 
@@ -71,15 +120,16 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
     // Read only where it can matter: a request still in flight, or a pay-out whose reservation is held.
     const isOpen = row.status === 'PENDING' || row.isReservationHeld;
-    const reading = isOpen && connector?.readCallback && row.initiatedAt ? connector.readCallback(body, queryOf(row, rail, row.initiatedAt)) : null;
+    const reading = isOpen && connector?.readCallback && row.initiatedAt ? connector.readCallback(body, await queryOf(services.db, row, rail, row.initiatedAt)) : null;
     if (row.status !== 'PENDING') {
       // A pay-out whose reservation is held: a vouched-for answer settles it; anything else
-      // makes its watch ask the operator now.
+      // makes its watch ask the operator now (a failure it reported is kept for that answer).
       const answer = row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction) ? heldPayOutAnswer(reading.status, 'CALLBACK') : null;
       if (answer) {
         const settled = await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, answer));
         return settled ? 'APPLIED' : 'ALREADY_SETTLED';
       }
+      if (row.isReservationHeld && reading?.kind === 'RESULT' && reading.status.kind === 'FAILED') await recordReportedFailure(services, row, reading.status);
       return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
     }
     if (reading?.kind === 'RESULT') {
@@ -98,7 +148,9 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         }
         return 'APPLIED';
       }
-      // A failure that would release reserved money: confirmed by a status query first.
+      // A failure that would release reserved money: confirmed by a status query first, whose
+      // answer is read with the cause reported here.
+      if (status.kind === 'FAILED') await recordReportedFailure(services, row, status);
     } else if (reading?.kind === 'QUERY' && reading.operatorReference) {
       // The operator's id for a request whose answer we never got: recorded, then queried.
       await services.db

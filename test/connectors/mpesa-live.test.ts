@@ -10,7 +10,7 @@
  * fault mode ends with `kolo ledger verify`'s invariants and a reconciliation of what the
  * simulator says it moved against the operator float in the ledger, transaction by transaction.
  */
-import { and, eq, like } from 'drizzle-orm';
+import { and, asc, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
@@ -19,7 +19,7 @@ import { createMpesaConnector } from '../../src/connectors/mpesa/mpesa-connector
 import { createConnectorStateStore } from '../../src/db/queries/connector-state.ts';
 import { connectorState } from '../../src/db/schema-operations.ts';
 import { ledgerAccounts, ledgerEntries, ledgerLines } from '../../src/db/schema-ledger.ts';
-import { transactions } from '../../src/db/schema.ts';
+import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { merchantAccount, operatorFloatAccount } from '../../src/ledger/accounts.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
 import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
@@ -53,6 +53,7 @@ beforeEach(async () => {
   sim.options.decisionDelayMs = 30;
   sim.options.lateDecisionDelayMs = MPESA_SIM_DEFAULTS.lateDecisionDelayMs;
   sim.options.orgBalance = MPESA_SIM_DEFAULTS.orgBalance;
+  sim.options.statusResultHasReason = MPESA_SIM_DEFAULTS.statusResultHasReason;
   sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
 });
 
@@ -113,6 +114,8 @@ async function expectReconciled(): Promise<void> {
 
 const reserved = () => accountBalance(h.services.db, merchantAccount(t.applicationId, 'LIVE', 'KES', 'RESERVED').key);
 const tsqRequests = () => sim.requests.filter((r) => r.path === '/mpesa/transactionstatus/v1/query');
+/** The Transaction Status Queries naming `reference` (the poller may ask about other pay-outs in between). */
+const tsqRequestsFor = (reference: string) => tsqRequests().filter((r) => JSON.parse(r.body).OriginalConversationID === reference);
 const callbackUrlOf = async (reference: string) => `${h.baseUrl}/api/v1/callbacks/daraja/${(await rowOf(h, reference)).callbackToken}`;
 const postCallback = async (reference: string, body: unknown) => {
   const answer = await fetch(await callbackUrlOf(reference), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -380,6 +383,46 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     await expectReconciled();
   });
 
+  it("ResultCode 1, confirmed by a Transaction Status Result naming no reason: the Result's code and ResultDesc are the failure", async () => {
+    sim.options.orgBalance = 100;
+    sim.options.statusResultHasReason = false;
+    const reservedBefore = await reserved();
+    const reference = await transfer('254711000203', 500);
+    const failure = { failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' };
+    expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', ...failure });
+    // The B2C's Result said why; Kolo's Transaction Status Query confirmed the failure without a reason.
+    expect(sim.b2c.get(reference)).toMatchObject({ resultCode: 1, resultDesc: 'The balance is insufficient for the transaction.' });
+    expect(tsqRequestsFor(reference)).toHaveLength(1);
+    const token = (await rowOf(h, reference)).callbackToken!;
+    const answers = sim.callbacks.filter((c) => c.url.endsWith(token) && c.body.includes('"TransactionStatus"'));
+    expect(answers).toHaveLength(1);
+    const answer = JSON.parse(answers[0]!.body).Result;
+    expect(answer.ResultParameters.ResultParameter).toContainEqual({ Key: 'TransactionReason' });
+    expect(answer.ResultParameters.ResultParameter).toContainEqual({ Key: 'TransactionStatus', Value: 'Failed' });
+    // What the merchant reads, and the history: the Result's failure recorded, then applied as it was.
+    expect(expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200)).toMatchObject({ status: 'FAILED', ...failure });
+    expect(await eventTrail(h, reference)).toEqual([
+      [null, 'PENDING', 'CREATED'],
+      ['PENDING', 'PENDING', 'INITIATED'],
+      ['PENDING', 'PENDING', 'FAILURE_REPORTED'],
+      ['PENDING', 'FAILED', 'CALLBACK'],
+    ]);
+    expect(await webhookTypes(h, reference)).toEqual(['payout.failed']);
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it("a lost Result, then a Transaction Status Result naming no reason: FAILED in Daraja's own word", async () => {
+    sim.options.callbacks.drop = true;
+    sim.options.statusResultHasReason = false;
+    const reference = await transfer('254711000040', 500);
+    await waitUntil('Daraja to refuse', () => sim.b2c.get(reference)?.resultCode === 2040);
+    sim.options.callbacks.drop = false;
+    await pollAfter(10_000);
+    expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'M-Pesa Failed' });
+    await expectReconciled();
+  });
+
   it('an unregistered customer (2040) → PAYEE_NOT_FOUND', async () => {
     const reference = await transfer('254711000040', 500);
     expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'PAYEE_NOT_FOUND' });
@@ -393,7 +436,7 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     expect((await rowOf(h, reference)).status).toBe('PENDING');
     sim.options.callbacks.drop = false;
     await pollAfter(10_000);
-    const tsq = JSON.parse(tsqRequests().at(-1)!.body);
+    const tsq = JSON.parse(tsqRequestsFor(reference).at(-1)!.body);
     expect(tsq).toMatchObject({ CommandID: 'TransactionStatusQuery', OriginalConversationID: reference, IdentifierType: '4' });
     expect(tsq).not.toHaveProperty('OriginatorConversationID');
     const row = await settled(h, reference);
@@ -426,7 +469,7 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     // sends a Transaction Status Query; the query's Result is the verdict.
     const row = await settled(h, reference);
     expect(row).toMatchObject({ status: 'SUCCESS', operatorTransactionId: sim.b2c.get(reference)!.receipt });
-    expect(JSON.parse(tsqRequests().at(-1)!.body)).toMatchObject({ OriginalConversationID: reference });
+    expect(tsqRequestsFor(reference).length).toBeGreaterThan(0);
     expect(await reserved()).toBe(reservedBefore);
     await expectReconciled();
   });
@@ -495,6 +538,33 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     }
     expect((await rowOf(h, reference)).isReservationHeld).toBe(false);
     expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it("a B2C refused after the deadline (ResultCode 1): its held reservation is released with the Result's code and words", async () => {
+    sim.options.lateDecisionDelayMs = 1500;
+    sim.options.orgBalance = 100;
+    sim.options.statusResultHasReason = false;
+    const reservedBefore = await reserved();
+    const reference = await transfer('254711002198', 800);
+    h.clock.advance(901_000);
+    await pollOnce(h.services);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT', isReservationHeld: true });
+    await waitUntil('Daraja to refuse late', () => sim.b2c.get(reference)?.resultCode === 1);
+    // Its Result reopens the watch, whose status query confirms the failure without a reason.
+    for (let i = 0; i < 5 && (await rowOf(h, reference)).isReservationHeld; i++) {
+      await pollAfter(60_000);
+      await new Promise((r) => setTimeout(r, 300));
+      await callbacksIdle(h.services);
+    }
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT', isReservationHeld: false });
+    expect(await reserved()).toBe(reservedBefore);
+    const row = await rowOf(h, reference);
+    const events = await h.services.db.select().from(transactionEvents).where(eq(transactionEvents.transactionId, row.id)).orderBy(asc(transactionEvents.id));
+    const failure = { failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' };
+    expect(events.filter((e) => e.cause === 'FAILURE_REPORTED').map((e) => ({ failureCode: e.failureCode, failureReason: (e.detail as { failureReason: string }).failureReason }))).toEqual([failure]);
+    const released = events.find((e) => e.cause === 'RESERVATION_RELEASED')!;
+    expect({ failureCode: released.failureCode, failureReason: (released.detail as { failureReason: string }).failureReason }).toEqual(failure);
     await expectReconciled();
   });
 
