@@ -36,12 +36,12 @@ function recordInitiations(harness: Harness): Set<string> {
   const sandbox: Connector = harness.services.connectors.sandbox;
   harness.services.connectors.sandbox = {
     operator: sandbox.operator,
-    prepare: (request) => sandbox.prepare(request),
-    async initiate(request) {
+    prepare: (request, signal) => sandbox.prepare(request, signal),
+    async initiate(request, signal) {
       sent.add(request.reference);
-      return sandbox.initiate(request);
+      return sandbox.initiate(request, signal);
     },
-    getStatus: (query) => sandbox.getStatus(query),
+    getStatus: (query, signal) => sandbox.getStatus(query, signal),
   };
   return sent;
 }

@@ -9,6 +9,12 @@
  * Mapping tables go through `documentedOutcome`, whose fallback is unknown, never a failure.
  * See `connectors/README.md`. Amounts are integers in the currency's base unit; MSISDNs are
  * normalised digits.
+ *
+ * Every call takes the caller's `AbortSignal`: once it aborts (Kolo gives up on the call), the
+ * connector sends nothing more and answers at once. Before each request it checks the signal
+ * (`callOperator` does), and it waits for nothing else (a token, shared state) past it. An
+ * initiation stopped before its money-moving request left answers `NOT_SENT`; one stopped while
+ * that request was on its way is ambiguous (`UNREACHABLE`).
  */
 
 /** The rail a request goes over (a row of the `providers` table, reduced to what connectors need). */
@@ -56,11 +62,17 @@ export interface InitiateRequest extends PrepareRequest {
   returnUrl?: string | null;
 }
 
-/** Operator answer to an initiation. */
+/**
+ * Operator answer to an initiation. `UNREACHABLE`: the request that can move money may have
+ * reached the operator (timeout, reset, 5xx…): ambiguous. `NOT_SENT`: it never left Kolo (the
+ * caller's signal aborted first, or a step before it, such as a token, could not be had):
+ * nothing can move, and the initiation may be prepared and sent again.
+ */
 export type InitiateResult =
   | { kind: 'ACCEPTED'; operatorReference: string | null; redirectUrl?: string }
   | { kind: 'FAILED'; failureCode: FailureCode; failureReason: string }
-  | { kind: 'UNREACHABLE'; error: string };
+  | { kind: 'UNREACHABLE'; error: string }
+  | { kind: 'NOT_SENT'; error: string };
 
 /**
  * How a rail collects a pay-in: `PUSH` (the operator prompts the customer's phone: USSD, STK) or
@@ -192,7 +204,10 @@ export const FAILURE_CODES = [
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
-/** A rail adapter. Implementations must bound every outgoing call by a timeout. */
+/**
+ * A rail adapter. Implementations must bound every outgoing call by a timeout, and honour
+ * `signal` at every step (see the file comment): after it aborts, no request leaves.
+ */
 export interface Connector {
   /** Operator this connector speaks to, e.g. `MTN_MOMO`, or `SANDBOX`. */
   readonly operator: string;
@@ -205,11 +220,16 @@ export interface Connector {
    * prepared after the insert (Orange Money asks the operator for a payToken).
    */
   readonly preparesLocally?: boolean;
-  /** Obtains the operator-side id of an initiation; never moves money. */
-  prepare(request: PrepareRequest): Promise<PrepareResult>;
-  /** Sends the initiation prepared under `request.operatorReference`; sent at most once per id. */
-  initiate(request: InitiateRequest): Promise<InitiateResult>;
-  getStatus(query: StatusQuery): Promise<StatusResult>;
+  /** Obtains the operator-side id of an initiation; never moves money. Aborted: UNREACHABLE. */
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResult>;
+  /**
+   * Sends the initiation prepared under `request.operatorReference`; sent at most once per id
+   * (again only after `NOT_SENT`). Aborted before the money-moving request: NOT_SENT; during it:
+   * UNREACHABLE.
+   */
+  initiate(request: InitiateRequest, signal: AbortSignal): Promise<InitiateResult>;
+  /** Asks the operator about `query`'s initiation. Aborted: UNREACHABLE. */
+  getStatus(query: StatusQuery, signal: AbortSignal): Promise<StatusResult>;
   /** Reads a callback body (parsed JSON, or undefined); absent: callbacks only trigger a status query. */
   readCallback?(body: unknown, query: StatusQuery): CallbackReading;
   /** Fetches a token for each product (for `kolo connectors check`); absent on the sandbox. */

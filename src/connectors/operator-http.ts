@@ -1,8 +1,10 @@
 /**
  * The one way connectors speak HTTP: the injected `fetch`, a whole-request timeout
- * (`AbortSignal.timeout`), the body read as text and parsed as JSON when it is JSON. A timeout,
- * a reset or a refused connection is `UNREACHABLE` (ambiguous), never an exception.
- * Error strings name the method, path and status only: never a header, so never a secret.
+ * (`AbortSignal.timeout`) joined to the caller's signal (Kolo giving up on the operation), the
+ * body read as text and parsed as JSON when it is JSON. A timeout, an abort on the way, a reset
+ * or a refused connection is `UNREACHABLE` (ambiguous), never an exception; a request whose
+ * caller had already given up is never sent (`NOT_SENT`). Error strings name the method, path
+ * and status only: never a header, so never a secret.
  */
 
 /** The `fetch` connectors use (global `fetch` in production; tests may wrap it). */
@@ -22,6 +24,15 @@ export interface OperatorUnreachable {
   error: string;
 }
 
+/**
+ * The request never left Kolo: the caller's signal had aborted before it could be sent (or, in a
+ * connector's own plumbing, what it needed first, such as a token, could not be had).
+ */
+export interface OperatorNotSent {
+  kind: 'NOT_SENT';
+  error: string;
+}
+
 /** Request description for `callOperator`. */
 export interface OperatorRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -31,16 +42,35 @@ export interface OperatorRequest {
   body?: string;
 }
 
-/** Sends `request` with a timeout of `timeoutMs`; never throws. */
-export async function callOperator(fetchFn: FetchFn, request: OperatorRequest, timeoutMs: number): Promise<OperatorResponse | OperatorUnreachable> {
+/**
+ * Sends `request` with a timeout of `timeoutMs`; never throws. With `signal`: nothing is sent
+ * once it has aborted (NOT_SENT), and a request on its way when it aborts is dropped at once
+ * (UNREACHABLE: it may have arrived). Without: the timeout alone (token fetches, shared by
+ * callers that each stop waiting on their own signal, `untilAborted`).
+ */
+export async function callOperator(fetchFn: FetchFn, request: OperatorRequest, timeoutMs: number): Promise<OperatorResponse | OperatorUnreachable>;
+export async function callOperator(
+  fetchFn: FetchFn,
+  request: OperatorRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<OperatorResponse | OperatorUnreachable | OperatorNotSent>;
+export async function callOperator(
+  fetchFn: FetchFn,
+  request: OperatorRequest,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<OperatorResponse | OperatorUnreachable | OperatorNotSent> {
   const label = `${request.method} ${new URL(request.url).pathname}`;
+  if (signal?.aborted) return { kind: 'NOT_SENT', error: `${label}: abandoned by Kolo before it was sent` };
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const response = await fetchFn(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     const text = await response.text();
     let json: unknown;
@@ -52,9 +82,37 @@ export async function callOperator(fetchFn: FetchFn, request: OperatorRequest, t
     return { kind: 'RESPONSE', status: response.status, text, json };
   } catch (error) {
     const e = error as { name?: string; message?: string; cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timeout after ${timeoutMs} ms` : (e.cause?.code ?? e.message ?? 'network error');
+    const why = signal?.aborted
+      ? 'abandoned by Kolo on the way'
+      : e.name === 'TimeoutError' || e.name === 'AbortError'
+        ? `timeout after ${timeoutMs} ms`
+        : (e.cause?.code ?? e.message ?? 'network error');
     return { kind: 'UNREACHABLE', error: `${label}: ${why}` };
   }
+}
+
+/**
+ * Waits for `promise` (a step that sends nothing to the operator: a token shared with other
+ * callers, shared state) only until `signal` aborts: then answers NOT_SENT at once, naming
+ * `what`, and leaves `promise` to finish for whoever else waits on it.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: string): Promise<T | OperatorNotSent> {
+  const stopped = (): OperatorNotSent => ({ kind: 'NOT_SENT', error: `${what}: abandoned by Kolo` });
+  if (signal.aborted) return Promise.resolve(stopped());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(stopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** `"abcdef123456"` → `"abc…456"`: enough to recognise a credential in `connectors check`, not to use it. */

@@ -24,9 +24,9 @@ export function instrumentConnector(connector: Connector, metrics: Metrics): Con
   };
   return Object.assign(Object.create(connector) as Connector, {
     operator: connector.operator,
-    prepare: (request: Parameters<Connector['prepare']>[0]) => measure('prepare', () => connector.prepare(request)),
-    initiate: (request: Parameters<Connector['initiate']>[0]) => measure('initiate', () => connector.initiate(request)),
-    getStatus: (query: Parameters<Connector['getStatus']>[0]) => measure('status', () => connector.getStatus(query)),
+    prepare: (request: Parameters<Connector['prepare']>[0], signal: AbortSignal) => measure('prepare', () => connector.prepare(request, signal)),
+    initiate: (request: Parameters<Connector['initiate']>[0], signal: AbortSignal) => measure('initiate', () => connector.initiate(request, signal)),
+    getStatus: (query: Parameters<Connector['getStatus']>[0], signal: AbortSignal) => measure('status', () => connector.getStatus(query, signal)),
   });
 }
 

@@ -6,9 +6,11 @@
  * 2. that id and a fresh callback token are stored, with `initiatedAt` and the rail's deadline,
  *    before anything else: from then on a crash or timeout is resolved by a status query with
  *    the same id, and the initiation is never sent again under another id;
- * 3. the initiation is sent. ACCEPTED → poll from now on, until the rail's deadline; FAILED →
- *    the transaction fails with the operator's failure code; UNREACHABLE → ambiguous, so it
- *    stays PENDING and the poller's status query decides.
+ * 3. the initiation is sent, aborted after the connector timeout. ACCEPTED → poll from now on,
+ *    until the rail's deadline; FAILED → the transaction fails with the operator's failure code;
+ *    UNREACHABLE → ambiguous, so it stays PENDING and the poller's status query decides;
+ *    NOT_SENT (Kolo gave up before the request left: a slow pre-check or token) → nothing can
+ *    move, so the stored initiation is forgotten and the poller prepares and sends it again.
  * When step 1 cannot reach the operator nothing was sent: the poller prepares again later.
  */
 import { and, eq, isNull } from 'drizzle-orm';
@@ -88,14 +90,15 @@ function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date)
  * inserts first and `initiateTransaction` runs all three steps, declining it as usual).
  */
 export async function prepareBeforeInsert(
-  services: Pick<Services, 'clock' | 'ids'>,
+  services: Pick<Services, 'clock' | 'ids' | 'config'>,
   row: InitiationRow,
   rail: RailRow,
   connector: Connector,
 ): Promise<StoredInitiation | null> {
   if (!connector.preparesLocally) return null;
   const initiatedAt = services.clock.now();
-  const prepared = await connector.prepare(prepareRequestFor(row, rail, initiatedAt));
+  const request = prepareRequestFor(row, rail, initiatedAt);
+  const prepared = await withTimeout((signal) => connector.prepare(request, signal), services.config.connectorTimeoutMs);
   if (prepared.kind !== 'PREPARED') return null;
   return {
     operatorReference: prepared.operatorReference,
@@ -139,7 +142,7 @@ export async function initiateTransaction(
   const initiatedAt = services.clock.now();
   const request = prepareRequestFor(row, rail, initiatedAt);
   const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);
-  const prepared = await withTimeout(connector.prepare(request), services.config.connectorTimeoutMs);
+  const prepared = await withTimeout((signal) => connector.prepare(request, signal), services.config.connectorTimeoutMs);
   if (prepared.kind === 'FAILED') {
     await decline(services, row, prepared.failureCode, prepared.failureReason);
     return {};
@@ -196,10 +199,14 @@ async function sendInitiation(
     // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
     returnUrl: services.config.publicBaseUrl,
   });
-  const result = await withTimeout(connector.initiate(request), services.config.connectorTimeoutMs);
+  const result = await withTimeout((signal) => connector.initiate(request, signal), services.config.connectorTimeoutMs);
   const now = services.clock.now();
   if (result.kind === 'FAILED') {
     await decline(services, row, result.failureCode, result.failureReason);
+    return {};
+  }
+  if (result.kind === 'NOT_SENT') {
+    await forgetUnsent(services, row, rail, stored, result.error);
     return {};
   }
   // The prepared id stays: it is what status queries ask about.
@@ -219,6 +226,51 @@ async function sendInitiation(
   return result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {};
 }
 
+/**
+ * The stored initiation never left Kolo (NOT_SENT): it is forgotten (operator id, callback token,
+ * `initiatedAt`), so the poller prepares and sends it again, or fails it at the rail's deadline as
+ * never sent (a pay-out's reservation is then released: nothing can have moved).
+ */
+async function forgetUnsent(
+  services: Pick<Services, 'db' | 'clock' | 'log'>,
+  row: InitiationRow,
+  rail: RailRow,
+  stored: StoredInitiation,
+  error: string,
+): Promise<void> {
+  const now = services.clock.now();
+  await transaction(services.db, async (tx) => {
+    const [forgotten] = await tx
+      .update(transactions)
+      .set({
+        operatorReference: null,
+        callbackToken: null,
+        initiatedAt: null,
+        nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(transactions.id, row.id),
+          eq(transactions.status, 'PENDING'),
+          isNull(transactions.initiationOutcome),
+          eq(transactions.operatorReference, stored.operatorReference),
+        ),
+      )
+      .returning({ id: transactions.id });
+    if (!forgotten) return;
+    await tx.insert(transactionEvents).values({
+      transactionId: row.id,
+      fromStatus: 'PENDING',
+      toStatus: 'PENDING',
+      cause: 'INITIATION_NOT_SENT',
+      detail: { rail: rail.code, error },
+      createdAt: now,
+    });
+  });
+  services.log.warn({ reference: row.reference, rail: rail.code }, 'initiation abandoned before it was sent; nothing sent, will retry');
+}
+
 async function decline(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   row: InitiationRow,
@@ -228,14 +280,23 @@ async function decline(
   await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'INITIATION', failureCode, failureReason });
 }
 
-/** Resolves with `promise`, or with UNREACHABLE when it takes longer than `timeoutMs` or rejects. */
-export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | { kind: 'UNREACHABLE'; error: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<{ kind: 'UNREACHABLE'; error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'UNREACHABLE', error: `timeout after ${timeoutMs} ms` }), timeoutMs);
-  });
+/**
+ * Runs the connector call `call` with a signal that aborts after `timeoutMs` (at once when it is
+ * zero or less): the connector then stops, sends nothing more and answers (UNREACHABLE, or
+ * NOT_SENT for an initiation whose money-moving request never left). Resolves with that answer,
+ * so the caller always learns what the connector did send; a call that throws is UNREACHABLE.
+ * Bounded by the connector's own per-request timeouts and its contract to stop on abort
+ * (connector.ts): it is not raced, since a connector left running could still send after Kolo
+ * had recorded it as given up.
+ */
+export async function withTimeout<T>(call: (signal: AbortSignal) => Promise<T>, timeoutMs: number): Promise<T | { kind: 'UNREACHABLE'; error: string }> {
+  const controller = new AbortController();
+  if (timeoutMs <= 0) controller.abort();
+  const timer = setTimeout(() => controller.abort(), Math.max(timeoutMs, 0));
   try {
-    return await Promise.race([promise.catch((e: unknown) => ({ kind: 'UNREACHABLE' as const, error: String(e) })), timeout]);
+    return await call(controller.signal);
+  } catch (error) {
+    return { kind: 'UNREACHABLE', error: String(error) };
   } finally {
     clearTimeout(timer);
   }

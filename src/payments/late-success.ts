@@ -454,20 +454,18 @@ async function askOperator(
   const rail = await findRail(services.db, asked.railCode);
   const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
   if (!rail || !connector) return null;
-  const status = await withTimeout(
-    connector.getStatus({
-      direction: row.direction as 'PAY_IN' | 'PAY_OUT',
-      reference: asked.reference,
-      operatorReference: asked.operatorReference,
-      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-      msisdn: asked.msisdn,
-      amount: row.amount,
-      initiatedAt: asked.initiatedAt,
-      initiation: asked.initiation,
-      ...extra(rail),
-    }),
-    services.config.connectorTimeoutMs,
-  );
+  const query: StatusQuery = {
+    direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+    reference: asked.reference,
+    operatorReference: asked.operatorReference,
+    rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+    msisdn: asked.msisdn,
+    amount: row.amount,
+    initiatedAt: asked.initiatedAt,
+    initiation: asked.initiation,
+    ...extra(rail),
+  };
+  const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
   return { status, railCode: rail.code };
 }
 

@@ -99,19 +99,17 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
     await reschedule(services, attempt, now);
     return 'PENDING';
   }
-  const status = await withTimeout(
-    connector.getStatus({
-      direction: 'PAY_IN',
-      reference: attempt.correlationId,
-      operatorReference: attempt.operatorReference,
-      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-      msisdn: attempt.msisdn,
-      amount: row.amount,
-      initiatedAt: attempt.initiatedAt,
-      initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
-    }),
-    services.config.connectorTimeoutMs,
-  );
+  const query = {
+    direction: 'PAY_IN' as const,
+    reference: attempt.correlationId,
+    operatorReference: attempt.operatorReference,
+    rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+    msisdn: attempt.msisdn,
+    amount: row.amount,
+    initiatedAt: attempt.initiatedAt,
+    initiation: attempt.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+  };
+  const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
   switch (status.kind) {
     case 'SUCCEEDED': {
       const result = await succeedAttempt(services, attempt, status.operatorReference, status.operatorTransactionId ?? null);

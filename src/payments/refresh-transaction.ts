@@ -112,21 +112,19 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     return { kind: 'SCHEDULE', at: sendLeaseEnd };
   }
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
-  const status = await withTimeout(
-    connector.getStatus({
-      direction: row.direction as 'PAY_IN' | 'PAY_OUT',
-      reference: row.reference,
-      operatorReference: row.operatorReference,
-      rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
-      msisdn,
-      amount: row.amount,
-      initiatedAt: row.initiatedAt,
-      initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
-      callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
-      statusQueryReference: row.statusQueryReference,
-    }),
-    services.config.connectorTimeoutMs,
-  );
+  const query = {
+    direction: row.direction as 'PAY_IN' | 'PAY_OUT',
+    reference: row.reference,
+    operatorReference: row.operatorReference,
+    rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
+    msisdn,
+    amount: row.amount,
+    initiatedAt: row.initiatedAt,
+    initiation: row.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+    callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
+    statusQueryReference: row.statusQueryReference,
+  };
+  const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
   switch (status.kind) {
     case 'SUCCEEDED': {
       return { kind: 'TRANSITION', outcome: 'SUCCESS', input: {

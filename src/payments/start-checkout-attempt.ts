@@ -6,7 +6,9 @@
  * on it, and a retry with another number must not be taken for a duplicate of the first
  * attempt); the merchant keeps seeing one transaction under one reference.
  *
- * A decline at initiation fails the attempt only: the checkout stays PENDING.
+ * A decline at initiation fails the attempt only: the checkout stays PENDING. So does an
+ * initiation Kolo gave up on before its request left (NOT_SENT: nothing can move, the customer may
+ * try again).
  */
 import { and, count, eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
@@ -112,7 +114,7 @@ export async function startCheckoutAttempt(
     description: checkout.description,
     initiatedAt: attempt.initiatedAt,
   };
-  const prepared = await withTimeout(input.connector.prepare(request), services.config.connectorTimeoutMs);
+  const prepared = await withTimeout((signal) => input.connector.prepare(request, signal), services.config.connectorTimeoutMs);
   if (prepared.kind !== 'PREPARED') {
     // Nothing that could move money was sent: the attempt fails and the customer may retry.
     const failure =
@@ -134,19 +136,22 @@ export async function startCheckoutAttempt(
     .where(and(eq(checkoutAttempts.id, attempt.id), eq(checkoutAttempts.status, 'PENDING')))
     .returning({ id: checkoutAttempts.id });
   if (!stored) return { kind: 'CLOSED' };
-  const result = await withTimeout(
-    input.connector.initiate({
-      ...request,
-      operatorReference: prepared.operatorReference,
-      callbackUrl: callbackUrlFor(services, input.rail.operator, attempt.callbackToken!),
-      // A redirect rail brings the customer back to this hosted page, which shows the live result.
-      returnUrl: checkout.checkoutToken ? checkoutUrl(services.config.publicBaseUrl, checkout.checkoutToken) : null,
-    }),
-    services.config.connectorTimeoutMs,
-  );
-  if (result.kind === 'FAILED') {
-    await failAttempt(services, attempt, { code: result.failureCode, reason: result.failureReason, cause: 'INITIATION' });
-    return { kind: 'DECLINED', attempt: { ...attempt, status: 'FAILED', failureCode: result.failureCode, failureReason: result.failureReason } };
+  const initiateRequest = {
+    ...request,
+    operatorReference: prepared.operatorReference,
+    callbackUrl: callbackUrlFor(services, input.rail.operator, attempt.callbackToken!),
+    // A redirect rail brings the customer back to this hosted page, which shows the live result.
+    returnUrl: checkout.checkoutToken ? checkoutUrl(services.config.publicBaseUrl, checkout.checkoutToken) : null,
+  };
+  const result = await withTimeout((signal) => input.connector.initiate(initiateRequest, signal), services.config.connectorTimeoutMs);
+  if (result.kind === 'FAILED' || result.kind === 'NOT_SENT') {
+    // NOT_SENT: abandoned before the request left (a slow token or pre-check): nothing can move.
+    const failure =
+      result.kind === 'FAILED'
+        ? { code: result.failureCode, reason: result.failureReason }
+        : { code: 'PROVIDER_UNAVAILABLE', reason: "L'opérateur a tardé à répondre, la demande n'a pas été envoyée." };
+    await failAttempt(services, attempt, { ...failure, cause: 'INITIATION' });
+    return { kind: 'DECLINED', attempt: { ...attempt, status: 'FAILED', failureCode: failure.code, failureReason: failure.reason } };
   }
   if (result.kind === 'UNREACHABLE') {
     // Ambiguous: the request may have landed. Status queries decide (NOT_FOUND fails the attempt).

@@ -328,8 +328,9 @@ describe('one Daraja token for every instance', () => {
       initiatedAt: h.clock.now(),
       callbackUrl: `${h.baseUrl}/api/v1/callbacks/daraja/0000000000000000`,
     };
-    expect(await a.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/), retryAfterMs: 30_000 });
-    expect(await b.getStatus(query)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/) });
+    const signal = AbortSignal.timeout(5000);
+    expect(await a.getStatus(query, signal)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/), retryAfterMs: 30_000 });
+    expect(await b.getStatus(query, signal)).toMatchObject({ kind: 'PENDING', statusQueryReference: expect.stringMatching(/^AG_/) });
     expect(tokenCalls()).toBe(before + 2);
     // Each sent with the old token, refused (400.003.01), resent once with the new one.
     const sent = tsqRequests().slice(-4);

@@ -32,16 +32,16 @@ beforeAll(async () => {
     ...sandbox,
     operator: sandbox.operator,
     preparesLocally: sandbox.preparesLocally,
-    prepare: (request) => sandbox.prepare(request),
-    initiate: async (request) => {
+    prepare: (request, signal) => sandbox.prepare(request, signal),
+    initiate: async (request, signal) => {
       await new Promise<void>((resolve) => {
         release = resolve;
       });
-      return sandbox.initiate(request);
+      return sandbox.initiate(request, signal);
     },
-    getStatus: (query) => {
+    getStatus: (query, signal) => {
       statusQueries.push(query.reference);
-      return sandbox.getStatus(query);
+      return sandbox.getStatus(query, signal);
     },
   };
   h.services.connectors.sandbox = held;

@@ -16,7 +16,17 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { MpesaConfig } from '../../config.ts';
 import type { CallbackReading, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import {
+  basicAuth,
+  callOperator,
+  maskSecret,
+  stringField,
+  untilAborted,
+  type FetchFn,
+  type OperatorNotSent,
+  type OperatorResponse,
+  type OperatorUnreachable,
+} from '../operator-http.ts';
 import { createMemorySharedState, type SharedState } from '../shared-state.ts';
 import { createDarajaTokens, type TokenOutcome } from './mpesa-token.ts';
 import {
@@ -110,11 +120,18 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
     },
   });
 
-  /** Sends `call` with the bearer token; on its API's invalid-token answer, renews the token once and resends. */
-  async function send(call: DarajaCall): Promise<OperatorResponse | Exclude<TokenOutcome, { token: string }>> {
-    let token = await tokens.current();
+  /**
+   * Sends `call` with the bearer token; on its API's invalid-token answer, renews the token once
+   * and resends. NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
+   */
+  async function send(
+    call: DarajaCall,
+    signal: AbortSignal,
+  ): Promise<OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string }> {
+    let token: TokenOutcome | OperatorNotSent = await untilAborted(tokens.current(), signal, 'M-Pesa token');
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (!('token' in token)) return token;
+      // No token: the request never left.
+      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
       const answer = await callOperator(
         options.fetch,
         {
@@ -124,12 +141,13 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
           body: call.body,
         },
         timeoutMs,
+        signal,
       );
-      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind !== 'RESPONSE') return answer;
       // An invalid token means the request was not processed: resending it is safe.
       const refused = answer.status === 401 || stringField(answer.json, 'errorCode') === call.invalidTokenCode;
       if (!refused || attempt > 0) return answer;
-      token = await tokens.renew(token.token);
+      token = await untilAborted(tokens.renew(token.token), signal, 'M-Pesa token');
     }
     throw new Error('unreachable: the second pass returns');
   }
@@ -146,8 +164,9 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
     return state.get(pauseKey(msisdn)).catch(() => null);
   }
 
-  async function initiateStkPush(request: Parameters<Connector['initiate']>[0], callbackUrl: string): Promise<InitiateResult> {
-    const until = await pausedUntil(request.msisdn);
+  async function initiateStkPush(request: Parameters<Connector['initiate']>[0], callbackUrl: string, signal: AbortSignal): Promise<InitiateResult> {
+    const until = await untilAborted(pausedUntil(request.msisdn), signal, 'M-Pesa push pause');
+    if (until !== null && typeof until === 'object') return until;
     if (until) {
       // Nothing is sent: a definite failure is safe.
       return {
@@ -156,15 +175,15 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
         failureReason: `M-Pesa: unable to lock subscriber less than a minute ago; no push to this number before ${until}`,
       };
     }
-    const answer = await send(stkPushCall(request, config, callbackUrl, now()));
-    if (answer.kind === 'UNREACHABLE') return answer;
+    const answer = await send(stkPushCall(request, config, callbackUrl, now()), signal);
+    if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return answer;
     if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
     const error = darajaError(answer.json);
     if (error?.errorCode === '500.001.1001' && isSubscriberLocked(error.errorMessage)) await pause(request.msisdn);
     return stkPushResult(answer.status, answer.json);
   }
 
-  async function stkStatus(query: StatusQuery): Promise<StatusResult> {
+  async function stkStatus(query: StatusQuery, signal: AbortSignal): Promise<StatusResult> {
     // No CheckoutRequestID: the push's fate is unknown and Daraja cannot be asked by our
     // reference. Never push again: wait for the callback (which names it) or the deadline.
     if (noCheckoutRequestId(query)) return { kind: 'PENDING' };
@@ -172,7 +191,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
     const calledBack = stkCallbacks.get(checkoutRequestId);
     const firstQueryAt = query.initiatedAt.getTime() + MPESA_STK_FIRST_QUERY_MS;
     if (!calledBack && now().getTime() < firstQueryAt) return { kind: 'PENDING', retryAfterMs: firstQueryAt - now().getTime() };
-    const answer = await send(stkQueryCall(checkoutRequestId, config, now()));
+    const answer = await send(stkQueryCall(checkoutRequestId, config, now()), signal);
     if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
     if (stringField(answer.json, 'ResultCode') === '1001') await pause(query.msisdn);
     const status = stkQueryResult(answer.status, answer.json, calledBack?.receipt ?? null);
@@ -190,21 +209,21 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       return { kind: 'PREPARED', operatorReference: request.reference };
     },
 
-    async initiate(request): Promise<InitiateResult> {
+    async initiate(request, signal): Promise<InitiateResult> {
       if (!request.callbackUrl) return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: 'M-Pesa needs a callback URL' };
-      if (request.direction === 'PAY_IN') return initiateStkPush(request, request.callbackUrl);
-      const answer = await send(b2cCall(request, config, request.callbackUrl));
-      if (answer.kind === 'UNREACHABLE') return answer;
+      if (request.direction === 'PAY_IN') return initiateStkPush(request, request.callbackUrl, signal);
+      const answer = await send(b2cCall(request, config, request.callbackUrl), signal);
+      if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return answer;
       if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
       return b2cResult(answer.status, answer.json);
     },
 
-    async getStatus(query): Promise<StatusResult> {
-      if (query.direction === 'PAY_IN') return stkStatus(query);
+    async getStatus(query, signal): Promise<StatusResult> {
+      if (query.direction === 'PAY_IN') return stkStatus(query, signal);
       // B2C: the verdict comes asynchronously to the callback URL, under the ConversationID
       // answered here (readCallback recognises it by `statusQueryReference`).
       if (!query.callbackUrl) return { kind: 'PENDING' };
-      const answer = await send(transactionStatusCall(query.reference, config, query.callbackUrl));
+      const answer = await send(transactionStatusCall(query.reference, config, query.callbackUrl), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       const status = transactionStatusAck(answer.status, answer.json);
       return status.kind === 'PENDING' ? { ...status, retryAfterMs: MPESA_TSQ_ANSWER_WAIT_MS } : status;

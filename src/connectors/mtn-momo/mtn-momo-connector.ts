@@ -2,13 +2,25 @@
  * MTN MoMo Open API connector: the plumbing (https://momodeveloper.mtn.com/api-documentation,
  * "Create access token" of each product). One bearer token per product (collection, disbursement),
  * each fetched with that product's own API user, API key and subscription key, cached until 60 s
- * before `expires_in`, refreshed once on a 401. Every call has a timeout. The wire format lives in
- * `mtn-transformers.ts`.
+ * before `expires_in`, refreshed once on a 401. Every call has a timeout and stops when the
+ * caller's signal aborts: a transfer whose account-holder check or token outlasts the caller is
+ * never sent (`NOT_SENT`). The wire format lives in `mtn-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MtnMomoConfig } from '../../config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import {
+  basicAuth,
+  callOperator,
+  createTokenCache,
+  maskSecret,
+  stringField,
+  untilAborted,
+  type FetchFn,
+  type OperatorNotSent,
+  type OperatorResponse,
+  type OperatorUnreachable,
+} from '../operator-http.ts';
 import {
   mtnAccountHolderCall,
   mtnAccountHolderResult,
@@ -36,6 +48,8 @@ export interface MtnMomoOptions {
 export const MTN_TOKEN_MARGIN_MS = 60_000;
 
 type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+/** What `send` answers: MTN's response, or why there is none (`NOT_SENT`: nothing left Kolo). */
+type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
 
 /** Creates the MTN MoMo connector from its configuration. */
 export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
@@ -66,11 +80,15 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
     },
   );
 
-  /** Sends `call` with the product's bearer token; on a 401, refreshes the token once and resends. */
-  async function send(call: MtnCall): Promise<OperatorResponse | TokenError> {
+  /**
+   * Sends `call` with the product's bearer token; on a 401, refreshes the token once and resends.
+   * NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
+   */
+  async function send(call: MtnCall, signal: AbortSignal): Promise<Sent> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await tokens.get(call.product, attempt > 0);
-      if (!('token' in token)) return token;
+      const token = await untilAborted(tokens.get(call.product, attempt > 0), signal, `MTN ${call.product} token`);
+      // No token: the request never left.
+      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
       const answer = await callOperator(
         options.fetch,
         {
@@ -80,8 +98,9 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
           body: call.body,
         },
         timeoutMs,
+        signal,
       );
-      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind !== 'RESPONSE') return answer;
       // A 401 means the request was not processed: resending it with a fresh token is safe.
       if (answer.status === 401 && attempt === 0) continue;
       return answer;
@@ -98,9 +117,9 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
       return { kind: 'PREPARED', operatorReference: options.uuid() };
     },
 
-    async initiate(request): Promise<InitiateResult> {
+    async initiate(request, signal): Promise<InitiateResult> {
       if (request.direction === 'PAY_OUT') {
-        const check = await send(mtnAccountHolderCall(request.msisdn, config.targetEnvironment));
+        const check = await send(mtnAccountHolderCall(request.msisdn, config.targetEnvironment), signal);
         if (check.kind === 'RESPONSE') {
           const holder = mtnAccountHolderResult(check.status, check.json);
           if (holder.kind === 'FAILED') return holder;
@@ -108,18 +127,19 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
         } else if (check.kind === 'TOKEN_REFUSED') {
           return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: check.error };
         }
-        // Unreachable check: the transfer itself will tell (MTN refuses an unknown payee).
+        // An unreachable check: the transfer itself will tell (MTN refuses an unknown payee) —
+        // unless the caller gave up meanwhile: then `send` sends nothing (NOT_SENT).
       }
-      const answer = await send(mtnInitiateCall(request, config.targetEnvironment));
-      if (answer.kind === 'UNREACHABLE') return answer;
+      const answer = await send(mtnInitiateCall(request, config.targetEnvironment), signal);
+      if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return answer;
       if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
       return mtnInitiateResult(answer.status, answer.json, request.direction, request.operatorReference);
     },
 
-    async getStatus(query): Promise<StatusResult> {
+    async getStatus(query, signal): Promise<StatusResult> {
       // No id stored means prepare never completed: nothing was ever sent to MTN.
       if (!query.operatorReference) return { kind: 'NOT_FOUND' };
-      const answer = await send(mtnStatusCall(query.direction, query.operatorReference, config.targetEnvironment));
+      const answer = await send(mtnStatusCall(query.direction, query.operatorReference, config.targetEnvironment), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       return mtnStatusResult(answer.status, answer.json, query.direction, query.operatorReference, query.initiation);
     },

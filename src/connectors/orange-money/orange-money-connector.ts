@@ -4,12 +4,24 @@
  * `expires_in` and refreshed once on a 401; every API call also carries
  * `X-AUTH-TOKEN: base64(api username:password)`; the channel MSISDN and PIN go in `pay` bodies.
  * Pay-in is `mp/init` (in `prepare`: it only yields a `payToken`) then `mp/pay` (the USSD push,
- * sent at most once per payToken: after an ambiguous answer the status query decides).
+ * sent at most once per payToken: after an ambiguous answer the status query decides). Every call
+ * stops when the caller's signal aborts: a `pay` whose token outlasts the caller is never sent.
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { OrangeMoneyConfig } from '../../config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn, type OperatorResponse } from '../operator-http.ts';
+import {
+  basicAuth,
+  callOperator,
+  createTokenCache,
+  maskSecret,
+  stringField,
+  untilAborted,
+  type FetchFn,
+  type OperatorNotSent,
+  type OperatorResponse,
+  type OperatorUnreachable,
+} from '../operator-http.ts';
 import { orangeInitCall, orangeInitResult, orangePayCall, orangePayResult, orangeStatusCall, orangeStatusResult, type OrangeCall } from './orange-transformers.ts';
 
 /** Dependencies of the Orange connector. */
@@ -26,6 +38,8 @@ export interface OrangeMoneyOptions {
 export const ORANGE_TOKEN_MARGIN_MS = 60_000;
 
 type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+/** What `send` answers: Orange's response, or why there is none (`NOT_SENT`: nothing left Kolo). */
+type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
 
 /** Creates the Orange Money Cameroon connector. */
 export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connector {
@@ -55,11 +69,15 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
     },
   );
 
-  /** Sends `call` with the bearer and X-AUTH-TOKEN; on a 401, refreshes the token once and resends. */
-  async function send(call: OrangeCall): Promise<OperatorResponse | TokenError> {
+  /**
+   * Sends `call` with the bearer and X-AUTH-TOKEN; on a 401, refreshes the token once and resends.
+   * NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
+   */
+  async function send(call: OrangeCall, signal: AbortSignal): Promise<Sent> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await tokens.get('om', attempt > 0);
-      if (!('token' in token)) return token;
+      const token = await untilAborted(tokens.get('om', attempt > 0), signal, 'Orange Money token');
+      // No token: the request never left.
+      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
       const answer = await callOperator(
         options.fetch,
         {
@@ -69,8 +87,9 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
           body: call.body,
         },
         timeoutMs,
+        signal,
       );
-      if (answer.kind === 'UNREACHABLE') return answer;
+      if (answer.kind !== 'RESPONSE') return answer;
       // A 401 is the gateway refusing the token: the request never reached Orange Money.
       if (answer.status === 401 && attempt === 0) continue;
       return answer;
@@ -81,23 +100,24 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
   return {
     operator: 'ORANGE_MONEY',
 
-    async prepare(request): Promise<PrepareResult> {
-      const answer = await send(orangeInitCall(request.direction));
-      if (answer.kind === 'UNREACHABLE') return answer;
+    async prepare(request, signal): Promise<PrepareResult> {
+      const answer = await send(orangeInitCall(request.direction), signal);
+      // `init` moves no money: not sent or not answered, it is prepared again later.
+      if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return { kind: 'UNREACHABLE', error: answer.error };
       if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
       return orangeInitResult(answer.status, answer.json);
     },
 
-    async initiate(request): Promise<InitiateResult> {
-      const answer = await send(orangePayCall(request, config));
-      if (answer.kind === 'UNREACHABLE') return answer;
+    async initiate(request, signal): Promise<InitiateResult> {
+      const answer = await send(orangePayCall(request, config), signal);
+      if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return answer;
       if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
       return orangePayResult(answer.status, answer.json, request.direction, request.operatorReference);
     },
 
-    async getStatus(query): Promise<StatusResult> {
+    async getStatus(query, signal): Promise<StatusResult> {
       if (!query.operatorReference) return { kind: 'NOT_FOUND' };
-      const answer = await send(orangeStatusCall(query.direction, query.operatorReference));
+      const answer = await send(orangeStatusCall(query.direction, query.operatorReference), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       return orangeStatusResult(answer.status, answer.json, query.direction, query.operatorReference, query.initiation);
     },

@@ -24,7 +24,10 @@ function setup() {
   return { clock, connector, query };
 }
 
-const initiate = (connector: ReturnType<typeof setup>['connector'], msisdn: string) =>
+/** A signal that never aborts: these calls are not given up on. */
+const live = new AbortController().signal;
+
+const initiate = (connector: ReturnType<typeof setup>['connector'], msisdn: string, signal: AbortSignal = live) =>
   connector.initiate({
     direction: 'PAY_IN',
     reference: 'PI-0123456789AB',
@@ -36,7 +39,7 @@ const initiate = (connector: ReturnType<typeof setup>['connector'], msisdn: stri
     initiatedAt: new Date('2026-11-20T10:00:00Z'),
     operatorReference: 'SBX-PI-0123456789AB',
     callbackUrl: null,
-  });
+  }, signal);
 
 const DECLINES: [string, string, string][] = [
   ['100', 'REJECTED_BY_PAYER', 'PAYEE_NOT_ALLOWED'],
@@ -61,7 +64,7 @@ describe('sandbox connector', () => {
       msisdn: '237677000197',
       description: null,
       initiatedAt: new Date('2026-11-20T10:00:00Z'),
-    });
+    }, live);
     expect(prepared).toEqual({ kind: 'PREPARED', operatorReference: 'SBX-PI-0123456789AB' });
   });
 
@@ -72,11 +75,11 @@ describe('sandbox connector', () => {
   it('an ordinary number is accepted, pending before the delay and succeeds at the delay', async () => {
     const { clock, connector, query } = setup();
     expect(await initiate(connector, '237677000001')).toEqual({ kind: 'ACCEPTED', operatorReference: 'SBX-PI-0123456789AB' });
-    expect(await connector.getStatus(query('237677000001'))).toEqual({ kind: 'PENDING' });
+    expect(await connector.getStatus(query('237677000001'), live)).toEqual({ kind: 'PENDING' });
     clock.advance(DELAY - 1);
-    expect(await connector.getStatus(query('237677000001'))).toEqual({ kind: 'PENDING' });
+    expect(await connector.getStatus(query('237677000001'), live)).toEqual({ kind: 'PENDING' });
     clock.advance(1);
-    expect(await connector.getStatus(query('237677000001'))).toEqual({
+    expect(await connector.getStatus(query('237677000001'), live)).toEqual({
       kind: 'SUCCEEDED',
       operatorReference: 'SBX-PI-0123456789AB',
       operatorTransactionId: 'SBX23456789AB',
@@ -87,38 +90,45 @@ describe('sandbox connector', () => {
     const { clock, connector, query } = setup();
     const msisdn = `237677000${suffix}`;
     expect((await initiate(connector, msisdn)).kind).toBe('ACCEPTED');
-    expect(await connector.getStatus(query(msisdn))).toEqual({ kind: 'PENDING' });
+    expect(await connector.getStatus(query(msisdn), live)).toEqual({ kind: 'PENDING' });
     clock.advance(DELAY);
-    const inResult = await connector.getStatus(query(msisdn, 'PAY_IN'));
-    const outResult = await connector.getStatus(query(msisdn, 'PAY_OUT'));
+    const inResult = await connector.getStatus(query(msisdn, 'PAY_IN'), live);
+    const outResult = await connector.getStatus(query(msisdn, 'PAY_OUT'), live);
     expect(inResult).toMatchObject({ kind: 'FAILED', failureCode: payIn });
     expect(outResult).toMatchObject({ kind: 'FAILED', failureCode: payOut });
     expect(inResult.kind === 'FAILED' && inResult.failureReason.length).toBeGreaterThan(0);
+  });
+
+  it('an initiation Kolo has already given up on is not sent (NOT_SENT), whatever the number', async () => {
+    const { connector } = setup();
+    for (const msisdn of ['237677000001', '237677000197']) {
+      expect((await initiate(connector, msisdn, AbortSignal.abort())).kind).toBe('NOT_SENT');
+    }
   });
 
   it('…197 is unreachable at initiation and on every status query', async () => {
     const { clock, connector, query } = setup();
     expect((await initiate(connector, '237677000197')).kind).toBe('UNREACHABLE');
     clock.advance(3_600_000);
-    expect((await connector.getStatus(query('237677000197'))).kind).toBe('UNREACHABLE');
+    expect((await connector.getStatus(query('237677000197'), live)).kind).toBe('UNREACHABLE');
   });
 
   it('…198 succeeds only after the late delay', async () => {
     const { clock, connector, query } = setup();
     expect((await initiate(connector, '237677000198')).kind).toBe('ACCEPTED');
     clock.advance(DELAY);
-    expect((await connector.getStatus(query('237677000198'))).kind).toBe('PENDING');
+    expect((await connector.getStatus(query('237677000198'), live)).kind).toBe('PENDING');
     clock.advance(LATE - DELAY - 1);
-    expect((await connector.getStatus(query('237677000198'))).kind).toBe('PENDING');
+    expect((await connector.getStatus(query('237677000198'), live)).kind).toBe('PENDING');
     clock.advance(1);
-    expect((await connector.getStatus(query('237677000198'))).kind).toBe('SUCCEEDED');
+    expect((await connector.getStatus(query('237677000198'), live)).kind).toBe('SUCCEEDED');
   });
 
   it('…199 never resolves', async () => {
     const { clock, connector, query } = setup();
     expect((await initiate(connector, '237677000199')).kind).toBe('ACCEPTED');
     clock.advance(24 * 3_600_000);
-    expect(await connector.getStatus(query('237677000199'))).toEqual({ kind: 'PENDING' });
+    expect(await connector.getStatus(query('237677000199'), live)).toEqual({ kind: 'PENDING' });
   });
 
   it('reads the suffix from the national number, not from the country code', () => {
@@ -130,8 +140,8 @@ describe('sandbox connector', () => {
   it('gives the same answer to the same question (a re-poll is stable)', async () => {
     const { clock, connector, query } = setup();
     clock.advance(DELAY);
-    const first = await connector.getStatus(query('237677000102'));
-    const second = await connector.getStatus(query('237677000102'));
+    const first = await connector.getStatus(query('237677000102'), live);
+    const second = await connector.getStatus(query('237677000102'), live);
     expect(second).toEqual(first);
   });
 });

@@ -61,7 +61,9 @@ export function createSandboxConnector(options: SandboxOptions): Connector {
     async prepare(request): Promise<PrepareResult> {
       return { kind: 'PREPARED', operatorReference: `SBX-${request.reference}` };
     },
-    async initiate(request): Promise<InitiateResult> {
+    async initiate(request, signal): Promise<InitiateResult> {
+      // Like an operator's connector: once the caller has given up, nothing is sent.
+      if (signal.aborted) return { kind: 'NOT_SENT', error: 'sandbox: abandoned by Kolo before it was sent' };
       if (sandboxBehaviour(request.msisdn, request.rail.country).kind === 'UNREACHABLE') {
         return { kind: 'UNREACHABLE', error: 'sandbox: operator unreachable (magic number …197)' };
       }

@@ -5,12 +5,12 @@
  * `client_reference`, whose `wave_launch_url` the customer opens. Pay-out is `POST /v1/payout` with
  * `idempotency-key` and `client_reference` our reference. Status is `GET` by Wave's id; when the
  * creation's answer was lost (no id stored), the `client_reference` search finds it, and "not
- * found" after an ambiguous creation means it never landed. The wire format lives in
- * `wave-transformers.ts`.
+ * found" after an ambiguous creation means it never landed. Every call stops when the caller's
+ * signal aborts. The wire format lives in `wave-transformers.ts`.
  */
 import type { WaveWalletConfig } from '../../config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
-import { callOperator, maskSecret, type FetchFn, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
+import { callOperator, maskSecret, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
 import {
   checkoutSessionCall,
   payoutCall,
@@ -42,12 +42,14 @@ function noWaveId(query: Pick<StatusQuery, 'reference' | 'operatorReference'>): 
 export function createWaveConnector(options: WaveOptions): Connector {
   const { wallet, timeoutMs } = options;
 
-  function send(call: WaveCall): Promise<OperatorResponse | OperatorUnreachable> {
+  /** Sends `call` with its API's key; NOT_SENT when `signal` had aborted before it left. */
+  function send(call: WaveCall, signal: AbortSignal): Promise<OperatorResponse | OperatorUnreachable | OperatorNotSent> {
     const key = call.api === 'checkout' ? wallet.checkoutApiKey : wallet.payoutApiKey;
     return callOperator(
       options.fetch,
       { method: call.method, url: `${options.baseUrl}${call.path}`, headers: { ...call.headers, Authorization: `Bearer ${key}` }, body: call.body },
       timeoutMs,
+      signal,
     );
   }
 
@@ -62,25 +64,25 @@ export function createWaveConnector(options: WaveOptions): Connector {
       return { kind: 'PREPARED', operatorReference: request.reference };
     },
 
-    async initiate(request): Promise<InitiateResult> {
+    async initiate(request, signal): Promise<InitiateResult> {
       if (request.direction === 'PAY_IN' && !request.returnUrl) {
         return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: 'Wave needs a return URL (success_url)' };
       }
       const call = request.direction === 'PAY_IN' ? checkoutSessionCall(request, request.returnUrl!) : payoutCall(request);
-      const answer = await send(call);
-      if (answer.kind === 'UNREACHABLE') return answer;
+      const answer = await send(call, signal);
+      if (answer.kind !== 'RESPONSE') return answer;
       return waveCreateResult(answer.status, answer.json, request.direction);
     },
 
-    async getStatus(query): Promise<StatusResult> {
+    async getStatus(query, signal): Promise<StatusResult> {
       if (!noWaveId(query)) {
-        const answer = await send(waveGetCall(query.direction, query.operatorReference!));
-        if (answer.kind === 'UNREACHABLE') return answer;
+        const answer = await send(waveGetCall(query.direction, query.operatorReference!), signal);
+        if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
         return waveGetResult(answer.status, answer.json, query.direction);
       }
       // The creation's answer was lost: find it by our client_reference before anything else.
-      const answer = await send(waveSearchCall(query.direction, query.reference));
-      if (answer.kind === 'UNREACHABLE') return answer;
+      const answer = await send(waveSearchCall(query.direction, query.reference), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       if (answer.status !== 200) return { kind: 'UNREACHABLE', error: `Wave search: HTTP ${answer.status}` };
       const found = waveSearchFirst(answer.json, query.reference);
       if (!found) return query.initiation === 'UNKNOWN' ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
@@ -91,7 +93,7 @@ export function createWaveConnector(options: WaveOptions): Connector {
       // Wave has no token endpoint: an authenticated search proves each key.
       const lines: ConnectorCheck[] = [];
       for (const api of ['checkout', 'payout'] as const) {
-        const answer = await send(waveSearchCall(api === 'checkout' ? 'PAY_IN' : 'PAY_OUT', 'kolo-connectors-check'));
+        const answer = await send(waveSearchCall(api === 'checkout' ? 'PAY_IN' : 'PAY_OUT', 'kolo-connectors-check'), AbortSignal.timeout(timeoutMs));
         const key = api === 'checkout' ? wallet.checkoutApiKey : wallet.payoutApiKey;
         const ok = answer.kind === 'RESPONSE' && answer.status === 200;
         lines.push({
