@@ -80,16 +80,23 @@ export type InitiateResult =
  */
 export type PayInFlow = 'PUSH' | 'REDIRECT';
 
+/**
+ * What Kolo knows of an initiation when it asks about it. `ACCEPTED`: the operator acknowledged
+ * it. `IN_FLIGHT`: its outcome is unknown and one of its requests may still reach the operator
+ * (sent or abandoned less than the landing bound ago): the operator having no record of it yet
+ * proves nothing. `UNKNOWN`: its outcome is unknown and none of its requests can still arrive.
+ * Only for `UNKNOWN` does "no record of it" mean it never landed (`NOT_FOUND`); for the others
+ * it is `PENDING`.
+ */
+export type InitiationState = 'ACCEPTED' | 'IN_FLIGHT' | 'UNKNOWN';
+
 /** What a status query needs: the transaction as we stored it. */
 export interface StatusQuery {
   direction: 'PAY_IN' | 'PAY_OUT';
   reference: string;
   operatorReference: string | null;
-  /**
-   * ACCEPTED when the operator acknowledged the initiation; UNKNOWN when its outcome was
-   * ambiguous or never recorded. Only then does "no record of it" mean it never landed.
-   */
-  initiation: 'ACCEPTED' | 'UNKNOWN';
+  /** What the operator's silence about the initiation may mean (`InitiationState`). */
+  initiation: InitiationState;
   rail: Rail;
   msisdn: string;
   amount: number;
@@ -135,7 +142,8 @@ export type CallbackReading =
   | { kind: 'RESULT'; status: StatusResult; isStatusQueryAnswer: boolean };
 
 /**
- * Operator answer to a status query. `NOT_FOUND`: the operator has no record of it.
+ * Operator answer to a status query. `NOT_FOUND`: the operator has no record of it, and the
+ * query's `initiation` was `UNKNOWN` (nothing of it can still arrive): it never landed.
  * `SUCCEEDED.operatorTransactionId`: the operator's own id of the money movement, as on its
  * statements and the customer's SMS (MTN `financialTransactionId`, Orange `txnid`, M-Pesa
  * receipt, Wave transaction id), when the answer carries it. `PENDING.statusQueryReference`: an

@@ -39,6 +39,8 @@ export const checkoutAttempts = pgTable(
     redirectUrl: text('redirect_url'),
     /** The instant sent to the connector with the initiation (the sandbox keys its outcome on it). */
     initiatedAt: ts('initiated_at').notNull(),
+    /** Until when a request of this attempt's initiation may still reach the operator (see `transactions.inFlightUntil`). */
+    inFlightUntil: ts('in_flight_until'),
     /** The rail's deadline: an unresolved attempt fails (TIMEOUT) past it. */
     deadlineAt: ts('deadline_at').notNull(),
     /** When the attempt's status is next asked; pushed ahead while a reader asks (a lease). */

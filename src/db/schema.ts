@@ -186,6 +186,14 @@ export const transactions = pgTable(
     /** Redirect rails (Wave): the operator's page the customer opens to pay (a direct charge's `data.redirectUrl`). */
     redirectUrl: text('redirect_url'),
     initiatedAt: ts('initiated_at'),
+    /**
+     * Until when a request of the initiation may still reach the operator: the instant after which
+     * Kolo sends nothing more of it (its send deadline, or when it gave up on an ambiguous answer)
+     * plus `INITIATION_LANDING_MS`. Before it, the operator having no record of the initiation
+     * proves nothing (initiation-window.ts). Null: no request of it can be on its way (never sent,
+     * or acknowledged).
+     */
+    inFlightUntil: ts('in_flight_until'),
     deadlineAt: ts('deadline_at'),
     nextPollAt: ts('next_poll_at'),
     pollAttempts: integer('poll_attempts').notNull().default(0),

@@ -112,6 +112,7 @@ export async function createCharge(
     operatorReference: stored?.operatorReference,
     callbackToken: stored?.callbackToken,
     initiatedAt: stored?.initiatedAt,
+    inFlightUntil: stored?.inFlightUntil,
     deadlineAt: stored ? stored.deadlineAt : row.deadlineAt,
     nextPollAt: stored
       ? firstPollAt(stored.initiatedAt)

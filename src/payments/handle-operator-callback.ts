@@ -29,6 +29,7 @@ import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
 import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from './late-success.ts';
+import { initiationStateOf } from './initiation-window.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** What a callback led to (for logs and tests; the operator always gets 200). */
@@ -76,20 +77,22 @@ async function recordReportedFailure(services: Services, row: TransactionRow, fa
 }
 
 /**
- * The status query a transaction's callback is read against, with the failure its operator
- * reported, recorded (`FAILURE_REPORTED`), when an asynchronous status query's answer is awaited.
+ * The status query a transaction's callback is read against at `now`, with the failure its
+ * operator reported, recorded (`FAILURE_REPORTED`), when an asynchronous status query's answer is
+ * awaited.
  */
 async function queryOf(
   db: Db,
   row: TransactionRow,
   rail: { code: string; operator: string; country: string; currency: string },
   initiatedAt: Date,
+  now: Date,
 ): Promise<StatusQuery> {
   return {
     direction: row.direction as 'PAY_IN' | 'PAY_OUT',
     reference: row.reference,
     operatorReference: row.operatorReference,
-    initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+    initiation: initiationStateOf(row, now),
     rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
     msisdn: (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '',
     amount: row.amount,
@@ -120,11 +123,15 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
     // Read only where it can matter: a request still in flight, or a pay-out whose reservation is held.
     const isOpen = row.status === 'PENDING' || row.isReservationHeld;
-    const reading = isOpen && connector?.readCallback && row.initiatedAt ? connector.readCallback(body, await queryOf(services.db, row, rail, row.initiatedAt)) : null;
+    const query = isOpen && row.initiatedAt ? await queryOf(services.db, row, rail, row.initiatedAt, services.clock.now()) : null;
+    const reading = query && connector?.readCallback ? connector.readCallback(body, query) : null;
     if (row.status !== 'PENDING') {
       // A pay-out whose reservation is held: a vouched-for answer settles it; anything else
       // makes its watch ask the operator now (a failure it reported is kept for that answer).
-      const answer = row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction) ? heldPayOutAnswer(reading.status, 'CALLBACK') : null;
+      const answer =
+        query && row.isReservationHeld && reading?.kind === 'RESULT' && isApplicable(reading, row.direction)
+          ? heldPayOutAnswer(reading.status, 'CALLBACK', query.initiation)
+          : null;
       if (answer) {
         const settled = await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, answer));
         return settled ? 'APPLIED' : 'ALREADY_SETTLED';
@@ -174,7 +181,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
       direction: 'PAY_IN',
       reference: attempt.correlationId,
       operatorReference: attempt.operatorReference,
-      initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+      initiation: initiationStateOf(attempt, services.clock.now()),
       rail: { code: rail.code, operator: rail.operator, country: rail.country, currency: rail.currency },
       msisdn: attempt.msisdn,
       amount: 0,

@@ -3,14 +3,16 @@
  * crash between the two leaves a row the poller can settle), in three steps:
  * 1. the connector prepares the operator-side id (MTN `X-Reference-Id`, Orange `payToken`;
  *    nothing that can move money);
- * 2. that id and a fresh callback token are stored, with `initiatedAt` and the rail's deadline,
- *    before anything else: from then on a crash or timeout is resolved by a status query with
- *    the same id, and the initiation is never sent again under another id;
- * 3. the initiation is sent, aborted after the connector timeout. ACCEPTED → poll from now on,
- *    until the rail's deadline; FAILED → the transaction fails with the operator's failure code;
- *    UNREACHABLE → ambiguous, so it stays PENDING and the poller's status query decides;
- *    NOT_SENT (Kolo gave up before the request left: a slow pre-check or token) → nothing can
- *    move, so the stored initiation is forgotten and the poller prepares and sends it again.
+ * 2. that id and a fresh callback token are stored, with `initiatedAt`, the rail's deadline and
+ *    `inFlightUntil` (the send deadline plus the landing bound, initiation-window.ts), before
+ *    anything else: from then on a crash or timeout is resolved by a status query with the same
+ *    id, and the initiation is never sent again under another id while it may have left;
+ * 3. the initiation is sent, aborted at its send deadline at the latest. ACCEPTED → poll from now
+ *    on, until the rail's deadline; FAILED → the transaction fails with the operator's failure
+ *    code; UNREACHABLE → ambiguous, so it stays PENDING, in flight for the landing bound, and the
+ *    poller's status query decides; NOT_SENT (Kolo gave up before the request left: a slow
+ *    pre-check or token) → nothing can move, so the stored initiation is forgotten and the
+ *    poller prepares and sends it again.
  * When step 1 cannot reach the operator nothing was sent: the poller prepares again later.
  */
 import { and, eq, isNull } from 'drizzle-orm';
@@ -23,6 +25,7 @@ import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { transaction } from '../db/client.ts';
+import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -59,13 +62,23 @@ export type InitiationRow = Pick<
 
 /**
  * Steps 1–2 already done by the creator, in the creating write: the prepared operator id, the
- * callback token, `initiatedAt` and the deadline are stored with the transaction itself.
+ * callback token, `initiatedAt`, the deadline and `inFlightUntil` (whose send deadline bounds the
+ * initiation's call) are stored with the transaction itself.
  */
 export interface StoredInitiation {
   operatorReference: string;
   callbackToken: string;
   initiatedAt: Date;
   deadlineAt: Date;
+  inFlightUntil: Date;
+}
+
+/**
+ * `inFlightUntil` of an initiation stored at `storedAt`: its call is aborted one connector timeout
+ * later at the latest (`sendInitiation`), then the landing bound.
+ */
+function storedInFlightUntil(services: Pick<Services, 'config'>, storedAt: Date): Date {
+  return inFlightUntilAfter(new Date(storedAt.getTime() + services.config.connectorTimeoutMs));
 }
 
 function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date): PrepareRequest {
@@ -105,16 +118,8 @@ export async function prepareBeforeInsert(
     callbackToken: newCallbackToken(services),
     initiatedAt,
     deadlineAt: row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000),
+    inFlightUntil: storedInFlightUntil(services, initiatedAt),
   };
-}
-
-/**
- * Until when an initiation stored at `initiatedAt` may still be on its way to the operator (the
- * connector's timeout and a second): before then, with no answer recorded, nobody asks the
- * operator about it (a status query could find nothing yet and fail it; `decideRefresh`).
- */
-export function initiationLeaseEnd(services: Pick<Services, 'config'>, initiatedAt: Date): Date {
-  return new Date(initiatedAt.getTime() + services.config.connectorTimeoutMs + 1000);
 }
 
 /**
@@ -167,13 +172,16 @@ export async function initiateTransaction(
     return {};
   }
   const callbackToken = newCallbackToken(services);
-  // Persist before the call. Nobody asks the operator about it before the call has returned.
+  // Persist before the call, with its send deadline: the call is aborted then at the latest, and
+  // nobody asks the operator about it before it has returned.
+  const inFlightUntil = storedInFlightUntil(services, services.clock.now());
   const [updated] = await services.db
     .update(transactions)
     .set({
       operatorReference: prepared.operatorReference,
       callbackToken,
       initiatedAt,
+      inFlightUntil,
       deadlineAt,
       nextPollAt: firstPollAt(initiatedAt),
       updatedAt: initiatedAt,
@@ -181,10 +189,13 @@ export async function initiateTransaction(
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
     .returning({ id: transactions.id });
   if (!updated) return {}; // another caller initiated it, or it ended meanwhile
-  return sendInitiation(services, row, rail, connector, { operatorReference: prepared.operatorReference, callbackToken, initiatedAt, deadlineAt });
+  return sendInitiation(services, row, rail, connector, { operatorReference: prepared.operatorReference, callbackToken, initiatedAt, deadlineAt, inFlightUntil });
 }
 
-/** Step 3: sends the stored initiation and records its answer. */
+/**
+ * Step 3: sends the stored initiation, aborted at its send deadline at the latest (not at all when
+ * that has passed: a slow write), and records its answer.
+ */
 async function sendInitiation(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners'>,
   row: InitiationRow,
@@ -199,7 +210,8 @@ async function sendInitiation(
     // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
     returnUrl: services.config.publicBaseUrl,
   });
-  const result = await withTimeout((signal) => connector.initiate(request, signal), services.config.connectorTimeoutMs);
+  const budgetMs = Math.min(services.config.connectorTimeoutMs, sendDeadlineOf(stored.inFlightUntil).getTime() - services.clock.now().getTime());
+  const result = await withTimeout((signal) => connector.initiate(request, signal), budgetMs);
   const now = services.clock.now();
   if (result.kind === 'FAILED') {
     await decline(services, row, result.failureCode, result.failureReason);
@@ -216,6 +228,9 @@ async function sendInitiation(
     operatorReference: accepted ? (result.operatorReference ?? stored.operatorReference) : stored.operatorReference,
     outcome: accepted ? 'ACCEPTED' : 'UNKNOWN',
     redirectUrl: accepted && result.redirectUrl ? result.redirectUrl : null,
+    // Acknowledged: nothing is on its way. Ambiguous: the call ended now, and its request may
+    // still reach the operator for the landing bound.
+    inFlightUntil: accepted ? null : inFlightUntilAfter(now),
     recordedAt: now,
     cause: accepted ? 'INITIATED' : 'INITIATION_UNREACHABLE',
     detail: { rail: rail.code, ...(result.kind === 'UNREACHABLE' ? { error: result.error } : {}) },
@@ -228,8 +243,8 @@ async function sendInitiation(
 
 /**
  * The stored initiation never left Kolo (NOT_SENT): it is forgotten (operator id, callback token,
- * `initiatedAt`), so the poller prepares and sends it again, or fails it at the rail's deadline as
- * never sent (a pay-out's reservation is then released: nothing can have moved).
+ * `initiatedAt`, `inFlightUntil`), so the poller prepares and sends it again, or fails it at the
+ * rail's deadline as never sent (a pay-out's reservation is then released: nothing can have moved).
  */
 async function forgetUnsent(
   services: Pick<Services, 'db' | 'clock' | 'log'>,
@@ -246,6 +261,7 @@ async function forgetUnsent(
         operatorReference: null,
         callbackToken: null,
         initiatedAt: null,
+        inFlightUntil: null,
         nextPollAt: new Date(now.getTime() + nextPollDelayMs(0)),
         updatedAt: now,
       })

@@ -46,6 +46,8 @@ export interface NewPayIn {
   operatorReference?: string | null;
   callbackToken?: string | null;
   initiatedAt?: Date | null;
+  /** With `initiatedAt`: until when a request of the initiation may still reach the operator. */
+  inFlightUntil?: Date | null;
   deadlineAt?: Date | null;
   nextPollAt: Date;
 }

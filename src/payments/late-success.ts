@@ -25,7 +25,8 @@
  * Pay-outs failed at their deadline after they may have reached the operator keep their amount
  * and fee in RESERVED (`isReservationHeld`) and are asked about until the operator answers: paid
  * consumes the reservation (PAYOUT_SUCCESS, `isLateSuccess`, a `payout.late_success` webhook);
- * not paid (a documented decline, or no record of it) releases it (PAYOUT_RELEASE, a
+ * not paid (a documented decline, or no record of it once none of its requests can still reach
+ * the operator, initiation-window.ts) releases it (PAYOUT_RELEASE, a
  * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
@@ -35,12 +36,13 @@ import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
 import { postEntry } from '../ledger/post-entry.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
-import type { StatusQuery, StatusResult } from '../connectors/connector.ts';
+import type { InitiationState, StatusQuery, StatusResult } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { insertEventWithDelivery, transactionEventData, type WebhookEventName } from '../webhooks/webhook-events.ts';
 import { applyTransitionsIn, creditRefund } from './apply-transition.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { callbackUrlFor, withTimeout } from './initiate-transaction.ts';
+import { conclusiveStatus, initiationStateOf } from './initiation-window.ts';
 import { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail, type RailRow } from './rails.ts';
@@ -315,9 +317,12 @@ export async function settleHeldPayOut(tx: Db, services: LateServices & Pick<Ser
 
 /**
  * The held-pay-out answer of a definitive status (`SUCCEEDED`, `FAILED`, `NOT_FOUND`), learnt from
- * `origin`; null for any other (no definitive answer: the reservation stays held).
+ * `origin`; null for any other (no definitive answer: the reservation stays held). A NOT_FOUND is
+ * definitive only for an `UNKNOWN` `initiation` (`conclusiveStatus`): while a request of the
+ * pay-out may still reach the operator, its silence releases nothing.
  */
-export function heldPayOutAnswer(status: StatusResult, origin: string): HeldPayOutAnswer | null {
+export function heldPayOutAnswer(reported: StatusResult, origin: string, initiation: InitiationState): HeldPayOutAnswer | null {
+  const status = conclusiveStatus(reported, initiation);
   switch (status.kind) {
     case 'SUCCEEDED':
       return { paid: true, operatorReference: status.operatorReference, operatorTransactionId: status.operatorTransactionId ?? null, origin };
@@ -444,7 +449,10 @@ export async function watchLateSuccesses(services: Services): Promise<number> {
 /** What the watch asks about: the request as the operator knows it. */
 type Asked = Pick<StatusQuery, 'reference' | 'operatorReference' | 'msisdn' | 'initiatedAt' | 'initiation'> & { railCode: string };
 
-/** Asks the rail of `asked` (null: the rail or its connector is gone). */
+/**
+ * Asks the rail of `asked` (null: the rail or its connector is gone); the answer is conclusive
+ * (`conclusiveStatus`: no NOT_FOUND while a request may still reach the operator).
+ */
 async function askOperator(
   services: Services,
   row: TransactionRow,
@@ -466,7 +474,7 @@ async function askOperator(
     ...extra(rail),
   };
   const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
-  return { status, railCode: rail.code };
+  return { status: conclusiveStatus(status, asked.initiation), railCode: rail.code };
 }
 
 /**
@@ -492,7 +500,7 @@ async function watchCharge(services: Services, row: TransactionRow): Promise<voi
     railCode: row.paymentMethod,
     msisdn: row.payerAccount,
     initiatedAt: row.initiatedAt,
-    initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+    initiation: initiationStateOf(row, services.clock.now()),
   });
   if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
     await stop();
@@ -522,6 +530,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
     await services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
     return;
   }
+  const initiation = initiationStateOf(row, services.clock.now());
   const answer = await askOperator(
     services,
     row,
@@ -531,7 +540,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
       railCode: row.paymentMethod,
       msisdn: row.beneficiaryAccount ?? '',
       initiatedAt: row.initiatedAt,
-      initiation: row.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+      initiation,
     },
     (rail) => ({
       callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
@@ -539,7 +548,7 @@ async function watchPayOut(services: Services, row: TransactionRow): Promise<voi
     }),
   );
   const status = answer?.status;
-  const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH') : null;
+  const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH', initiation) : null;
   if (settled) {
     await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, settled));
     return;
@@ -566,7 +575,7 @@ async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Pr
     railCode: attempt.railCode,
     msisdn: attempt.msisdn,
     initiatedAt: attempt.initiatedAt,
-    initiation: attempt.initiationOutcome === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+    initiation: initiationStateOf(attempt, services.clock.now()),
   });
   if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
     await stop();

@@ -3,8 +3,9 @@
  * run by the hosted page when it is read:
  * 1. the attempt in flight, when due (or when the session has ended: one last question), is
  *    asked about at its rail: success → attempt SUCCEEDED and checkout SUCCESS; decline or
- *    NOT_FOUND → attempt FAILED, checkout stays PENDING (the customer may retry); no answer
- *    past the rail's deadline → attempt FAILED (TIMEOUT / PROVIDER_UNAVAILABLE);
+ *    NOT_FOUND → attempt FAILED, checkout stays PENDING (the customer may retry) — NOT_FOUND only
+ *    once none of the attempt's requests can still reach the operator (initiation-window.ts);
+ *    no answer past the rail's deadline → attempt FAILED (TIMEOUT / PROVIDER_UNAVAILABLE);
  * 2. a checkout whose session has ended fails with SESSION_EXPIRED — but only once no attempt is
  *    in flight: while the operator may still move the customer's money, expiring would record
  *    an ambiguous outcome as FAILED. The wait is bounded by the attempt's rail deadline, after
@@ -21,6 +22,7 @@ import type { Services } from '../services.ts';
 import { closeCheckout } from './close-checkout.ts';
 import { failAttempt, findPendingAttempt, succeedAttempt, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
 import { withTimeout } from './initiate-transaction.ts';
+import { conclusiveStatus, initiationStateOf } from './initiation-window.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findActiveRail } from './rails.ts';
 import type { RefreshOutcome } from './refresh-transaction.ts';
@@ -99,6 +101,8 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
     await reschedule(services, attempt, now);
     return 'PENDING';
   }
+  // Taken before the question: only an answer given after `inFlightUntil` proves it never landed.
+  const initiation = initiationStateOf(attempt, now);
   const query = {
     direction: 'PAY_IN' as const,
     reference: attempt.correlationId,
@@ -107,9 +111,9 @@ async function pollAttempt(services: Services, row: TransactionRow, attempt: Che
     msisdn: attempt.msisdn,
     amount: row.amount,
     initiatedAt: attempt.initiatedAt,
-    initiation: attempt.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+    initiation,
   };
-  const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
+  const status = conclusiveStatus(await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs), initiation);
   switch (status.kind) {
     case 'SUCCEEDED': {
       const result = await succeedAttempt(services, attempt, status.operatorReference, status.operatorTransactionId ?? null);

@@ -5,7 +5,9 @@
  *   call) is initiated again under the same reference (operators deduplicate on it).
  * - Otherwise the rail is asked for the status: SUCCEEDED / FAILED are applied; PENDING and
  *   UNREACHABLE leave it PENDING with the next poll scheduled; NOT_FOUND (the operator has no
- *   record of our reference, so the initiation never reached it) fails with NOT_FOUND_AT_PROVIDER.
+ *   record of our reference, so the initiation never reached it) fails with NOT_FOUND_AT_PROVIDER
+ *   — only once none of its requests can still reach the operator (`inFlightUntil` passed when
+ *   the question is asked, initiation-window.ts); before that it is no answer (PENDING).
  * - Past the rail's deadline an unresolved transaction fails: TIMEOUT, or PROVIDER_UNAVAILABLE
  *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
  *   recorded as FAILED, and after it the money stays where it is: a pay-out that may have
@@ -16,7 +18,8 @@ import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition, type TransitionInput } from './apply-transition.ts';
 import { scheduleNextPolls } from '../db/queries/transactions.ts';
-import { callbackUrlFor, initiateTransaction, initiationLeaseEnd, withTimeout } from './initiate-transaction.ts';
+import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
+import { conclusiveStatus, initiationLeaseEnd, initiationStateOf } from './initiation-window.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
@@ -103,15 +106,17 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     await initiateTransaction(services, row, rail, connector);
     return { kind: 'DONE', outcome: 'REINITIATED' };
   }
-  const sendLeaseEnd = initiationLeaseEnd(services, row.initiatedAt);
-  if (!options.prompted && row.initiationOutcome === null && now < sendLeaseEnd) {
+  const sendLeaseEnd = row.inFlightUntil ? initiationLeaseEnd(row.inFlightUntil) : null;
+  if (!options.prompted && row.initiationOutcome === null && sendLeaseEnd && now < sendLeaseEnd) {
     // Stored, not yet answered: the initiation may still be on its way (a slow operator, or a
-    // crash during the call). Asked now, the operator could have no trace of it yet and the
-    // transaction would fail; ask once the send has surely ended. Not when the operator itself
-    // called about it: its callback can overtake the answer to our own request.
+    // crash during the call). Asked now, the operator could have no trace of it yet; ask once the
+    // send has surely ended. Not when the operator itself called about it: its callback can
+    // overtake the answer to our own request.
     return { kind: 'SCHEDULE', at: sendLeaseEnd };
   }
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
+  // Taken before the question: only an answer given after `inFlightUntil` proves it never landed.
+  const initiation = initiationStateOf(row, now);
   const query = {
     direction: row.direction as 'PAY_IN' | 'PAY_OUT',
     reference: row.reference,
@@ -120,11 +125,11 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     msisdn,
     amount: row.amount,
     initiatedAt: row.initiatedAt,
-    initiation: row.initiationOutcome === 'ACCEPTED' ? ('ACCEPTED' as const) : ('UNKNOWN' as const),
+    initiation,
     callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
     statusQueryReference: row.statusQueryReference,
   };
-  const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
+  const status = conclusiveStatus(await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs), initiation);
   switch (status.kind) {
     case 'SUCCEEDED': {
       return { kind: 'TRANSITION', outcome: 'SUCCESS', input: {

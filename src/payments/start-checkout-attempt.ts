@@ -8,7 +8,8 @@
  *
  * A decline at initiation fails the attempt only: the checkout stays PENDING. So does an
  * initiation Kolo gave up on before its request left (NOT_SENT: nothing can move, the customer may
- * try again).
+ * try again). One that may have left stays in flight for the landing bound (initiation-window.ts):
+ * until then the operator's "no record of it" does not fail it.
  */
 import { and, count, eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
@@ -19,6 +20,7 @@ import type { Services } from '../services.ts';
 import { lockPendingCheckout } from './close-checkout.ts';
 import { failAttempt, recordAttemptEvent, type CheckoutAttemptRow } from './checkout-attempt-records.ts';
 import { callbackUrlFor, newCallbackToken, withTimeout } from './initiate-transaction.ts';
+import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import type { RailRow } from './rails.ts';
 import { checkoutUrl, type TransactionRow } from './transaction-view.ts';
@@ -124,12 +126,15 @@ export async function startCheckoutAttempt(
     await failAttempt(services, attempt, { ...failure, cause: 'INITIATION' });
     return { kind: 'DECLINED', attempt: { ...attempt, status: 'FAILED', failureCode: failure.code, failureReason: failure.reason } };
   }
-  // Persist the operator's id before the call, so a status query can always resolve the attempt.
+  // Persist the operator's id before the call, so a status query can always resolve the attempt,
+  // with its send deadline: the call is aborted then at the latest.
   const storedAt = services.clock.now();
+  const inFlightUntil = inFlightUntilAfter(new Date(storedAt.getTime() + services.config.connectorTimeoutMs));
   const [stored] = await services.db
     .update(checkoutAttempts)
     .set({
       operatorReference: prepared.operatorReference,
+      inFlightUntil,
       nextPollAt: new Date(storedAt.getTime() + services.config.connectorTimeoutMs + 1000),
       updatedAt: storedAt,
     })
@@ -143,7 +148,8 @@ export async function startCheckoutAttempt(
     // A redirect rail brings the customer back to this hosted page, which shows the live result.
     returnUrl: checkout.checkoutToken ? checkoutUrl(services.config.publicBaseUrl, checkout.checkoutToken) : null,
   };
-  const result = await withTimeout((signal) => input.connector.initiate(initiateRequest, signal), services.config.connectorTimeoutMs);
+  const budgetMs = Math.min(services.config.connectorTimeoutMs, sendDeadlineOf(inFlightUntil).getTime() - services.clock.now().getTime());
+  const result = await withTimeout((signal) => input.connector.initiate(initiateRequest, signal), budgetMs);
   if (result.kind === 'FAILED' || result.kind === 'NOT_SENT') {
     // NOT_SENT: abandoned before the request left (a slow token or pre-check): nothing can move.
     const failure =
@@ -171,6 +177,9 @@ export async function startCheckoutAttempt(
       .set({
         operatorReference: result.kind === 'ACCEPTED' ? (result.operatorReference ?? prepared.operatorReference) : prepared.operatorReference,
         initiationOutcome: result.kind === 'ACCEPTED' ? 'ACCEPTED' : 'UNKNOWN',
+        // Acknowledged: nothing is on its way. Ambiguous: the call ended now, and its request may
+        // still reach the operator for the landing bound.
+        inFlightUntil: result.kind === 'ACCEPTED' ? null : inFlightUntilAfter(after),
         ...(result.kind === 'ACCEPTED' && result.redirectUrl ? { redirectUrl: result.redirectUrl } : {}),
         nextPollAt,
         updatedAt: after,

@@ -19,6 +19,7 @@ import { useLiveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
+import { INITIATION_LANDING_MS } from '../../src/payments/initiation-window.ts';
 import { deliveryCount, eventTrail, mtnEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
 
 let sim: MtnSimulator;
@@ -154,12 +155,15 @@ describe('MTN MoMo pay-in (requesttopay) with a LIVE key', () => {
     expect((await rowOf(h, reference)).status).toBe('SUCCESS');
   });
 
-  it('a 500 at initiation that never landed: the status query gets 404 → FAILED NOT_FOUND_AT_PROVIDER', async () => {
+  it('a 500 at initiation that never landed: 404 proves nothing while it may still land, then → FAILED NOT_FOUND_AT_PROVIDER', async () => {
     sim.fault = { mode: 'error500', on: 'initiate', landed: false, remaining: 1 };
     const reference = await charge('237677000005');
     expect((await payIn(reference)).status).toBe('PENDING');
     expect((await rowOf(h, reference)).initiationOutcome).toBe('UNKNOWN');
     await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    // Past the landing bound (5 minutes after the answer), MTN's 404 means it never landed.
+    await pollAfter(INITIATION_LANDING_MS);
     expect(await rowOf(h, reference)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_FOUND_AT_PROVIDER' });
   });
 

@@ -12,6 +12,7 @@ import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { waveSignature } from '../../src/connectors/wave/wave-transformers.ts';
 import { WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { INITIATION_LANDING_MS } from '../../src/payments/initiation-window.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import type { Receiver } from '../helpers/webhooks.ts';
 import { useLiveOperator, waveOperator } from '../helpers/live-operator.ts';
@@ -117,7 +118,7 @@ describe('Wave checkout (redirect pay-in) with a LIVE key', () => {
     });
   });
 
-  it('an ambiguous session creation is found by client_reference (never created twice); one that never landed fails NOT_FOUND_AT_PROVIDER', async () => {
+  it('an ambiguous session creation is found by client_reference (never created twice); one that never landed fails NOT_FOUND_AT_PROVIDER once it can no longer land', async () => {
     sim.fault = { mode: 'timeout', on: 'initiate', landed: true, remaining: 1 };
     const landed = await chargeData('221771230003');
     expect(landed.redirectUrl).toBeUndefined();
@@ -132,6 +133,8 @@ describe('Wave checkout (redirect pay-in) with a LIVE key', () => {
     sim.fault = { mode: 'timeout', on: 'initiate', landed: false, remaining: 1 };
     const lost = await chargeData('221771230004');
     await pollAfter(10_000);
+    expect((await rowOf(h, lost.reference)).status).toBe('PENDING');
+    await pollAfter(INITIATION_LANDING_MS);
     expect(await rowOf(h, lost.reference)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_FOUND_AT_PROVIDER' });
   });
 });

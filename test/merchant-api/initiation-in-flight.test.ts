@@ -6,23 +6,33 @@
  * it yet would fail the transaction). Driven by hand: a manual clock, one `pollOnce` at a time, and
  * the sandbox rail wrapped so that its initiation is held open and its status queries are counted.
  * A callback from the operator is not held back: the operator knows of the transaction, and its
- * callback can overtake the answer to our own request.
+ * callback can overtake the answer to our own request. Once an ambiguous answer is recorded, the
+ * initiation stays in flight for the landing bound: the operator's "no record of it" fails nothing
+ * and releases no reservation before its `inFlightUntil`, and does at that instant.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../src/db/schema.ts';
 import type { Connector } from '../../src/connectors/connector.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
-import { initiationLeaseEnd, operatorSlug } from '../../src/payments/initiate-transaction.ts';
+import { operatorSlug } from '../../src/payments/initiate-transaction.ts';
+import { initiationLeaseEnd } from '../../src/payments/initiation-window.ts';
 import { handleOperatorCallback } from '../../src/payments/handle-operator-callback.ts';
+import { refreshTransaction } from '../../src/payments/refresh-transaction.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { chargeBody, expectSuccess, PATHS, transactionRow } from '../helpers/merchant-api.ts';
+import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
+import { chargeBody, expectSuccess, PATHS, transactionRow, transferBody } from '../helpers/merchant-api.ts';
 
 let h: Harness;
 let t: Tenant;
 let sandbox: Connector;
 let statusQueries: string[] = [];
 let release: (() => void) | null = null;
+/**
+ * `held`: the initiation is held open until `release`. `lost`: its answer is lost (UNREACHABLE)
+ * and the operator has no record of it (every status query answers NOT_FOUND).
+ */
+let mode: 'held' | 'lost' = 'held';
 
 beforeAll(async () => {
   h = await startHarness();
@@ -34,13 +44,17 @@ beforeAll(async () => {
     preparesLocally: sandbox.preparesLocally,
     prepare: (request, signal) => sandbox.prepare(request, signal),
     initiate: async (request, signal) => {
+      if (mode === 'lost') return { kind: 'UNREACHABLE', error: 'answer lost' };
       await new Promise<void>((resolve) => {
         release = resolve;
       });
       return sandbox.initiate(request, signal);
     },
-    getStatus: (query, signal) => {
+    getStatus: async (query, signal) => {
       statusQueries.push(query.reference);
+      // The operator has no record, and this connector says NOT_FOUND whatever `initiation` it is
+      // told: whether that counts is Kolo's decision.
+      if (mode === 'lost') return { kind: 'NOT_FOUND' };
       return sandbox.getStatus(query, signal);
     },
   };
@@ -71,7 +85,7 @@ describe('a stored initiation whose answer is not recorded yet', () => {
     expect(statusQueries).toEqual([]);
     const waiting = await transactionRow(h, stored!.reference);
     expect(waiting.status).toBe('PENDING');
-    expect(waiting.nextPollAt!.getTime()).toBe(initiationLeaseEnd(h.services, stored!.initiatedAt!).getTime());
+    expect(waiting.nextPollAt!.getTime()).toBe(initiationLeaseEnd(stored!.inFlightUntil!).getTime());
 
     // The answer arrives; its record leaves the next poll where it is.
     release!();
@@ -99,7 +113,7 @@ describe('a stored initiation whose answer is not recorded yet', () => {
       .where(and(eq(transactions.applicationId, t.applicationId), isNull(transactions.initiationOutcome)));
     // Past the sandbox's delay, well before the send lease ends: the callback overtakes our answer.
     h.clock.advance(h.config.sandboxDelayMs + 500);
-    expect(h.clock.now().getTime()).toBeLessThan(initiationLeaseEnd(h.services, stored!.initiatedAt!).getTime());
+    expect(h.clock.now().getTime()).toBeLessThan(initiationLeaseEnd(stored!.inFlightUntil!).getTime());
     const outcome = await handleOperatorCallback(h.services, operatorSlug('MTN_MOMO'), stored!.callbackToken!);
     expect(outcome).toBe('QUERIED');
     expect(statusQueries).toEqual([stored!.reference]);
@@ -120,5 +134,36 @@ describe('a stored initiation whose answer is not recorded yet', () => {
     h.clock.set(new Date(row.initiatedAt!.getTime() + 2000));
     await pollOnce(h.services);
     expect(statusQueries).toEqual([reference]);
+  });
+});
+
+describe('an initiation whose answer was lost, of which the operator has no record', () => {
+  it('is not failed, and its reservation not released, before its inFlightUntil; at that instant it is', async () => {
+    mode = 'lost';
+    statusQueries = [];
+    try {
+      const before = await tenantBalances(h, t);
+      const created = expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ beneficiaryAccount: '237677000011' }) }), 201);
+      const reserved = before.available - (await tenantBalances(h, t)).available;
+      const stored = await transactionRow(h, created.reference);
+      expect(stored).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
+      expect(stored.inFlightUntil!.getTime()).toBe(h.clock.now().getTime() + 300_000);
+
+      // One millisecond before: asked, but "no record" proves nothing yet.
+      h.clock.set(new Date(stored.inFlightUntil!.getTime() - 1));
+      expect(await refreshTransaction(h.services, await transactionRow(h, created.reference))).toBe('STILL_PENDING');
+      expect(statusQueries).toEqual([created.reference]);
+      expect((await transactionRow(h, created.reference)).status).toBe('PENDING');
+      expect((await tenantBalances(h, t)).reserved).toBe(before.reserved + reserved);
+
+      // At inFlightUntil nothing of it can still arrive: it never landed.
+      h.clock.set(stored.inFlightUntil!);
+      expect(await refreshTransaction(h.services, await transactionRow(h, created.reference))).toBe('FAILED');
+      expect(await transactionRow(h, created.reference)).toMatchObject({ status: 'FAILED', failureCode: 'NOT_FOUND_AT_PROVIDER', isReservationHeld: false });
+      expect(await tenantBalances(h, t)).toEqual(before);
+      await expectLedgerBalanced(h.services.db);
+    } finally {
+      mode = 'held';
+    }
   });
 });

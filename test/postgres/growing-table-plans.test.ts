@@ -1,7 +1,7 @@
 /**
  * A statement that every connection runs from the transactions table's first rows on must not keep
  * a plan made for that small table once the table has grown. The initiation records
- * (`record_initiations_v3`) run on every charge from the first one; as a prepared statement, a
+ * (`record_initiations_v4`) run on every charge from the first one; as a prepared statement, a
  * connection settled on its generic plan (from the sixth execution) while the table held a few
  * rows, a sequential scan, and kept it until autovacuum's next ANALYZE: under the bench's charge
  * run on a fresh database each execution read the whole table again (300–660 rows read per charge,
@@ -28,18 +28,18 @@ afterAll(async () => {
   await db?.close();
 });
 
-/** The parameters of `record_initiations_v3` for the transactions `ids` (answers ACCEPTED). */
+/** The parameters of `record_initiations_v4` for the transactions `ids` (answers ACCEPTED). */
 function initiationRecords(ids: string[]): unknown[] {
   const recordedAt = new Date();
   return initiationRecordValues(
-    ids.map((id, i) => ({ id, operatorReference: `SBX-${i + 1}`, outcome: 'ACCEPTED', redirectUrl: null, recordedAt, cause: 'INITIATED', detail: {} })),
+    ids.map((id, i) => ({ id, operatorReference: `SBX-${i + 1}`, outcome: 'ACCEPTED', redirectUrl: null, inFlightUntil: null, recordedAt, cause: 'INITIATED', detail: {} })),
   );
 }
 
 describe('initiation records on a table that grows from empty', () => {
   it('read the rows they update, not the whole table, however small the table was when the connection first ran them', async () => {
-    const st = declaredStatements().get('record_initiations_v3');
-    if (!st) throw new Error('record_initiations_v3 is not declared');
+    const st = declaredStatements().get('record_initiations_v4');
+    if (!st) throw new Error('record_initiations_v4 is not declared');
     const services = db.runtime.services;
     // Six executions on the only connection of the pool while the table is still empty.
     const absent = [services.ids.uuid(), services.ids.uuid()];

@@ -210,10 +210,11 @@ describe('reading MTN answers', () => {
     expect(mtnStatusResult(200, { status: 'FAILED' }, 'PAY_IN', REF)).toEqual({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR', failureReason: 'MTN FAILED (no reason given)' });
   });
 
-  it('404 RESOURCE_NOT_FOUND → NOT_FOUND when the initiation outcome was unknown, PENDING when MTN acknowledged it; other errors → UNREACHABLE', () => {
+  it('404 RESOURCE_NOT_FOUND → NOT_FOUND when the initiation outcome is unknown, PENDING when MTN acknowledged it or it may still land; other errors → UNREACHABLE', () => {
     const notFound = { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' };
     expect(mtnStatusResult(404, notFound, 'PAY_IN', REF, 'UNKNOWN')).toEqual({ kind: 'NOT_FOUND' });
     expect(mtnStatusResult(404, notFound, 'PAY_IN', REF, 'ACCEPTED')).toEqual({ kind: 'PENDING' });
+    expect(mtnStatusResult(404, notFound, 'PAY_OUT', REF, 'IN_FLIGHT')).toEqual({ kind: 'PENDING' });
     expect(mtnStatusResult(500, { code: 'INTERNAL_PROCESSING_ERROR' }, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
     expect(mtnStatusResult(401, undefined, 'PAY_IN', REF).kind).toBe('UNREACHABLE');
   });

@@ -3,7 +3,15 @@
  * (Collection and Disbursement products, https://momodeveloper.mtn.com/api-documentation). No I/O
  * here: the plumbing (`mtn-momo-connector.ts`) adds the bearer token and sends what these build.
  */
-import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
+import {
+  documentedOutcome,
+  type DocumentedMeaning,
+  type FailureCode,
+  type InitiateRequest,
+  type InitiateResult,
+  type InitiationState,
+  type StatusResult,
+} from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 import { baseUnitDigits } from '../../domain/currency.ts';
 
@@ -267,18 +275,19 @@ export function mtnInitiateResult(status: number, json: unknown, direction: 'PAY
  * MTN's answer to a status query, through `MTN_STATUSES`: `SUCCESSFUL` → SUCCEEDED with
  * `financialTransactionId` (the id on MTN's statements and the payer's SMS); `FAILED` → its
  * reason's meaning (no reason at all: PROVIDER_ERROR, MTN has decided); `PENDING`/`CREATED` →
- * PENDING; an unknown status → UNREACHABLE. `404` → NOT_FOUND (never landed) when the initiation's
- * outcome was unknown, PENDING when MTN had acknowledged it (202/409: MTN holds it); any other HTTP
- * status or an unreadable body → UNREACHABLE.
+ * PENDING; an unknown status → UNREACHABLE. `404` → NOT_FOUND (never landed) only when the
+ * initiation is `UNKNOWN` (nothing of it can still arrive); PENDING when MTN had acknowledged it
+ * (202/409: MTN holds it) or while it may still be on its way (`IN_FLIGHT`); any other HTTP status
+ * or an unreadable body → UNREACHABLE.
  */
 export function mtnStatusResult(
   status: number,
   json: unknown,
   direction: 'PAY_IN' | 'PAY_OUT',
   referenceId: string,
-  initiation: 'ACCEPTED' | 'UNKNOWN' = 'UNKNOWN',
+  initiation: InitiationState = 'UNKNOWN',
 ): StatusResult {
-  if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
+  if (status === 404) return initiation === 'UNKNOWN' ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
   if (status !== 200) return { kind: 'UNREACHABLE', error: errorText(status, json) };
   const state = stringField(json, 'status');
   const meaning = state !== undefined && Object.hasOwn(MTN_STATUSES, state) ? MTN_STATUSES[state] : undefined;

@@ -171,6 +171,7 @@ describe('reading Orange answers', () => {
     expect(orangeStatusResult(200, { data: transaction({ status: 'CANCELLED' }) }, 'PAY_IN', TOKEN)).toMatchObject({ failureCode: 'REJECTED_BY_PAYER' });
     expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_IN', TOKEN, 'UNKNOWN')).toEqual({ kind: 'NOT_FOUND' });
     expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_IN', TOKEN, 'ACCEPTED')).toEqual({ kind: 'PENDING' });
+    expect(orangeStatusResult(404, { message: 'introuvable' }, 'PAY_OUT', TOKEN, 'IN_FLIGHT')).toEqual({ kind: 'PENDING' });
     expect(orangeStatusResult(502, undefined, 'PAY_IN', TOKEN).kind).toBe('UNREACHABLE');
   });
 

@@ -6,7 +6,15 @@
  * pay-in) and cash-in (`cashin/…`, pay-out). No I/O here; `orange-money-connector.ts` sends.
  */
 import { createHash } from 'node:crypto';
-import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
+import {
+  documentedOutcome,
+  type DocumentedMeaning,
+  type FailureCode,
+  type InitiateRequest,
+  type InitiateResult,
+  type InitiationState,
+  type StatusResult,
+} from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** Path prefix of the OM API. */
@@ -229,17 +237,18 @@ export function orangeDecline(json: unknown, data: unknown, direction: 'PAY_IN' 
 
 /**
  * Orange's answer to a status query: the transaction's outcome (`txnid` kept on success); 404 →
- * NOT_FOUND when the `pay` outcome was unknown, PENDING when Orange had acknowledged it; any
- * other HTTP status or a body without a transaction → UNREACHABLE.
+ * NOT_FOUND only when the `pay` outcome is `UNKNOWN` (nothing of it can still arrive), PENDING when
+ * Orange had acknowledged it or while it may still be on its way (`IN_FLIGHT`); any other HTTP
+ * status or a body without a transaction → UNREACHABLE.
  */
 export function orangeStatusResult(
   status: number,
   json: unknown,
   direction: 'PAY_IN' | 'PAY_OUT',
   payToken: string,
-  initiation: 'ACCEPTED' | 'UNKNOWN' = 'UNKNOWN',
+  initiation: InitiationState = 'UNKNOWN',
 ): StatusResult {
-  if (status === 404) return initiation === 'ACCEPTED' ? { kind: 'PENDING' } : { kind: 'NOT_FOUND' };
+  if (status === 404) return initiation === 'UNKNOWN' ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
   const data = (json as { data?: unknown } | undefined)?.data;
   if (status !== 200 || !data) return { kind: 'UNREACHABLE', error: errorText(status, json) };
   return orangeTransactionOutcome(data, direction, payToken);

@@ -5,8 +5,9 @@
  * `client_reference`, whose `wave_launch_url` the customer opens. Pay-out is `POST /v1/payout` with
  * `idempotency-key` and `client_reference` our reference. Status is `GET` by Wave's id; when the
  * creation's answer was lost (no id stored), the `client_reference` search finds it, and "not
- * found" after an ambiguous creation means it never landed. Every call stops when the caller's
- * signal aborts. The wire format lives in `wave-transformers.ts`.
+ * found" after an ambiguous creation means it never landed — once none of its requests can still
+ * arrive (`StatusQuery.initiation` `UNKNOWN`). Every call stops when the caller's signal aborts.
+ * The wire format lives in `wave-transformers.ts`.
  */
 import type { WaveWalletConfig } from '../../config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
@@ -78,13 +79,16 @@ export function createWaveConnector(options: WaveOptions): Connector {
       if (!noWaveId(query)) {
         const answer = await send(waveGetCall(query.direction, query.operatorReference!), signal);
         if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
-        return waveGetResult(answer.status, answer.json, query.direction);
+        const status = waveGetResult(answer.status, answer.json, query.direction);
+        // Wave named it, so it landed: its 404 is no proof of anything.
+        return status.kind === 'NOT_FOUND' && query.initiation !== 'UNKNOWN' ? { kind: 'PENDING' } : status;
       }
       // The creation's answer was lost: find it by our client_reference before anything else.
       const answer = await send(waveSearchCall(query.direction, query.reference), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       if (answer.status !== 200) return { kind: 'UNREACHABLE', error: `Wave search: HTTP ${answer.status}` };
       const found = waveSearchFirst(answer.json, query.reference);
+      // Not found proves it never landed only once none of its requests can still arrive.
       if (!found) return query.initiation === 'UNKNOWN' ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
       return query.direction === 'PAY_IN' ? sessionStatus(found) : payoutStatus(found);
     },

@@ -453,14 +453,14 @@ export async function scheduleNextPolls(db: Db, input: { polls: NextPoll[] }): P
 // from the first payments on, and a plan kept from a small table read the whole table at each
 // execution as it grew (statement.ts).
 const recordInitiations = statement(
-  'record_initiations_v3',
+  'record_initiations_v4',
   `with v as (
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
-       as v(id, operator_reference, outcome, redirect_url, recorded_at, cause, detail, expected_status)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])
+       as v(id, operator_reference, outcome, redirect_url, recorded_at, cause, detail, expected_status, in_flight_until)
    ), u as (
      update transactions t
         set operator_reference = v.operator_reference, initiation_outcome = v.outcome,
-            redirect_url = coalesce(v.redirect_url, t.redirect_url), updated_at = v.recorded_at
+            redirect_url = coalesce(v.redirect_url, t.redirect_url), in_flight_until = v.in_flight_until, updated_at = v.recorded_at
        from v
       where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
       returning t.id)
@@ -469,19 +469,23 @@ const recordInitiations = statement(
   { customPlan: true },
 );
 
-/** One initiation answer to record: the operator's id for it, the outcome, and its event's cause and detail. */
+/**
+ * One initiation answer to record: the operator's id for it, the outcome, until when a request of
+ * it may still reach the operator (null once acknowledged), and its event's cause and detail.
+ */
 export interface InitiationRecord {
   id: string;
   operatorReference: string;
   outcome: 'ACCEPTED' | 'UNKNOWN';
   redirectUrl: string | null;
+  inFlightUntil: Date | null;
   recordedAt: Date;
   cause: string;
   detail: Record<string, unknown>;
 }
 
 /**
- * The parameters of `record_initiations_v3` (`recordInitiations`) for `records`, in the
+ * The parameters of `record_initiations_v4` (`recordInitiations`) for `records`, in the
  * statement's order: one array per column, each transaction expected still PENDING.
  */
 export function initiationRecordValues(records: readonly InitiationRecord[]): unknown[] {
@@ -494,6 +498,7 @@ export function initiationRecordValues(records: readonly InitiationRecord[]): un
     records.map((r) => r.cause),
     records.map((r) => JSON.stringify(r.detail)),
     records.map(() => 'PENDING'),
+    records.map((r) => r.inFlightUntil?.toISOString() ?? null),
   ];
 }
 
