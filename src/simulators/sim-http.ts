@@ -1,7 +1,8 @@
 /**
  * What the operator simulators share: a bounded request-body reader, JSON answers, a request log,
  * the fault modes (answer 5xx but process; hold past the client's timeout, then process; pay
- * after the rail's deadline; drop the callback; send it twice), callback delivery with the
+ * after the rail's deadline; drop the callback; send it twice), latencies (a request processed
+ * only after a wait, whether or not its client is still there), callback delivery with the
  * operator's method and body, and the list of money movements a simulator made. Simulators are
  * test and staging tooling: only `cli/` and tests import them, never production code.
  */
@@ -30,6 +31,38 @@ export interface SimFault {
   on: 'prepare' | 'initiate' | 'status' | 'token' | 'all';
   landed: boolean;
   remaining?: number;
+}
+
+/**
+ * How long a simulator waits before handling each kind of request, milliseconds (0: at once):
+ * `token` (token endpoints), `check` (MTN's account-holder check), `prepare` (Orange's `init`),
+ * `initiate` (the call that moves money), `status` (status queries and searches). After the wait
+ * the request is handled as usual — processed, and answered if its client is still there: an
+ * operator slow to process what it has received. A simulator ignores the kinds it has not.
+ */
+export interface SimLatency {
+  token: number;
+  check: number;
+  prepare: number;
+  initiate: number;
+  status: number;
+}
+
+/** No latency: every request handled at once. */
+export const NO_LATENCY: Readonly<SimLatency> = { token: 0, check: 0, prepare: 0, initiate: 0, status: 0 };
+
+/** The `POST /_simulator/settings` rules of the latencies a simulator has. */
+export function latencyRules(kinds: readonly (keyof SimLatency)[]): Record<string, SettingRule> {
+  return Object.fromEntries(kinds.map((kind) => [`latencyMs.${kind}`, 'ms' as const]));
+}
+
+/**
+ * Resolves after `ms` (at once for 0), on the simulator's `later` timers, so that closing the
+ * simulator cancels the wait (the request is then never handled).
+ */
+export function hold(ms: number, later: (ms: number, fn: () => void) => void): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => later(ms, resolve));
 }
 
 /**
@@ -272,8 +305,8 @@ export function parseBasic(header: string | undefined): { user: string; password
 export type SettingRule = 'ms' | 'boolean' | 'host' | readonly string[];
 
 /**
- * Applies `body` (JSON) to `target` for the keys `rules` allows (`callbacks.*` nested one level);
- * returns the list of problems (nothing is applied when there is one).
+ * Applies `body` (JSON) to `target` for the keys `rules` allows (`callbacks.*`, `latencyMs.*`:
+ * objects nested one level); returns the list of problems (nothing is applied when there is one).
  */
 export function applySettings(target: Record<string, unknown>, body: string, rules: Record<string, SettingRule>): string[] {
   let value: unknown;
@@ -284,8 +317,9 @@ export function applySettings(target: Record<string, unknown>, body: string, rul
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['body must be a JSON object'];
   const flat: [string, unknown][] = [];
+  const nested = new Set(Object.keys(rules).filter((k) => k.includes('.')).map((k) => k.split('.')[0]!));
   for (const [k, v] of Object.entries(value)) {
-    if (k === 'callbacks' && typeof v === 'object' && v !== null) for (const [k2, v2] of Object.entries(v)) flat.push([`callbacks.${k2}`, v2]);
+    if (nested.has(k) && typeof v === 'object' && v !== null) for (const [k2, v2] of Object.entries(v)) flat.push([`${k}.${k2}`, v2]);
     else flat.push([k, v]);
   }
   const problems: string[] = [];
@@ -304,7 +338,8 @@ export function applySettings(target: Record<string, unknown>, body: string, rul
   }
   if (problems.length > 0) return problems;
   for (const [k, v] of flat) {
-    if (k.startsWith('callbacks.')) (target.callbacks as Record<string, unknown>)[k.slice(10)] = v;
+    const dot = k.indexOf('.');
+    if (dot > 0) (target[k.slice(0, dot)] as Record<string, unknown>)[k.slice(dot + 1)] = v;
     else target[k] = v;
   }
   return [];

@@ -23,6 +23,7 @@ import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { merchantAccount, operatorFloatAccount } from '../../src/ledger/accounts.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
 import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
+import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -55,6 +56,7 @@ beforeEach(async () => {
   sim.options.orgBalance = MPESA_SIM_DEFAULTS.orgBalance;
   sim.options.statusResultHasReason = MPESA_SIM_DEFAULTS.statusResultHasReason;
   sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
+  sim.options.latencyMs = { ...NO_LATENCY };
 });
 
 const RAIL = 'MPESA_KE';

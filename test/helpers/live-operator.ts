@@ -1,11 +1,12 @@
 /**
  * The setup every LIVE operator test file shares: one operator simulator, one webhook receiver and
  * one harness with a LIVE tenant for the whole file; before each test the simulator's fault switch
- * is off and its callbacks are delivered once, at once; after the file everything is closed.
+ * is off, it answers without latency and its callbacks are delivered once, at once; after the file
+ * everything is closed.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { pollOnce, type PollTickResult } from '../../src/jobs/status-poller.ts';
-import type { SimCallback, SimCallbackOptions, SimFault, SimMovement, SimRequest } from '../../src/simulators/sim-http.ts';
+import { NO_LATENCY, type SimCallback, type SimCallbackOptions, type SimFault, type SimLatency, type SimMovement, type SimRequest } from '../../src/simulators/sim-http.ts';
 import { startWaveSimulator, WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { startLiveHarness, waveEnv } from './live.ts';
@@ -14,7 +15,7 @@ import { startReceiver, type Receiver } from './webhooks.ts';
 /** What the shared setup and the fault scenarios drive of an operator simulator (every simulator in `src/simulators/` has it). */
 export interface OperatorSimulator {
   url: string;
-  options: { callbacks: SimCallbackOptions };
+  options: { callbacks: SimCallbackOptions; latencyMs: SimLatency };
   /** Every request received, in order. */
   requests: SimRequest[];
   callbacks: SimCallback[];
@@ -87,6 +88,7 @@ export function useLiveOperator<S extends OperatorSimulator>(setup: LiveOperator
   beforeEach(() => {
     live.sim.fault = null;
     live.sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
+    live.sim.options.latencyMs = { ...NO_LATENCY };
     setup.reset?.(live.sim);
   });
   return live;

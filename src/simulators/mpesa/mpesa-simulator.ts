@@ -16,7 +16,8 @@
  * the `ConversationID` it answered. Test and staging tooling only.
  *
  * Fault modes: the fault switch (`fault`: answer `500.003.1001` or hold past the client's
- * timeout, after processing the request or not), a late decision (phones ending in `198`, after
+ * timeout, after processing the request or not), latencies (`latencyMs`: token, STK push and
+ * B2C, STK Query and Transaction Status), a late decision (phones ending in `198`, after
  * `lateDecisionDelayMs`: past the rail's deadline), callbacks dropped or sent twice
  * (`callbacks`). `moved()` lists every movement of money it made, for reconciliation.
  *
@@ -41,6 +42,9 @@ import {
   createCallbackSender,
   faultHits,
   headersOf,
+  hold,
+  latencyRules,
+  NO_LATENCY,
   listen,
   parseBasic,
   parseFault,
@@ -49,6 +53,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimLatency,
   type SimRequest,
 } from '../sim-http.ts';
 
@@ -83,6 +88,8 @@ export interface MpesaSimulatorOptions {
    */
   statusResultHasReason: boolean;
   callbacks: SimCallbackOptions;
+  /** Waits before handling tokens, STK pushes and B2C payments (initiate), STK and Transaction Status queries (status). */
+  latencyMs: SimLatency;
 }
 
 /** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */
@@ -104,6 +111,7 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   statusResultNameKey: 'Originator Conversation ID',
   statusResultHasReason: true,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
+  latencyMs: NO_LATENCY,
 };
 
 /** The documented Daraja sandbox test MSISDN. */
@@ -200,7 +208,12 @@ const KENYAN_MSISDN = /^254[17]\d{8}$/;
 
 /** Starts the simulator. `overrides` are merged over `MPESA_SIM_DEFAULTS`. */
 export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptions> = {}): Promise<MpesaSimulator> {
-  const options: MpesaSimulatorOptions = { ...MPESA_SIM_DEFAULTS, ...overrides, callbacks: { ...MPESA_SIM_DEFAULTS.callbacks, ...overrides.callbacks } };
+  const options: MpesaSimulatorOptions = {
+    ...MPESA_SIM_DEFAULTS,
+    ...overrides,
+    callbacks: { ...MPESA_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
+    latencyMs: { ...NO_LATENCY, ...overrides.latencyMs },
+  };
   const tokens = new Map<string, number>();
   const stk = new Map<string, MpesaSimStk>();
   const b2c = new Map<string, MpesaSimB2c>();
@@ -564,9 +577,11 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
+        ...latencyRules(['token', 'initiate', 'status']),
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
       return sendJson(res, 200, {
+        latencyMs: options.latencyMs,
         decisionDelayMs: options.decisionDelayMs,
         lateDecisionDelayMs: options.lateDecisionDelayMs,
         tokenExpiresInAsString: options.tokenExpiresInAsString,
@@ -581,10 +596,14 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     }
     if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, { stk: [...stk.values()], b2c: [...b2c.values()] });
     if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, { moved: movements });
+    const isB2c = path === '/mpesa/b2c/v3/paymentrequest' || path === '/mpesa/b2c/v1/paymentrequest';
+    if (req.method === 'GET' && path === '/oauth/v1/generate') await hold(options.latencyMs.token, later);
+    else if (req.method === 'POST' && (path === '/mpesa/stkpush/v1/processrequest' || isB2c)) await hold(options.latencyMs.initiate, later);
+    else if (req.method === 'POST' && (path === '/mpesa/stkpushquery/v1/query' || path === '/mpesa/transactionstatus/v1/query')) await hold(options.latencyMs.status, later);
     if (req.method === 'GET' && path === '/oauth/v1/generate') return handleToken(req, res, url.searchParams);
     if (req.method === 'POST' && path === '/mpesa/stkpush/v1/processrequest') return handleStkPush(req, res);
     if (req.method === 'POST' && path === '/mpesa/stkpushquery/v1/query') return handleStkQuery(req, res);
-    if (req.method === 'POST' && (path === '/mpesa/b2c/v3/paymentrequest' || path === '/mpesa/b2c/v1/paymentrequest')) return handleB2c(req, res);
+    if (req.method === 'POST' && isB2c) return handleB2c(req, res);
     if (req.method === 'POST' && path === '/mpesa/transactionstatus/v1/query') return handleTransactionStatus(req, res);
     const known = ['/oauth/v1/generate', '/mpesa/stkpush/v1/processrequest', '/mpesa/stkpushquery/v1/query', '/mpesa/b2c/v3/paymentrequest', '/mpesa/transactionstatus/v1/query'];
     if (known.includes(path)) return sendJson(res, 405, envelope('405.001', 'Method Not Allowed'));

@@ -270,4 +270,20 @@ describe('sandbox provisioning and settings', () => {
     sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
     sim.options.callbackMethod = 'PUT';
   });
+
+  it('latency: a request-to-pay is created only after the wait, and until then its status is 404', async () => {
+    expect((await fetch(`${sim.url}/_simulator/settings`, { method: 'POST', body: JSON.stringify({ latencyMs: { initiate: -1 } }) })).status).toBe(400);
+    const set = await fetch(`${sim.url}/_simulator/settings`, { method: 'POST', body: JSON.stringify({ latencyMs: { initiate: 300 } }) });
+    expect(await set.json()).toMatchObject({ latencyMs: { initiate: 300, token: 0, check: 0, status: 0 } });
+    try {
+      const ref = newReferenceId();
+      const sent = requestToPay('46733123497', { ref });
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await status(ref)).status).toBe(404);
+      expect((await (await sent).res).status).toBe(202);
+      expect((await status(ref)).status).toBe(200);
+    } finally {
+      sim.options.latencyMs.initiate = 0;
+    }
+  });
 });

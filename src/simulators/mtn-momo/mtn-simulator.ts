@@ -14,7 +14,8 @@
  * ending in 198 (the simulator's own, `SIM_LATE_SUFFIX`) succeeds only after `lateDecisionMs` or
  * `decideLate()`: MTN paying after Kolo's deadline. Every other number succeeds after
  * `decisionDelayMs`. The callback is sent once, without retry (MTN's callback pages), and the
- * fault modes of `sim-http.ts` apply; `moved()` lists the money moved.
+ * fault modes and latencies (`latencyMs`: token, account-holder check, initiation, status) of
+ * `sim-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -27,6 +28,9 @@ import {
   SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
+  hold,
+  latencyRules,
+  NO_LATENCY,
   listen,
   parseFault,
   parseBasic,
@@ -35,6 +39,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimLatency,
   type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
@@ -68,6 +73,8 @@ export interface MtnSimulatorOptions {
   callbacks: SimCallbackOptions;
   /** `reason` as a plain string (current platform) or `{code, message}` (original swagger). */
   reasonShape: 'string' | 'object';
+  /** Waits before handling tokens, account-holder checks, initiations and status queries. */
+  latencyMs: SimLatency;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
@@ -85,6 +92,7 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   callbackMethod: 'PUT',
   callbacks: { delayMs: 0, duplicate: false, drop: false },
   reasonShape: 'string',
+  latencyMs: NO_LATENCY,
 };
 
 /** Market currency per target environment; `sandbox` is EUR only. */
@@ -208,7 +216,7 @@ const FORBIDDEN_NOTE_CHARS = /['"<>&\\]/;
 
 /** Starts the simulator. `overrides` are merged over `MTN_SIM_DEFAULTS`. */
 export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> = {}): Promise<MtnSimulator> {
-  const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides };
+  const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides, latencyMs: { ...NO_LATENCY, ...overrides.latencyMs } };
   const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
   /** Sandbox API users provisioned through `/v1_0/apiuser`, by id. */
   const apiUsers = new Map<string, { product: Product; providerCallbackHost: string; apiKey: string | null }>();
@@ -424,6 +432,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
+        ...latencyRules(['token', 'check', 'initiate', 'status']),
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
       const { collection: _c, disbursement: _d, ...visible } = options;
@@ -456,13 +465,24 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (req.method === 'GET' && (m = /^\/v1_0\/apiuser\/([^/]+)$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'read');
     if (req.method === 'POST' && (m = /^\/v1_0\/apiuser\/([^/]+)\/apikey$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'apikey');
     if (req.method === 'GET' && (m = /^\/_simulator\/(transactions|moved)$/.exec(path))) return handleControl(req, res, m[1]!);
-    if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) return handleToken(req, res, m[1] as Product);
-    if (req.method === 'POST' && path === '/collection/v1_0/requesttopay') return handleCreate(req, res, 'collection');
-    if (req.method === 'POST' && path === '/disbursement/v1_0/transfer') return handleCreate(req, res, 'disbursement');
-    if (req.method === 'GET' && (m = /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path))) return handleStatus(req, res, 'collection', decodeURIComponent(m[1]!));
-    if (req.method === 'GET' && (m = /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(path))) return handleStatus(req, res, 'disbursement', decodeURIComponent(m[1]!));
+    if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) {
+      const product = m[1] as Product;
+      await hold(options.latencyMs.token, later);
+      return handleToken(req, res, product);
+    }
+    if (req.method === 'POST' && (path === '/collection/v1_0/requesttopay' || path === '/disbursement/v1_0/transfer')) {
+      await hold(options.latencyMs.initiate, later);
+      return handleCreate(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement');
+    }
+    if (req.method === 'GET' && (m = /^\/(?:collection\/v1_0\/requesttopay|disbursement\/v1_0\/transfer)\/([^/]+)$/.exec(path))) {
+      const referenceId = decodeURIComponent(m[1]!);
+      await hold(options.latencyMs.status, later);
+      return handleStatus(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement', referenceId);
+    }
     if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path))) {
-      return handleAccountHolder(req, res, m[1] as Product, decodeURIComponent(m[2]!));
+      const [product, msisdn] = [m[1] as Product, decodeURIComponent(m[2]!)];
+      await hold(options.latencyMs.check, later);
+      return handleAccountHolder(req, res, product, msisdn);
     }
     return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
   };

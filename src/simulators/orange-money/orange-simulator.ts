@@ -6,8 +6,8 @@
  * refused), `mp/init` → `payToken`, `mp/pay` (USSD push: PENDING, or a business decline answered
  * HTTP 417 with a body naming the reason; `orderId` at most 20 characters),
  * `mp/paymentstatus/{payToken}`, the same three for `cashin`, and a POST to `notifUrl` when a
- * transaction completes (once, no retry). The fault modes of `sim-http.ts` apply; `moved()` lists
- * the money moved. Test and staging tooling only: production code never imports it.
+ * transaction completes (once, no retry). The fault modes and latencies (`latencyMs`: token,
+ * `init`, `pay`, status) of `sim-http.ts` apply; `moved()` lists the money moved. Test and staging tooling only: production code never imports it.
  *
  * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
  * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and docs/going-live.md):
@@ -30,6 +30,9 @@ import {
   SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
+  hold,
+  latencyRules,
+  NO_LATENCY,
   listen,
   parseFault,
   parseBasic,
@@ -38,6 +41,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimLatency,
   type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
@@ -59,6 +63,8 @@ export interface OrangeSimulatorOptions {
   payTokenTtlMs: number;
   tokenTtlSeconds: number;
   callbacks: SimCallbackOptions;
+  /** Waits before handling tokens, `init` (prepare), `pay` (initiate) and status queries. */
+  latencyMs: SimLatency;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
@@ -76,6 +82,7 @@ export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
   payTokenTtlMs: 7 * 60_000,
   tokenTtlSeconds: 3600,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
+  latencyMs: NO_LATENCY,
 };
 
 /** What a trigger does: fail at `pay`, settle later to a status, or stay pending. */
@@ -136,7 +143,7 @@ const PREFIX = '/omcoreapis/1.0.2';
 
 /** Starts the simulator. `overrides` are merged over `ORANGE_SIM_DEFAULTS`. */
 export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOptions> = {}): Promise<OrangeSimulator> {
-  const options: OrangeSimulatorOptions = { ...ORANGE_SIM_DEFAULTS, ...overrides };
+  const options: OrangeSimulatorOptions = { ...ORANGE_SIM_DEFAULTS, ...overrides, latencyMs: { ...NO_LATENCY, ...overrides.latencyMs } };
   const tokens = new Map<string, number>();
   const transactions = new Map<string, OrangeSimTransaction>();
   const requests: SimRequest[] = [];
@@ -299,9 +306,16 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
+        ...latencyRules(['token', 'prepare', 'initiate', 'status']),
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, lateDecisionMs: options.lateDecisionMs, payTokenTtlMs: options.payTokenTtlMs, callbacks: options.callbacks });
+      return sendJson(res, 200, {
+        decisionDelayMs: options.decisionDelayMs,
+        lateDecisionMs: options.lateDecisionMs,
+        payTokenTtlMs: options.payTokenTtlMs,
+        callbacks: options.callbacks,
+        latencyMs: options.latencyMs,
+      });
     }
     if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
       for (const k of tokens.keys()) tokens.set(k, 0);
@@ -310,11 +324,19 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
     if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
     if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...transactions.values()].map((t) => t.data));
-    if (req.method === 'POST' && path === '/token') return handleToken(req, res);
-    if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/init$`).exec(path))) return handleInit(req, res, m[1] as Flow);
-    if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/pay$`).exec(path))) return handlePay(req, res, m[1] as Flow);
+    if (req.method === 'POST' && path === '/token') {
+      await hold(options.latencyMs.token, later);
+      return handleToken(req, res);
+    }
+    if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/(init|pay)$`).exec(path))) {
+      const [flow, step] = [m[1] as Flow, m[2]!];
+      await hold(step === 'init' ? options.latencyMs.prepare : options.latencyMs.initiate, later);
+      return step === 'init' ? handleInit(req, res, flow) : handlePay(req, res, flow);
+    }
     if (req.method === 'GET' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/paymentstatus/([^/]+)$`).exec(path))) {
-      return handleStatus(req, res, m[1] as Flow, decodeURIComponent(m[2]!));
+      const [flow, payToken] = [m[1] as Flow, decodeURIComponent(m[2]!)];
+      await hold(options.latencyMs.status, later);
+      return handleStatus(req, res, flow, payToken);
     }
     return sendJson(res, 404, { fault: { code: 404, type: 'Status report', message: 'Not Found', description: 'The requested resource is not available.' } });
   };

@@ -19,8 +19,8 @@
  * 606 payout stays `processing` for `decisionDelayMs`, then succeeds · 198 Wave pays only after
  * `lateDecisionMs` or `decideLate()` (after Kolo's deadline): the payout stays `processing`, the
  * session is paid by the simulator itself · any other number: paid. A payout above the wallet's
- * balance (a setting) fails with `insufficient-funds`. The fault modes of `sim-http.ts` apply;
- * `moved()` lists the money moved.
+ * balance (a setting) fails with `insufficient-funds`. The fault modes and latencies (`latencyMs`:
+ * creations, status reads and searches) of `sim-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -34,6 +34,9 @@ import {
   SIM_LATE_SUFFIX,
   faultHits,
   headersOf,
+  hold,
+  latencyRules,
+  NO_LATENCY,
   listen,
   parseFault,
   readBody,
@@ -41,6 +44,7 @@ import {
   type SimCallback,
   type SimCallbackOptions,
   type SimFault,
+  type SimLatency,
   type SimMovement,
   type SimRequest,
 } from '../sim-http.ts';
@@ -66,6 +70,8 @@ export interface WaveSimulatorOptions {
   /** How long a `…198` session or payout waits before Wave pays it, unless `decideLate()` comes first. */
   lateDecisionMs: number;
   callbacks: SimCallbackOptions;
+  /** Waits before handling session and payout creations (initiate) and their reads and searches (status). */
+  latencyMs: SimLatency;
   /** The simulator's clock for signature timestamps, milliseconds (tests align it with Kolo's). */
   nowMs: () => number;
 }
@@ -84,6 +90,7 @@ export const WAVE_SIM_DEFAULTS: WaveSimulatorOptions = {
   decisionDelayMs: 2000,
   lateDecisionMs: SIM_LATE_DECISION_MS,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
+  latencyMs: NO_LATENCY,
   nowMs: () => Date.now(),
 };
 
@@ -128,6 +135,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     ...overrides,
     wallets: structuredClone(overrides.wallets ?? WAVE_SIM_DEFAULTS.wallets),
     callbacks: { ...WAVE_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
+    latencyMs: { ...NO_LATENCY, ...overrides.latencyMs },
   };
   const sessions = new Map<string, Record<string, unknown>>();
   const payouts = new Map<string, Record<string, unknown>>();
@@ -372,9 +380,16 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
         'callbacks.delayMs': 'ms',
         'callbacks.duplicate': 'boolean',
         'callbacks.drop': 'boolean',
+        ...latencyRules(['initiate', 'status']),
       });
       if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, lateDecisionMs: options.lateDecisionMs, webhookSignature: options.webhookSignature, callbacks: options.callbacks });
+      return sendJson(res, 200, {
+        decisionDelayMs: options.decisionDelayMs,
+        lateDecisionMs: options.lateDecisionMs,
+        webhookSignature: options.webhookSignature,
+        callbacks: options.callbacks,
+        latencyMs: options.latencyMs,
+      });
     }
     if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
     if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
@@ -388,6 +403,9 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       res.writeHead(303, { location: redirect });
       return void res.end();
     }
+    // Wave's own API from here on (the launch page above is the customer's, never slow).
+    if (req.method === 'POST' && (path === '/v1/checkout/sessions' || path === '/v1/payout')) await hold(options.latencyMs.initiate, later);
+    else if (req.method === 'GET' && path.startsWith('/v1/')) await hold(options.latencyMs.status, later);
     if (req.method === 'POST' && path === '/v1/checkout/sessions') return handleCreateSession(req, res);
     if (req.method === 'GET' && path === '/v1/checkout/sessions/search') {
       const who = authenticate(req, 'checkout');
