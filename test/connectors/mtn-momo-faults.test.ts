@@ -3,7 +3,10 @@
  * (requesttopay pay-ins, transfer pay-outs): a 500 after MTN processed the request; a request
  * held past Kolo's timeout, then processed; MTN paying after the rail's deadline (…198); a
  * dropped callback; a duplicated one; a hosted checkout whose first attempt MTN pays after its
- * deadline while a second attempt succeeds (both payments recorded). After each scenario, `kolo ledger verify`'s invariants
+ * deadline while a second attempt succeeds (both payments recorded); a token or account-holder
+ * check slower than Kolo's timeout (nothing sent), and a request-to-pay or transfer so slow that
+ * Kolo's status query gets MTN's 404 before MTN creates it (nothing failed nor released, the
+ * payment recorded). After each scenario, `kolo ledger verify`'s invariants
  * hold and what the simulator moved equals what the ledger posted on MTN's float, transaction by
  * transaction.
  */
@@ -12,7 +15,8 @@ import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
 import { startMtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
-import { describeCallbackOperatorFaults, PAST_DEADLINE_MS, useFaultHarness } from '../helpers/fault-scenarios.ts';
+import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
+import { describeAbandonedInitiations, describeCallbackOperatorFaults, PAST_DEADLINE_MS, SLOW_PRE_STEP_MS, useFaultHarness } from '../helpers/fault-scenarios.ts';
 import { mtnEnv, rowOf, settled, waitUntil, webhookTypes } from '../helpers/live.ts';
 
 const f = useFaultHarness({
@@ -32,6 +36,26 @@ describeCallbackOperatorFaults(f, {
   msisdnPrefix: '23767700',
   decided: (reference) => waitUntil(`MTN to decide ${reference}`, () => resourceOf(reference)?.status === 'SUCCESSFUL'),
   initiations: (reference) => f.sim.requests.filter((r) => r.method === 'POST' && r.body.includes(`"externalId":"${reference}"`)),
+});
+
+describeAbandonedInitiations(f, {
+  product: 'MTN MoMo',
+  msisdnPrefix: '23767700',
+  initiations: (reference) => f.sim.requests.filter((r) => r.method === 'POST' && r.body.includes(`"externalId":"${reference}"`)),
+  recorded: (reference) => resourceOf(reference) !== undefined,
+  statusQueries: () => f.sim.requests.filter((r) => r.method === 'GET' && /\/v1_0\/(requesttopay|transfer)\//.test(r.path)).length,
+  paid: (reference) => waitUntil(`MTN to pay ${reference}`, () => resourceOf(reference)?.status === 'SUCCESSFUL'),
+  slowPreStep: {
+    // The collection token: expired by Kolo's clock, so Kolo asks MTN for one, slowly.
+    PAY_IN: () => {
+      f.h.clock.advance(3_600_000);
+      f.sim.options.latencyMs = { ...NO_LATENCY, token: SLOW_PRE_STEP_MS };
+    },
+    // The account-holder check before a transfer.
+    PAY_OUT: () => {
+      f.sim.options.latencyMs = { ...NO_LATENCY, check: SLOW_PRE_STEP_MS };
+    },
+  },
 });
 
 describe('MTN MoMo hosted checkout: an attempt paid after its deadline, another attempt paid too', () => {

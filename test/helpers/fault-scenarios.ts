@@ -1,7 +1,9 @@
 /**
  * The fault scenarios the LIVE operator tests share, both directions: a 5xx after the operator
  * processed the request, a request held past Kolo's timeout then processed, a dropped callback, a
- * duplicated one, and the operator paying after the rail's deadline (…198). Each runs on a
+ * duplicated one, and the operator paying after the rail's deadline (…198); and initiations Kolo
+ * gives up on (`describeAbandonedInitiations`): a step before the initiation slower than Kolo's
+ * timeout, and an initiation so slow that Kolo's status query overtakes it. Each runs on a
  * harness (`useFaultHarness`) that checks after every scenario that `kolo ledger verify`'s
  * invariants hold and that what the simulator moved equals what the ledger posted on the
  * operator's float, transaction by transaction (`reconcile.ts`); and once more for the whole run.
@@ -10,7 +12,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applications } from '../../src/db/schema.ts';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import type { SimMovement, SimRequest } from '../../src/simulators/sim-http.ts';
+import { NO_LATENCY, type SimMovement, type SimRequest } from '../../src/simulators/sim-http.ts';
 import { eventTrail, rowOf, settled, waitUntil, webhookTypes } from './live.ts';
 import { useLiveOperator, type LiveOperator, type LiveOperatorSetup, type OperatorSimulator } from './live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from './merchant-api.ts';
@@ -268,6 +270,107 @@ export function describeCallbackOperatorFaults(f: FaultHarness<OperatorSimulator
     it(`${o.operator} pays after the rail’s deadline (…198): FAILED TIMEOUT at the deadline, then the late success is recorded once`, async () => {
       const reference = await start(lateMsisdn(o.msisdnPrefix));
       await expectLateSuccessRecorded(f, direction, reference, o.decided);
+    });
+  });
+}
+
+/** The step before the initiation made slower than Kolo's connector timeout, in ms. */
+export const SLOW_PRE_STEP_MS = 1500;
+/** An initiation slow enough (ms) for the status query of the next poll to overtake it. */
+export const SLOW_INITIATION_MS = 2500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the abandoned-initiation scenarios need to know of an operator (its simulator in `f`). */
+export interface AbandonedInitiationFaults {
+  /** Opens each describe's title: `MTN MoMo`, `Orange Money`, `Wave`. */
+  product: string;
+  /** The customer numbers' prefix (`faultMsisdn`); the scenarios use the suffixes 111, 112 and 198. */
+  msisdnPrefix: string;
+  /** The money-moving requests the operator received for `reference`. */
+  initiations(reference: string): SimRequest[];
+  /** True once the operator holds a record of `reference`'s initiation, whatever its state. */
+  recorded(reference: string): boolean;
+  /** How many status queries (reads or searches) the operator has received so far. */
+  statusQueries(): number;
+  /**
+   * Waits until the operator has paid `reference` (first doing what the customer must, on
+   * operators where the customer acts on the operator's page).
+   */
+  paid(reference: string): Promise<void>;
+  /**
+   * Per direction, makes the step before the money-moving request (a token, a check, a prepare)
+   * take `SLOW_PRE_STEP_MS`, longer than Kolo's connector timeout; null where there is none.
+   */
+  slowPreStep: Record<Direction, (() => void) | null>;
+}
+
+/**
+ * Registers, per direction, the scenarios of an initiation Kolo gives up on: (a) a step before it
+ * outlasts Kolo's timeout: nothing is sent, the transaction stays PENDING with its money where it
+ * was, and the next poll sends it once; (b) the initiation itself outlasts the timeout and Kolo's
+ * next status query reaches the operator before it does: "no record of it" fails nothing and
+ * releases nothing, and the operator's payment is recorded as SUCCESS — or, for a pay-out decided
+ * only after the rail's deadline, as a late success consuming its held reservation.
+ */
+export function describeAbandonedInitiations(f: FaultHarness<OperatorSimulator>, o: AbandonedInitiationFaults): void {
+  describe.each(['PAY_IN', 'PAY_OUT'] as const)(`${o.product} %s: initiations Kolo gives up on`, (direction) => {
+    const start = (msisdn: string) => (direction === 'PAY_IN' ? f.charge(msisdn) : f.transfer(msisdn));
+    const msisdn = (suffix: string) => faultMsisdn(o.msisdnPrefix, direction, suffix);
+    const slowPreStep = o.slowPreStep[direction];
+
+    if (slowPreStep) it('a step before it outlasts Kolo’s timeout: nothing is sent, nothing fails, and the next poll sends it once', async () => {
+      slowPreStep();
+      const reference = await start(msisdn('111'));
+      // Long enough for the slow step to end at the operator: still nothing sent.
+      await sleep(SLOW_PRE_STEP_MS);
+      expect(o.initiations(reference)).toHaveLength(0);
+      expect((await rowOf(f.h, reference)).status).toBe('PENDING');
+      expect(await webhookTypes(f.h, reference)).toEqual([]);
+      if (direction === 'PAY_OUT') expect(await ledgerEntryKinds(f.h, reference)).toEqual(['PAYOUT_RESERVE']);
+
+      f.sim.options.latencyMs = { ...NO_LATENCY };
+      await f.pollAfter(10_000);
+      await o.paid(reference);
+      await callbacksIdle(f.h.services);
+      await f.pollAfter(10_000);
+      expect((await rowOf(f.h, reference)).status).toBe('SUCCESS');
+      expect(o.initiations(reference)).toHaveLength(1);
+      expect(await webhookTypes(f.h, reference)).toEqual([SUCCESS_WEBHOOK[direction]]);
+    });
+
+    it('the status query overtakes the slow initiation: the operator’s “no record” fails nothing, and its payment is recorded once', async () => {
+      f.sim.options.callbacks.drop = true;
+      f.sim.options.latencyMs = { ...NO_LATENCY, initiate: SLOW_INITIATION_MS };
+      const reference = await start(msisdn('112'));
+      expect(await rowOf(f.h, reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
+      const asked = o.statusQueries();
+      await f.pollAfter(10_000);
+      // Asked before the initiation reached the operator: no record of it yet.
+      expect(o.statusQueries()).toBeGreaterThan(asked);
+      expect(o.recorded(reference)).toBe(false);
+      expect((await rowOf(f.h, reference)).status).toBe('PENDING');
+      if (direction === 'PAY_OUT') expect(await ledgerEntryKinds(f.h, reference)).toEqual(['PAYOUT_RESERVE']);
+
+      await waitUntil(`${o.product} to record ${reference}`, () => o.recorded(reference));
+      await o.paid(reference);
+      await f.pollAfter(10_000);
+      const row = await rowOf(f.h, reference);
+      expect(row.status).toBe('SUCCESS');
+      expect(await webhookTypes(f.h, reference)).toEqual([SUCCESS_WEBHOOK[direction]]);
+      expectProcessedOnce(f, row, o.initiations(reference));
+    });
+
+    if (direction === 'PAY_OUT') it('overtaken, then paid only after the rail’s deadline: its reservation is held, then consumed by the late success', async () => {
+      f.sim.options.callbacks.drop = true;
+      f.sim.options.latencyMs = { ...NO_LATENCY, initiate: SLOW_INITIATION_MS };
+      const reference = await start(msisdn('198'));
+      await f.pollAfter(10_000);
+      expect(o.recorded(reference)).toBe(false);
+      expect((await rowOf(f.h, reference)).status).toBe('PENDING');
+      await waitUntil(`${o.product} to record ${reference}`, () => o.recorded(reference));
+      await expectLateSuccessRecorded(f, direction, reference, o.paid);
+      expect(o.initiations(reference)).toHaveLength(1);
     });
   });
 }
