@@ -3,13 +3,18 @@
  * sessions, payouts): a 500 after Wave created the session or payout; a creation held past Kolo's
  * timeout, then processed; Wave paying after the rail's deadline (…198); a dropped and a duplicated
  * webhook (pay-ins only: Wave's Webhooks documentation lists no payout event, so payouts are
- * polled). After each scenario, `kolo ledger verify`'s invariants hold and what the simulator moved
- * equals what the ledger posted on Wave's float, transaction by transaction.
+ * polled); a creation so slow that Kolo's search by client_reference reaches Wave first (nothing
+ * failed nor released, the payment recorded), and an initiation Kolo has given up on before it
+ * left (Wave receives nothing; Wave has no token nor check before its creations). After each
+ * scenario, `kolo ledger verify`'s invariants hold and what the simulator moved equals what the
+ * ledger posted on Wave's float, transaction by transaction.
  */
 import { describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import type { WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { resolveConnector } from '../../src/connectors/registry.ts';
 import {
+  describeAbandonedInitiations,
   expectLateSuccessRecorded,
   expectOneTransition,
   expectProcessedOnce,
@@ -86,5 +91,48 @@ describe('Wave PAY_IN: webhook fault modes with a LIVE key', () => {
     // Wave's webhook URL carries no per-transaction token: its copies are told apart by client_reference.
     await waitUntil('both webhooks answered', () => webhooksOf(reference).filter((c) => c.status === 200).length === 2);
     await expectOneTransition(f, 'PAY_IN', reference);
+  });
+});
+
+describeAbandonedInitiations(f, {
+  product: 'Wave',
+  msisdnPrefix: MSISDN_PREFIX,
+  initiations: (reference) =>
+    f.sim.requests.filter((r) => r.method === 'POST' && (r.path === '/v1/checkout/sessions' || r.path === '/v1/payout') && JSON.parse(r.body).client_reference === reference),
+  recorded: (reference) => sessionOf(reference) !== undefined || payoutOf(reference) !== undefined,
+  statusQueries: () => f.sim.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/')).length,
+  async paid(reference) {
+    const session = sessionOf(reference);
+    // The customer pays on Wave's page; a payout is Wave's to pay.
+    if (session && session.payment_status !== 'succeeded') f.sim.pay(session.id as string);
+    await waitUntil(`Wave to pay ${reference}`, () => (sessionOf(reference)?.payment_status ?? payoutOf(reference)?.status) === 'succeeded');
+  },
+  slowPreStep: { PAY_IN: null, PAY_OUT: null },
+});
+
+describe('Wave: an initiation Kolo has given up on before it left', () => {
+  it.each(['PAY_IN', 'PAY_OUT'] as const)('%s: Wave receives nothing (NOT_SENT), so it can be sent again', async (direction) => {
+    const wave = resolveConnector(f.h.services.connectors, 'WAVE_SN', 'LIVE')!;
+    const before = f.sim.requests.length;
+    const reference = `ABANDONED-${direction}`;
+    const answer = await wave.initiate(
+      {
+        direction,
+        reference,
+        rail: { code: 'WAVE_SN', operator: 'WAVE', country: 'SN', currency: 'XOF' },
+        amount: 5000,
+        currency: 'XOF',
+        msisdn: faultMsisdn(MSISDN_PREFIX, direction, '113'),
+        description: null,
+        initiatedAt: f.h.clock.now(),
+        operatorReference: reference,
+        callbackUrl: null,
+        returnUrl: f.h.baseUrl,
+      },
+      AbortSignal.abort(),
+    );
+    expect(answer.kind).toBe('NOT_SENT');
+    expect(f.sim.requests.length).toBe(before);
+    expect(sessionOf(reference) ?? payoutOf(reference)).toBeUndefined();
   });
 });
