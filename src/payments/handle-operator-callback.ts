@@ -10,7 +10,10 @@
  * pay-out's reserved money only when it answers Kolo's own status query — any other failure Result
  * is recorded in the transaction's history (`FAILURE_REPORTED`: the operator's code and words) and
  * triggers that query instead, whose answer is read with it (`StatusQuery.reportedFailure`), so
- * the failure it confirms keeps the cause the operator gave even when the answer names none.
+ * the failure it confirms keeps the cause the operator gave even when the answer names none. The
+ * answer to Kolo's own status query that gives no verdict changes nothing and asks nothing: the
+ * next question is already scheduled, and asking again at each answer would have each answer ask
+ * again, without end.
  * Unknown tokens, another operator's path, or a transaction already settled change nothing —
  * except what closed without the operator's definitive answer (a charge or pay-out failed at its
  * deadline, a checkout attempt failed at its own): its watch is made due now (late-success.ts),
@@ -32,8 +35,11 @@ import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut
 import { initiationStateOf } from './initiation-window.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
-/** What a callback led to (for logs and tests; the operator always gets 200). */
-export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED';
+/**
+ * What a callback led to (for logs and tests; the operator always gets 200). `INCONCLUSIVE`: the
+ * answer to Kolo's own status query, without a verdict: nothing changed, nothing asked.
+ */
+export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED' | 'INCONCLUSIVE';
 
 /** Shape of a callback token (hex, see `newCallbackToken`); anything else is unknown at once. */
 const TOKEN_SHAPE = /^[0-9a-f]{16,128}$/;
@@ -137,6 +143,8 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         return settled ? 'APPLIED' : 'ALREADY_SETTLED';
       }
       if (row.isReservationHeld && reading?.kind === 'RESULT' && reading.status.kind === 'FAILED') await recordReportedFailure(services, row, reading.status);
+      // The watch's own question answered without a verdict: the watch asks again when due.
+      if (reading?.kind === 'RESULT' && reading.isStatusQueryAnswer) return 'INCONCLUSIVE';
       return (await reopenLateWatch(services, row.id)) ? 'QUERIED' : 'ALREADY_SETTLED';
     }
     if (reading?.kind === 'RESULT') {
@@ -155,6 +163,8 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         }
         return 'APPLIED';
       }
+      // Kolo's own question answered without a verdict: the next poll asks again.
+      if (reading.isStatusQueryAnswer) return 'INCONCLUSIVE';
       // A failure that would release reserved money: confirmed by a status query first, whose
       // answer is read with the cause reported here.
       if (status.kind === 'FAILED') await recordReportedFailure(services, row, status);
