@@ -6,8 +6,10 @@
  * callback names the CheckoutRequestID, which is queried); "Unable to lock subscriber" (a minute's
  * pause); an expired token; one token for two instances; B2C pay-outs (success, a 5xx answer
  * whose payment went out, a lost Result, a forged Result, duplicated Results, a payment after the
- * deadline), each Transaction Status Query naming the pay-out by OriginalConversationID. Every
- * fault mode ends with `kolo ledger verify`'s invariants and a reconciliation of what the
+ * deadline), each Transaction Status Query naming the pay-out by OriginalConversationID;
+ * initiations Kolo gives up on (a token slower than its timeout: nothing pushed or paid out, sent
+ * again later; a push or B2C slower than its timeout, overtaken by the status query: never failed,
+ * nothing released). Every fault mode ends with `kolo ledger verify`'s invariants and a reconciliation of what the
  * simulator says it moved against the operator float in the ledger, transaction by transaction.
  */
 import { and, asc, eq, like } from 'drizzle-orm';
@@ -24,6 +26,7 @@ import { merchantAccount, operatorFloatAccount } from '../../src/ledger/accounts
 import { accountBalance } from '../../src/ledger/balances.ts';
 import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
 import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
+import { SLOW_INITIATION_MS, SLOW_PRE_STEP_MS } from '../helpers/fault-scenarios.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -585,6 +588,82 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     // Past the 30 s the hint's status query asked for its answer.
     await pollAfter(30_000);
     expect((await settled(h, reference)).status).toBe('SUCCESS');
+    await expectReconciled();
+  });
+});
+
+describe('M-Pesa initiations Kolo gives up on', () => {
+  /** Makes Kolo fetch a Daraja token (the shared one expired by Kolo's clock), slowly. */
+  const slowToken = () => {
+    h.clock.advance(3_600_000);
+    sim.options.latencyMs = { ...NO_LATENCY, token: SLOW_PRE_STEP_MS };
+  };
+  const b2cRequests = (reference: string) =>
+    sim.requests.filter((r) => r.path === '/mpesa/b2c/v3/paymentrequest' && JSON.parse(r.body).OriginatorConversationID === reference);
+
+  it('a token slower than Kolo’s timeout: no STK push, PENDING; the next poll pushes once, and the payment is recorded', async () => {
+    slowToken();
+    const reference = await charge('254711000111');
+    await new Promise((r) => setTimeout(r, SLOW_PRE_STEP_MS));
+    expect(pushes('254711000111')).toHaveLength(0);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    expect(await webhookTypes(h, reference)).toEqual([]);
+    sim.options.latencyMs = { ...NO_LATENCY };
+    await pollAfter(10_000);
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect(pushes('254711000111')).toHaveLength(1);
+    await expectReconciled();
+  });
+
+  it('a token slower than Kolo’s timeout: no B2C, its reservation kept; the next poll sends it once, and the payment consumes it', async () => {
+    const reservedBefore = await reserved();
+    slowToken();
+    const reference = await transfer('254711000112');
+    await new Promise((r) => setTimeout(r, SLOW_PRE_STEP_MS));
+    expect(b2cRequests(reference)).toHaveLength(0);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    expect(await reserved()).toBeGreaterThan(reservedBefore);
+    sim.options.latencyMs = { ...NO_LATENCY };
+    await pollAfter(10_000);
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect(b2cRequests(reference)).toHaveLength(1);
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it('a B2C slower than Kolo’s timeout, overtaken by the Transaction Status Query (no such transaction yet): not failed, nothing released, then SUCCESS', async () => {
+    const reservedBefore = await reserved();
+    sim.options.latencyMs = { ...NO_LATENCY, initiate: SLOW_INITIATION_MS };
+    const reference = await transfer('254711000113');
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
+    const asked = tsqRequests().length;
+    await pollAfter(10_000);
+    // Daraja has no record of it yet: its Result (R000001) comes back and is no verdict.
+    await waitUntil('the status query’s Result', () => sim.callbacks.some((c) => c.body.includes('R000001') && c.status === 200));
+    expect(tsqRequests().length).toBeGreaterThan(asked);
+    expect(sim.b2c.has(reference)).toBe(false);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    expect(await reserved()).toBeGreaterThan(reservedBefore);
+    await waitUntil('Daraja to pay', () => sim.b2c.get(reference)?.resultCode === 0);
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect(b2cRequests(reference)).toHaveLength(1);
+    // The poll's query, then the one the B2C's own Result prompts: an answer without a verdict
+    // does not make Kolo ask again at once.
+    expect(tsqRequests().length - asked).toBe(2);
+    expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
+    expect(await reserved()).toBe(reservedBefore);
+    await expectReconciled();
+  });
+
+  it('an STK push slower than Kolo’s timeout: PENDING (Daraja cannot be asked by our reference), then its callback names it and the payment is recorded', async () => {
+    sim.options.latencyMs = { ...NO_LATENCY, initiate: SLOW_INITIATION_MS };
+    const reference = await charge('254711000114');
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
+    await pollAfter(10_000);
+    expect((await rowOf(h, reference)).status).toBe('PENDING');
+    expect((await settled(h, reference)).status).toBe('SUCCESS');
+    expect(pushes('254711000114')).toHaveLength(1);
+    expect(await webhookTypes(h, reference)).toEqual(['payment.success']);
     await expectReconciled();
   });
 });
