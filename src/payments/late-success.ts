@@ -429,30 +429,67 @@ export async function watchLateSuccesses(services: Services): Promise<number> {
     .set({ nextPollAt: lease, pollCount: sql`${checkoutAttempts.pollCount} + 1` })
     .where(and(inArray(checkoutAttempts.id, dueAttempts), isNotNull(checkoutAttempts.lateWatchUntil)))
     .returning();
-  for (const row of rows) {
+  const watched: Watched[] = [
+    ...rows.map((row) => (row.direction === 'PAY_OUT' ? heldPayOutWatch(services, row) : chargeWatch(services, row))),
+    ...attempts.map((attempt) => attemptWatch(services, attempt)),
+  ];
+  for (const subject of watched) {
     try {
-      await (row.direction === 'PAY_OUT' ? watchPayOut(services, row) : watchCharge(services, row));
+      await watchOnce(services, subject);
     } catch (error) {
-      services.log.error({ err: error, reference: row.reference }, 'late watch failed');
+      services.log.error({ err: error, watched: subject.name }, 'late watch failed');
     }
   }
-  for (const attempt of attempts) {
-    try {
-      await watchAttempt(services, attempt);
-    } catch (error) {
-      services.log.error({ err: error, attempt: attempt.id }, 'late watch of a checkout attempt failed');
-    }
-  }
-  return rows.length + attempts.length;
+  return watched.length;
 }
 
 /** What the watch asks about: the request as the operator knows it. */
 type Asked = Pick<StatusQuery, 'reference' | 'operatorReference' | 'msisdn' | 'initiatedAt' | 'initiation'> & { railCode: string };
 
+/** A definitive answer of the operator: paid, declined, or no record of it. */
+type Definitive = Extract<StatusResult, { kind: 'SUCCEEDED' | 'FAILED' | 'NOT_FOUND' }>;
+
 /**
- * Asks the rail of `asked` (null: the rail or its connector is gone); the answer is conclusive
- * (`conclusiveStatus`: no NOT_FOUND while a request may still reach the operator).
+ * One thing the late watch asks the operator about, claimed for this run: a charge, a checkout
+ * attempt or a held pay-out. `watchOnce` asks and then calls exactly one of `settle`, `askAgainAt`
+ * or `stop`.
  */
+interface Watched {
+  /** For the logs: the transaction's reference or the attempt's id. */
+  readonly name: string;
+  /** Times asked, this question included (the claim counted it). */
+  readonly asked: number;
+  /** The end of the close watch (backoff ≤ 60 s until then). */
+  readonly until: Date | null;
+  /** A held pay-out is asked about hourly after `until`, for as long as it takes; the others stop. */
+  readonly isHeldPayOut: boolean;
+  /** The question to ask, or null when there is nothing left to watch. */
+  question(): Promise<{ row: TransactionRow; asked: Asked; extra?: (rail: RailRow) => Pick<StatusQuery, 'callbackUrl' | 'statusQueryReference'> } | null>;
+  /** Records the operator's definitive answer, learnt from the rail `railCode`. */
+  settle(status: Definitive, railCode: string): Promise<void>;
+  /** Asks again at `at`, keeping what a PENDING answer asked to remember. */
+  askAgainAt(at: Date, status: StatusResult | undefined): Promise<void>;
+  /** Ends the watch. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Asks the operator about `watched` once: a definitive answer is settled; no answer (pending,
+ * unreachable, or the rail gone) asks again on the schedule (`nextAsk`), or ends the watch when its
+ * time is up — except a held pay-out's, which never ends without the operator's answer.
+ */
+async function watchOnce(services: Services, watched: Watched): Promise<void> {
+  const question = await watched.question();
+  if (!question) return watched.stop();
+  const answer = await askOperator(services, question.row, question.asked, question.extra);
+  const status = answer?.status;
+  if (answer && status && (status.kind === 'SUCCEEDED' || status.kind === 'FAILED' || status.kind === 'NOT_FOUND')) return watched.settle(status, answer.railCode);
+  if (!answer) services.log.warn({ watched: watched.name, rail: question.asked.railCode }, 'rail of a late watch is unavailable');
+  const next = watched.until ? nextAsk(services.clock.now(), watched.asked, watched.until, watched.isHeldPayOut, status) : null;
+  return next ? watched.askAgainAt(next, status) : watched.stop();
+}
+
+/** Asks the rail of `asked` (null: the rail or its connector is gone); the answer is conclusive (`conclusiveStatus`). */
 async function askOperator(
   services: Services,
   row: TransactionRow,
@@ -488,114 +525,140 @@ function nextAsk(now: Date, asked: number, until: Date, isHeldPayOut: boolean, s
   return nextAskAt(now, nextPollDelayMs(Math.max(asked - 1, 0)), retryAfterMs, until);
 }
 
-async function watchCharge(services: Services, row: TransactionRow): Promise<void> {
-  const stop = () => services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
-  if (row.type === 'CHECKOUT' || !row.paymentMethod || !row.payerAccount || !row.initiatedAt || !row.lateWatchUntil) {
-    await stop();
-    return;
-  }
-  const answer = await askOperator(services, row, {
-    reference: row.reference,
-    operatorReference: row.operatorReference,
-    railCode: row.paymentMethod,
-    msisdn: row.payerAccount,
-    initiatedAt: row.initiatedAt,
-    initiation: initiationStateOf(row, services.clock.now()),
-  });
-  if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
-    await stop();
-    return;
-  }
-  const status = answer.status;
-  if (status.kind === 'SUCCEEDED') {
-    await transaction(services.db, (tx) =>
-      recordLateSuccess(tx, services, row.id, {
-        railCode: answer.railCode,
-        msisdn: row.payerAccount!,
-        operatorReference: status.operatorReference,
-        operatorTransactionId: status.operatorTransactionId ?? null,
-        origin: 'LATE_WATCH',
-      }),
-    );
-    return;
-  }
-  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, false, status);
-  if (!next) await stop();
-  else await services.db.update(transactions).set({ nextPollAt: next }).where(and(eq(transactions.id, row.id), isNotNull(transactions.lateWatchUntil)));
-}
-
-async function watchPayOut(services: Services, row: TransactionRow): Promise<void> {
-  if (!row.isReservationHeld || !row.paymentMethod || !row.initiatedAt || !row.lateWatchUntil) {
-    // Not a held pay-out (nothing reserved can move): nothing to watch.
+/** The watch of a charge failed at its deadline: paid is a late success; a decline or no record ends it. */
+function chargeWatch(services: Services, row: TransactionRow): Watched {
+  const stop = async () => {
     await services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
-    return;
-  }
-  const initiation = initiationStateOf(row, services.clock.now());
-  const answer = await askOperator(
-    services,
-    row,
-    {
-      reference: row.reference,
-      operatorReference: row.operatorReference,
-      railCode: row.paymentMethod,
-      msisdn: row.beneficiaryAccount ?? '',
-      initiatedAt: row.initiatedAt,
-      initiation,
+  };
+  return {
+    name: row.reference,
+    asked: row.pollAttempts,
+    until: row.lateWatchUntil,
+    isHeldPayOut: false,
+    async question() {
+      if (row.type === 'CHECKOUT' || !row.paymentMethod || !row.payerAccount || !row.initiatedAt) return null;
+      return {
+        row,
+        asked: {
+          reference: row.reference,
+          operatorReference: row.operatorReference,
+          railCode: row.paymentMethod,
+          msisdn: row.payerAccount,
+          initiatedAt: row.initiatedAt,
+          initiation: initiationStateOf(row, services.clock.now()),
+        },
+      };
     },
-    (rail) => ({
-      callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
-      statusQueryReference: row.statusQueryReference,
-    }),
-  );
-  const status = answer?.status;
-  const settled = status ? heldPayOutAnswer(status, 'LATE_WATCH', initiation) : null;
-  if (settled) {
-    await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, settled));
-    return;
-  }
-  if (!answer) services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a held pay-out is unavailable; its reservation stays held');
-  const next = nextAsk(services.clock.now(), row.pollAttempts, row.lateWatchUntil, true, status)!;
-  await services.db
-    .update(transactions)
-    .set({ nextPollAt: next, ...(status?.kind === 'PENDING' && status.statusQueryReference ? { statusQueryReference: status.statusQueryReference } : {}) })
-    .where(and(eq(transactions.id, row.id), eq(transactions.isReservationHeld, true)));
+    async settle(status, railCode) {
+      if (status.kind !== 'SUCCEEDED') return stop();
+      await transaction(services.db, (tx) =>
+        recordLateSuccess(tx, services, row.id, {
+          railCode,
+          msisdn: row.payerAccount!,
+          operatorReference: status.operatorReference,
+          operatorTransactionId: status.operatorTransactionId ?? null,
+          origin: 'LATE_WATCH',
+        }),
+      );
+    },
+    async askAgainAt(at) {
+      await services.db.update(transactions).set({ nextPollAt: at }).where(and(eq(transactions.id, row.id), isNotNull(transactions.lateWatchUntil)));
+    },
+    stop,
+  };
 }
 
-async function watchAttempt(services: Services, attempt: CheckoutAttemptRow): Promise<void> {
-  const stop = () =>
-    services.db.update(checkoutAttempts).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(checkoutAttempts.id, attempt.id));
-  const [row] = await services.db.select().from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
-  if (!row || attempt.isLateSuccess || !attempt.lateWatchUntil) {
-    await stop();
-    return;
-  }
-  const answer = await askOperator(services, row, {
-    reference: attempt.correlationId,
-    operatorReference: attempt.operatorReference,
-    railCode: attempt.railCode,
-    msisdn: attempt.msisdn,
-    initiatedAt: attempt.initiatedAt,
-    initiation: initiationStateOf(attempt, services.clock.now()),
-  });
-  if (!answer || answer.status.kind === 'FAILED' || answer.status.kind === 'NOT_FOUND') {
-    await stop();
-    return;
-  }
-  const status = answer.status;
-  if (status.kind === 'SUCCEEDED') {
-    await transaction(services.db, (tx) =>
-      recordLateSuccess(tx, services, row.id, {
-        railCode: attempt.railCode,
-        msisdn: attempt.msisdn,
-        operatorReference: status.operatorReference,
-        operatorTransactionId: status.operatorTransactionId ?? null,
-        origin: 'LATE_WATCH',
-        attempt,
-      }),
-    );
-    return;
-  }
-  const next = nextAsk(services.clock.now(), attempt.pollCount, attempt.lateWatchUntil, false, status);
-  if (!next) await stop();
-  else await services.db.update(checkoutAttempts).set({ nextPollAt: next }).where(and(eq(checkoutAttempts.id, attempt.id), isNotNull(checkoutAttempts.lateWatchUntil)));
+/** The watch of a checkout attempt failed at its deadline, whatever its checkout ended as. */
+function attemptWatch(services: Services, attempt: CheckoutAttemptRow): Watched {
+  let checkout: TransactionRow | undefined;
+  return {
+    name: attempt.id,
+    asked: attempt.pollCount,
+    until: attempt.lateWatchUntil,
+    isHeldPayOut: false,
+    async question() {
+      [checkout] = await services.db.select().from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
+      if (!checkout || attempt.isLateSuccess) return null;
+      return {
+        row: checkout,
+        asked: {
+          reference: attempt.correlationId,
+          operatorReference: attempt.operatorReference,
+          railCode: attempt.railCode,
+          msisdn: attempt.msisdn,
+          initiatedAt: attempt.initiatedAt,
+          initiation: initiationStateOf(attempt, services.clock.now()),
+        },
+      };
+    },
+    async settle(status) {
+      if (status.kind !== 'SUCCEEDED') return this.stop();
+      await transaction(services.db, (tx) =>
+        recordLateSuccess(tx, services, checkout!.id, {
+          railCode: attempt.railCode,
+          msisdn: attempt.msisdn,
+          operatorReference: status.operatorReference,
+          operatorTransactionId: status.operatorTransactionId ?? null,
+          origin: 'LATE_WATCH',
+          attempt,
+        }),
+      );
+    },
+    async askAgainAt(at) {
+      await services.db
+        .update(checkoutAttempts)
+        .set({ nextPollAt: at })
+        .where(and(eq(checkoutAttempts.id, attempt.id), isNotNull(checkoutAttempts.lateWatchUntil)));
+    },
+    async stop() {
+      await services.db.update(checkoutAttempts).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(checkoutAttempts.id, attempt.id));
+    },
+  };
+}
+
+/**
+ * The watch of a pay-out failed at its deadline with its reservation held: paid consumes the
+ * reservation, not paid (a decline, or no record once nothing can still land) releases it
+ * (`settleHeldPayOut`); without an answer it is asked about for as long as it takes.
+ */
+function heldPayOutWatch(services: Services, row: TransactionRow): Watched {
+  const initiation = initiationStateOf(row, services.clock.now());
+  return {
+    name: row.reference,
+    asked: row.pollAttempts,
+    until: row.lateWatchUntil,
+    isHeldPayOut: true,
+    async question() {
+      // Not a held pay-out (nothing reserved can move): nothing to watch.
+      if (!row.isReservationHeld || !row.paymentMethod || !row.initiatedAt) return null;
+      return {
+        row,
+        asked: {
+          reference: row.reference,
+          operatorReference: row.operatorReference,
+          railCode: row.paymentMethod,
+          msisdn: row.beneficiaryAccount ?? '',
+          initiatedAt: row.initiatedAt,
+          initiation,
+        },
+        extra: (rail) => ({
+          callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
+          statusQueryReference: row.statusQueryReference,
+        }),
+      };
+    },
+    async settle(status) {
+      const answer = heldPayOutAnswer(status, 'LATE_WATCH', initiation);
+      if (answer) await transaction(services.db, (tx) => settleHeldPayOut(tx, services, row.id, answer));
+    },
+    async askAgainAt(at, status) {
+      await services.db
+        .update(transactions)
+        .set({ nextPollAt: at, ...(status?.kind === 'PENDING' && status.statusQueryReference ? { statusQueryReference: status.statusQueryReference } : {}) })
+        .where(and(eq(transactions.id, row.id), eq(transactions.isReservationHeld, true)));
+    },
+    async stop() {
+      await services.db.update(transactions).set({ lateWatchUntil: null, nextPollAt: null }).where(eq(transactions.id, row.id));
+    },
+  };
 }
