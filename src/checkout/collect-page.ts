@@ -19,7 +19,7 @@ import { registerPublicPagePlugins } from './page-plugins.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { baseUnitDigits } from '../domain/currency.ts';
 import { ApiError } from '../domain/errors.ts';
-import { collectionStatus, findCollectionBySlug } from '../payments/fund-collections.ts';
+import { collectionStatus, findCollectionBySlug } from '../collections/index.ts';
 import {
   collectionRails,
   findCollectPayment,
@@ -27,7 +27,7 @@ import {
   payFundCollection,
   refreshCollectPayment,
   type OpenCollection,
-} from '../payments/pay-fund-collection.ts';
+} from '../collections/index.ts';
 import { findRail, type RailRow } from '../payments/rails.ts';
 import type { Services } from '../services.ts';
 import { renderFormExpired, renderMessage, renderRequestError, renderTooManyAttempts } from './checkout-view.ts';

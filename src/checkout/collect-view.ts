@@ -7,8 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { baseUnitDigits } from '../domain/currency.ts';
-import type { FundCollectionRow } from '../payments/fund-collections.ts';
-import type { OpenCollection } from '../payments/pay-fund-collection.ts';
+import type { FundCollectionRow } from '../collections/index.ts';
+import type { OpenCollection } from '../collections/index.ts';
 import type { RailRow } from '../payments/rails.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { phoneHint } from './checkout-view.ts';

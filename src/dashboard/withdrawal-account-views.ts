@@ -6,7 +6,7 @@
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { providers } from '../db/schema.ts';
-import type { WithdrawalAccountRow } from '../payments/withdrawals.ts';
+import type { WithdrawalAccountRow } from '../withdrawals/index.ts';
 
 /** A withdrawal account with its rail's name (e.g. « MTN Mobile Money ») and type (e.g. MOBILE_MONEY). */
 export interface WithdrawalAccountView extends WithdrawalAccountRow {

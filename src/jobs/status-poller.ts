@@ -21,8 +21,8 @@ import { applyTransition, applyTransitions } from '../payments/apply-transition.
 import { refreshAttempt } from '../payments/refresh-checkout.ts';
 import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 import { releaseDueSettlements } from '../payments/transaction-postings.ts';
-import { watchLateSuccesses } from '../payments/late-success.ts';
-import { runAutomaticWithdrawals } from '../payments/withdrawals.ts';
+import { watchLateSuccesses } from '../late-success/index.ts';
+import { runAutomaticWithdrawals } from '../withdrawals/index.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { leaseDueTransactions, scheduleNextPolls, type NextPoll } from '../db/queries/transactions.ts';
 import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';

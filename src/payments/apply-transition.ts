@@ -50,7 +50,7 @@ export interface TransitionInput {
 
 /**
  * What a transition fixes about watching the transaction after it: a charge failed at its
- * deadline is asked about again for `LATE_SUCCESS_WATCH_HOURS` (late-success.ts); a pay-out
+ * deadline is asked about again for `LATE_SUCCESS_WATCH_HOURS` (late-success/); a pay-out
  * failed at its deadline after it may have reached the operator keeps its reservation and is
  * asked about until the operator answers (late-watch.ts). Checkouts are watched attempt by
  * attempt (checkout-attempt-records.ts), never here.
@@ -201,11 +201,11 @@ export async function applyTransitionsIn(
 
 /**
  * Counts the paid refund pay-out `refund` against its pay-in, inside `tx`, whatever the refund's
- * own status says (also a refund paid after it failed at its deadline: late-success.ts): its
+ * own status says (also a refund paid after it failed at its deadline: late-success/): its
  * amount is added to the pay-in's `refundedAmount`, and a SUCCESS pay-in refunded in full moves
  * to REFUNDED (FULLY_REFUNDED, cause REFUND) through `applyTransitionsIn`, with its event and
  * `payment.refunded`. A refund of a late success (funded from SUSPENSE) returned another
- * payment and counts nothing. Refunds are created by refund-payment.ts.
+ * payment and counts nothing. Refunds are created by refunds/
  */
 export async function creditRefund(
   tx: Db,

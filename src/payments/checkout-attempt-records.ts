@@ -10,7 +10,7 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { applyTransition } from './apply-transition.ts';
-import { isAmbiguousFailure, recordLateSuccess } from './late-success.ts';
+import { isAmbiguousFailure, recordLateSuccess } from '../late-success/index.ts';
 import { LATE_WATCH_FIRST_ASK_MS } from './late-watch.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -85,7 +85,7 @@ export async function recordAttemptEvent(
  * Marks a PENDING attempt FAILED (the checkout itself stays PENDING: the customer may retry).
  * An attempt failed at its deadline without the operator's answer (cause DEADLINE, TIMEOUT or
  * PROVIDER_UNAVAILABLE) is watched on its own for `LATE_SUCCESS_WATCH_HOURS`, whatever its
- * checkout ends as (late-success.ts). Returns false when the attempt was no longer PENDING
+ * checkout ends as (late-success/). Returns false when the attempt was no longer PENDING
  * (another writer resolved it first).
  */
 export async function failAttempt(
@@ -135,7 +135,7 @@ export async function failAttempt(
  * SUCCESS with the attempt's rail and number as `paymentMethod` / `payerAccount`.
  * The partial unique index `checkout_attempts_one_success` makes a second success impossible.
  * Returns 'SUCCESS'; 'LATE' when the money moved but the checkout had already ended (cancelled
- * or expired meanwhile: recorded as a late success, see late-success.ts);
+ * or expired meanwhile: recorded as a late success, see late-success/);
  * null when the attempt was no longer PENDING.
  */
 export async function succeedAttempt(
@@ -186,7 +186,7 @@ export async function succeedAttempt(
         )
       : null;
     if (!moved) {
-      // Money moved after the checkout ended: never dropped (late-success.ts).
+      // Money moved after the checkout ended: never dropped (late-success/).
       const decision = await recordLateSuccess(tx, services, transaction.id, {
         railCode: updated.railCode,
         msisdn: updated.msisdn,

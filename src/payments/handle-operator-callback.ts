@@ -16,7 +16,7 @@
  * again, without end.
  * Unknown tokens, another operator's path, or a transaction already settled change nothing —
  * except what closed without the operator's definitive answer (a charge or pay-out failed at its
- * deadline, a checkout attempt failed at its own): its watch is made due now (late-success.ts),
+ * deadline, a checkout attempt failed at its own): its watch is made due now (late-success/),
  * and the watch's status query decides.
  */
 import { and, desc, eq } from 'drizzle-orm';
@@ -31,7 +31,7 @@ import { operatorSlug } from './initiate-transaction.ts';
 import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
-import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from './late-success.ts';
+import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from '../late-success/index.ts';
 import { initiationStateOf } from './initiation-window.ts';
 import type { TransactionRow } from './transaction-view.ts';
 

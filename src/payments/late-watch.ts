@@ -1,7 +1,7 @@
 /**
  * The schedule of the late watch: how a transaction or checkout attempt that ended without a
  * definitive answer from its operator (failed at its deadline) is asked about again
- * (late-success.ts). Pure; no imports of ours, so the status-change code can use it without a
+ * (late-success/). Pure; no imports of ours, so the status-change code can use it without a
  * cycle.
  */
 

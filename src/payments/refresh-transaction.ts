@@ -12,7 +12,7 @@
  *   when the rail could not even be asked. Before the deadline an ambiguous outcome is never
  *   recorded as FAILED, and after it the money stays where it is: a pay-out that may have
  *   reached the operator keeps its reservation, and both directions stay watched
- *   (late-success.ts) until the operator answers.
+ *   (late-success/) until the operator answers.
  */
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';

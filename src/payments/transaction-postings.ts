@@ -173,7 +173,7 @@ export function planStatusChange(row: TransactionRow, options: StatusChangePosti
   if (row.reservedAmount === null) return NOTHING;
   if (row.status === 'SUCCESS') return planPayOutResolution(row, true, now);
   // Failed at its deadline after it may have reached the operator: the reservation stays held
-  // until the operator answers (late-success.ts, `settleHeldPayOut`).
+  // until the operator answers (late-success/, `settleHeldPayOut`).
   if (row.status === 'FAILED' && row.isReservationHeld) return NOTHING;
   if (row.status === 'FAILED' || row.status === 'CANCELLED') return planPayOutResolution(row, false, now);
   return NOTHING;
@@ -222,7 +222,7 @@ export function planPayOutResolution(row: TransactionRow, paid: boolean, now: Da
   };
 }
 
-/** Posts `planPayOutResolution` of a held pay-out in `tx` (late-success.ts). */
+/** Posts `planPayOutResolution` of a held pay-out in `tx` (late-success/). */
 export async function postPayOutResolution(tx: Db, services: LedgerServices, row: TransactionRow, paid: boolean): Promise<void> {
   await writePlan(tx, services, planPayOutResolution(row, paid, services.clock.now()));
 }

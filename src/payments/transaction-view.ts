@@ -38,7 +38,7 @@ function money(row: StatusViewRow) {
  * Extension fields of both directions: `operatorTransactionId`, the operator's own id of the
  * money movement (as on the customer's SMS; null until the operator names it), and
  * `lateSuccess`, true once the operator reported money moved after Kolo had closed the
- * transaction (the status itself never changes: see late-success.ts).
+ * transaction (the status itself never changes: see late-success/).
  */
 function operatorFields(row: StatusViewRow) {
   return { operatorTransactionId: row.operatorTransactionId, lateSuccess: row.isLateSuccess };

@@ -5,6 +5,9 @@
  * - `connectors/` never import `db/` or `http/`;
  * - `simulators/` are imported only from `cli/` and tests;
  * - `accounts/` never imports `payments/`;
+ * - the capabilities beside the payments core (`refunds/`, `late-success/`, `withdrawals/`,
+ *   `collections/`) are imported from outside their folder only through their entry module,
+ *   `index.ts`, which says what each offers;
  * and there is no runtime import cycle: none among the imports the compiled modules keep (a cycle
  * closed by a type-only import is allowed: it is erased before the modules run). The cycles are
  * looked for in a second cruise of the compiled imports only, because dependency-cruiser records
@@ -16,6 +19,9 @@ import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The capability folders whose modules outside code reaches only through their `index.ts`. */
+const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections'];
 
 /** The boundaries, over every import. */
 const boundaries: IFlattenedRuleSet = {
@@ -44,6 +50,12 @@ const boundaries: IFlattenedRuleSet = {
       from: { path: '^src/accounts/' },
       to: { path: '^src/payments/' },
     },
+    ...CAPABILITIES.map((capability) => ({
+      name: `${capability}-only-through-its-entry-module`,
+      severity: 'error' as const,
+      from: { path: '^src/', pathNot: `^src/${capability}/` },
+      to: { path: `^src/${capability}/`, pathNot: `^src/${capability}/index[.]ts$` },
+    })),
   ],
 };
 

@@ -15,7 +15,7 @@ import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { applications, transactions } from '../../src/db/schema.ts';
 import { transaction } from '../../src/db/client.ts';
 import { applyTransition } from '../../src/payments/apply-transition.ts';
-import { recordLateSuccess, settleHeldPayOut } from '../../src/payments/late-success.ts';
+import { recordLateSuccess, settleHeldPayOut } from '../../src/late-success/index.ts';
 import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import { PATHS } from '../helpers/merchant-api.ts';
 import { chargeTo, transactionRow } from '../helpers/webhooks.ts';

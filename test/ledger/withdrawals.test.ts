@@ -10,7 +10,7 @@ import { transactions } from '../../src/db/schema.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
-import { periodKey, runAutomaticWithdrawals, sweepAmount } from '../../src/payments/withdrawals.ts';
+import { periodKey, runAutomaticWithdrawals, sweepAmount } from '../../src/withdrawals/index.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { chargeTo, settle } from '../helpers/webhooks.ts';

@@ -1,7 +1,7 @@
 /**
  * Dashboard fund collection routes: create in an application, list (a bare array, as SharePay's
  * dashboard reads it), read, update, close, reopen, delete. Thin adapters over
- * `payments/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own collections
+ * `collections/fund-collections.ts`, which holds the rules. A MERCHANT reaches its own collections
  * only (another merchant's id answers 404 COLLECTION_NOT_FOUND, like an unknown one); SUPPORT reads
  * and gets 403 ACCESS_DENIED on writes; ADMIN reads and writes all.
  */
@@ -19,7 +19,7 @@ import {
   updateFundCollection,
   type CollectionViewer,
   type FundCollectionView,
-} from '../../payments/fund-collections.ts';
+} from '../../collections/index.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';

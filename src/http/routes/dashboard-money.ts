@@ -27,7 +27,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { appIdKeyParams } from '../schemas/dashboard.ts';
 import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData, dashboardSummaryQuery, refundData } from '../schemas/money.ts';
 import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
-import { refundMerchantPayment } from '../../payments/refund-payment.ts';
+import { refundMerchantPayment } from '../../refunds/index.ts';
 import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
 import { EXAMPLE_TRANSFER_CREATED, TRANSFER_EXAMPLE, transferData, transferRequest } from '../schemas/payments.ts';
 import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';

@@ -19,7 +19,7 @@ import {
   WITHDRAWAL_PERIODS,
   type WithdrawalAccountRow,
   type WithdrawalConfigView,
-} from '../../payments/withdrawals.ts';
+} from '../../withdrawals/index.ts';
 import { withdrawalAccountViews, type WithdrawalAccountView } from '../../dashboard/withdrawal-account-views.ts';
 import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import type { Services } from '../../services.ts';

@@ -10,7 +10,7 @@ import { createCheckout } from '../../payments/create-checkout.ts';
 import { createTransfer } from '../../payments/create-transfer.ts';
 import { readTransactionStatus } from '../../payments/get-transaction.ts';
 import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
-import { refundPayment } from '../../payments/refund-payment.ts';
+import { refundPayment } from '../../refunds/index.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';

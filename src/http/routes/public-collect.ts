@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { checkoutCsrfSecret } from '../../checkout/csrf.ts';
 import { collectPaths, collectStatusToken, isValidCollectStatusToken } from '../../checkout/collect-token.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { findCollectPayment, payFundCollection, refreshCollectPayment } from '../../payments/pay-fund-collection.ts';
+import { findCollectPayment, payFundCollection, refreshCollectPayment } from '../../collections/index.ts';
 import type { Services } from '../../services.ts';
 import { ok } from '../envelope.ts';
 import { BODY_ERRORS, errorResponses, publicSecurity, success } from '../schemas/openapi.ts';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-state.ts';
 import { documentedEnum } from './openapi.ts';
-import { COLLECTION_STATUSES } from '../../payments/fund-collections.ts';
+import { COLLECTION_STATUSES } from '../../collections/index.ts';
 import { amountSchema, currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
 import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
 
