@@ -10,7 +10,7 @@ import { api, expectNoContent, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { ConfirmButton } from '../../confirm';
 import { formatCount, formatDateTime } from '../../format';
-import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField, StatusBadge } from '../../ui';
+import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField, StatusBadge, useStatusText } from '../../ui';
 
 const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
 type KycLevel = (typeof KYC_LEVELS)[number];
@@ -18,6 +18,7 @@ type Direction = 'PAY_IN' | 'PAY_OUT';
 
 export default function MerchantDetail() {
   const { t, i18n } = useTranslation();
+  const statusText = useStatusText();
   const id = useParams().id!;
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
@@ -80,7 +81,7 @@ export default function MerchantDetail() {
                   {Object.entries(transactionsByStatus).map(([status, figures]) => (
                     <span key={status} className="muted">
                       {' · '}
-                      {i18n.exists(`status.${status}`) ? t(`status.${status}`) : status} {formatCount(figures.count, i18n.language)}
+                      {statusText(status)} {formatCount(figures.count, i18n.language)}
                     </span>
                   ))}
                 </dd>
