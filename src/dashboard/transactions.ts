@@ -110,6 +110,8 @@ export interface TransactionFilter {
   to?: Date | undefined;
   /** Provider code (rail). */
   provider?: string | undefined;
+  /** ISO 4217 code: transactions in that currency only. */
+  currency?: string | undefined;
   /**
    * Case-insensitive part of our reference or of the merchant's reference; exactly the
    * operator's transaction id (as on the customer's SMS) of the transaction or of one of its
@@ -204,6 +206,7 @@ export async function transactionWhere(db: Db, merchantId: string, filter: Trans
     filter.from ? gte(transactions.createdAt, filter.from) : undefined,
     filter.to ? lt(transactions.createdAt, filter.to) : undefined,
     filter.provider ? eq(transactions.paymentMethod, filter.provider) : undefined,
+    filter.currency ? eq(transactions.currency, filter.currency) : undefined,
     filter.search ? searchCondition(filter.search) : undefined,
   )!;
   return { where, appNames };
