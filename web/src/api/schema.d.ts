@@ -24421,6 +24421,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -24493,6 +24495,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -25496,6 +25502,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -25568,6 +25576,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -26571,6 +26583,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -26643,6 +26657,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -27930,6 +27948,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -28002,6 +28022,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -29016,6 +29040,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -29088,6 +29114,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -30102,6 +30132,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -30174,6 +30206,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -30852,6 +30888,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -30924,6 +30962,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
