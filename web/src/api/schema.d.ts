@@ -1142,7 +1142,7 @@ export type paths = {
         };
         /**
          * Mes collectes
-         * @description Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.
+         * @description Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status, environment.
          */
         get: operations["listFundCollections"];
         put?: never;
@@ -21431,6 +21431,8 @@ export interface operations {
                 applicationId?: string;
                 /** @description Sans filtre : ACTIVE et CLOSED (les supprimées seulement avec DELETED) */
                 status?: "ACTIVE" | "CLOSED" | "EXPIRED" | "DELETED";
+                /** @description Seulement les collectes de cet environnement ; sans filtre : tous */
+                environment?: "LIVE" | "TEST";
             };
             header?: never;
             path?: never;

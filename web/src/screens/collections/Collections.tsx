@@ -20,7 +20,7 @@ export default function Collections() {
   const [shown, setShown] = useState<string | null>(null);
   const [isAmountBad, setAmountBad] = useState(false);
   const apps = useApplications();
-  const list = useCollections({ page: 0, size: 100 });
+  const list = useCollections({ page: 0, size: 100, environment });
   const create = useCreateCollection({
     onSuccess: (created) => {
       setCreating(false);
@@ -67,9 +67,8 @@ export default function Collections() {
       )}
       {setOpen.error && <ErrorBox error={setOpen.error} />}
       <QueryView query={list}>
-        {(data) => {
-          const collections = data.filter((c) => c.environment === environment);
-          return collections.length === 0 ? (
+        {(collections) =>
+          collections.length === 0 ? (
             <p className="muted">{t('collect.empty')}</p>
           ) : (
             <ul className="rows">
@@ -118,8 +117,8 @@ export default function Collections() {
                 </li>
               ))}
             </ul>
-          );
-        }}
+          )
+        }
       </QueryView>
     </>
   );
