@@ -9,8 +9,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { useQueryClient } from '@tanstack/react-query';
 import { onSessionLost, refreshSession, setAccessToken } from '../api/client';
 import { setServerTimeZone } from '../format';
-import { closeSession, createSession } from '../hooks/api/auth';
-import { fetchProfile } from '../hooks/api/profile';
+import { closeSession, createSession, fetchProfile } from '../hooks/api/session';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { mirrorPrefs, readPrefs, writePrefs, type Environment } from '../prefs';

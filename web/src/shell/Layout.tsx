@@ -6,7 +6,7 @@ import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { isStaff, useSession } from '../auth/session';
-import { useUpdateProfile } from '../hooks/api/profile';
+import { saveLanguage } from '../hooks/api/session';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { writePrefs, type Environment } from '../prefs';
@@ -34,9 +34,6 @@ function EnvironmentSwitch() {
  */
 export function LanguageSwitch({ accountId }: { accountId: string | null }) {
   const { t, i18n } = useTranslation();
-  // A failure to save is not shown: the choice still applies to this page, and the previous
-  // one comes back at the next login.
-  const saveLanguage = useUpdateProfile();
   return (
     <label className="lang-switch">
       <span className="visually-hidden">{t('shell.language')}</span>
@@ -44,7 +41,7 @@ export function LanguageSwitch({ accountId }: { accountId: string | null }) {
         value={i18n.language}
         onChange={(event) => {
           const language = event.target.value as Language;
-          if (accountId) saveLanguage.mutate({ language });
+          if (accountId) saveLanguage(language);
           else writePrefs(null, { language });
           void setLanguage(language);
         }}

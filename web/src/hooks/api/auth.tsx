@@ -1,30 +1,19 @@
 /**
- * Signing up, in and out, and a forgotten password. Signing in and out are functions the session
- * calls (auth/session.tsx); the others are mutations of the signed-out screens. The refresh
- * cookie itself is spent by the API client (api/client.ts).
+ * The signed-out screens' calls: signing up with the e-mailed code, and a forgotten password.
+ * Signing in and out are the session's (session.ts); the refresh cookie is spent by the API
+ * client (api/client.ts).
  */
 import { useMutation } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { ApiBody, ApiData } from '../../api/types';
 import type { MutationHookOptions } from './query-keys';
 
-export type LoginBody = ApiBody<'/api/v1/auth/login', 'post'>;
 export type RegisterBody = ApiBody<'/api/v1/auth/register', 'post'>;
 export type VerifyEmailBody = ApiBody<'/api/v1/auth/verify-email-otp', 'post'>;
 export type ResendCodeBody = ApiBody<'/api/v1/auth/resend-verify-email-code', 'post'>;
 export type ForgotPasswordBody = ApiBody<'/api/v1/auth/forgot-password', 'post'>;
 export type VerifyResetCodeBody = ApiBody<'/api/v1/auth/verify-reset-password-otp', 'post'>;
 export type ResetPasswordBody = ApiBody<'/api/v1/auth/reset-password', 'post'>;
-
-/** Signs in: the access token and the account (the API also sets the refresh cookie). */
-export function createSession(body: LoginBody): Promise<ApiData<'/api/v1/auth/login', 'post'>> {
-  return unwrap(api.POST('/api/v1/auth/login', { body }));
-}
-
-/** Signs out: the API revokes the refresh token and clears its cookie. Failures are the caller's to ignore. */
-export async function closeSession(): Promise<void> {
-  await api.POST('/api/v1/auth/logout', { body: {} });
-}
 
 /** Creates an account; the API e-mails a 6-digit code. */
 export function useRegister(options?: MutationHookOptions<ApiData<'/api/v1/auth/register', 'post'>, RegisterBody>) {

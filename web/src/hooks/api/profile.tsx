@@ -1,13 +1,15 @@
 /**
- * My profile (`/api/v1/merchants/me`, the same route for merchants and staff): reading it (it
- * also names the server's time zone), editing name, phone and language, and my password.
+ * My profile (`/api/v1/merchants/me`, the same route for merchants and staff): reading it,
+ * editing name and phone, and my password. The session reads it at sign-in (session.ts).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { ApiBody, ApiData } from '../../api/types';
 import { invalidate, type MutationHookOptions, type QueryHookOptions } from './query-keys';
+import { fetchProfile, type Profile } from './session';
 
-export type Profile = ApiData<'/api/v1/merchants/me'>;
+export type { Profile };
+
 export type ProfileBody = ApiBody<'/api/v1/merchants/me', 'patch'>;
 export type PasswordBody = ApiBody<'/api/v1/merchants/me/password', 'put'>;
 
@@ -16,17 +18,12 @@ export const profileQueryKeys = {
   me: () => [...profileQueryKeys.all, 'me'] as const,
 };
 
-/** Reads my profile once, outside any screen (the session does at sign-in). */
-export function fetchProfile(): Promise<Profile> {
-  return unwrap(api.GET('/api/v1/merchants/me'));
-}
-
 /** My profile. */
 export function useProfile(options?: QueryHookOptions<Profile>) {
   return useQuery({ ...options, queryKey: profileQueryKeys.me(), queryFn: fetchProfile });
 }
 
-/** Edits my profile: name, phone, or the dashboard's language. */
+/** Edits my profile: name and phone. */
 export function useUpdateProfile(options?: MutationHookOptions<Profile, ProfileBody>) {
   const queryClient = useQueryClient();
   return useMutation({
