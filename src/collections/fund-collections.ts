@@ -189,6 +189,8 @@ export async function createFundCollection(
 export interface CollectionListQuery {
   applicationId?: string | undefined;
   status?: CollectionStatus | undefined;
+  /** Only the collections of this environment (all when absent). */
+  environment?: 'LIVE' | 'TEST' | undefined;
   page: number;
   size: number;
 }
@@ -207,6 +209,7 @@ export async function listFundCollections(
   const conditions: SQL[] = [isNull(applications.deletedAt)];
   if (viewer.role === 'MERCHANT') conditions.push(eq(applications.merchantId, viewer.accountId));
   if (query.applicationId) conditions.push(eq(fundCollections.applicationId, query.applicationId));
+  if (query.environment) conditions.push(eq(fundCollections.environment, query.environment));
   conditions.push(query.status ? statusCondition(query.status, now) : or(eq(fundCollections.status, 'ACTIVE'), eq(fundCollections.status, 'CLOSED'))!);
   const rows = await services.db
     .select({ row: fundCollections, applicationName: applications.name })

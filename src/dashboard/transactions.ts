@@ -12,6 +12,8 @@ import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { heldAmountOf } from '../payments/transaction-view.ts';
+import { refundability, type Refundability } from '../payments/refund-payment.ts';
+import type { Services } from '../services.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isUuid } from '../domain/ids.ts';
 
@@ -110,6 +112,8 @@ export interface TransactionFilter {
   to?: Date | undefined;
   /** Provider code (rail). */
   provider?: string | undefined;
+  /** ISO 4217 code: transactions in that currency only. */
+  currency?: string | undefined;
   /**
    * Case-insensitive part of our reference or of the merchant's reference; exactly the
    * operator's transaction id (as on the customer's SMS) of the transaction or of one of its
@@ -204,6 +208,7 @@ export async function transactionWhere(db: Db, merchantId: string, filter: Trans
     filter.from ? gte(transactions.createdAt, filter.from) : undefined,
     filter.to ? lt(transactions.createdAt, filter.to) : undefined,
     filter.provider ? eq(transactions.paymentMethod, filter.provider) : undefined,
+    filter.currency ? eq(transactions.currency, filter.currency) : undefined,
     filter.search ? searchCondition(filter.search) : undefined,
   )!;
   return { where, appNames };
@@ -337,6 +342,16 @@ export async function transactionDetail(
       createdAt: e.createdAt,
     })),
   };
+}
+
+/**
+ * Whether the merchant may refund transaction `t` now and how much of it remains refundable:
+ * the refund's own rule (refund-payment.ts, `refundability`), so the dashboard shows a refund
+ * action exactly when the refund route would take it.
+ */
+export function transactionRefundability(services: Pick<Services, 'db' | 'connectors'>, t: DashboardTransaction): Promise<Refundability> {
+  // A pay-in's provider is its rail and its payerAccount the payer, as on the row.
+  return refundability(services, { id: t.id, direction: t.direction, status: t.status, amount: t.amount, paymentMethod: t.provider, payerAccount: t.payerAccount, environment: t.environment });
 }
 
 /** Rows per query of the export: the most the export ever holds in memory at once. */

@@ -87,6 +87,37 @@ export async function refundableAmount(db: Db, payment: Pick<TransactionRow, 'id
 }
 
 /**
+ * The rail and connector a refund of `payment` is paid out on: its own rail, active, with a
+ * connector in its environment; null when it has none (a refund is then PROVIDER_NOT_FOUND).
+ */
+async function refundRail(services: Pick<Services, 'db' | 'connectors'>, payment: Pick<TransactionRow, 'paymentMethod' | 'environment'>) {
+  const rail = payment.paymentMethod ? await findActiveRail(services.db, payment.paymentMethod) : null;
+  const connector = rail ? resolveConnector(services.connectors, rail.code, payment.environment as Environment) : null;
+  return rail && connector ? { rail, connector } : null;
+}
+
+/** Whether a merchant may refund a payment now, and how much of it remains refundable (base units). */
+export interface Refundability {
+  isRefundable: boolean;
+  refundableAmount: number;
+}
+
+/**
+ * What the dashboard says of refunding `payment`: `refundableAmount` as above, and
+ * `isRefundable` when a merchant refund asked now would pass `startRefund`'s checks before its
+ * lock — something remains, a payer to pay back, a rail that pays out. A view, read without a
+ * lock: the refund itself decides (and may still refuse for the balance or the rail's limits).
+ */
+export async function refundability(
+  services: Pick<Services, 'db' | 'connectors'>,
+  payment: Pick<TransactionRow, 'id' | 'direction' | 'status' | 'amount' | 'paymentMethod' | 'payerAccount' | 'environment'>,
+): Promise<Refundability> {
+  const amount = await refundableAmount(services.db, payment);
+  const isRefundable = amount > 0 && Boolean(payment.payerAccount) && (await refundRail(services, payment)) !== null;
+  return { isRefundable, refundableAmount: amount };
+}
+
+/**
  * Refunds the pay-in `input.reference` of `caller.applicationId`. Throws TRANSACTION_NOT_FOUND,
  * REFUND_NOT_ALLOWED (not SUCCESS), REFUND_AMOUNT_EXCEEDED (more than what remains),
  * PROVIDER_NOT_FOUND (rail gone), INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_REUSED.
@@ -135,9 +166,9 @@ export async function startRefund(
   const isSuspense = options.funding === 'SUSPENSE';
   if (!isSuspense && payment.status !== 'SUCCESS') throw new ApiError('REFUND_NOT_ALLOWED');
   if (!payment.paymentMethod || !payment.payerAccount) throw new ApiError('REFUND_NOT_ALLOWED');
-  const rail = await findActiveRail(services.db, payment.paymentMethod);
-  const connector = rail ? resolveConnector(services.connectors, rail.code, payment.environment as Environment) : null;
-  if (!rail || !connector) throw new ApiError('PROVIDER_NOT_FOUND');
+  const route = await refundRail(services, payment);
+  if (!route) throw new ApiError('PROVIDER_NOT_FOUND');
+  const { rail, connector } = route;
   const terms = isSuspense ? null : await railTermsFor(services.db, rail.code, 'PAY_OUT', payment.applicationId);
   const result = await createOnce<RefundData>(services, scope, async (tx) => {
     // Concurrent refunds of one pay-in take turns here; the sum below is then exact.

@@ -143,6 +143,8 @@ describe('list', () => {
     expect(await titles('?status=EXPIRED')).toEqual(['expiring']);
     expect(await titles('?status=DELETED')).toEqual(['deleted']);
     expect(await titles(`?applicationId=${b}&status=ACTIVE`)).toEqual(['open']);
+    expect(await titles('?environment=TEST')).toEqual(['open', 'expiring', 'closed', 'active']);
+    expect(await titles('?environment=LIVE')).toEqual([]);
     const raw = await as(merchant, 'GET', BASE);
     expect(Object.keys(raw.json)).toEqual(['success', 'code', 'message', 'data', 'timestamp']);
     expect(raw.json.data[0]).toMatchObject({ title: 'open', status: 'ACTIVE', applicationName: 'B', amountFixed: false, collectUrl: expect.any(String) });
@@ -169,6 +171,7 @@ describe('list', () => {
     expectError(await as(other, 'GET', `${BASE}?applicationId=${a}`), 404, 'APP_NOT_FOUND');
     expectError(await as(merchant, 'GET', `${BASE}?status=OPEN`), 400, 'INVALID_PARAMETER');
     expectError(await as(merchant, 'GET', `${BASE}?applicationId=nope`), 400, 'INVALID_PARAMETER');
+    expectError(await as(merchant, 'GET', `${BASE}?environment=PROD`), 400, 'INVALID_PARAMETER');
     expectError(await as(merchant, 'GET', `${BASE}?size=101`), 400, 'INVALID_PARAMETER');
     expectError(await as(merchant, 'GET', `${BASE}?size=0`), 400, 'INVALID_PARAMETER');
     // Staff see every merchant's.

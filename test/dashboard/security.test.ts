@@ -56,6 +56,8 @@ const routes: ProtectedRoute[] = [
   // Money: balances, refunds, money settings, fee overrides, withdrawals.
   { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/home/today', scope: 'ANY_ACCOUNT', write: false },
+  { method: 'GET', path: '/api/v1/merchants/home/period', scope: 'ANY_ACCOUNT', write: false },
   { method: 'POST', path: '/api/v1/merchants/transactions/PI-000000000000/refund', scope: 'ANY_ACCOUNT', write: true, body: {} },
   { method: 'GET', path: '/api/v1/merchants/apps/{appId}/transfer/fee?amount=1000&currency=XAF&paymentMethod=MTN_MOMO_CM', scope: 'OWN_APP', write: false },
   {

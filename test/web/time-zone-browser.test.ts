@@ -60,10 +60,10 @@ describe('a merchant in Nairobi with Kolo in UTC', () => {
     await page.goto(`${h.baseUrl}/app/`);
     await page.getByLabel('Adresse e-mail').fill(merchant.email);
     await page.getByLabel('Mot de passe').fill(merchant.password);
-    // The home screen asks for today's summary and the chart in the Nairobi days.
+    // The home screen asks for today's figures and the period's in the Nairobi days.
     const zoneOf = (path: string) =>
       page.waitForRequest((request) => new URL(request.url()).pathname === path).then((request) => new URL(request.url()).searchParams.get('timeZone'));
-    const zones = Promise.all([zoneOf('/api/v1/merchants/dashboard'), zoneOf('/api/v1/merchants/transactions/chart')]);
+    const zones = Promise.all([zoneOf('/api/v1/merchants/home/today'), zoneOf('/api/v1/merchants/home/period')]);
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByRole('heading', { name: 'Accueil' }).waitFor();
     expect(await zones).toEqual(['Africa/Nairobi', 'Africa/Nairobi']);

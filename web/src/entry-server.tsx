@@ -13,10 +13,11 @@ import { I18nextProvider } from 'react-i18next';
 import createClient from 'openapi-fetch';
 import type { paths } from './api/schema';
 import { SessionProvider, type User } from './auth/session';
-import { inTimeZone } from './format';
+import { inTimeZone, readerTimeZone } from './format';
+import { homeQueries } from './hooks/api/home';
 import { messages, type Language } from './i18n/messages';
 import type { Environment } from './prefs';
-import Home, { HOME_DAYS, homeQueries } from './screens/home/Home';
+import Home, { HOME_INTERVAL } from './screens/home/Home';
 import { Layout } from './shell/Layout';
 
 /** What the home screen is drawn for. */
@@ -65,9 +66,9 @@ function translatorOf(language: Language): i18n {
 export async function renderHome(input: HomeRenderInput): Promise<HomeRender> {
   const client = createClient<paths>({ baseUrl: 'http://kolo.local', fetch: input.fetch });
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } });
-  // The queries' periods are the reader's days: computed in the reader's zone.
-  const calls = inTimeZone(input.timeZone, input.serverTimeZone, () => homeQueries(client, input.environment, HOME_DAYS));
-  await Promise.all(Object.values(calls).map((query) => queryClient.fetchQuery(query as Parameters<QueryClient['fetchQuery']>[0])));
+  // The screen's queries, asked for the reader's days: named in the reader's zone.
+  const calls = inTimeZone(input.timeZone, input.serverTimeZone, () => homeQueries(client, { environment: input.environment, timeZone: readerTimeZone(), interval: HOME_INTERVAL }));
+  await Promise.all(calls.map((query) => queryClient.fetchQuery(query as Parameters<QueryClient['fetchQuery']>[0])));
   const html = inTimeZone(input.timeZone, input.serverTimeZone, () =>
     renderToString(
       <QueryClientProvider client={queryClient}>

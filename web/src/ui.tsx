@@ -3,14 +3,24 @@ import { useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttr
 import { useTranslation } from 'react-i18next';
 import { ApiFailure } from './api/client';
 import { formatMoney } from './format';
+import { catalogueKey } from './i18n/messages';
 
 /** The translated message of an API failure (its code), never the API's own message. */
 export function useErrorText(): (error: unknown) => string {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   return (error) => {
     const code = error instanceof ApiFailure ? error.code : 'NETWORK_ERROR';
-    const key = `errors.${code}`;
-    return i18n.exists(key) ? t(key) : t('errors.UNKNOWN', { code });
+    const key = catalogueKey('errors', code);
+    return key ? t(key) : t('errors.UNKNOWN', { code });
+  };
+}
+
+/** The translated name of a status the API sends (the status itself when the catalogue lacks it). */
+export function useStatusText(): (status: string) => string {
+  const { t } = useTranslation();
+  return (status) => {
+    const key = catalogueKey('status', status);
+    return key ? t(key) : status;
   };
 }
 
@@ -82,8 +92,8 @@ export function Money({ amount, currency }: { amount: number; currency: string }
 
 /** A status as a labelled badge. */
 export function StatusBadge({ status }: { status: string }) {
-  const { t, i18n } = useTranslation();
-  return <span className={`badge badge-${status.toLowerCase()}`}>{i18n.exists(`status.${status}`) ? t(`status.${status}`) : status}</span>;
+  const statusText = useStatusText();
+  return <span className={`badge badge-${status.toLowerCase()}`}>{statusText(status)}</span>;
 }
 
 /** A secret shown once, with a copy button. */

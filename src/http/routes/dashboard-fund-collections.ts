@@ -106,7 +106,7 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
         operationId: 'listFundCollections', summary: 'Mes collectes',
         description:
           'Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). ' +
-          'Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.',
+          'Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status, environment.',
         security,
         querystring: collectionListQuery,
         response: { 200: success(collectionList, 'Les collectes de la page', { message: 'Collectes récupérées.', data: [EXAMPLE_COLLECTION] }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
@@ -114,9 +114,9 @@ export async function dashboardFundCollectionRoutes(app: FastifyInstance, servic
     },
     async (request) => {
       const viewer = viewerOf(request);
-      const { applicationId, status, page, size } = request.query;
+      const { applicationId, status, environment, page, size } = request.query;
       if (applicationId) await findAccessibleApplication(request.services, requireAccount(request), applicationId, { write: false });
-      const collections = await listFundCollections(request.services, viewer, { applicationId, status, page, size });
+      const collections = await listFundCollections(request.services, viewer, { applicationId, status, environment, page, size });
       return ok(collections.map(out), 'Collectes récupérées.', now());
     },
   );

@@ -27,6 +27,7 @@ import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import {
   pageTransactions,
   transactionDetail,
+  transactionRefundability,
   transactionStats,
   transactionWhere,
   type DashboardTransaction,
@@ -63,6 +64,8 @@ import { CSV_COLUMNS } from '../../dashboard/transactions-csv.ts';
 const READ_ERRORS = ['INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'USER_NOT_FOUND', 'APP_NOT_FOUND'] as const;
 const detailExample = {
   ...EXAMPLE_TRANSACTION_ITEM,
+  isRefundable: true,
+  refundableAmount: 5000,
   events: [
     { id: 2, fromStatus: null, toStatus: 'PENDING', cause: 'CREATED', failureCode: null, detail: null, createdAt: EXAMPLE_TIME },
     { id: 3, fromStatus: 'PENDING', toStatus: 'SUCCESS', cause: 'STATUS_QUERY', failureCode: null, detail: null, createdAt: '2026-11-20T10:00:03.000' },
@@ -84,6 +87,15 @@ const NOUN = { transactions: 'Transaction', 'transactions-in': 'PayIn', 'transac
 /** Serialises a transaction's dates like every dashboard answer. */
 export function transactionOut(t: DashboardTransaction) {
   return { ...t, createdAt: ts(t.createdAt), updatedAt: ts(t.updatedAt), completedAt: ts(t.completedAt) };
+}
+
+/** A transaction's detail as the dashboard answers it: the transaction, what of it may be refunded, its history. */
+async function detailOut(services: Services, detail: Awaited<ReturnType<typeof transactionDetail>>) {
+  return {
+    ...transactionOut(detail),
+    ...(await transactionRefundability(services, detail)),
+    events: detail.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })),
+  };
 }
 
 /** The query fields that make a `TransactionFilter`. */
@@ -258,11 +270,7 @@ function registerFamily(app: FastifyInstance, services: Services, family: Family
         const merchantId = await family.merchantOf(request);
         const { transactionId } = request.params as { transactionId: string };
         const detail = await transactionDetail(services.db, merchantId, transactionId, { direction: list.direction, withDetail: family.isStaff });
-        return ok(
-          { ...transactionOut(detail), events: detail.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })) },
-          'Transaction récupérée.',
-          now(),
-        );
+        return ok(await detailOut(services, detail), 'Transaction récupérée.', now());
       },
     );
   }
@@ -400,7 +408,7 @@ export async function dashboardTransactionRoutes(app: FastifyInstance, services:
       const outcome = await checkTransactionNow(request.services, account.accountId, transactionId);
       const detail = await transactionDetail(services.db, account.accountId, transactionId, { withDetail: false });
       return ok(
-        { ...transactionOut(detail), events: detail.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })) },
+        await detailOut(services, detail),
         outcome === 'FINAL' ? 'Transaction déjà terminée : rien à demander.' : "Statut demandé à l'opérateur.",
         services.clock.now(),
       );

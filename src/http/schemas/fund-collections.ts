@@ -89,6 +89,7 @@ export const collectionListQuery = pageQuery.extend({
   size: z.coerce.number().int().min(1).max(COLLECTION_LIST_MAX).default(COLLECTION_LIST_MAX),
   applicationId: uuidParam.optional(),
   status: z.enum(COLLECTION_STATUSES).optional().describe('Sans filtre : ACTIVE et CLOSED (les supprimées seulement avec DELETED)'),
+  environment: z.enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST')).optional().describe('Seulement les collectes de cet environnement ; sans filtre : tous'),
 });
 
 /** A fund collection as the dashboard reads it. */

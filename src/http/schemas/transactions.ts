@@ -139,8 +139,18 @@ export const transactionItem = z.object({
   completedAt: z.string().nullable(),
 });
 
-/** A transaction with its history. */
+/** A transaction with its history, and what of it may be refunded. */
 export const transactionDetailData = transactionItem.extend({
+  isRefundable: z
+    .boolean()
+    .describe(
+      'Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund ' +
+        '(paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; ' +
+        'le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement',
+    ),
+  refundableAmount: z
+    .number()
+    .describe('Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS'),
   events: z.array(
     z.object({
       id: z.number(),

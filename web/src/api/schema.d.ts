@@ -1142,7 +1142,7 @@ export type paths = {
         };
         /**
          * Mes collectes
-         * @description Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status.
+         * @description Un tableau (sans objet de page), les plus récentes d’abord : `size` collectes (100 par défaut et au plus) de la page `page` (0 par défaut). Filtres : applicationId (404 APP_NOT_FOUND si elle n’est pas à vous), status, environment.
          */
         get: operations["listFundCollections"];
         put?: never;
@@ -1781,6 +1781,40 @@ export type paths = {
         };
         /** Compteurs publics : marchands actifs, transactions LIVE réussies, moyens de paiement actifs */
         get: operations["getPublicStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/home/today": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accueil de l'application web : volume, nombre et dernières transactions du jour (fuseau timeZone) */
+        get: operations["getHomeToday"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/home/period": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accueil de l'application web : taux de succès et volume par jour des paiements sur 7 ou 30 jours (fuseau timeZone) */
+        get: operations["getHomePeriod"];
         put?: never;
         post?: never;
         delete?: never;
@@ -21397,6 +21431,8 @@ export interface operations {
                 applicationId?: string;
                 /** @description Sans filtre : ACTIVE et CLOSED (les supprimées seulement avec DELETED) */
                 status?: "ACTIVE" | "CLOSED" | "EXPIRED" | "DELETED";
+                /** @description Seulement les collectes de cet environnement ; sans filtre : tous */
+                environment?: "LIVE" | "TEST";
             };
             header?: never;
             path?: never;
@@ -24387,6 +24423,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -24459,6 +24497,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -25462,6 +25504,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -25534,6 +25578,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -26537,6 +26585,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -26609,6 +26659,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -27896,6 +27950,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -27968,6 +28024,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -28982,6 +29042,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -29054,6 +29116,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -30068,6 +30134,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -30140,6 +30208,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -30818,6 +30890,8 @@ export interface operations {
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
                      *         "completedAt": "2026-11-20T10:00:03.000",
+                     *         "isRefundable": true,
+                     *         "refundableAmount": 5000,
                      *         "events": [
                      *           {
                      *             "id": 2,
@@ -30890,6 +30964,10 @@ export interface operations {
                             createdAt: string;
                             updatedAt: string;
                             completedAt: string | null;
+                            /** @description Vrai quand un remboursement demandé maintenant serait accepté par POST …/transactions/{reference}/refund (paiement reçu SUCCESS dont il reste un montant à rembourser, avec un payeur et un moyen de paiement actif) ; le remboursement peut encore être refusé pour le solde ou les limites du moyen de paiement */
+                            isRefundable: boolean;
+                            /** @description Ce qui reste à rembourser (unités de base) : le montant moins les remboursements en cours, réussis ou encore payables ; 0 sauf pour un paiement reçu SUCCESS */
+                            refundableAmount: number;
                             events: {
                                 id: number;
                                 fromStatus: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED") | null;
@@ -31393,6 +31471,469 @@ export interface operations {
                             paymentMethodCount: number;
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getHomeToday: {
+        parameters: {
+            query?: {
+                /** @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST */
+                environment?: "LIVE" | "TEST";
+                /** @description Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC */
+                timeZone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Les chiffres du jour */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Accueil récupéré.",
+                     *       "data": {
+                     *         "currency": "XAF",
+                     *         "volume": 5000,
+                     *         "count": 1,
+                     *         "lastTransactions": [
+                     *           {
+                     *             "id": "f9cab4c3-ecc9-4270-9037-8f77b19af34c",
+                     *             "reference": "PI-E902FAF36DC3",
+                     *             "merchantReference": "CMD-43",
+                     *             "type": "CHARGE",
+                     *             "direction": "PAY_IN",
+                     *             "environment": "TEST",
+                     *             "amount": 5000,
+                     *             "feeAmount": 75,
+                     *             "netAmount": 4925,
+                     *             "currency": "XAF",
+                     *             "status": "SUCCESS",
+                     *             "description": "Commande 43",
+                     *             "provider": "MTN_MOMO_CM",
+                     *             "payerAccount": "237677000001",
+                     *             "payerName": "Awa Ngono",
+                     *             "payerEmail": "awa@example.cm",
+                     *             "applicationId": "b4aea0b0-270d-4dab-ac55-b7b12c97b150",
+                     *             "appName": "Boutique Awa",
+                     *             "failureCode": null,
+                     *             "failureReason": null,
+                     *             "isLateSuccess": false,
+                     *             "operatorTransactionId": "SBXE902FAF36DC3",
+                     *             "heldAmount": 0,
+                     *             "refundedAmount": 0,
+                     *             "createdAt": "2026-11-20T10:00:00.000",
+                     *             "updatedAt": "2026-11-20T10:00:03.000",
+                     *             "completedAt": "2026-11-20T10:00:03.000"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @description Devise des chiffres et de la liste : celle de ma plus ancienne application ; null sans application */
+                            currency: string | null;
+                            /** @description Σ des paiements reçus SUCCESS ou REFUNDED depuis minuit (fuseau timeZone), unités de base */
+                            volume: number;
+                            /** @description Nombre de transactions (paiements et virements) depuis minuit (fuseau timeZone) */
+                            count: number;
+                            /** @description Les 5 transactions les plus récentes, paiements et virements */
+                            lastTransactions: {
+                                id: string;
+                                reference: string;
+                                merchantReference: string | null;
+                                /**
+                                 * @description CHECKOUT, CHARGE, FUND_COLLECTION, PAYOUT, WITHDRAWAL ou REFUND
+                                 * @enum {string}
+                                 */
+                                type: "CHECKOUT" | "CHARGE" | "FUND_COLLECTION" | "PAYOUT" | "WITHDRAWAL" | "REFUND";
+                                /** @enum {string} */
+                                direction: "PAY_IN" | "PAY_OUT";
+                                /** @enum {string} */
+                                environment: "LIVE" | "TEST";
+                                /** @description Unités de base */
+                                amount: number;
+                                /** @description Frais de Kolo ; null tant qu’ils ne sont pas connus */
+                                feeAmount: number | null;
+                                /** @description Paiement : montant − frais (crédité) ; virement : montant + frais (débité) */
+                                netAmount: number | null;
+                                currency: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                                description: string | null;
+                                /** @description Code du moyen de paiement */
+                                provider: string | null;
+                                /** @description Paiement : le payeur ; virement : le bénéficiaire */
+                                payerAccount: string | null;
+                                payerName: string | null;
+                                payerEmail: string | null;
+                                applicationId: string;
+                                appName: string;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureReason: string | null;
+                                isLateSuccess: boolean;
+                                /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
+                                operatorTransactionId: string | null;
+                                /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
+                                heldAmount: number;
+                                refundedAmount: number;
+                                createdAt: string;
+                                updatedAt: string;
+                                completedAt: string | null;
+                            }[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getHomePeriod: {
+        parameters: {
+            query?: {
+                /** @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST */
+                environment?: "LIVE" | "TEST";
+                /** @description Fuseau horaire IANA des jours comptés (ex. Africa/Nairobi : « aujourd’hui » commence à minuit à Nairobi). Par défaut : UTC */
+                timeZone?: string;
+                /** @description Les 7 ou les 30 derniers jours du lecteur, aujourd’hui compris */
+                interval?: "LAST_7_DAYS" | "LAST_30_DAYS";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Les chiffres de la période */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Accueil récupéré.",
+                     *       "data": {
+                     *         "interval": "LAST_7_DAYS",
+                     *         "currency": "XAF",
+                     *         "successRate": 0.9,
+                     *         "labels": [
+                     *           "2026-11-14",
+                     *           "2026-11-15",
+                     *           "2026-11-16",
+                     *           "2026-11-17",
+                     *           "2026-11-18",
+                     *           "2026-11-19",
+                     *           "2026-11-20"
+                     *         ],
+                     *         "volumes": [
+                     *           0,
+                     *           4925,
+                     *           0,
+                     *           11820,
+                     *           0,
+                     *           0,
+                     *           14775
+                     *         ]
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            interval: "LAST_7_DAYS" | "LAST_30_DAYS";
+                            /** @description Devise du volume : celle de ma plus ancienne application ; null sans application */
+                            currency: string | null;
+                            /** @description Paiements reçus SUCCESS ou REFUNDED sur les paiements terminés (tous statuts sauf PENDING), toutes devises, depuis le début de la période ; null sans paiement terminé */
+                            successRate: number | null;
+                            /** @description Les jours de la période, « AAAA-MM-JJ », dans le fuseau timeZone */
+                            labels: string[];
+                            /** @description Par jour de labels : Σ des paiements reçus SUCCESS ou REFUNDED, nets de frais (comme le graphique), unités de base */
+                            volumes: number[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
                         timestamp: string;
                     };
                 };

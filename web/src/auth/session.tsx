@@ -7,8 +7,9 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, onSessionLost, refreshSession, setAccessToken, unwrap } from '../api/client';
+import { onSessionLost, refreshSession, setAccessToken } from '../api/client';
 import { setServerTimeZone } from '../format';
+import { closeSession, createSession, fetchProfile } from '../hooks/api/session';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { mirrorPrefs, readPrefs, writePrefs, type Environment } from '../prefs';
@@ -41,17 +42,9 @@ export function useSession(): Session {
   return session;
 }
 
-/**
- * Saves the signed-in account's language choice with the API. A failure is not shown: the
- * choice still applies to this page, and the previous one comes back at the next login.
- */
-export function saveLanguage(language: Language): void {
-  void unwrap(api.PATCH('/api/v1/merchants/me', { body: { language } })).catch(() => undefined);
-}
-
 /** The signed-in account, from its profile (which also tells the server's time zone). */
 async function readProfile(): Promise<User> {
-  const me = await unwrap(api.GET('/api/v1/merchants/me'));
+  const me = await fetchProfile();
   setServerTimeZone(me.serverTimeZone);
   return { accountId: me.id, email: me.email, fullName: me.fullName, role: me.role, language: me.language };
 }
@@ -116,14 +109,14 @@ export function SessionProvider({ children, initial }: { children: ReactNode; in
         writePrefs(user?.accountId ?? null, { environment: next });
       },
       async logIn(email, password) {
-        const data = await unwrap(api.POST('/api/v1/auth/login', { body: { email, password } }));
+        const data = await createSession({ email, password });
         setAccessToken(data.accessToken);
         // The login answer has no language: the profile has it.
         await signIn(await readProfile());
       },
       async logOut() {
         try {
-          await api.POST('/api/v1/auth/logout', { body: {} });
+          await closeSession();
         } finally {
           setAccessToken(null);
           setUser(null);

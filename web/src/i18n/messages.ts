@@ -362,6 +362,8 @@ const fr = {
 /** The catalogue's shape: every leaf a string. */
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> };
 export type Messages = Shape<typeof fr>;
+/** The names in one group of the catalogue, e.g. `MessageName<'status'>`: 'PENDING' | 'SUCCESS' | … */
+export type MessageName<G extends keyof Messages> = Extract<keyof Messages[G], string>;
 
 const en: Messages = {
   brand: 'Kolo',
@@ -723,3 +725,11 @@ const en: Messages = {
 /** Both languages. */
 export const messages = { fr, en };
 export type Language = keyof typeof messages;
+
+/**
+ * The key `group.name` when the catalogue has it, else null: for names the API sends (a
+ * status, an error code), which a newer server may have before this catalogue does.
+ */
+export function catalogueKey<G extends 'status' | 'errors'>(group: G, name: string): `${G}.${MessageName<G>}` | null {
+  return Object.hasOwn(fr[group], name) ? (`${group}.${name}` as `${G}.${MessageName<G>}`) : null;
+}

@@ -5,7 +5,8 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { isStaff, saveLanguage, useSession } from '../auth/session';
+import { isStaff, useSession } from '../auth/session';
+import { saveLanguage } from '../hooks/api/session';
 import { setLanguage } from '../i18n/i18n';
 import type { Language } from '../i18n/messages';
 import { writePrefs, type Environment } from '../prefs';

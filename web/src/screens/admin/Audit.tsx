@@ -1,19 +1,14 @@
 /** ADMIN: the audit log, newest first. */
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
+import { useAuditLog } from '../../hooks/api/admin-platform';
 import { PagedList } from '../../ui';
 
 export default function Audit() {
   const { t, i18n } = useTranslation();
   const [page, setPage] = useState(0);
-  const log = useQuery({
-    queryKey: ['audit', page],
-    queryFn: () => unwrap(api.GET('/api/v1/admin/audit-log', { params: { query: { page, size: 50 } } })),
-    placeholderData: keepPreviousData,
-  });
+  const log = useAuditLog({ page, size: 50 });
   return (
     <>
       <h1>{t('admin.audit')}</h1>

@@ -4,46 +4,40 @@
  * page; the write controls are ADMIN's only, as the API enforces (SUPPORT gets 403).
  */
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, expectNoContent, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { ConfirmButton } from '../../confirm';
 import { formatCount, formatDateTime } from '../../format';
-import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField, StatusBadge } from '../../ui';
+import {
+  useAdminMerchant,
+  useMerchantFees,
+  useRemoveMerchantFee,
+  useSetMerchantFee,
+  useSetMerchantKyc,
+  useSetMerchantStatus,
+  type KycLevel,
+  type MerchantFeeBody,
+} from '../../hooks/api/admin-merchants';
+import { useAdminRails } from '../../hooks/api/admin-rails';
+import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField, StatusBadge, useStatusText } from '../../ui';
 
-const KYC_LEVELS = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'] as const;
-type KycLevel = (typeof KYC_LEVELS)[number];
-type Direction = 'PAY_IN' | 'PAY_OUT';
+/** The KYC levels offered, in this order. */
+const KYC_LEVELS: KycLevel[] = ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED'];
+type Direction = MerchantFeeBody['direction'];
 
 export default function MerchantDetail() {
   const { t, i18n } = useTranslation();
+  const statusText = useStatusText();
   const id = useParams().id!;
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
-  const queryClient = useQueryClient();
-  const overview = useQuery({ queryKey: ['merchant', id], queryFn: () => unwrap(api.GET('/api/v1/admin/merchants/{id}/overview', { params: { path: { id } } })) });
-  const fees = useQuery({ queryKey: ['merchant-fees', id], queryFn: () => unwrap(api.GET('/api/v1/admin/merchants/{id}/fees', { params: { path: { id } } })) });
-  const rails = useQuery({ queryKey: ['rails'], queryFn: () => unwrap(api.GET('/api/v1/admin/providers')), enabled: isAdmin });
-  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['merchant', 'merchants', 'merchant-fees'].includes(String(q.queryKey[0])) });
-  const setKyc = useMutation({
-    mutationFn: (kycLevel: KycLevel) => unwrap(api.PATCH('/api/v1/admin/merchants/{id}/kyc', { params: { path: { id } }, body: { kycLevel } })),
-    onSuccess: refresh,
-  });
-  const setStatus = useMutation({
-    mutationFn: (status: 'ACTIVE' | 'SUSPENDED') => unwrap(api.PATCH('/api/v1/admin/merchants/{id}/status', { params: { path: { id } }, body: { status } })),
-    onSuccess: refresh,
-  });
-  const setFee = useMutation({
-    mutationFn: (body: { providerCode: string; direction: Direction; feePercentage: number; feeFixed: number }) =>
-      unwrap(api.PUT('/api/v1/admin/merchants/{id}/fees', { params: { path: { id } }, body })),
-    onSuccess: refresh,
-  });
-  const removeFee = useMutation({
-    mutationFn: (input: { providerCode: string; direction: Direction }) =>
-      expectNoContent(api.DELETE('/api/v1/admin/merchants/{id}/fees/{providerCode}/{direction}', { params: { path: { id, ...input } } })),
-    onSuccess: refresh,
-  });
+  const overview = useAdminMerchant(id);
+  const fees = useMerchantFees(id);
+  const rails = useAdminRails({ enabled: isAdmin });
+  const setKyc = useSetMerchantKyc(id);
+  const setStatus = useSetMerchantStatus();
+  const setFee = useSetMerchantFee(id);
+  const removeFee = useRemoveMerchantFee(id);
   const directionLabel = (direction: string) => (direction === 'PAY_IN' ? t('tx.payIn') : t('tx.payOut'));
 
   return (
@@ -80,17 +74,17 @@ export default function MerchantDetail() {
                   {Object.entries(transactionsByStatus).map(([status, figures]) => (
                     <span key={status} className="muted">
                       {' · '}
-                      {i18n.exists(`status.${status}`) ? t(`status.${status}`) : status} {formatCount(figures.count, i18n.language)}
+                      {statusText(status)} {formatCount(figures.count, i18n.language)}
                     </span>
                   ))}
                 </dd>
               </dl>
               {setStatus.error && <ErrorBox error={setStatus.error} />}
               {isAdmin && merchant.status === 'ACTIVE' && (
-                <ConfirmButton label={t('admin.suspend')} question={t('admin.suspendConfirm', { name: merchant.fullName })} isPending={setStatus.isPending} onConfirm={() => setStatus.mutate('SUSPENDED')} />
+                <ConfirmButton label={t('admin.suspend')} question={t('admin.suspendConfirm', { name: merchant.fullName })} isPending={setStatus.isPending} onConfirm={() => setStatus.mutate({ id, status: 'SUSPENDED' })} />
               )}
               {isAdmin && merchant.status === 'SUSPENDED' && (
-                <button type="button" className="secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate('ACTIVE')}>
+                <button type="button" className="secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate({ id, status: 'ACTIVE' })}>
                   {t('admin.reactivate')}
                 </button>
               )}

@@ -5,34 +5,24 @@
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime } from '../../format';
+import { useAdminMerchants, useSetMerchantStatus, type AccountStatus } from '../../hooks/api/admin-merchants';
 import { ErrorBox, Field, PagedList, SelectField, StatusBadge } from '../../ui';
 
-const STATUSES = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'] as const;
-type AccountStatus = (typeof STATUSES)[number];
+/** The statuses offered in the filter, in this order. */
+const STATUSES: AccountStatus[] = ['ACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'INACTIVE', 'DELETED'];
 
 export default function Merchants() {
   const { t, i18n } = useTranslation();
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
-  const queryClient = useQueryClient();
   const [status, setStatus] = useState<AccountStatus | ''>('');
   const [page, setPage] = useState(0);
   const [search, setSearch] = useState('');
-  const list = useQuery({
-    queryKey: ['merchants', status, search, page],
-    queryFn: () => unwrap(api.GET('/api/v1/admin/merchants', { params: { query: { page, size: 50, ...(status ? { status } : {}), ...(search ? { search } : {}) } } })),
-    placeholderData: keepPreviousData,
-  });
-  const setAccountStatus = useMutation({
-    mutationFn: (input: { id: string; status: 'ACTIVE' | 'SUSPENDED' }) =>
-      unwrap(api.PATCH('/api/v1/admin/merchants/{id}/status', { params: { path: { id: input.id } }, body: { status: input.status } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['merchants'] }),
-  });
+  const list = useAdminMerchants({ page, size: 50, ...(status ? { status } : {}), ...(search ? { search } : {}) });
+  const setAccountStatus = useSetMerchantStatus();
 
   return (
     <>

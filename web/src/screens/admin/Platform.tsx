@@ -1,18 +1,14 @@
 /** Staff: the platform's figures over a period (merchants, transactions, volumes, per rail). */
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { formatCount, formatPercent } from '../../format';
+import { usePlatformStats } from '../../hooks/api/admin-platform';
 import { Money, QueryView } from '../../ui';
 
 export default function Platform() {
   const { t, i18n } = useTranslation();
   const [environment, setEnvironment] = useState<'LIVE' | 'TEST'>('LIVE');
-  const stats = useQuery({
-    queryKey: ['platform', environment],
-    queryFn: () => unwrap(api.GET('/api/v1/admin/stats/overview', { params: { query: { environment } } })),
-  });
+  const stats = usePlatformStats({ environment });
   const rate = (value: number | null) => (value === null ? '—' : formatPercent(value, i18n.language));
   return (
     <>

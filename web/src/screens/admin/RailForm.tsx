@@ -4,62 +4,29 @@
  * decimals (whole basis points, as the API requires). The API's update replaces the whole rail:
  * the fields this form does not show are sent back as they are.
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { parseAmount } from '../../format';
+import { useUpdateRail, type Rail, type RailBody } from '../../hooks/api/admin-rails';
 import { ErrorBox, Field } from '../../ui';
 import { baseUnitDigits } from '../../../../src/domain/currency.ts';
 
-/** A rail as the API gives it (amounts in base units). */
-export interface RailFigures {
-  id: string;
-  name: string;
-  type: string;
-  country: string;
-  currency: string;
-  operator: string;
-  settlementDelaySeconds: number;
-  pendingTimeoutSeconds: number;
-  active: boolean;
-  minAmount: number;
-  maxAmount: number;
-  feePercentage: number;
-  feeFixed: number;
-  payOutFeePercentage: number;
-  payOutFeeFixed: number;
-}
-
-type RailType = 'MOBILE_MONEY' | 'BANK_TRANSFER' | 'CARD' | 'CRYPTO' | 'WALLET';
-
 /** The form; `onDone` closes it after a save or a cancel. */
-export function RailForm({ rail, onDone }: { rail: RailFigures; onDone: () => void }) {
+export function RailForm({ rail, onDone }: { rail: Rail; onDone: () => void }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
   const digits = baseUnitDigits(rail.currency);
   const shown = (amount: number) => String(amount / 10 ** digits);
-  const save = useMutation({
-    mutationFn: (body: { minAmount: number; maxAmount: number; feePercentage: number; feeFixed: number; payOutFeePercentage: number; payOutFeeFixed: number }) =>
-      unwrap(
-        api.PUT('/api/v1/admin/providers/{id}', {
-          params: { path: { id: rail.id } },
-          body: {
-            name: rail.name,
-            type: rail.type as RailType,
-            country: rail.country,
-            currency: rail.currency,
-            operator: rail.operator,
-            settlementDelaySeconds: rail.settlementDelaySeconds,
-            pendingTimeoutSeconds: rail.pendingTimeoutSeconds,
-            active: rail.active,
-            ...body,
-          },
-        }),
-      ),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['rails'] });
-      onDone();
-    },
+  const save = useUpdateRail(rail.id, { onSuccess: onDone });
+  /** The whole rail, with the limits and fees of the form: the fields it does not show go back as they are. */
+  const bodyOf = (edited: Pick<RailBody, 'minAmount' | 'maxAmount' | 'feePercentage' | 'feeFixed' | 'payOutFeePercentage' | 'payOutFeeFixed'>): RailBody => ({
+    name: rail.name,
+    type: rail.type as RailBody['type'],
+    country: rail.country,
+    currency: rail.currency,
+    operator: rail.operator,
+    settlementDelaySeconds: rail.settlementDelaySeconds,
+    pendingTimeoutSeconds: rail.pendingTimeoutSeconds,
+    active: rail.active,
+    ...edited,
   });
   const amountStep = digits === 0 ? 1 : 1 / 10 ** digits;
   return (
@@ -70,14 +37,16 @@ export function RailForm({ rail, onDone }: { rail: RailFigures; onDone: () => vo
         event.preventDefault();
         const form = new FormData(event.currentTarget);
         const amount = (name: string) => parseAmount(String(form.get(name)), rail.currency, i18n.language) ?? Number.NaN;
-        save.mutate({
-          minAmount: amount('minAmount'),
-          maxAmount: amount('maxAmount'),
-          feePercentage: Number(form.get('feePercentage')),
-          feeFixed: amount('feeFixed'),
-          payOutFeePercentage: Number(form.get('payOutFeePercentage')),
-          payOutFeeFixed: amount('payOutFeeFixed'),
-        });
+        save.mutate(
+          bodyOf({
+            minAmount: amount('minAmount'),
+            maxAmount: amount('maxAmount'),
+            feePercentage: Number(form.get('feePercentage')),
+            feeFixed: amount('feeFixed'),
+            payOutFeePercentage: Number(form.get('payOutFeePercentage')),
+            payOutFeeFixed: amount('payOutFeeFixed'),
+          }),
+        );
       }}
     >
       <h3>{t('admin.editRail', { name: rail.name })}</h3>

@@ -1,9 +1,8 @@
 /** Staff: the payment rails (limits, fees, active); ADMIN turns one on or off and edits its limits and fees. */
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
+import { useAdminRails, useToggleRail } from '../../hooks/api/admin-rails';
 import { ErrorBox, Money, QueryView, StatusBadge } from '../../ui';
 import { RailForm } from './RailForm';
 
@@ -11,13 +10,9 @@ export default function Rails() {
   const { t } = useTranslation();
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<string | null>(null);
-  const rails = useQuery({ queryKey: ['rails'], queryFn: () => unwrap(api.GET('/api/v1/admin/providers')) });
-  const toggle = useMutation({
-    mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/admin/providers/{id}/toggle', { params: { path: { id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rails'] }),
-  });
+  const rails = useAdminRails();
+  const toggle = useToggleRail();
   return (
     <>
       <h1>{t('admin.rails')}</h1>

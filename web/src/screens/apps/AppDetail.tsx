@@ -3,11 +3,11 @@
  * settings, webhooks, and deleting it after a confirmation step.
  */
 import { Link, useNavigate, useParams } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, expectNoContent, unwrap } from '../../api/client';
 import { ConfirmButton } from '../../confirm';
 import { formatDateTime } from '../../format';
+import { useApiKeys, useIssueApiKey, useRevokeApiKey, type IssueApiKeyInput } from '../../hooks/api/api-keys';
+import { useApplication, useDeleteApplication, useUpdateApplication } from '../../hooks/api/applications';
 import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SecretOnce, SelectField } from '../../ui';
 import { AppMoneySettings } from './AppMoneySettings';
 import { AppWebhooks } from './AppWebhooks';
@@ -17,37 +17,13 @@ const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string
 export default function AppDetail() {
   const { t, i18n } = useTranslation();
   const appId = useParams().appId!;
-  const queryClient = useQueryClient();
-  const app = useQuery({ queryKey: ['app', appId], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } } })) });
-  const keys = useQuery({ queryKey: ['keys', appId], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })) });
-  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['app', 'apps', 'keys'].includes(String(q.queryKey[0])) });
-  const update = useMutation({
-    mutationFn: (body: { name: string; description: string | null; webhookUrl: string | null; successUrl: string | null; cancelUrl: string | null }) =>
-      unwrap(api.PATCH('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } }, body })),
-    onSuccess: refresh,
-  });
-  const issue = useMutation({
-    mutationFn: (input: { rotate: boolean; name: string; environment: 'TEST' | 'LIVE' }) =>
-      unwrap(
-        input.rotate
-          ? api.POST('/api/v1/merchants/apps/{appId}/api-keys/rotate', { params: { path: { appId } }, body: { name: input.name, environment: input.environment } })
-          : api.POST('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } }, body: { name: input.name, environment: input.environment } }),
-      ),
-    onSuccess: refresh,
-  });
   const navigate = useNavigate();
-  const remove = useMutation({
-    mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{id}', { params: { path: { id: appId } } })),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['app', appId] });
-      await queryClient.invalidateQueries({ queryKey: ['apps'] });
-      await navigate('/apps', { state: { deleted: app.data?.name } });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: () => expectNoContent(api.DELETE('/api/v1/merchants/apps/{appId}/api-keys', { params: { path: { appId } } })),
-    onSuccess: refresh,
-  });
+  const app = useApplication(appId);
+  const keys = useApiKeys(appId);
+  const update = useUpdateApplication(appId);
+  const issue = useIssueApiKey(appId);
+  const revoke = useRevokeApiKey(appId);
+  const remove = useDeleteApplication(appId, { onSuccess: () => navigate('/apps', { state: { deleted: app.data?.name } }) });
 
   return (
     <>
@@ -116,7 +92,7 @@ export default function AppDetail() {
                   onSubmit={(event) => {
                     event.preventDefault();
                     const form = new FormData(event.currentTarget);
-                    issue.mutate({ rotate: Boolean(active), name: String(form.get('keyName')).trim(), environment: form.get('environment') as 'TEST' | 'LIVE' });
+                    issue.mutate({ rotate: Boolean(active), name: String(form.get('keyName')).trim(), environment: form.get('environment') as IssueApiKeyInput['environment'] });
                   }}
                 >
                   <Field label={t('apps.keyName')} name="keyName" required minLength={2} maxLength={100} defaultValue={active?.name ?? ''} />

@@ -4,9 +4,8 @@
  */
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { useApplications, useCreateApplication } from '../../hooks/api/applications';
 import { CardForm, CreateHead, ErrorBox, Field, QueryView, SaveCancel, SecretOnce, SelectField, StatusBadge } from '../../ui';
 
 /** Currencies a new application may use. */
@@ -20,18 +19,10 @@ export const optional = (value: FormDataEntryValue | null) => (typeof value === 
 
 export default function AppList() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
+  const apps = useApplications();
   const [isCreating, setCreating] = useState(false);
   const deleted = (useLocation().state as { deleted?: string } | null)?.deleted;
-  const create = useMutation({
-    mutationFn: (body: { name: string; currency: string; description?: string; webhookUrl?: string; successUrl?: string; cancelUrl?: string }) =>
-      unwrap(api.POST('/api/v1/merchants/apps', { body })),
-    onSuccess: async () => {
-      setCreating(false);
-      await queryClient.invalidateQueries({ queryKey: ['apps'] });
-    },
-  });
+  const create = useCreateApplication({ onSuccess: () => setCreating(false) });
 
   return (
     <>

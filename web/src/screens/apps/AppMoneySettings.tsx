@@ -3,26 +3,18 @@
  * after Kolo closed it (late success) — REFUND sends the money back to the payer (the default),
  * KEEP credits it to the merchant like any payment. Each choice is explained beside it.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { useMoneySettings, useUpdateMoneySettings, type LateSuccessPolicy } from '../../hooks/api/applications';
 import { CardForm, QueryView, SaveWithStatus } from '../../ui';
 
-type LateSuccessPolicy = 'REFUND' | 'KEEP';
+/** The choices, in this order. */
 const POLICIES: LateSuccessPolicy[] = ['REFUND', 'KEEP'];
 
 /** The settings card of application `appId`. */
 export function AppMoneySettings({ appId }: { appId: string }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const settings = useQuery({
-    queryKey: ['money-settings', appId],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/money-settings', { params: { path: { appId } } })),
-  });
-  const save = useMutation({
-    mutationFn: (lateSuccessPolicy: LateSuccessPolicy) => unwrap(api.PUT('/api/v1/merchants/apps/{appId}/money-settings', { params: { path: { appId } }, body: { lateSuccessPolicy } })),
-    onSuccess: (data) => queryClient.setQueryData(['money-settings', appId], data),
-  });
+  const settings = useMoneySettings(appId);
+  const save = useUpdateMoneySettings(appId);
   return (
     <CardForm label={t('apps.moneySettings')} onSubmit={(form) => save.mutate(form.get('lateSuccessPolicy') as LateSuccessPolicy)}>
       <QueryView query={settings}>

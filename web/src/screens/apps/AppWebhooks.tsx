@@ -3,37 +3,19 @@
  * event, and the delivery log with replay. The URL itself is edited with the settings.
  */
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
+import { useIssueWebhookSecret, useReplayDelivery, useTestWebhook, useWebhookDeliveries, useWebhookSettings } from '../../hooks/api/webhooks';
 import { ErrorBox, PagedList, QueryView, SecretOnce, StatusBadge } from '../../ui';
 
 export function AppWebhooks({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const path = { params: { path: { appId } } };
   const [page, setPage] = useState(0);
-  const settings = useQuery({ queryKey: ['webhook', appId], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/webhook', path)) });
-  const deliveries = useQuery({
-    queryKey: ['deliveries', appId, page],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/webhook/deliveries', { params: { path: { appId }, query: { page, size: 10 } } })),
-    placeholderData: keepPreviousData,
-  });
-  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['webhook', 'deliveries'].includes(String(q.queryKey[0])) });
-  const secret = useMutation({
-    mutationFn: (hasSecret: boolean) =>
-      unwrap(hasSecret ? api.POST('/api/v1/merchants/apps/{appId}/webhook/rotate', path) : api.POST('/api/v1/merchants/apps/{appId}/webhook/secret', path)),
-    onSuccess: refresh,
-  });
-  const test = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/merchants/apps/{appId}/webhook/test', { ...path, body: {} })),
-    onSettled: refresh,
-  });
-  const replay = useMutation({
-    mutationFn: (deliveryId: string) => unwrap(api.POST('/api/v1/merchants/apps/{appId}/webhook/deliveries/{deliveryId}/replay', { params: { path: { appId, deliveryId } } })),
-    onSuccess: refresh,
-  });
+  const settings = useWebhookSettings(appId);
+  const deliveries = useWebhookDeliveries(appId, { page, size: 10 });
+  const secret = useIssueWebhookSecret(appId);
+  const test = useTestWebhook(appId);
+  const replay = useReplayDelivery(appId);
 
   return (
     <section aria-labelledby="webhooks" className="card">
@@ -56,7 +38,7 @@ export function AppWebhooks({ appId }: { appId: string }) {
               </p>
             )}
             <div className="actions">
-              <button type="button" className="secondary" disabled={secret.isPending} onClick={() => secret.mutate(data.webhookSecretPrefix !== null)}>
+              <button type="button" className="secondary" disabled={secret.isPending} onClick={() => secret.mutate({ hasSecret: data.webhookSecretPrefix !== null })}>
                 {data.webhookSecretPrefix ? t('hooks.rotateSecret') : t('hooks.createSecret')}
               </button>
               <button type="button" className="secondary" disabled={test.isPending || !data.webhookUrl} onClick={() => test.mutate()}>

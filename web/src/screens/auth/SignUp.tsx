@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { useRegister, useResendEmailCode, useVerifyEmail } from '../../hooks/api/auth';
 import { ErrorBox, Field, SelectField } from '../../ui';
 import { AuthFrame } from './AuthFrame';
 
@@ -23,21 +23,13 @@ export default function SignUp() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [email, setEmail] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
-
-  async function run(action: () => Promise<void>) {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const register = useRegister();
+  const verify = useVerifyEmail();
+  const resend = useResendEmailCode();
+  // The code form's two actions: the last one's refusal is shown.
+  const codeError = verify.error ?? resend.error;
+  const isCodeBusy = verify.isPending || resend.isPending;
 
   return (
     <AuthFrame title={t('auth.signUpTitle')}>
@@ -53,10 +45,7 @@ export default function SignUp() {
               country: String(form.get('country')),
               password: String(form.get('password')),
             };
-            void run(async () => {
-              await unwrap(api.POST('/api/v1/auth/register', { body }));
-              setEmail(body.email);
-            });
+            register.mutate(body, { onSuccess: () => setEmail(body.email) });
           }}
         >
           <Field label={t('auth.fullName')} name="fullName" autoComplete="name" required maxLength={255} />
@@ -64,8 +53,8 @@ export default function SignUp() {
           <Field label={t('auth.phone')} name="phone" type="tel" autoComplete="tel" required placeholder="+237 6 77 00 00 01" />
           <SelectField label={t('auth.country')} name="country" options={COUNTRIES} defaultValue="CM" />
           <Field label={t('auth.newPassword')} name="password" type="password" autoComplete="new-password" required minLength={8} maxLength={128} />
-          {error !== null && <ErrorBox error={error} />}
-          <button type="submit" disabled={isBusy}>
+          {register.error && <ErrorBox error={register.error} />}
+          <button type="submit" disabled={register.isPending}>
             {t('auth.signUp')}
           </button>
         </form>
@@ -74,30 +63,26 @@ export default function SignUp() {
           onSubmit={(event) => {
             event.preventDefault();
             const otp = String(new FormData(event.currentTarget).get('otp'));
-            void run(async () => {
-              await unwrap(api.POST('/api/v1/auth/verify-email-otp', { body: { email, otp } }));
-              await navigate('/', { state: { notice: t('auth.verified') } });
-            });
+            resend.reset();
+            verify.mutate({ email, otp }, { onSuccess: () => navigate('/', { state: { notice: t('auth.verified') } }) });
           }}
         >
           <p className="notice" role="status">
             {notice ?? t('auth.codeSent', { email })}
           </p>
           <Field label={t('auth.code')} name="otp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
-          {error !== null && <ErrorBox error={error} />}
-          <button type="submit" disabled={isBusy}>
+          {codeError && <ErrorBox error={codeError} />}
+          <button type="submit" disabled={isCodeBusy}>
             {t('auth.verify')}
           </button>
           <button
             type="button"
             className="secondary"
-            disabled={isBusy}
-            onClick={() =>
-              void run(async () => {
-                await unwrap(api.POST('/api/v1/auth/resend-verify-email-code', { body: { email } }));
-                setNotice(t('auth.resent'));
-              })
-            }
+            disabled={isCodeBusy}
+            onClick={() => {
+              verify.reset();
+              resend.mutate({ email }, { onSuccess: () => setNotice(t('auth.resent')) });
+            }}
           >
             {t('auth.resend')}
           </button>

@@ -5,48 +5,29 @@
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatDateTime, parseAmount } from '../../format';
+import { useApplications } from '../../hooks/api/applications';
+import { useCollections, useCreateCollection, useSetCollectionOpen } from '../../hooks/api/collections';
 import { CardForm, CreateHead, ErrorBox, Field, Money, QueryView, SaveCancel, SelectField, StatusBadge } from '../../ui';
 import { QrCode } from './QrCode';
 
 export default function Collections() {
   const { t, i18n } = useTranslation();
   const { environment } = useSession();
-  const queryClient = useQueryClient();
   const [isCreating, setCreating] = useState(false);
   const [shown, setShown] = useState<string | null>(null);
   const [isAmountBad, setAmountBad] = useState(false);
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
-  const list = useQuery({
-    queryKey: ['collections'],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/fund-collections', { params: { query: { page: 0, size: 100 } } })),
-    placeholderData: keepPreviousData,
-  });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['collections'] });
-  const create = useMutation({
-    mutationFn: (input: { applicationId: string; title: string; description?: string; isAmountFixed: boolean; amount?: number }) => {
-      const { applicationId, ...body } = input;
-      return unwrap(api.POST('/api/v1/merchants/apps/{applicationId}/fund-collections', { params: { path: { applicationId } }, body: { ...body, environment } }));
-    },
-    onSuccess: async (created) => {
+  const apps = useApplications();
+  const list = useCollections({ page: 0, size: 100, environment });
+  const create = useCreateCollection({
+    onSuccess: (created) => {
       setCreating(false);
       setShown(created.id);
-      await refresh();
     },
   });
-  const setOpen = useMutation({
-    mutationFn: ({ id, isOpen }: { id: string; isOpen: boolean }) =>
-      unwrap(
-        isOpen
-          ? api.PATCH('/api/v1/merchants/fund-collections/{id}/reopen', { params: { path: { id } }, body: {} })
-          : api.PATCH('/api/v1/merchants/fund-collections/{id}/close', { params: { path: { id } } }),
-      ),
-    onSuccess: refresh,
-  });
+  const setOpen = useSetCollectionOpen();
 
   return (
     <>
@@ -64,6 +45,7 @@ export default function Collections() {
             const description = String(form.get('description') ?? '').trim();
             create.mutate({
               applicationId,
+              environment,
               title: String(form.get('title')).trim(),
               isAmountFixed: form.get('fixed') === 'on',
               ...(description ? { description } : {}),
@@ -85,9 +67,8 @@ export default function Collections() {
       )}
       {setOpen.error && <ErrorBox error={setOpen.error} />}
       <QueryView query={list}>
-        {(data) => {
-          const collections = data.filter((c) => c.environment === environment);
-          return collections.length === 0 ? (
+        {(collections) =>
+          collections.length === 0 ? (
             <p className="muted">{t('collect.empty')}</p>
           ) : (
             <ul className="rows">
@@ -136,8 +117,8 @@ export default function Collections() {
                 </li>
               ))}
             </ul>
-          );
-        }}
+          )
+        }
       </QueryView>
     </>
   );

@@ -4,60 +4,43 @@
  * showing what leaves the balance.
  */
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, expectNoContent, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatMoney, parseAmount } from '../../format';
 import { ConfirmButton } from '../../confirm';
+import { useBalances } from '../../hooks/api/balances';
+import { useProviders } from '../../hooks/api/providers';
+import {
+  useCreateWithdrawalAccount,
+  useDeleteWithdrawalAccount,
+  useSetDefaultWithdrawalAccount,
+  useWithdraw,
+  useWithdrawalAccounts,
+  type WithdrawalAccount,
+} from '../../hooks/api/withdrawals';
 import { ErrorBox, Field, Money, QueryView, SelectField } from '../../ui';
 import { WithdrawalSchedule } from './WithdrawalSchedule';
 import { SendTransfer } from './SendTransfer';
 
+/** A withdrawal reviewed in the form, waiting for its confirmation. */
 interface Withdrawal {
   amount: number;
   currency: string;
-  accountId: string;
+  account: WithdrawalAccount;
 }
 
 export default function Payouts() {
   const { t, i18n } = useTranslation();
   const { environment } = useSession();
-  const queryClient = useQueryClient();
   const [pending, setPending] = useState<Withdrawal | null>(null);
   const [isAmountBad, setAmountBad] = useState(false);
-  const balances = useQuery({ queryKey: ['balance', environment], queryFn: () => unwrap(api.GET('/api/v1/merchants/balance', { params: { query: { environment } } })) });
-  const accounts = useQuery({ queryKey: ['withdrawal-accounts'], queryFn: () => unwrap(api.GET('/api/v1/merchants/withdrawals/accounts')) });
-  const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
-  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ['withdrawal-accounts', 'balance', 'transactions', 'dashboard'].includes(String(q.queryKey[0])) });
-  const addAccount = useMutation({
-    mutationFn: (body: { providerCode: string; accountNumber: string; accountName: string; isDefault: boolean }) => unwrap(api.POST('/api/v1/merchants/withdrawals/accounts', { body })),
-    onSuccess: refresh,
-  });
-  const makeDefault = useMutation({
-    mutationFn: (id: string) => unwrap(api.PATCH('/api/v1/merchants/withdrawals/accounts/{id}/default', { params: { path: { id } } })),
-    onSuccess: refresh,
-  });
-  const removeAccount = useMutation({
-    mutationFn: (id: string) => expectNoContent(api.DELETE('/api/v1/merchants/withdrawals/accounts/{id}', { params: { path: { id } } })),
-    onSuccess: refresh,
-    // An account already gone elsewhere: the list is stale, refresh it under the error.
-    onError: refresh,
-  });
-  const withdraw = useMutation({
-    mutationFn: (input: Withdrawal) => {
-      const account = accounts.data!.find((a) => a.id === input.accountId)!;
-      return unwrap(
-        api.POST('/api/v1/merchants/withdrawals/withdraw', {
-          body: { amount: input.amount, currency: input.currency, paymentMethod: account.providerCode, beneficiaryAccount: account.accountNumber, beneficiaryName: account.accountName, environment },
-        }),
-      );
-    },
-    onSuccess: async () => {
-      setPending(null);
-      await refresh();
-    },
-  });
+  const balances = useBalances({ environment });
+  const accounts = useWithdrawalAccounts();
+  const rails = useProviders();
+  const addAccount = useCreateWithdrawalAccount();
+  const makeDefault = useSetDefaultWithdrawalAccount();
+  const removeAccount = useDeleteWithdrawalAccount();
+  const withdraw = useWithdraw({ onSuccess: () => setPending(null) });
 
   return (
     <>
@@ -93,15 +76,25 @@ export default function Payouts() {
                 <p>
                   {t('payout.confirm', {
                     amount: formatMoney(pending.amount, pending.currency, i18n.language),
-                    account: (() => {
-                      const a = list.find((x) => x.id === pending.accountId)!;
-                      return `${a.accountName} (${a.providerCode} ${a.accountNumber})`;
-                    })(),
+                    account: `${pending.account.accountName} (${pending.account.providerCode} ${pending.account.accountNumber})`,
                   })}
                 </p>
                 {withdraw.error && <ErrorBox error={withdraw.error} />}
                 <div className="actions">
-                  <button type="button" disabled={withdraw.isPending} onClick={() => withdraw.mutate(pending)}>
+                  <button
+                    type="button"
+                    disabled={withdraw.isPending}
+                    onClick={() =>
+                      withdraw.mutate({
+                        amount: pending.amount,
+                        currency: pending.currency,
+                        paymentMethod: pending.account.providerCode,
+                        beneficiaryAccount: pending.account.accountNumber,
+                        beneficiaryName: pending.account.accountName,
+                        environment,
+                      })
+                    }
+                  >
                     {t('common.confirm')}
                   </button>
                   <button type="button" className="secondary" onClick={() => setPending(null)}>
@@ -119,7 +112,8 @@ export default function Payouts() {
                   if (amount === null || amount <= 0) return setAmountBad(true);
                   setAmountBad(false);
                   withdraw.reset();
-                  setPending({ amount, currency, accountId: String(form.get('accountId')) });
+                  const account = list.find((a) => a.id === String(form.get('accountId')));
+                  if (account) setPending({ amount, currency, account });
                 }}
               >
                 <SelectField
@@ -188,7 +182,6 @@ export default function Payouts() {
               providerCode: String(form.get('providerCode')),
               accountNumber: String(form.get('accountNumber')).trim(),
               accountName: String(form.get('accountName')).trim(),
-              isDefault: (accounts.data ?? []).length === 0,
             });
           }}
         >

@@ -8,11 +8,13 @@
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { formatMoney, parseAmount } from '../../format';
+import { useApplications } from '../../hooks/api/applications';
+import { useBalances } from '../../hooks/api/balances';
+import { useProviders } from '../../hooks/api/providers';
+import { useQuoteTransfer, useSendTransfer, type TransferFee } from '../../hooks/api/transfers';
 import { ErrorBox, Field, Money, QueryView, SelectField, StatusBadge } from '../../ui';
 
 /** A reviewed transfer, waiting for its confirmation. */
@@ -25,10 +27,10 @@ interface Review {
   beneficiaryAccount: string;
   beneficiaryName: string;
   description: string;
-  /** The fee the API quoted for this transfer (GET …/transfer/fee). */
-  fee: number;
   /** Sent as Idempotency-Key: one per reviewed form. */
   idempotencyKey: string;
+  /** What the API quoted for this transfer (GET …/transfer/fee): its fee and the total leaving the balance. */
+  quote: TransferFee;
 }
 
 /** 32 random hex characters (crypto.getRandomValues also works outside secure contexts). */
@@ -39,52 +41,16 @@ function newIdempotencyKey(): string {
 export function SendTransfer() {
   const { t, i18n } = useTranslation();
   const { environment } = useSession();
-  const queryClient = useQueryClient();
   const [appId, setAppId] = useState<string | null>(null);
   const [review, setReview] = useState<Review | null>(null);
   const [isAmountBad, setAmountBad] = useState(false);
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
-  const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
+  const apps = useApplications();
+  const rails = useProviders();
   const activeApps = (apps.data ?? []).filter((a) => a.status === 'ACTIVE');
   const app = activeApps.find((a) => a.id === appId) ?? activeApps[0];
-  const balance = useQuery({
-    queryKey: ['balance', environment, app?.id],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/balance', { params: { query: { environment, appId: app!.id } } })),
-    enabled: app !== undefined,
-  });
-  const quote = useMutation({
-    mutationFn: async (r: Omit<Review, 'fee'>) => {
-      const fee = await unwrap(
-        api.GET('/api/v1/merchants/apps/{appId}/transfer/fee', {
-          params: { path: { appId: r.appId }, query: { amount: r.amount, currency: r.currency, paymentMethod: r.paymentMethod, environment } },
-        }),
-      );
-      return { ...r, fee: fee.feeAmount };
-    },
-    onSuccess: (reviewed) => setReview(reviewed),
-  });
-  const send = useMutation({
-    mutationFn: (r: Review) =>
-      unwrap(
-        api.POST('/api/v1/merchants/apps/{appId}/transfer', {
-          params: { path: { appId: r.appId } },
-          headers: { 'Idempotency-Key': r.idempotencyKey },
-          body: {
-            amount: r.amount,
-            currency: r.currency,
-            paymentMethod: r.paymentMethod,
-            beneficiaryAccount: r.beneficiaryAccount,
-            beneficiaryName: r.beneficiaryName,
-            ...(r.description ? { description: r.description } : {}),
-            environment,
-          },
-        }),
-      ),
-    onSuccess: async () => {
-      setReview(null);
-      await queryClient.invalidateQueries({ predicate: (q) => ['balance', 'transactions', 'dashboard'].includes(String(q.queryKey[0])) });
-    },
-  });
+  const balance = useBalances({ environment, appId: app?.id }, { enabled: app !== undefined });
+  const quote = useQuoteTransfer();
+  const send = useSendTransfer({ onSuccess: () => setReview(null) });
   const appRails = (rails.data ?? []).filter((r) => app && r.currency === app.currency && r.environments.includes(environment));
   const available = balance.data?.find((line) => line.currency === app?.currency)?.availableAmount ?? 0;
 
@@ -101,9 +67,9 @@ export function SendTransfer() {
                 <dt>{t('tx.amount')}</dt>
                 <dd>{formatMoney(review.amount, review.currency, i18n.language)}</dd>
                 <dt>{t('tx.fee')}</dt>
-                <dd>{formatMoney(review.fee, review.currency, i18n.language)}</dd>
+                <dd>{formatMoney(review.quote.feeAmount, review.currency, i18n.language)}</dd>
                 <dt>{t('transfer.total')}</dt>
-                <dd>{formatMoney(review.amount + review.fee, review.currency, i18n.language)}</dd>
+                <dd>{formatMoney(review.quote.totalAmount, review.currency, i18n.language)}</dd>
                 <dt>{t('transfer.beneficiary')}</dt>
                 <dd>
                   {review.beneficiaryName} · {review.railName} {review.beneficiaryAccount}
@@ -113,7 +79,25 @@ export function SendTransfer() {
               </dl>
               {send.error && <ErrorBox error={send.error} />}
               <div className="actions">
-                <button type="button" disabled={send.isPending} onClick={() => send.mutate(review)}>
+                <button
+                  type="button"
+                  disabled={send.isPending}
+                  onClick={() =>
+                    send.mutate({
+                      appId: review.appId,
+                      idempotencyKey: review.idempotencyKey,
+                      body: {
+                        amount: review.amount,
+                        currency: review.currency,
+                        paymentMethod: review.paymentMethod,
+                        beneficiaryAccount: review.beneficiaryAccount,
+                        beneficiaryName: review.beneficiaryName,
+                        ...(review.description ? { description: review.description } : {}),
+                        environment,
+                      },
+                    })
+                  }
+                >
                   {t('transfer.send')}
                 </button>
                 <button type="button" className="secondary" disabled={send.isPending} onClick={() => setReview(null)}>
@@ -133,7 +117,7 @@ export function SendTransfer() {
                 const rail = appRails.find((r) => r.code === String(form.get('paymentMethod')));
                 if (!rail) return;
                 send.reset();
-                quote.mutate({
+                const reviewed = {
                   appId: app.id,
                   amount,
                   currency: app.currency,
@@ -143,7 +127,11 @@ export function SendTransfer() {
                   beneficiaryName: String(form.get('beneficiaryName') ?? '').trim(),
                   description: String(form.get('description') ?? '').trim(),
                   idempotencyKey: newIdempotencyKey(),
-                });
+                };
+                quote.mutate(
+                  { appId: app.id, amount, currency: app.currency, paymentMethod: rail.code, environment },
+                  { onSuccess: (fee) => setReview({ ...reviewed, quote: fee }) },
+                );
               }}
             >
               {activeApps.length > 1 && (

@@ -1,29 +1,24 @@
 /** The automatic withdrawal schedule: manual, instant, above a threshold, or periodic. */
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { parseAmount } from '../../format';
+import { useUpdateWithdrawalConfig, useWithdrawalConfig, type WithdrawalAccount, type WithdrawalConfigBody } from '../../hooks/api/withdrawals';
 import { ErrorBox, Field, QueryView, SelectField } from '../../ui';
 
-const MODES = ['MANUAL', 'INSTANT', 'THRESHOLD', 'PERIODIC'] as const;
-const PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
-type Mode = (typeof MODES)[number];
-type Period = (typeof PERIODS)[number];
+type Mode = WithdrawalConfigBody['mode'];
+type Period = NonNullable<WithdrawalConfigBody['period']>;
+/** The modes and periods offered, in this order. */
+const MODES: Mode[] = ['MANUAL', 'INSTANT', 'THRESHOLD', 'PERIODIC'];
+const PERIODS: Period[] = ['DAILY', 'WEEKLY', 'MONTHLY'];
 
-export function WithdrawalSchedule({ accounts }: { accounts: { id: string; accountName: string; providerCode: string; accountNumber: string }[] }) {
+export function WithdrawalSchedule({ accounts }: { accounts: WithdrawalAccount[] }) {
   const { t, i18n } = useTranslation();
   const { environment } = useSession();
-  const queryClient = useQueryClient();
-  const config = useQuery({ queryKey: ['withdrawal-config'], queryFn: () => unwrap(api.GET('/api/v1/merchants/withdrawals/config')) });
+  const config = useWithdrawalConfig();
   const [mode, setMode] = useState<Mode | null>(null);
   const [isAmountBad, setAmountBad] = useState(false);
-  const save = useMutation({
-    mutationFn: (body: { mode: Mode; accountId?: string; thresholdAmount?: number; period?: Period; currency: string }) =>
-      unwrap(api.PUT('/api/v1/merchants/withdrawals/config', { body: { ...body, environment } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['withdrawal-config'] }),
-  });
+  const save = useUpdateWithdrawalConfig();
   return (
     <section aria-labelledby="schedule" className="card">
       <h2 id="schedule">{t('payout.schedule')}</h2>
@@ -43,6 +38,7 @@ export function WithdrawalSchedule({ accounts }: { accounts: { id: string; accou
                 save.mutate({
                   mode: shown,
                   currency,
+                  environment,
                   ...(shown !== 'MANUAL' ? { accountId: String(form.get('accountId')) } : {}),
                   ...(thresholdAmount !== undefined ? { thresholdAmount } : {}),
                   ...(shown === 'PERIODIC' ? { period: form.get('period') as Period } : {}),

@@ -1,20 +1,13 @@
 /** My profile (name, phone) and my password. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
+import { useChangePassword, useProfile, useUpdateProfile } from '../../hooks/api/profile';
 import { CardForm, Field, QueryView, SaveWithStatus } from '../../ui';
 
 export default function Profile() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const me = useQuery({ queryKey: ['me'], queryFn: () => unwrap(api.GET('/api/v1/merchants/me')) });
-  const update = useMutation({
-    mutationFn: (body: { fullName: string; phone: string | null }) => unwrap(api.PATCH('/api/v1/merchants/me', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['me'] }),
-  });
-  const password = useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) => unwrap(api.PUT('/api/v1/merchants/me/password', { body })),
-  });
+  const me = useProfile();
+  const update = useUpdateProfile();
+  const password = useChangePassword();
   return (
     <>
       <h1>{t('profile.title')}</h1>

@@ -3,24 +3,16 @@
  * transaction's reference): event, status, attempts, last HTTP answer and time, each with the
  * log's replay action.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap } from '../../api/client';
 import { formatDateTime } from '../../format';
+import { useReplayDelivery, useWebhookDeliveries } from '../../hooks/api/webhooks';
 import { ErrorBox, QueryView, StatusBadge } from '../../ui';
 
 /** The deliveries section; `appId` and `reference` are the transaction's. */
 export function TransactionDeliveries({ appId, reference }: { appId: string; reference: string }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const deliveries = useQuery({
-    queryKey: ['deliveries', appId, 'reference', reference],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/apps/{appId}/webhook/deliveries', { params: { path: { appId }, query: { reference, size: 50 } } })),
-  });
-  const replay = useMutation({
-    mutationFn: (deliveryId: string) => unwrap(api.POST('/api/v1/merchants/apps/{appId}/webhook/deliveries/{deliveryId}/replay', { params: { path: { appId, deliveryId } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['deliveries', appId] }),
-  });
+  const deliveries = useWebhookDeliveries(appId, { reference, size: 50 });
+  const replay = useReplayDelivery(appId);
 
   return (
     <section aria-labelledby="tx-deliveries">

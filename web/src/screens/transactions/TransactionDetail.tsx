@@ -1,43 +1,27 @@
 /**
- * One transaction: its fields, its timeline of events, the refund of a successful pay-in and,
- * while it is PENDING, "ask the operator now" (the answer replaces the shown transaction); its
- * webhook deliveries with their replay.
+ * One transaction: its fields, its timeline of events, a refund when the API says it may be
+ * refunded (`isRefundable`, up to `refundableAmount`) and, while it is PENDING, "ask the
+ * operator now" (the answer replaces the shown transaction); its webhook deliveries with their
+ * replay.
  */
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { ApiFailure, api, unwrap } from '../../api/client';
+import { ApiFailure } from '../../api/client';
 import { formatDateTime, formatMoney, parseAmount } from '../../format';
+import { useRefund } from '../../hooks/api/refunds';
+import { useCheckTransactionStatus, useTransaction } from '../../hooks/api/transactions';
 import { ErrorBox, Field, Money, QueryView, StatusBadge } from '../../ui';
 import { TransactionDeliveries } from './TransactionDeliveries';
 
 export default function TransactionDetail() {
   const { t, i18n } = useTranslation();
   const reference = useParams().reference!;
-  const queryClient = useQueryClient();
-  const detail = useQuery({
-    queryKey: ['transaction', reference],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions/{transactionId}', { params: { path: { transactionId: reference } } })),
-  });
+  const detail = useTransaction(reference);
   const [isRefunding, setRefunding] = useState(false);
   const [amountError, setAmountError] = useState(false);
-  const refund = useMutation({
-    mutationFn: (body: { amount?: number; reason?: string }) =>
-      unwrap(api.POST('/api/v1/merchants/transactions/{reference}/refund', { params: { path: { reference } }, body })),
-    onSuccess: async () => {
-      setRefunding(false);
-      await queryClient.invalidateQueries();
-    },
-  });
-
-  const statusCheck = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/merchants/transactions/{transactionId}/status-check', { params: { path: { transactionId: reference } } })),
-    onSuccess: async (tx) => {
-      queryClient.setQueryData(['transaction', reference], tx);
-      if (tx.status !== 'PENDING') await queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'transaction' });
-    },
-  });
+  const refund = useRefund(reference, { onSuccess: () => setRefunding(false) });
+  const statusCheck = useCheckTransactionStatus(reference);
 
   return (
     <>
@@ -47,8 +31,8 @@ export default function TransactionDetail() {
       <h1>{t('tx.detail')}</h1>
       <QueryView query={detail}>
         {(tx) => {
-          const left = tx.amount - tx.refundedAmount;
-          const isRefundable = tx.direction === 'PAY_IN' && tx.status === 'SUCCESS' && left > 0;
+          // What may be refunded, and how much, is the API's to say.
+          const { isRefundable, refundableAmount } = tx;
           return (
             <>
               <section className="card">
@@ -127,7 +111,7 @@ export default function TransactionDetail() {
                   }}
                 >
                   <h2>{t('tx.refundTitle')}</h2>
-                  <Field label={t('tx.refundAmount', { left: formatMoney(left, tx.currency, i18n.language) })} name="amount" inputMode="decimal" aria-invalid={amountError} />
+                  <Field label={t('tx.refundAmount', { left: formatMoney(refundableAmount, tx.currency, i18n.language) })} name="amount" inputMode="decimal" aria-invalid={amountError} />
                   <Field label={t('tx.refundReason')} name="reason" maxLength={255} />
                   {amountError && <ErrorBox error={new ApiFailure(400, 'VALIDATION_ERROR', null)} />}
                   {refund.error && <ErrorBox error={refund.error} />}

@@ -2,20 +2,19 @@
  * Transactions of the current environment: filters (status, direction, application, dates,
  * search) kept in the address, pages of 20, and the CSV export of the same filters.
  */
-import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, unwrap, ApiFailure } from '../../api/client';
 import { useSession } from '../../auth/session';
 import { readerToday, serverDayBound } from '../../format';
+import { useApplications } from '../../hooks/api/applications';
+import { useProviders } from '../../hooks/api/providers';
+import { useExportTransactions, useTransactions, type TransactionListQuery, type TransactionStatus, type TransactionType } from '../../hooks/api/transactions';
 import { ErrorBox, Field, Pager, QueryView, SelectField } from '../../ui';
 import { TransactionRows } from './TransactionRows';
 
-const STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
-type Status = (typeof STATUSES)[number];
-const KINDS = ['CHECKOUT', 'CHARGE', 'FUND_COLLECTION', 'PAYOUT', 'WITHDRAWAL', 'REFUND'] as const;
-type Kind = (typeof KINDS)[number];
+/** The statuses and types offered in the filters, in this order. */
+const STATUSES: TransactionStatus[] = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED', 'REFUNDED'];
+const KINDS: TransactionType[] = ['CHECKOUT', 'CHARGE', 'FUND_COLLECTION', 'PAYOUT', 'WITHDRAWAL', 'REFUND'];
 
 /** The filters as the API reads them: the typed days (the user's) as bounds in server local time. */
 function apiFilters<T extends { from?: string | undefined; to?: string | undefined }>(filters: T): T {
@@ -26,14 +25,12 @@ export default function TransactionList() {
   const { t } = useTranslation();
   const { environment } = useSession();
   const [params, setParams] = useSearchParams();
-  const [exportError, setExportError] = useState<unknown>(null);
-  const [isExporting, setExporting] = useState(false);
   const filters = {
     environment,
-    status: (params.get('status') || undefined) as Status | undefined,
+    status: (params.get('status') || undefined) as TransactionStatus | undefined,
     // The API lists pay-ins unless asked otherwise (SharePay's dashboard reads it so): ALL here.
-    direction: (params.get('direction') || 'ALL') as 'PAY_IN' | 'PAY_OUT' | 'ALL',
-    type: (params.get('type') || undefined) as Kind | undefined,
+    direction: (params.get('direction') || 'ALL') as NonNullable<TransactionListQuery['direction']>,
+    type: (params.get('type') || undefined) as TransactionType | undefined,
     provider: params.get('provider') || undefined,
     appId: params.get('appId') || undefined,
     from: params.get('from') || undefined,
@@ -41,34 +38,20 @@ export default function TransactionList() {
     search: params.get('search') || undefined,
   };
   const page = Number(params.get('page') ?? 0);
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/merchants/apps')) });
-  const rails = useQuery({ queryKey: ['providers'], queryFn: () => unwrap(api.GET('/api/v1/merchants/providers')), staleTime: 300_000 });
-  const list = useQuery({
-    queryKey: ['transactions', filters, page],
-    queryFn: () => unwrap(api.GET('/api/v1/merchants/transactions', { params: { query: { ...apiFilters(filters), page, size: 20 } } })),
-    placeholderData: keepPreviousData,
-  });
-
-  async function exportCsv() {
-    setExporting(true);
-    setExportError(null);
-    try {
-      const { data, response } = await api.GET('/api/v1/merchants/transactions/export', { params: { query: apiFilters(filters) }, parseAs: 'blob' });
-      if (!response.ok || !data) throw new ApiFailure(response.status, 'INTERNAL_SERVER_ERROR', null);
-      const url = URL.createObjectURL(data as Blob);
+  const apps = useApplications();
+  const rails = useProviders();
+  const list = useTransactions({ ...apiFilters(filters), page, size: 20 });
+  const exporting = useExportTransactions({
+    onSuccess: ({ file, fileName }) => {
+      const url = URL.createObjectURL(file);
       const link = document.createElement('a');
       link.href = url;
       // The API names the file with the server's date: the user's date instead.
-      const name = /filename="?([^";]+)/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'transactions.csv';
-      link.download = name.replace(/-\d{4}-\d{2}-\d{2}\.csv$/, `-${readerToday()}.csv`);
+      link.download = fileName.replace(/-\d{4}-\d{2}-\d{2}\.csv$/, `-${readerToday()}.csv`);
       link.click();
       URL.revokeObjectURL(url);
-    } catch (failure) {
-      setExportError(failure);
-    } finally {
-      setExporting(false);
-    }
-  }
+    },
+  });
 
   return (
     <>
@@ -118,12 +101,12 @@ export default function TransactionList() {
           <button type="button" className="secondary" onClick={() => setParams(new URLSearchParams())}>
             {t('tx.reset')}
           </button>
-          <button type="button" className="secondary" onClick={() => void exportCsv()} disabled={isExporting}>
-            {isExporting ? t('tx.exporting') : t('tx.export')}
+          <button type="button" className="secondary" onClick={() => exporting.mutate(apiFilters(filters))} disabled={exporting.isPending}>
+            {exporting.isPending ? t('tx.exporting') : t('tx.export')}
           </button>
         </div>
       </form>
-      {exportError !== null && <ErrorBox error={exportError} />}
+      {exporting.error && <ErrorBox error={exporting.error} />}
       <QueryView query={list}>
         {(data) =>
           data.content.length === 0 ? (

@@ -2,9 +2,8 @@
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../format';
+import type { TransactionItem } from '../../hooks/api/transactions';
 import { Money, StatusBadge } from '../../ui';
-
-export type TransactionItem = { reference: string; merchantReference: string | null; direction: 'PAY_IN' | 'PAY_OUT'; amount: number; currency: string; status: string; createdAt: string; appName: string; type: string; payerAccount: string | null };
 
 export function TransactionRows({ items }: { items: TransactionItem[] }) {
   const { t, i18n } = useTranslation();
