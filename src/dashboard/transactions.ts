@@ -12,7 +12,7 @@ import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { heldAmountOf } from '../payments/transaction-view.ts';
-import { refundability, type Refundability } from '../payments/refund-payment.ts';
+import { refundability, type Refundability } from '../refunds/index.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isUuid } from '../domain/ids.ts';

@@ -7,6 +7,7 @@
 export {
   committedRefunds,
   insertRefund,
+  refundability,
   refundableAmount,
   refundMerchantPayment,
   refundPayment,
@@ -14,5 +15,6 @@ export {
   type RefundCaller,
   type RefundData,
   type RefundInput,
+  type Refundability,
   type StartRefundOptions,
 } from './refund-payment.ts';
