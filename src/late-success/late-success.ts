@@ -29,7 +29,7 @@
  * the operator, initiation-window.ts) releases it (PAYOUT_RELEASE, a
  * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
-import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
@@ -405,30 +405,8 @@ const WATCH_BATCH = 50;
 export async function watchLateSuccesses(services: Services): Promise<number> {
   const now = services.clock.now();
   const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
-  const due = services.db
-    .select({ id: transactions.id })
-    .from(transactions)
-    .where(and(isNotNull(transactions.lateWatchUntil), lte(transactions.nextPollAt, now)))
-    .orderBy(asc(transactions.nextPollAt))
-    .limit(WATCH_BATCH)
-    .for('update', { skipLocked: true });
-  const rows = await services.db
-    .update(transactions)
-    .set({ nextPollAt: lease, pollAttempts: sql`${transactions.pollAttempts} + 1` })
-    .where(and(inArray(transactions.id, due), isNotNull(transactions.lateWatchUntil)))
-    .returning();
-  const dueAttempts = services.db
-    .select({ id: checkoutAttempts.id })
-    .from(checkoutAttempts)
-    .where(and(isNotNull(checkoutAttempts.lateWatchUntil), lte(checkoutAttempts.nextPollAt, now)))
-    .orderBy(asc(checkoutAttempts.nextPollAt))
-    .limit(WATCH_BATCH)
-    .for('update', { skipLocked: true });
-  const attempts = await services.db
-    .update(checkoutAttempts)
-    .set({ nextPollAt: lease, pollCount: sql`${checkoutAttempts.pollCount} + 1` })
-    .where(and(inArray(checkoutAttempts.id, dueAttempts), isNotNull(checkoutAttempts.lateWatchUntil)))
-    .returning();
+  const rows = (await claimWatched(services.db, transactions, { pollAttempts: sql`${transactions.pollAttempts} + 1` }, now, lease)) as TransactionRow[];
+  const attempts = (await claimWatched(services.db, checkoutAttempts, { pollCount: sql`${checkoutAttempts.pollCount} + 1` }, now, lease)) as CheckoutAttemptRow[];
   const watched: Watched[] = [
     ...rows.map((row) => (row.direction === 'PAY_OUT' ? heldPayOutWatch(services, row) : chargeWatch(services, row))),
     ...attempts.map((attempt) => attemptWatch(services, attempt)),
@@ -441,6 +419,27 @@ export async function watchLateSuccesses(services: Services): Promise<number> {
     }
   }
   return watched.length;
+}
+
+/**
+ * Claims the due watches of `table` (transactions or checkout attempts: at most WATCH_BATCH, whose
+ * `late_watch_until` is set and `next_poll_at` passed), skipping rows locked by another instance,
+ * and leases them until `lease`, counting the question (`count`: the table's counter, one more).
+ * Returns the claimed rows.
+ */
+async function claimWatched(db: Db, table: typeof transactions | typeof checkoutAttempts, count: Record<string, SQL>, now: Date, lease: Date): Promise<unknown[]> {
+  const due = db
+    .select({ id: table.id })
+    .from(table)
+    .where(and(isNotNull(table.lateWatchUntil), lte(table.nextPollAt, now)))
+    .orderBy(asc(table.nextPollAt))
+    .limit(WATCH_BATCH)
+    .for('update', { skipLocked: true });
+  return db
+    .update(table)
+    .set({ nextPollAt: lease, ...count })
+    .where(and(inArray(table.id, due), isNotNull(table.lateWatchUntil)))
+    .returning();
 }
 
 /** What the watch asks about: the request as the operator knows it. */
