@@ -116,6 +116,8 @@ const READ_ROUTES: string[] = [
   ),
   '/api/v1/merchants/transactions/chart',
   '/api/v1/admin/merchants/{id}/transactions/chart',
+  '/api/v1/merchants/home/today',
+  '/api/v1/merchants/home/period',
 ];
 
 describe('read routes', () => {
@@ -222,7 +224,8 @@ describe('coverage', () => {
       'GET /api/v1/merchants/apps/{appId}/transfer/fee',
     ];
     // The platform overview is about every merchant, not one: LIVE unless asked (its own default).
-    expect(found.sort()).toEqual([...tested, 'GET /api/v1/admin/stats/overview'].sort());
+    // The fund collections list takes `environment` as a filter: without it, every collection.
+    expect(found.sort()).toEqual([...tested, 'GET /api/v1/admin/stats/overview', 'GET /api/v1/merchants/fund-collections'].sort());
     const description = spec.paths['/api/v1/merchants/balance'].get.parameters.find((p: { name: string }) => p.name === 'environment').description;
     expect(description).toMatch(/clé API LIVE active ou au moins une transaction LIVE, sinon TEST/);
   });
