@@ -3,7 +3,8 @@
  * TypeScript compiler resolves it. The boundaries hold for every import, type-only ones included:
  * - `domain/` imports nothing of ours outside itself;
  * - `connectors/` never import `db/` or `http/`;
- * - `simulators/` are imported only from `cli/` and tests;
+ * - simulators (`connectors/<operator>/simulator/`, `connectors/simulator-http.ts`) are imported
+ *   only from `cli/` and tests;
  * - `accounts/` never imports `payments/`;
  * and there is no runtime import cycle: none among the imports the compiled modules keep (a cycle
  * closed by a type-only import is allowed: it is erased before the modules run). The cycles are
@@ -16,6 +17,9 @@ import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The simulators of operators' HTTP APIs and their shared plumbing: test and rehearsal tooling. */
+const SIMULATOR = '^src/connectors/([^/]+/simulator/|simulator-http[.]ts$)';
 
 /** The boundaries, over every import. */
 const boundaries: IFlattenedRuleSet = {
@@ -35,8 +39,8 @@ const boundaries: IFlattenedRuleSet = {
     {
       name: 'simulators-only-from-cli-and-tests',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(simulators|cli)/', '[.]test[.]ts$'] },
-      to: { path: '^src/simulators/' },
+      from: { path: '^src/', pathNot: [SIMULATOR, '^src/cli/', '[.]test[.]ts$'] },
+      to: { path: SIMULATOR },
     },
     {
       name: 'accounts-never-import-payments',

@@ -21,16 +21,16 @@ export async function simulate(ctx: CliContext, which: 'mtn' | 'orange' | 'mpesa
   try {
     switch (which) {
       case 'mtn':
-        sim = await (await import('../../simulators/mtn-momo/mtn-simulator.ts')).startMtnSimulator(overrides);
+        sim = await (await import('../../connectors/mtn-momo/simulator/mtn-simulator.ts')).startMtnSimulator(overrides);
         break;
       case 'orange':
-        sim = await (await import('../../simulators/orange-money/orange-simulator.ts')).startOrangeSimulator(overrides);
+        sim = await (await import('../../connectors/orange-money/simulator/orange-simulator.ts')).startOrangeSimulator(overrides);
         break;
       case 'mpesa':
-        sim = await (await import('../../simulators/mpesa/mpesa-simulator.ts')).startMpesaSimulator(overrides);
+        sim = await (await import('../../connectors/mpesa/simulator/mpesa-simulator.ts')).startMpesaSimulator(overrides);
         break;
       case 'wave':
-        sim = await (await import('../../simulators/wave/wave-simulator.ts')).startWaveSimulator({ ...overrides, webhookUrl: opts.webhookUrl ?? null });
+        sim = await (await import('../../connectors/wave/simulator/wave-simulator.ts')).startWaveSimulator({ ...overrides, webhookUrl: opts.webhookUrl ?? null });
         break;
     }
   } catch (error) {
