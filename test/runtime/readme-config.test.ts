@@ -14,6 +14,18 @@ import { envSchema } from '../../src/config.ts';
 const root = new URL('../../', import.meta.url);
 const VARIABLE = /`([A-Z][A-Z0-9_]*)`/g;
 
+/** The rows of the README's configuration table: the variables of the first column and the last column's text. */
+function readmeRows(): { names: string[]; meaning: string }[] {
+  const readme = readFileSync(new URL('README.md', root), 'utf8');
+  const start = readme.indexOf('\n## Configuration\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  const rows = readme.slice(start, end === -1 ? undefined : end).split('\n').filter((line) => line.startsWith('| `'));
+  return rows.map((row) => {
+    const cells = row.split(' | ');
+    return { names: [...cells[0]!.matchAll(VARIABLE)].map((m) => m[1]!), meaning: cells.at(-1)!.replace(/ \|$/, '') };
+  });
+}
+
 /** The variable names of the first column of the README's configuration table, in order. */
 function readmeVariables(): string[] {
   const readme = readFileSync(new URL('README.md', root), 'utf8');
@@ -52,6 +64,16 @@ describe("the README's configuration table", () => {
     expect(documented.filter((name) => !read.includes(name)), 'in the README, not read by src/config.ts').toEqual([]);
     expect(read.filter((name) => !documented.includes(name)), 'read by src/config.ts, not in the README').toEqual([]);
     expect(documented.filter((name, i) => documented.indexOf(name) !== i), 'listed twice in the README').toEqual([]);
+  });
+
+  it("gives each variable the schema describes (every operator's) the schema's own words", () => {
+    const shape: Record<string, { description?: string | undefined }> = envSchema.shape;
+    const described = Object.keys(shape).filter((name) => shape[name]!.description !== undefined);
+    // Guards against descriptions that zod no longer exposes.
+    expect(described).toContain('MTN_MOMO_BASE_URL');
+    expect(described.length).toBeGreaterThanOrEqual(31);
+    const meanings = new Map(readmeRows().flatMap((row) => row.names.map((name) => [name, row.meaning] as const)));
+    for (const name of described) expect(meanings.get(name), name).toBe(shape[name]!.description);
   });
 
   it('reads nothing from the environment outside envSchema', () => {

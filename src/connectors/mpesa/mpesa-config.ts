@@ -13,19 +13,24 @@ const CREDENTIALS = [
   'MPESA_SECURITY_CREDENTIAL',
 ] as const;
 
+/** The README's words for variables it documents together (one row). */
+const CONSUMER_MEANING = "The Daraja app's OAuth consumer key and secret. Secret.";
+const SHORTCODE_MEANING = 'STK push `BusinessShortCode` (paybill or store number) and its Lipa Na M-Pesa Online passkey (sandbox `174379` and the public sandbox passkey). The passkey is secret.';
+const B2C_MEANING = "B2C pay-outs: the organisation shortcode (`PartyA`, sandbox `600xxx`), the initiator name (sandbox `testapi`) and the initiator password encrypted with Safaricom's certificate, base64 (the Daraja portal generates it). The credential is secret.";
+
 /** On exactly when `MPESA_BASE_URL` is set; then every variable but the till number is required. */
 export const mpesaConfig = operatorConfig(
   {
-    MPESA_BASE_URL: z.string().url().optional(),
-    MPESA_CONSUMER_KEY: z.string().optional(),
-    MPESA_CONSUMER_SECRET: z.string().optional(),
-    MPESA_SHORTCODE: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit paybill or store number, e.g. 174379').optional(),
-    MPESA_PASSKEY: z.string().optional(),
-    MPESA_TRANSACTION_TYPE: z.enum(['CustomerPayBillOnline', 'CustomerBuyGoodsOnline']).default('CustomerPayBillOnline'),
-    MPESA_TILL_NUMBER: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit till number').optional(),
-    MPESA_B2C_SHORTCODE: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit B2C shortcode, e.g. 600996').optional(),
-    MPESA_INITIATOR_NAME: z.string().optional(),
-    MPESA_SECURITY_CREDENTIAL: z.string().optional(),
+    MPESA_BASE_URL: z.string().url().optional().describe('M-Pesa Daraja base URL (production `https://api.safaricom.co.ke`, sandbox `https://sandbox.safaricom.co.ke`). Set: LIVE keys may use `MPESA_KE`, and every `MPESA_*` variable below (but the till number) is required.'),
+    MPESA_CONSUMER_KEY: z.string().optional().describe(CONSUMER_MEANING),
+    MPESA_CONSUMER_SECRET: z.string().optional().describe(CONSUMER_MEANING),
+    MPESA_SHORTCODE: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit paybill or store number, e.g. 174379').optional().describe(SHORTCODE_MEANING),
+    MPESA_PASSKEY: z.string().optional().describe(SHORTCODE_MEANING),
+    MPESA_TRANSACTION_TYPE: z.enum(['CustomerPayBillOnline', 'CustomerBuyGoodsOnline']).default('CustomerPayBillOnline').describe('Or `CustomerBuyGoodsOnline` (a till: `MPESA_TILL_NUMBER` is then required and sent as `PartyB`).'),
+    MPESA_TILL_NUMBER: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit till number').optional().describe('Till number for `CustomerBuyGoodsOnline`.'),
+    MPESA_B2C_SHORTCODE: z.string().regex(SHORTCODE, 'must be the 5 to 7-digit B2C shortcode, e.g. 600996').optional().describe(B2C_MEANING),
+    MPESA_INITIATOR_NAME: z.string().optional().describe(B2C_MEANING),
+    MPESA_SECURITY_CREDENTIAL: z.string().optional().describe(B2C_MEANING),
   },
   (e, ctx) => {
     const isBuyGoods = e.MPESA_TRANSACTION_TYPE === 'CustomerBuyGoodsOnline';
