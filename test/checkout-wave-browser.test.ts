@@ -13,7 +13,7 @@ import { startHarness, type Harness, type Tenant } from './harness.ts';
 import { createCheckout } from './helpers/checkout.ts';
 import { waveEnv } from './helpers/live.ts';
 import { startReceiver, type Receiver } from './helpers/webhooks.ts';
-import { startWaveSimulator, type WaveSimulator } from '../src/simulators/wave/wave-simulator.ts';
+import { startWaveSimulator, type WaveSimulator } from '../src/connectors/wave/simulator/wave-simulator.ts';
 import { deliverOnce } from '../src/jobs/webhook-worker.ts';
 
 let h: Harness;

@@ -16,6 +16,7 @@ import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { ApiError } from '../domain/errors.ts';
 import { CommandError, UsageError, type CliContext, type CliIo, type CliResult } from './context.ts';
 import * as v from './validate.ts';
+import { operators } from '../connectors/operators.ts';
 
 export type { CliIo, CliResult, RunningService } from './context.ts';
 
@@ -210,21 +211,20 @@ Examples:
     .action(async (opts) => (await import('./commands/connectors.ts')).connectorsCheck(ctx, opts));
 
   const simulate = program.command('simulate').description('run an operator simulator (tests and rehearsals only)');
-  const simulators = { mtn: 'MTN MoMo Open API', orange: 'Orange Money Cameroon OM API', mpesa: 'M-Pesa Daraja', wave: 'Wave' } as const;
-  for (const which of ['mtn', 'orange', 'mpesa', 'wave'] as const) {
+  for (const { simulator } of operators) {
     const command = simulate
-      .command(which)
-      .description(`the ${simulators[which]} simulator`)
+      .command(simulator.command)
+      .description(`the ${simulator.title} simulator`)
       .option('--port <n>', 'port (0: any free one)', v.port, 0)
       .option('--host <host>', 'address to listen on', v.host, '127.0.0.1')
       .option('--decision-delay-ms <ms>', "how long the simulated customer takes to answer (0 to 3600000)", v.integer(0, 3_600_000))
       .option('--json', JSON_HELP);
-    if (which === 'wave') {
+    if (simulator.hasWebhookUrl) {
       command
-        .option('--webhook-url <url>', 'where its signed webhooks go, e.g. <PUBLIC_BASE_URL>/api/v1/callbacks/wave', v.httpUrl)
-        .action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, which, simulators[which], opts));
+        .option('--webhook-url <url>', `where its signed webhooks go, e.g. <PUBLIC_BASE_URL>/api/v1/callbacks/${simulator.command}`, v.httpUrl)
+        .action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, simulator, opts));
     } else {
-      command.action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, which, simulators[which], opts));
+      command.action(async (opts) => (await import('./commands/simulate.ts')).simulate(ctx, simulator, opts));
     }
   }
 

@@ -3,7 +3,9 @@
  * TypeScript compiler resolves it. The boundaries hold for every import, type-only ones included:
  * - `domain/` imports nothing of ours outside itself;
  * - `connectors/` never import `db/` or `http/`;
- * - `simulators/` are imported only from `cli/` and tests;
+ * - simulators (`connectors/<operator>/simulator/`, `connectors/simulator-http.ts`) are imported
+ *   only from `cli/` and tests, and loaded lazily (a dynamic `import()`, run only by
+ *   `kolo simulate`) by their operator's definition (`connectors/<operator>/<operator>-operator.ts`);
  * - `accounts/` never imports `payments/`;
  * - the capabilities beside the payments core (`refunds/`, `late-success/`, `withdrawals/`,
  *   `collections/`) are imported from outside their folder only through their entry module,
@@ -23,6 +25,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The capability folders whose modules outside code reaches only through their `index.ts`. */
 const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections'];
 
+/** The simulators of operators' HTTP APIs and their shared plumbing: test and rehearsal tooling. */
+const SIMULATOR = '^src/connectors/([^/]+/simulator/|simulator-http[.]ts$)';
+
+/** An operator's definition, listed in `connectors/operators.ts`: it names how its simulator starts. */
+const OPERATOR_DEFINITION = '^src/connectors/[^/]+/[^/]+-operator[.]ts$';
+
 /** The boundaries, over every import. */
 const boundaries: IFlattenedRuleSet = {
   forbidden: [
@@ -41,8 +49,14 @@ const boundaries: IFlattenedRuleSet = {
     {
       name: 'simulators-only-from-cli-and-tests',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(simulators|cli)/', '[.]test[.]ts$'] },
-      to: { path: '^src/simulators/' },
+      from: { path: '^src/', pathNot: [SIMULATOR, OPERATOR_DEFINITION, '^src/cli/', '[.]test[.]ts$'] },
+      to: { path: SIMULATOR },
+    },
+    {
+      name: 'operator-definitions-load-simulators-lazily',
+      severity: 'error',
+      from: { path: OPERATOR_DEFINITION },
+      to: { path: SIMULATOR, dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'accounts-never-import-payments',
@@ -114,6 +128,8 @@ describe('import boundaries of src/', () => {
     expect(importsOf(all, 'src/payments/apply-transition.ts').get('src/services.ts')).toContain('type-only');
     expect(importsOf(compiled, 'src/payments/apply-transition.ts').has('src/domain/transaction-state.ts')).toBe(true);
     expect(importsOf(compiled, 'src/payments/apply-transition.ts').has('src/services.ts')).toBe(false);
+    // An operator's definition names its simulator only through a dynamic import.
+    expect(importsOf(all, 'src/connectors/mtn-momo/mtn-momo-operator.ts').get('src/connectors/mtn-momo/simulator/mtn-simulator.ts')).toContain('dynamic-import');
   });
 
   it('has no module crossing a boundary', () => {

@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../../src/cli/run.ts';
-import { MTN_SIM_DEFAULTS, startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
-import { startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
+import { MTN_SIM_DEFAULTS, startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
+import { startOrangeSimulator, type OrangeSimulator } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
 import { freePort, startServe } from '../helpers/cli.ts';
 import { mpesaEnv, mtnEnv, orangeEnv, waveEnv } from '../helpers/live.ts';
-import { startMpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
-import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { startMpesaSimulator } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
+import { startWaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let out = '';

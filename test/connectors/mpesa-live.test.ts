@@ -24,8 +24,8 @@ import { ledgerAccounts, ledgerEntries, ledgerLines } from '../../src/db/schema-
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { merchantAccount, operatorFloatAccount } from '../../src/ledger/accounts.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
-import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/simulators/mpesa/mpesa-simulator.ts';
-import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
+import { DARAJA_TEST_MSISDN, MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
+import { NO_LATENCY } from '../../src/connectors/simulator-http.ts';
 import { SLOW_INITIATION_MS, SLOW_PRE_STEP_MS } from '../helpers/fault-scenarios.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import type { Harness, Tenant } from '../harness.ts';

@@ -14,9 +14,9 @@
 import { describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { listAttempts } from '../../src/payments/checkout-attempt-records.ts';
-import { startMtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
+import { startMtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
-import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
+import { NO_LATENCY } from '../../src/connectors/simulator-http.ts';
 import {
   describeAbandonedInitiations,
   describeCallbackOperatorFaults,

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../src/db/schema.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
+import { startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import type { Receiver } from '../helpers/webhooks.ts';
 import { useLiveOperator } from '../helpers/live-operator.ts';

@@ -9,8 +9,8 @@
  * hold and what the simulator moved equals what the ledger posted on Orange's float, transaction by
  * transaction.
  */
-import { startOrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
-import { NO_LATENCY } from '../../src/simulators/sim-http.ts';
+import { startOrangeSimulator } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
+import { NO_LATENCY } from '../../src/connectors/simulator-http.ts';
 import { describeAbandonedInitiations, describeCallbackOperatorFaults, SLOW_PRE_STEP_MS, useFaultHarness } from '../helpers/fault-scenarios.ts';
 import { orangeEnv, waitUntil } from '../helpers/live.ts';
 

@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
-import { ORANGE_SIM_DEFAULTS, startOrangeSimulator, type OrangeSimulator } from '../../src/simulators/orange-money/orange-simulator.ts';
+import { ORANGE_SIM_DEFAULTS, startOrangeSimulator, type OrangeSimulator } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import type { Receiver } from '../helpers/webhooks.ts';
 import { useLiveOperator } from '../helpers/live-operator.ts';

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import type { WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import type { WaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 import { resolveConnector } from '../../src/connectors/registry.ts';
 import {
   describeAbandonedInitiations,

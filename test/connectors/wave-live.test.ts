@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { waveSignature } from '../../src/connectors/wave/wave-transformers.ts';
-import { WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 import { INITIATION_LANDING_MS } from '../../src/payments/initiation-window.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import type { Receiver } from '../helpers/webhooks.ts';

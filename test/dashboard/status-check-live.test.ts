@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accounts } from '../../src/db/schema.ts';
 import { STATUS_CHECK_INTERVAL_MS } from '../../src/dashboard/status-check.ts';
 import { openSession } from '../../src/dashboard/tokens.ts';
-import { startMtnSimulator, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
+import { startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { asAccount } from '../helpers/dashboard.ts';
 import { expectSuccess } from '../helpers/merchant-api.ts';

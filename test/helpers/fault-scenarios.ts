@@ -12,7 +12,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applications } from '../../src/db/schema.ts';
 import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
-import { NO_LATENCY, type SimMovement, type SimRequest } from '../../src/simulators/sim-http.ts';
+import { NO_LATENCY, type SimMovement, type SimRequest } from '../../src/connectors/simulator-http.ts';
 import { eventTrail, rowOf, settled, waitUntil, webhookTypes } from './live.ts';
 import { useLiveOperator, type LiveOperator, type LiveOperatorSetup, type OperatorSimulator } from './live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from './merchant-api.ts';

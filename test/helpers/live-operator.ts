@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { pollOnce, type PollTickResult } from '../../src/jobs/status-poller.ts';
-import { NO_LATENCY, type SimCallback, type SimCallbackOptions, type SimFault, type SimLatency, type SimMovement, type SimRequest } from '../../src/simulators/sim-http.ts';
-import { startWaveSimulator, WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/simulators/wave/wave-simulator.ts';
+import { NO_LATENCY, type SimCallback, type SimCallbackOptions, type SimFault, type SimLatency, type SimMovement, type SimRequest } from '../../src/connectors/simulator-http.ts';
+import { startWaveSimulator, WAVE_SIM_DEFAULTS, type WaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import { startLiveHarness, waveEnv } from './live.ts';
 import { startReceiver, type Receiver } from './webhooks.ts';
 
-/** What the shared setup and the fault scenarios drive of an operator simulator (every simulator in `src/simulators/` has it). */
+/** What the shared setup and the fault scenarios drive of an operator simulator (every simulator in `src/connectors/<operator>/simulator/` has it). */
 export interface OperatorSimulator {
   url: string;
   options: { callbacks: SimCallbackOptions; latencyMs: SimLatency };

@@ -8,10 +8,10 @@ import type { Logger } from 'pino';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
-import { MTN_SIM_DEFAULTS, type MtnSimulator } from '../../src/simulators/mtn-momo/mtn-simulator.ts';
-import { ORANGE_SIM_DEFAULTS } from '../../src/simulators/orange-money/orange-simulator.ts';
-import { MPESA_SIM_DEFAULTS } from '../../src/simulators/mpesa/mpesa-simulator.ts';
-import { WAVE_SIM_DEFAULTS } from '../../src/simulators/wave/wave-simulator.ts';
+import { MTN_SIM_DEFAULTS, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
+import { ORANGE_SIM_DEFAULTS } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
+import { MPESA_SIM_DEFAULTS } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
+import { WAVE_SIM_DEFAULTS } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 
 /** The environment variables that point the MTN connector at `sim` with its default credentials. */
 export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string, string> = {}): Record<string, string> {

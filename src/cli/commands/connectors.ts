@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../../domain/clock.ts';
 import { callbackBaseUrlWarning, createLiveConnectors } from '../../connectors/live-connectors.ts';
+import { operators } from '../../connectors/operators.ts';
 import type { CliContext } from '../context.ts';
 import { configOf } from '../database.ts';
 import { print } from '../output.ts';
@@ -14,7 +15,9 @@ export async function connectorsCheck(ctx: CliContext, opts: { json?: boolean | 
   const config = configOf(ctx);
   const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
   if (live.size === 0) {
-    print(ctx.io, opts.json, 'no operator connector configured (set MTN_MOMO_BASE_URL, ORANGE_MONEY_BASE_URL, MPESA_BASE_URL or WAVE_BASE_URL and their credentials)', { connectors: [] });
+    const switches = operators.map((operator) => operator.enabledBy);
+    const set = `${switches.slice(0, -1).join(', ')} or ${switches.at(-1)}`;
+    print(ctx.io, opts.json, `no operator connector configured (set ${set} and their credentials)`, { connectors: [] });
     ctx.result = { exitCode: 1 };
     return;
   }

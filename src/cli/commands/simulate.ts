@@ -1,11 +1,13 @@
 /**
- * `kolo simulate mtn|orange|mpesa|wave`: an operator simulator (tests and rehearsals only). Needs
- * no configuration nor database: a simulator is the operator's side.
+ * `kolo simulate <operator>` (`mtn`, `orange`, `mpesa`, `wave`: each registered operator's
+ * simulator command, `connectors/operators.ts`): an operator simulator (tests and rehearsals
+ * only). Needs no configuration nor database: a simulator is the operator's side.
  */
+import type { SimulatorEntry } from '../../connectors/operator.ts';
 import { CommandError, type CliContext } from '../context.ts';
 import { print } from '../output.ts';
 
-/** Options of `simulate`; `webhookUrl` is Wave's only. */
+/** Options of `simulate`; `webhookUrl` only for simulators with `hasWebhookUrl` (Wave). */
 export interface SimulateOptions {
   json?: boolean | undefined;
   port: number;
@@ -14,28 +16,20 @@ export interface SimulateOptions {
   webhookUrl?: string | undefined;
 }
 
-/** Starts the simulator of `which` (`name` for humans); `ctx.result` becomes `{ service }`, stopped by the caller on a signal. */
-export async function simulate(ctx: CliContext, which: 'mtn' | 'orange' | 'mpesa' | 'wave', name: string, opts: SimulateOptions): Promise<void> {
-  const overrides = { port: opts.port, host: opts.host, ...(opts.decisionDelayMs !== undefined ? { decisionDelayMs: opts.decisionDelayMs } : {}) };
+/** Starts `simulator`; `ctx.result` becomes `{ service }`, stopped by the caller on a signal. */
+export async function simulate(ctx: CliContext, simulator: SimulatorEntry, opts: SimulateOptions): Promise<void> {
+  const options = {
+    port: opts.port,
+    host: opts.host,
+    ...(opts.decisionDelayMs !== undefined ? { decisionDelayMs: opts.decisionDelayMs } : {}),
+    ...(simulator.hasWebhookUrl ? { webhookUrl: opts.webhookUrl } : {}),
+  };
   let sim: { url: string; close(): Promise<void> };
   try {
-    switch (which) {
-      case 'mtn':
-        sim = await (await import('../../simulators/mtn-momo/mtn-simulator.ts')).startMtnSimulator(overrides);
-        break;
-      case 'orange':
-        sim = await (await import('../../simulators/orange-money/orange-simulator.ts')).startOrangeSimulator(overrides);
-        break;
-      case 'mpesa':
-        sim = await (await import('../../simulators/mpesa/mpesa-simulator.ts')).startMpesaSimulator(overrides);
-        break;
-      case 'wave':
-        sim = await (await import('../../simulators/wave/wave-simulator.ts')).startWaveSimulator({ ...overrides, webhookUrl: opts.webhookUrl ?? null });
-        break;
-    }
+    sim = await simulator.start(options);
   } catch (error) {
     throw new CommandError((error as Error).message);
   }
-  print(ctx.io, opts.json, `${name} simulator listening on ${sim.url} (docs/going-live.md, "Check and rehearse")`, { simulator: which, url: sim.url });
+  print(ctx.io, opts.json, `${simulator.title} simulator listening on ${sim.url} (docs/going-live.md, "Check and rehearse")`, { simulator: simulator.command, url: sim.url });
   ctx.result = { service: { stop: () => sim.close() } };
 }

@@ -14,7 +14,7 @@
  * The wire format lives in `mpesa-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
-import type { MpesaConfig } from '../../config.ts';
+import type { MpesaConfig } from './mpesa-config.ts';
 import type { CallbackReading, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
 import {
   basicAuth,

@@ -7,7 +7,7 @@
  * never sent (`NOT_SENT`). The wire format lives in `mtn-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
-import type { MtnMomoConfig } from '../../config.ts';
+import type { MtnMomoConfig } from './mtn-momo-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
 import {
   basicAuth,

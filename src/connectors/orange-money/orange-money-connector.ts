@@ -8,7 +8,7 @@
  * stops when the caller's signal aborts: a `pay` whose token outlasts the caller is never sent.
  */
 import type { Clock } from '../../domain/clock.ts';
-import type { OrangeMoneyConfig } from '../../config.ts';
+import type { OrangeMoneyConfig } from './orange-money-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
 import {
   basicAuth,

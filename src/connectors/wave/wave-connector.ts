@@ -9,7 +9,7 @@
  * arrive (`StatusQuery.initiation` `UNKNOWN`). Every call stops when the caller's signal aborts.
  * The wire format lives in `wave-transformers.ts`.
  */
-import type { WaveWalletConfig } from '../../config.ts';
+import type { WaveWalletConfig } from './wave-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
 import { callOperator, maskSecret, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
 import {

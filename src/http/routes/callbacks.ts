@@ -4,13 +4,14 @@
  * answer is 200 at once, whatever the body or token (an operator retrying on errors must not be
  * taught which tokens exist); the fresh status query the callback triggers runs after the answer
  * (payments/handle-operator-callback.ts). Bodies are parsed as JSON when they are JSON and only
- * read by connectors that need them (Daraja); any other body is ignored.
+ * read by connectors that need them (Daraja); any other body is ignored. Operators that sign
+ * their callbacks get one URL each, from the operator registry (`connectors/operators.ts`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Services } from '../../services.ts';
 import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
-import { handleWaveWebhook } from '../../payments/handle-wave-webhook.ts';
-import { waveSignatureProblem } from '../../connectors/wave/wave-transformers.ts';
+import { handleSignedCallback } from '../../payments/handle-signed-callback.ts';
+import { operators, type OperatorKey } from '../../connectors/operators.ts';
 import { fail, ok } from '../envelope.ts';
 import { errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
 import { z } from 'zod';
@@ -58,36 +59,40 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
     return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
   };
   /**
-   * `POST /api/v1/callbacks/wave`: the webhook URL registered in Wave's Business Portal (one per
-   * wallet, not per request). Signed (`Wave-Signature`, Wave's Webhooks documentation): a missing,
-   * stale or wrong signature is refused with 401 and logged; a valid one is answered 200 at once
-   * and only triggers a status query of the session or payout it names.
+   * `POST /api/v1/callbacks/<path>` for each operator that signs its callbacks (Wave: the webhook
+   * URL registered in its Business Portal, one per wallet, not per request). A missing, stale or
+   * wrong signature is refused with 401 and logged; a valid one is answered 200 at once and only
+   * triggers a status query of what it names (`SignedCallback`, in the operator's folder).
    */
-  const waveSchema: FastifySchema = {
-    tags: ['Opérateurs'],
-    summary: 'Webhook signé de Wave (déclenche une nouvelle interrogation du statut)',
-    description: "Appelé par Wave, pas par un marchand ; authentifié par l'en-tête Wave-Signature.",
-    operationId: 'receiveWaveWebhook',
-    security: publicSecurity,
-    response: { 200: received, ...errorResponses('UNAUTHORIZED', 'PAYLOAD_TOO_LARGE') },
-  };
-  app.post('/api/v1/callbacks/wave', { schema: waveSchema }, async (request, reply) => {
-    const secret = services.config.wave?.webhookSecret;
-    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const header = request.headers['wave-signature'];
-    const problem = secret ? waveSignatureProblem(typeof header === 'string' ? header : undefined, raw, secret, services.clock.now().getTime()) : 'Wave not configured';
-    if (problem) {
-      request.log.warn({ operator: 'wave', problem }, 'Wave webhook refused');
-      return reply.code(401).send(fail('UNAUTHORIZED', 'Signature Wave absente ou invalide.', null, services.clock.now()));
-    }
-    const work = handleWaveWebhook(request.services, jsonOf(raw)).then(
-      (outcome) => request.log.info({ operator: 'wave', outcome }, 'operator callback'),
-      (error: unknown) => request.log.error({ err: error, operator: 'wave' }, 'operator callback: status query failed'),
-    );
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work));
-    return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
-  });
+  for (const operator of operators) {
+    const signed = operator.signedCallback;
+    if (!signed) continue;
+    const signedSchema: FastifySchema = {
+      tags: ['Opérateurs'],
+      summary: signed.summary,
+      description: signed.description,
+      operationId: signed.operationId,
+      security: publicSecurity,
+      response: { 200: received, ...errorResponses('UNAUTHORIZED', 'PAYLOAD_TOO_LARGE') },
+    };
+    app.post(`/api/v1/callbacks/${signed.path}`, { schema: signedSchema }, async (request, reply) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers[signed.signatureHeader];
+      const settings = services.config[operator.key as OperatorKey];
+      const problem = signed.problem(settings, typeof header === 'string' ? header : undefined, raw, services.clock.now().getTime());
+      if (problem) {
+        request.log.warn({ operator: signed.path, problem }, `${operator.title} webhook refused`);
+        return reply.code(401).send(fail('UNAUTHORIZED', `Signature ${operator.title} absente ou invalide.`, null, services.clock.now()));
+      }
+      const work = handleSignedCallback(request.services, signed.railPrefix, signed.referenceOf(jsonOf(raw))).then(
+        (outcome) => request.log.info({ operator: signed.path, outcome }, 'operator callback'),
+        (error: unknown) => request.log.error({ err: error, operator: signed.path }, 'operator callback: status query failed'),
+      );
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+      return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
+    });
+  }
 
   const schema = (operationId: string) => ({
     tags: ['Opérateurs'],

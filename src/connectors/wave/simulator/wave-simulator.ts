@@ -20,11 +20,11 @@
  * `lateDecisionMs` or `decideLate()` (after Kolo's deadline): the payout stays `processing`, the
  * session is paid by the simulator itself · any other number: paid. A payout above the wallet's
  * balance (a setting) fails with `insufficient-funds`. The fault modes and latencies (`latencyMs`:
- * creations, status reads and searches) of `sim-http.ts` apply; `moved()` lists the money moved.
+ * creations, status reads and searches) of `simulator-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { waveSignature } from '../../connectors/wave/wave-transformers.ts';
+import { waveSignature } from '../wave-transformers.ts';
 import {
   answerFault,
   applySettings,
@@ -47,7 +47,7 @@ import {
   type SimLatency,
   type SimMovement,
   type SimRequest,
-} from '../sim-http.ts';
+} from '../../simulator-http.ts';
 
 /** A simulated business wallet: its two API keys and balance (XOF). */
 export interface WaveSimWallet {

@@ -7,7 +7,7 @@
  * HTTP 417 with a body naming the reason; `orderId` at most 20 characters),
  * `mp/paymentstatus/{payToken}`, the same three for `cashin`, and a POST to `notifUrl` when a
  * transaction completes (once, no retry). The fault modes and latencies (`latencyMs`: token,
- * `init`, `pay`, status) of `sim-http.ts` apply; `moved()` lists the money moved. Test and staging tooling only: production code never imports it.
+ * `init`, `pay`, status) of `simulator-http.ts` apply; `moved()` lists the money moved. Test and staging tooling only: production code never imports it.
  *
  * Orange publishes no test numbers, so these triggers are the simulator's own (last three digits
  * of `subscriberMsisdn`, see `ORANGE_TRIGGERS` and docs/going-live.md):
@@ -44,7 +44,7 @@ import {
   type SimLatency,
   type SimMovement,
   type SimRequest,
-} from '../sim-http.ts';
+} from '../../simulator-http.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
 export interface OrangeSimulatorOptions {

@@ -15,7 +15,7 @@
  * `decideLate()`: MTN paying after Kolo's deadline. Every other number succeeds after
  * `decisionDelayMs`. The callback is sent once, without retry (MTN's callback pages), and the
  * fault modes and latencies (`latencyMs`: token, account-holder check, initiation, status) of
- * `sim-http.ts` apply; `moved()` lists the money moved.
+ * `simulator-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -42,7 +42,7 @@ import {
   type SimLatency,
   type SimMovement,
   type SimRequest,
-} from '../sim-http.ts';
+} from '../../simulator-http.ts';
 
 /** Credentials of one product in the simulator. */
 export interface MtnSimProduct {

@@ -55,7 +55,7 @@ import {
   type SimFault,
   type SimLatency,
   type SimRequest,
-} from '../sim-http.ts';
+} from '../../simulator-http.ts';
 
 /** Daraja's public sandbox passkey for shortcode 174379 (from the Daraja test credentials page). */
 export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waveSignatureProblem } from '../../connectors/wave/wave-transformers.ts';
+import { waveSignatureProblem } from '../wave-transformers.ts';
 import { startWaveSimulator, WAVE_SIM_DEFAULTS, type WaveSimulator } from './wave-simulator.ts';
 
 let sim: WaveSimulator;
