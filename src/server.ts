@@ -12,6 +12,7 @@ import type { Services } from './services.ts';
 import type { Runtime } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
+import { startLedgerRollUp } from './jobs/ledger-roll-up.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
 import { startRetentionJob } from './jobs/retention.ts';
 
@@ -36,7 +37,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
-  if (services.config.pollerEnabled) loops.push(startRetentionJob(services));
+  if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services));
   return {
     app,
     url,

@@ -1,9 +1,11 @@
 /**
- * The double-entry ledger: accounts with a kept balance and version, and an append-only journal of
- * entries whose lines sum to zero. Amounts are signed integers in the currency's base unit: a
+ * The double-entry ledger: accounts with a stored balance, the balance deltas appended since the
+ * last roll-up, and an append-only journal of entries whose lines sum to zero. Amounts are signed integers in the currency's base unit: a
  * positive line is a debit, a negative line a credit. An account's `balance` is kept on its normal
  * side (`DEBIT`: Σ lines; `CREDIT`: −Σ lines), so a merchant's available balance reads as a
- * positive number.
+ * positive number. An account's balance is `balance` + Σ of its rows in `ledger_balance_deltas`:
+ * a posting appends one delta row per account (no row lock), and the background jobs fold the
+ * deltas into `balance` in batches (ledger/roll-up-balances.ts).
  *
  * Invariants held by the database, not by code that reads before it writes:
  * - `ledger_accounts_non_negative`: an account flagged `is_non_negative` never goes below zero
@@ -35,24 +37,39 @@ export const ledgerAccounts = pgTable(
     isNonNegative: boolean('is_non_negative').notNull(),
     applicationId: uuid('application_id'),
     environment: text('environment'),
-    /** Balance on the normal side, base units. */
-    balance: bigint('balance', { mode: 'number' }).notNull(),
     /**
-     * The change the latest posting made to `balance`. The posting's upsert carries its delta in
-     * this column (a CHECK sees the proposed row before ON CONFLICT, so the delta cannot travel
-     * in `balance` itself for an account that must not go negative).
+     * Stored balance on the normal side, base units: the account's balance as of its last
+     * roll-up. The balance is this plus Σ of the account's `ledger_balance_deltas`.
      */
-    lastDelta: bigint('last_delta', { mode: 'number' }).notNull(),
-    /** Incremented by every posting that touches the account. */
+    storedBalance: bigint('balance', { mode: 'number' }).notNull(),
+    /** Incremented by every roll-up that folds deltas into the stored balance. */
     version: bigint('version', { mode: 'number' }).notNull(),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [
     uniqueIndex('ledger_accounts_key_key').on(t.key),
     index('ledger_accounts_app_idx').on(t.applicationId, t.environment),
-    check('ledger_accounts_non_negative', sql`not ${t.isNonNegative} or ${t.balance} >= 0`),
+    check('ledger_accounts_non_negative', sql`not ${t.isNonNegative} or ${t.storedBalance} >= 0`),
     check('ledger_accounts_normal_side', sql`${t.normalSide} in ('DEBIT', 'CREDIT')`),
   ],
+);
+
+/**
+ * A change of an account's balance (normal side, base units) not yet folded into its stored
+ * balance: one row per account touched by a posting, written in the posting's statement, deleted
+ * by the roll-up in the statement that adds it to `ledger_accounts.balance`. Insert-only between
+ * roll-ups, so concurrent postings to one account never wait on each other.
+ */
+export const ledgerBalanceDeltas = pgTable(
+  'ledger_balance_deltas',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: bigint('account_id', { mode: 'number' })
+      .notNull()
+      .references(() => ledgerAccounts.id),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('ledger_balance_deltas_account_idx').on(t.accountId)],
 );
 
 /** A journal entry: what happened (`kind`), to which transaction, in which currency. */

@@ -1,9 +1,13 @@
 /**
- * Reading balances: the kept, normal-side balances of an application's accounts. One query.
+ * Reading balances: the normal-side balances of an application's accounts, each its stored
+ * balance plus the deltas appended since the last roll-up (`accountBalanceSql`). One query.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { ledgerAccounts } from '../db/schema-ledger.ts';
+
+/** An account's current balance in SQL: its stored balance + Σ of its pending deltas. */
+export const accountBalanceSql = sql<number>`(ledger_accounts.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = ledger_accounts.id), 0))::bigint`.mapWith(Number);
 
 /** Balances of one currency of an application in an environment, base units. */
 export interface HolderBalance {
@@ -16,7 +20,7 @@ export interface HolderBalance {
 /** The application's balances in `environment`, one per currency that has accounts, sorted by currency. */
 export async function holderBalances(db: Db, applicationId: string, environment: string): Promise<HolderBalance[]> {
   const rows = await db
-    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, balance: ledgerAccounts.balance })
+    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, balance: accountBalanceSql })
     .from(ledgerAccounts)
     .where(
       and(
@@ -36,9 +40,9 @@ export async function holderBalances(db: Db, applicationId: string, environment:
   return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
-/** The kept balance of the account named `key`, or 0 when it does not exist yet. */
+/** The balance of the account named `key`, or 0 when it does not exist yet. */
 export async function accountBalance(db: Db, key: string): Promise<number> {
-  const [row] = await db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
+  const [row] = await db.select({ balance: accountBalanceSql }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
   return row?.balance ?? 0;
 }
 
@@ -46,7 +50,7 @@ export async function accountBalance(db: Db, key: string): Promise<number> {
 export async function sumHolderBalances(db: Db, applicationIds: string[], environment: string): Promise<HolderBalance[]> {
   if (applicationIds.length === 0) return [];
   const rows = await db
-    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, total: sql<string>`sum(${ledgerAccounts.balance})::text` })
+    .select({ kind: ledgerAccounts.kind, currency: ledgerAccounts.currency, total: sql<string>`sum(${accountBalanceSql})::text` })
     .from(ledgerAccounts)
     .where(
       and(

@@ -1,26 +1,38 @@
 /**
  * Posting balanced journal entries inside the caller's database transaction: `postEntries`, the
- * one implementation (`postEntry` posts a batch of one), in two round trips whatever the number
- * of entries and lines:
- * 1. one upsert of every touched account (created on first use) that adds the sum of the
- *    entries' normal-side deltas to its balance and bumps its version. Rows are locked in key
- *    order, so two concurrent postings can never deadlock on each other's accounts. The update is
- *    conditional: a non-negative account whose balance would go below zero is not updated and
- *    not returned (nor is one this very debit would create), and the posting throws
- *    `InsufficientFundsError` (the caller's transaction then rolls back; nothing written
- *    survives). The table's CHECK backs this up.
- * 2. one INSERT of the entries and all their lines (data-modifying CTEs).
+ * one implementation (`postEntry` posts a batch of one). No balance row is locked by a posting
+ * that only adds to balances or moves money on accounts that may go negative (a pay-in's credit,
+ * the rail's float, fee revenue): its balance changes are appended as delta rows, folded into the
+ * stored balances later in batches (`rollUpBalances`). Round trips:
+ * 1. the touched accounts' ids (created on first use; no lock);
+ * 2. only when the posting spends from an account that must not go negative (a merchant's
+ *    available balance for a pay-out, say): that account's row is locked (key order, so two
+ *    postings never deadlock) until the caller's transaction ends, so that no other spend races
+ *    the check;
+ * 3. one statement that checks the spent accounts' balances (stored + deltas) and inserts the
+ *    entries, their lines and the deltas — or, when a spent account would go below zero,
+ *    inserts nothing and the posting throws `InsufficientFundsError`.
+ * A debit that releases what an earlier entry of the same transaction put aside (`covered`: a
+ * pay-out's reservation, a held settlement) is not checked nor locked: the transaction's own row
+ * lock and the one-entry-per-kind rule keep it from being spent twice, and `kolo ledger verify`
+ * checks the reservations.
  * Money rules (TigerBeetle style): integers in base units, two or more lines, Σ = 0, one
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
 import type { Db } from '../db/client.ts';
-import { addToBalances, insertEntries } from '../db/queries/ledger.ts';
+import { ensureAccounts, insertPosting, lockAccounts, type BalanceDelta } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
-/** One line of a posting: a signed amount (debit > 0, credit < 0, never 0) on an account. */
+/**
+ * One line of a posting: a signed amount (debit > 0, credit < 0, never 0) on an account.
+ * `covered`: this line takes back money an earlier entry of the same transaction put on the
+ * account (releasing a pay-out's reservation or a held settlement): not checked against the
+ * balance (see the file comment).
+ */
 export interface PostingLine {
   account: AccountSpec;
   amount: number;
+  covered?: boolean;
 }
 
 /** A journal entry to post. `transactionId` + `kind` is unique: a second identical posting throws. */
@@ -66,48 +78,42 @@ export async function postEntry(tx: Db, posting: Posting): Promise<number> {
 }
 
 /**
- * Posts `postings` in `tx` in two round trips whatever their number: one upsert of every account
- * touched by any of them, with the sum of their deltas (locked once, in key order), then one
- * INSERT of all the entries and their lines. The non-negative check applies to each account's
- * summed delta (the balance after the whole batch), so post one at a time when each posting must
- * be covered on its own (a pay-out's reservation). Returns the entries' ids, in order. Throws
- * InsufficientFundsError; nothing is written by this call then.
+ * Posts `postings` in `tx` in two round trips whatever their number (three when one spends from
+ * an account that must not go negative; see the file comment). The non-negative check applies to
+ * each account's summed delta (the balance after the whole batch), so post one at a time when
+ * each posting must be covered on its own (a pay-out's reservation). Returns the entries' ids, in
+ * order. Throws InsufficientFundsError; nothing is written by this call then.
  */
 export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]> {
   if (postings.length === 0) return [];
   for (const posting of postings) assertBalanced(posting);
-  const idByKey = await applyAccountDeltas(tx, postings);
-  const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
-  return insertEntries(tx, {
-    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
-    lines,
-  });
-}
-
-/**
- * Round trip 1 of a posting: adds each touched account's summed normal-side delta (created on
- * first use), locking the rows in key order; returns each account's id by key. Throws
- * InsufficientFundsError when a non-negative account would go below zero (or is created by a
- * debit).
- */
-async function applyAccountDeltas(tx: Db, postings: Posting[]): Promise<Map<string, number>> {
-  // One delta per account, in key order (the lock order).
-  const byKey = new Map<string, { spec: AccountSpec; delta: bigint }>();
+  // One delta per account; a spend is an unchecked-for-cover negative delta on a non-negative account.
+  const byKey = new Map<string, { spec: AccountSpec; delta: bigint; uncovered: bigint }>();
   for (const posting of postings) {
     for (const line of posting.lines) {
-      const current = byKey.get(line.account.key);
+      const current = byKey.get(line.account.key) ?? { spec: line.account, delta: 0n, uncovered: 0n };
       const delta = accountDelta(line.account, line.amount);
-      byKey.set(line.account.key, { spec: line.account, delta: (current?.delta ?? 0n) + delta });
+      current.delta += delta;
+      if (!line.covered) current.uncovered += delta;
+      byKey.set(line.account.key, current);
     }
   }
   const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
-  const updated = await addToBalances(tx, { changes: accounts.map(({ spec, delta }) => ({ account: spec, delta })), createdAt: postings[0]!.createdAt });
-  const done = new Set(updated.map((r) => r.key));
-  // Refused: an existing account that would go below zero (not returned), or one created by this
-  // very debit (it had nothing to give).
-  const refused = accounts.filter(
-    ({ spec, delta }) => !done.has(spec.key) || (spec.isNonNegative && delta < 0n && updated.some((r) => r.key === spec.key && r.inserted)),
+  const idByKey = await ensureAccounts(tx, { accounts: accounts.map((a) => a.spec), createdAt: postings[0]!.createdAt });
+  const spends: BalanceDelta[] = accounts
+    .filter((a) => a.spec.isNonNegative && a.uncovered < 0n && a.delta < 0n)
+    .map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta }));
+  await lockAccounts(
+    tx,
+    spends.map((s) => s.accountId),
   );
-  if (refused.length > 0) throw new InsufficientFundsError(refused.map((a) => a.spec.key));
-  return new Map(updated.map((r) => [r.key, r.id]));
+  const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
+  const { ids, refused } = await insertPosting(tx, {
+    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
+    lines,
+    deltas: accounts.filter((a) => a.delta !== 0n).map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta })),
+    spends,
+  });
+  if (refused.length > 0) throw new InsufficientFundsError(refused);
+  return ids;
 }

@@ -1,7 +1,7 @@
 /**
  * The ledger's invariant check (`kolo ledger verify`, and every concurrency and crash test):
  * 1. Σ of all lines = 0, and every entry balances;
- * 2. every account's kept balance = Σ of its lines on its normal side;
+ * 2. every account's balance (stored + deltas not yet rolled up) = Σ of its lines on its normal side;
  * 3. no non-negative account is below zero;
  * 4. every funded pay-out holds exactly its reservation (amount + fee) in RESERVED (or
  *    SUSPENSE_RESERVED) while its money may still leave — PENDING, or FAILED at its deadline with

@@ -197,7 +197,7 @@ export function planPayOutResolution(row: TransactionRow, paid: boolean, now: Da
           currency: row.currency,
           createdAt: now,
           lines: lines(
-            { account: holding, amount: row.reservedAmount },
+            { account: holding, amount: row.reservedAmount, covered: true },
             { account: operatorFloatAccount(row.paymentMethod ?? 'UNKNOWN', row.environment, row.currency), amount: -row.amount },
             { account: platformAccount('FEE_REVENUE', row.environment, row.currency), amount: -(row.feeAmount ?? 0) },
           ),
@@ -214,7 +214,7 @@ export function planPayOutResolution(row: TransactionRow, paid: boolean, now: Da
         currency: row.currency,
         createdAt: now,
         lines: [
-          { account: holding, amount: row.reservedAmount },
+          { account: holding, amount: row.reservedAmount, covered: true },
           { account: source, amount: -row.reservedAmount },
         ],
       },
@@ -333,7 +333,7 @@ export async function releaseDueSettlements(services: LedgerServices, limit: num
         currency: s.currency,
         createdAt: now,
         lines: [
-          { account: merchantAccount(s.applicationId, s.environment, s.currency, 'PENDING'), amount: s.amount },
+          { account: merchantAccount(s.applicationId, s.environment, s.currency, 'PENDING'), amount: s.amount, covered: true },
           { account: merchantAccount(s.applicationId, s.environment, s.currency, 'AVAILABLE'), amount: -s.amount },
         ],
       });

@@ -12,7 +12,8 @@ import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { applications } from '../db/schema.ts';
 import { oldestApplicationCurrency } from '../accounts/applications.ts';
-import { ledgerAccounts } from '../db/schema-ledger.ts';
+import { accountBalance } from '../ledger/balances.ts';
+import { merchantAccount } from '../ledger/accounts.ts';
 import { withdrawalAccounts, withdrawalConfigs } from '../db/schema-withdrawals.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
@@ -348,11 +349,7 @@ export async function runAutomaticWithdrawals(services: Services): Promise<numbe
       const made: TransactionRow[] = [];
       for (const app of apps) {
         await ensureSandboxOpening(tx, services, app.id, config.environment, config.currency);
-        const [balance] = await tx
-          .select({ balance: ledgerAccounts.balance })
-          .from(ledgerAccounts)
-          .where(and(eq(ledgerAccounts.applicationId, app.id), eq(ledgerAccounts.environment, config.environment), eq(ledgerAccounts.kind, 'AVAILABLE'), eq(ledgerAccounts.currency, config.currency)));
-        const available = balance?.balance ?? 0;
+        const available = await accountBalance(tx, merchantAccount(app.id, config.environment, config.currency, 'AVAILABLE').key);
         if (config.mode === 'THRESHOLD' && available < (config.thresholdAmount ?? Number.MAX_SAFE_INTEGER)) continue;
         const terms = await railTermsFor(tx, rail.code, 'PAY_OUT', app.id);
         const amount = sweepAmount(available, terms.rule, rail);

@@ -30,27 +30,33 @@ export async function unbalancedEntries(db: Db, limit: number): Promise<{ id: st
   );
 }
 
-/** Accounts whose kept balance differs from Σ of their lines on their normal side, by id. */
+/** Accounts whose balance (stored + pending deltas) differs from Σ of their lines on their normal side, by id. */
 export async function balanceMismatches(db: Db, limit: number): Promise<{ id: string | number; key: string; balance: string; lines_total: string }[]> {
   return rowsOf(
     await db.execute(sql`
-      select a.id, a.key, a.balance::text as balance, s.total::text as lines_total
+      select a.id, a.key, b.balance::text as balance, s.total::text as lines_total
       from ledger_accounts a
+      cross join lateral (
+        select a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) as balance
+      ) b
       cross join lateral (
         select coalesce(sum(l.amount), 0) * (case a.normal_side when 'DEBIT' then 1 else -1 end) as total
         from ledger_lines l where l.account_id = a.id
       ) s
-      where a.balance <> s.total
+      where b.balance <> s.total
       order by a.id limit ${limit}`),
   );
 }
 
-/** Non-negative accounts below zero, by id. */
+/** Non-negative accounts whose balance (stored + pending deltas) is below zero, by id. */
 export async function negativeBalances(db: Db, limit: number): Promise<{ key: string; balance: string }[]> {
   return rowsOf(
     await db.execute(sql`
-      select key, balance::text as balance from ledger_accounts
-      where is_non_negative and balance < 0 order by id limit ${limit}`),
+      select key, b.balance::text as balance from ledger_accounts a
+      cross join lateral (
+        select a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) as balance
+      ) b
+      where is_non_negative and b.balance < 0 order by id limit ${limit}`),
   );
 }
 

@@ -19,52 +19,80 @@ export interface LedgerAccount {
   environment?: string | null;
 }
 
-/** One account's change: its normal-side delta in base units (positive: the balance grows). */
-export interface AccountChange {
-  account: LedgerAccount;
-  delta: bigint;
-}
-
-/** What `addToBalances` did to one account: its id, and whether this call created it. */
-export interface BalanceAdded {
+/** An account's id as stored, by its key. */
+export interface AccountId {
   id: number;
   key: string;
-  inserted: boolean;
+}
+
+// The accounts' ids, creating the missing ones (zero balance); see `ensureAccounts`.
+const ensureAccountsSql = statement(
+  'ensure_ledger_accounts_v1',
+  `with wanted as (
+     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::uuid[], $7::text[])
+       as w(key, kind, currency, normal_side, is_non_negative, application_id, environment)
+   ), created as (
+     insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, version, created_at)
+     select key, kind, currency, normal_side, is_non_negative, application_id, environment, 0, 0, $8::timestamptz from wanted
+     on conflict (key) do nothing
+     returning id, key
+   )
+   select id, key from created
+   union all
+   select a.id, a.key from ledger_accounts a join wanted w on w.key = a.key`,
+);
+
+/**
+ * The ids of `accounts`, creating with a zero balance those that do not exist yet, in one
+ * statement that locks nothing. An account created at the same moment by another, still open
+ * transaction is not seen by this statement's snapshot: it is asked again (after that
+ * transaction ends), at most three times. Throws when an account is still missing then.
+ */
+export async function ensureAccounts(db: Db, input: { accounts: LedgerAccount[]; createdAt: Date }): Promise<Map<string, number>> {
+  const createdAt = input.createdAt.toISOString();
+  const ids = new Map<string, number>();
+  let missing = input.accounts;
+  for (let attempt = 0; attempt < 3 && missing.length > 0; attempt++) {
+    const { rows } = await runStatement<{ id: number | string; key: string }>(db, ensureAccountsSql, [
+      missing.map((a) => a.key),
+      missing.map((a) => a.kind),
+      missing.map((a) => a.currency),
+      missing.map((a) => a.normalSide),
+      missing.map((a) => a.isNonNegative),
+      missing.map((a) => a.applicationId ?? null),
+      missing.map((a) => a.environment ?? null),
+      createdAt,
+    ]);
+    for (const r of rows) ids.set(r.key, Number(r.id));
+    missing = missing.filter((a) => !ids.has(a.key));
+  }
+  if (missing.length > 0) throw new Error(`ledger: accounts ${missing.map((a) => a.key).join(', ')} could not be created`);
+  return ids;
 }
 
 /**
- * Adds each change's delta to its account's balance and bumps its version, creating the account
- * on first use, in one statement, locking the rows in the order given (callers give key order, so
- * two postings never deadlock). A non-negative account whose balance would go below zero is
- * neither updated nor returned; a non-negative account created by a debit starts at zero (the
- * caller refuses it: `inserted` with a negative delta). `createdAt` dates the accounts created.
+ * Locks the accounts `ids` (`FOR NO KEY UPDATE`, in key order, so two postings never deadlock)
+ * until the caller's transaction ends: the lock a posting takes before it spends from an account
+ * that must not go negative, so that its check and its delta are not raced by another spend or by
+ * the roll-up. Appending deltas (credits) does not wait for it.
  */
-export async function addToBalances(db: Db, input: { changes: AccountChange[]; createdAt: Date }): Promise<BalanceAdded[]> {
-  const createdAt = input.createdAt.toISOString();
-  const rows = sql.join(
-    input.changes.map(({ account, delta }) => {
-      const start = account.isNonNegative && delta < 0n ? 0n : delta;
-      return sql`(${account.key}, ${account.kind}, ${account.currency}, ${account.normalSide}, ${account.isNonNegative}, ${account.applicationId ?? null}::uuid, ${account.environment ?? null}, ${start.toString()}::bigint, ${delta.toString()}::bigint, 1, ${createdAt}::timestamptz)`;
-    }),
-    sql`, `,
-  );
-  const result = await db.execute(sql`
-    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, last_delta, version, created_at)
-    values ${rows}
-    on conflict (key) do update
-      set balance = ledger_accounts.balance + excluded.last_delta, last_delta = excluded.last_delta, version = ledger_accounts.version + 1
-      where not ledger_accounts.is_non_negative or ledger_accounts.balance + excluded.last_delta >= 0
-    returning id, key, (xmax = 0) as inserted`);
-  return rowsOf<{ id: number | string; key: string; inserted: boolean }>(result).map((r) => ({ id: Number(r.id), key: r.key, inserted: r.inserted }));
+export async function lockAccounts(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await runStatement(db, lockAccountsSql, [ids]);
 }
+
+const lockAccountsSql = statement(
+  'lock_ledger_accounts_v1',
+  `select id from ledger_accounts where id = any($1::int8[]) order by key for no key update`,
+);
 
 /** Creates `account` with a zero balance unless it exists; true when this call created it (one round trip). */
 export async function insertAccountIfMissing(db: Db, input: { account: LedgerAccount; createdAt: Date }): Promise<boolean> {
   const { account } = input;
   const result = await db.execute(sql`
-    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, last_delta, version, created_at)
+    insert into ledger_accounts (key, kind, currency, normal_side, is_non_negative, application_id, environment, balance, version, created_at)
     values (${account.key}, ${account.kind}, ${account.currency}, ${account.normalSide}, ${account.isNonNegative}, ${account.applicationId ?? null}::uuid,
-            ${account.environment ?? null}, 0, 0, 0, ${input.createdAt.toISOString()}::timestamptz)
+            ${account.environment ?? null}, 0, 0, ${input.createdAt.toISOString()}::timestamptz)
     on conflict (key) do nothing
     returning id`);
   return rowsOf(result).length === 1;
@@ -86,28 +114,60 @@ export interface NewLine {
   amount: number;
 }
 
-// Entries and their lines, any number at a time: each entry's id is drawn first, with its position
-// (from 1), and each line names the position of its entry. Answers the ids in position order.
-const insertEntriesSql = statement(
-  'insert_ledger_entries_v2',
-  `with e as (
+/** An account's normal-side change in base units (positive: the balance grows). */
+export interface BalanceDelta {
+  accountId: number;
+  delta: bigint;
+}
+
+// A posting in one statement: `chk` computes each spent account's balance after the posting
+// (stored + Σ deltas + this delta; the caller holds the accounts' locks, so no other spend is in
+// flight and this statement's snapshot sees every committed one); when every spent account stays
+// at or above zero, the entries (ids drawn first, with their position from 1), their lines and
+// one balance delta per touched account are inserted; otherwise nothing is, and the refused
+// accounts' keys come back instead of the entries' ids.
+const insertPostingSql = statement(
+  'insert_ledger_posting_v1',
+  `with chk as (
+     select a.key,
+            a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
+       from unnest($9::int8[], $10::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
+   ), ok as (
+     select coalesce(bool_and(pass), true) as ok from chk
+   ), e as (
      select nextval(pg_get_serial_sequence('ledger_entries', 'id')) as id, v.*
        from unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[]) with ordinality
          as v(kind, transaction_id, currency, description, created_at, n)
+      where (select ok from ok)
    ), entry as (
      insert into ledger_entries (id, kind, transaction_id, currency, description, created_at)
      select id, kind, transaction_id, currency, description, created_at from e
    ), line as (
      insert into ledger_lines (entry_id, account_id, amount)
-     select e.id, l.account_id, l.amount from unnest($6::int8[], $7::bigint[], $8::bigint[]) as l(n, account_id, amount) join e on e.n = l.n
+     select e.id, l.account_id, l.amount from unnest($6::int8[], $7::int8[], $8::bigint[]) as l(n, account_id, amount) join e on e.n = l.n
+   ), delta as (
+     insert into ledger_balance_deltas (account_id, amount)
+     select account_id, amount from unnest($11::int8[], $12::bigint[]) as d(account_id, amount) where (select ok from ok)
    )
-   select id from e order by n`,
+   select id, null::text as refused, n from e
+   union all
+   select null, key, null from chk where not pass
+   order by n`,
 );
 
-/** Inserts `entries` and their `lines` in one statement; returns the entries' ids in order. */
-export async function insertEntries(db: Db, input: { entries: NewEntry[]; lines: NewLine[] }): Promise<number[]> {
-  const { entries, lines } = input;
-  const { rows } = await runStatement<{ id: number | string }>(db, insertEntriesSql, [
+/**
+ * Writes a posting in one statement (see `insertPostingSql`): `entries` and their `lines`, and
+ * each touched account's `deltas` appended to `ledger_balance_deltas`, provided each account of
+ * `spends` (a negative delta on an account that must not go below zero, whose row the caller has
+ * locked with `lockAccounts`) stays at or above zero. Returns the entries' ids in order, or the
+ * keys of the accounts that would go below zero (and then nothing was written).
+ */
+export async function insertPosting(
+  db: Db,
+  input: { entries: NewEntry[]; lines: NewLine[]; deltas: BalanceDelta[]; spends: BalanceDelta[] },
+): Promise<{ ids: number[]; refused: string[] }> {
+  const { entries, lines, deltas, spends } = input;
+  const { rows } = await runStatement<{ id: number | string | null; refused: string | null }>(db, insertPostingSql, [
     entries.map((e) => e.kind),
     entries.map((e) => e.transactionId),
     entries.map((e) => e.currency),
@@ -116,6 +176,53 @@ export async function insertEntries(db: Db, input: { entries: NewEntry[]; lines:
     lines.map((l) => l.entry),
     lines.map((l) => l.accountId),
     lines.map((l) => l.amount),
+    spends.map((d) => d.accountId),
+    spends.map((d) => d.delta.toString()),
+    deltas.map((d) => d.accountId),
+    deltas.map((d) => d.delta.toString()),
   ]);
-  return rows.map((r) => Number(r.id));
+  const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
+  return { ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+}
+
+// The roll-up of the given accounts (locked by the caller): each account's deltas are summed,
+// deleted and added to its stored balance in one statement (one snapshot: the rows summed are
+// the rows deleted). An account that must not go negative and whose stored balance the sum would
+// take below zero keeps its deltas (the CHECK would refuse it; verification reports it).
+const rollUpSql = statement(
+  'roll_up_ledger_balances_v1',
+  `with s as (
+     select d.account_id, sum(d.amount) as total
+       from ledger_balance_deltas d where d.account_id = any($1::int8[]) group by d.account_id
+   ), ok as (
+     select s.account_id, s.total from s join ledger_accounts a on a.id = s.account_id
+      where not a.is_non_negative or a.balance + s.total >= 0
+   ), deleted as (
+     delete from ledger_balance_deltas d using ok where d.account_id = ok.account_id returning d.account_id
+   )
+   update ledger_accounts a set balance = a.balance + ok.total, version = a.version + 1
+     from ok where a.id = ok.account_id
+   returning a.id`,
+);
+
+// Up to $1 accounts that have deltas to fold, locked (skipping those a posting or another
+// roll-up holds), in key order.
+const claimRollUpSql = statement(
+  'claim_ledger_roll_up_v1',
+  `select a.id from ledger_accounts a
+    where a.id in (select distinct account_id from ledger_balance_deltas limit $1)
+    order by a.key
+    for no key update skip locked`,
+);
+
+/**
+ * Folds the balance deltas of at most `limit` accounts into their stored balances, in the
+ * caller's transaction: claims the accounts (skipping locked ones), then sums, deletes and adds
+ * their deltas in one statement. Returns how many accounts were rolled up.
+ */
+export async function rollUpBalanceDeltas(db: Db, limit: number): Promise<number> {
+  const { rows } = await runStatement<{ id: number | string }>(db, claimRollUpSql, [limit]);
+  if (rows.length === 0) return 0;
+  const done = await runStatement<{ id: number | string }>(db, rollUpSql, [rows.map((r) => Number(r.id))]);
+  return done.rows.length;
 }
