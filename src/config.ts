@@ -71,6 +71,10 @@ const plainVariables = {
   POLLER_ENABLED: bool.default(true),
   POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+  /** Poller questions (status queries, late watches) in flight at once per operator. */
+  POLLER_OPERATOR_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Poller questions started per second per operator. */
+  POLLER_OPERATOR_RATE: z.coerce.number().int().min(1).max(10_000).default(100),
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),

@@ -44,7 +44,7 @@ import { computeFee, railTermsFor } from '../payments/fees.ts';
 import { callbackUrlFor, withTimeout } from '../payments/initiate-transaction.ts';
 import { conclusiveStatus, initiationStateOf } from '../payments/initiation-window.ts';
 import { HELD_PAY_OUT_ASK_MS } from '../payments/late-watch.ts';
-import { nextAskAt, nextPollDelayMs } from '../payments/poll-schedule.ts';
+import { nextAskAt, watchDelayMs } from '../payments/poll-schedule.ts';
 import { findRail, type RailRow } from '../payments/rails.ts';
 import { insertRefund } from '../refunds/index.ts';
 import { creditPayIn, postPayOutResolution } from '../payments/transaction-postings.ts';
@@ -400,9 +400,12 @@ const WATCH_BATCH = 50;
  * decline or an unknown transaction ends the watch (a pay-out's reservation released); no answer
  * reschedules (backoff ≤ 60 s, capped at the watch's end; a held pay-out then hourly, for as long
  * as it takes). Claims rows with `FOR UPDATE SKIP LOCKED` and a lease, like the poller. Returns
- * how many were asked.
+ * how many were claimed.
+ * `dispatch`, when given, is handed each question with its rail's code and runs it (the poller's
+ * operator lanes; a question it never runs is asked again when its lease ends), and the call
+ * returns without waiting for the answers; without it, the questions are asked one after another.
  */
-export async function watchLateSuccesses(services: Services): Promise<number> {
+export async function watchLateSuccesses(services: Services, dispatch?: (railCode: string, ask: () => Promise<void>) => void): Promise<number> {
   const now = services.clock.now();
   const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
   const rows = (await claimWatched(services.db, transactions, { pollAttempts: sql`${transactions.pollAttempts} + 1` }, now, lease)) as TransactionRow[];
@@ -411,13 +414,15 @@ export async function watchLateSuccesses(services: Services): Promise<number> {
     ...rows.map((row) => (row.direction === 'PAY_OUT' ? heldPayOutWatch(services, row) : chargeWatch(services, row))),
     ...attempts.map((attempt) => attemptWatch(services, attempt)),
   ];
-  for (const subject of watched) {
+  const ask = async (subject: Watched) => {
     try {
       await watchOnce(services, subject);
     } catch (error) {
       services.log.error({ err: error, watched: subject.name }, 'late watch failed');
     }
-  }
+  };
+  if (dispatch) for (const subject of watched) dispatch(subject.railCode, () => ask(subject));
+  else for (const subject of watched) await ask(subject);
   return watched.length;
 }
 
@@ -456,6 +461,8 @@ type Definitive = Extract<StatusResult, { kind: 'SUCCEEDED' | 'FAILED' | 'NOT_FO
 interface Watched {
   /** For the logs: the transaction's reference or the attempt's id. */
   readonly name: string;
+  /** The rail asked (the poller's lane). */
+  readonly railCode: string;
   /** Times asked, this question included (the claim counted it). */
   readonly asked: number;
   /** The end of the close watch (backoff ≤ 60 s until then). */
@@ -521,7 +528,7 @@ function nextAsk(now: Date, asked: number, until: Date, isHeldPayOut: boolean, s
   const retryAfterMs = status?.kind === 'PENDING' ? status.retryAfterMs : undefined;
   if (until <= now) return isHeldPayOut ? nextAskAt(now, HELD_PAY_OUT_ASK_MS, retryAfterMs, null) : null;
   // The claim counted this question; the schedule is indexed from 0.
-  return nextAskAt(now, nextPollDelayMs(Math.max(asked - 1, 0)), retryAfterMs, until);
+  return nextAskAt(now, watchDelayMs(Math.max(asked - 1, 0)), retryAfterMs, until);
 }
 
 /** The watch of a charge failed at its deadline: paid is a late success; a decline or no record ends it. */
@@ -531,6 +538,7 @@ function chargeWatch(services: Services, row: TransactionRow): Watched {
   };
   return {
     name: row.reference,
+    railCode: row.paymentMethod ?? 'checkout',
     asked: row.pollAttempts,
     until: row.lateWatchUntil,
     isHeldPayOut: false,
@@ -572,6 +580,7 @@ function attemptWatch(services: Services, attempt: CheckoutAttemptRow): Watched 
   let checkout: TransactionRow | undefined;
   return {
     name: attempt.id,
+    railCode: attempt.railCode,
     asked: attempt.pollCount,
     until: attempt.lateWatchUntil,
     isHeldPayOut: false,
@@ -624,6 +633,7 @@ function heldPayOutWatch(services: Services, row: TransactionRow): Watched {
   const initiation = initiationStateOf(row, services.clock.now());
   return {
     name: row.reference,
+    railCode: row.paymentMethod ?? 'checkout',
     asked: row.pollAttempts,
     until: row.lateWatchUntil,
     isHeldPayOut: true,

@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
+import { nextAskAt, nextPollDelayMs, watchDelayMs } from './poll-schedule.ts';
 
 describe('nextPollDelayMs', () => {
-  it('starts at 2 s and grows by 1.6x', () => {
+  it('asks at 2 s, 3.2 s later, then every 4 s for about two minutes', () => {
     expect(nextPollDelayMs(0)).toBe(2000);
     expect(nextPollDelayMs(1)).toBeCloseTo(3200);
-    expect(nextPollDelayMs(2)).toBeCloseTo(5120);
-    expect(nextPollDelayMs(5)).toBeCloseTo(2000 * 1.6 ** 5);
+    expect(nextPollDelayMs(2)).toBe(4000);
+    expect(nextPollDelayMs(29)).toBe(4000);
+    let elapsed = 0;
+    for (let attempt = 0; attempt < 30; attempt++) elapsed += nextPollDelayMs(attempt);
+    expect(elapsed).toBeGreaterThanOrEqual(115_000);
+  });
+
+  it('then grows by 1.6x', () => {
+    expect(nextPollDelayMs(30)).toBeCloseTo(6400);
+    expect(nextPollDelayMs(31)).toBeCloseTo(10_240);
   });
 
   it('never decreases and is capped at one minute', () => {
@@ -18,7 +26,7 @@ describe('nextPollDelayMs', () => {
       expect(delay).toBeLessThanOrEqual(60_000);
       previous = delay;
     }
-    expect(nextPollDelayMs(10)).toBe(60_000);
+    expect(nextPollDelayMs(40)).toBe(60_000);
     expect(nextPollDelayMs(10_000)).toBe(60_000);
   });
 
@@ -28,6 +36,14 @@ describe('nextPollDelayMs', () => {
 
   it('leases a claimed row, by default, for at least the longest poll delay', () => {
     expect(loadConfig({}).pollerLeaseMs).toBeGreaterThanOrEqual(nextPollDelayMs(1000));
+  });
+});
+
+describe('watchDelayMs', () => {
+  it('starts at 2 s and grows by 1.6x up to a minute', () => {
+    expect(watchDelayMs(0)).toBe(2000);
+    expect(watchDelayMs(2)).toBeCloseTo(5120);
+    expect(watchDelayMs(10)).toBe(60_000);
   });
 });
 

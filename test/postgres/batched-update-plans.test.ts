@@ -69,8 +69,8 @@ describe('batched updates keyed by id', () => {
 
 /** The claims under test and the table each one leases rows of. */
 const CLAIMS: Record<string, string> = {
-  claim_due_transactions_v2: 'transactions',
-  claim_due_attempts_v2: 'checkout_attempts',
+  claim_due_transactions_v3: 'transactions',
+  claim_due_attempts_v3: 'checkout_attempts',
   claim_due_deliveries_v2: 'webhook_deliveries',
 };
 

@@ -9,10 +9,10 @@ import { runStatement, statement } from '../statement.ts';
 // Selected once (a materialized CTE) and reached by primary key, as the transactions' claim
 // (transactions.ts `leaseDueTransactions`).
 const claimAttempts = statement(
-  'claim_due_attempts_v2',
+  'claim_due_attempts_v3',
   `with due as materialized (
      select id from checkout_attempts
-      where status = 'PENDING' and next_poll_at <= $1::timestamptz
+      where status = 'PENDING' and next_poll_at <= $1::timestamptz and rail_code <> all($4::text[])
       order by next_poll_at
       limit $2
       for update skip locked)
@@ -24,10 +24,13 @@ const claimAttempts = statement(
 
 /**
  * Leases due checkout attempts still PENDING (next poll at or before `now`, oldest first, at most
- * `limit`, skipping locked rows): their next poll moves to `leaseUntil`. Locks attempt rows only.
- * Returns the rows as leased.
+ * `limit`, skipping locked rows and the rails `skipRails`): their next poll moves to `leaseUntil`.
+ * Locks attempt rows only. Returns the rows as leased.
  */
-export async function leaseDueAttempts(db: Db, input: { now: Date; limit: number; leaseUntil: Date }): Promise<(typeof checkoutAttempts.$inferSelect)[]> {
-  const { rows } = await runStatement<Record<string, unknown>>(db, claimAttempts, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString()]);
+export async function leaseDueAttempts(
+  db: Db,
+  input: { now: Date; limit: number; leaseUntil: Date; skipRails?: string[] },
+): Promise<(typeof checkoutAttempts.$inferSelect)[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, claimAttempts, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString(), input.skipRails ?? []]);
   return rows.map((r) => mapRow(checkoutAttempts, r));
 }

@@ -393,10 +393,10 @@ export async function insertStatusEvents(db: Db, input: { events: NewStatusEvent
 // the whole table once its statistics counted a few thousand rows, so every claim of a draining
 // backlog read the whole table (test/postgres/batched-update-plans.test.ts).
 const claimTransactions = statement(
-  'claim_due_transactions_v2',
+  'claim_due_transactions_v3',
   `with due as materialized (
      select id from transactions
-      where status = 'PENDING' and next_poll_at <= $1::timestamptz
+      where status = 'PENDING' and next_poll_at <= $1::timestamptz and coalesce(payment_method, '') <> all($4::text[])
       order by next_poll_at
       limit $2
       for update skip locked)
@@ -408,11 +408,11 @@ const claimTransactions = statement(
 
 /**
  * Leases due PENDING transactions (next poll at or before `now`, oldest first, at most `limit`,
- * skipping rows locked by another claimer): their next poll moves to `leaseUntil` and their poll
- * count grows by one. Returns the rows as leased.
+ * skipping rows locked by another claimer and rows of the rails `skipRails`): their next poll
+ * moves to `leaseUntil` and their poll count grows by one. Returns the rows as leased.
  */
-export async function leaseDueTransactions(db: Db, input: { now: Date; limit: number; leaseUntil: Date }): Promise<TransactionRow[]> {
-  const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString()]);
+export async function leaseDueTransactions(db: Db, input: { now: Date; limit: number; leaseUntil: Date; skipRails?: string[] }): Promise<TransactionRow[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString(), input.skipRails ?? []]);
   return rows.map((r) => mapRow(transactions, r));
 }
 
