@@ -101,6 +101,13 @@ export const apiKeys = pgTable(
     active: boolean('active').notNull(),
     lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
+    /**
+     * What the key may do (`API_KEY_SCOPES` of accounts/api-keys.ts): COLLECT, PAYOUT, REFUND,
+     * READ. Keys issued before scopes existed hold all four (the column's default).
+     */
+    scopes: text('scopes').array().notNull().default(sql`'{COLLECT,PAYOUT,REFUND,READ}'::text[]`),
+    /** The client addresses the key is admitted from (CIDR blocks); null: any address. */
+    allowedIps: text('allowed_ips').array(),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

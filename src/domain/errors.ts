@@ -35,6 +35,14 @@ export const ERRORS = {
   ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette ressource." },
   ACCOUNT_NOT_ACTIVE: { status: 403, message: "Ce compte n'est pas actif." },
   EMAIL_NOT_VERIFIED: { status: 403, message: "Votre adresse e-mail n'est pas encore vérifiée." },
+  API_KEY_SCOPE_DENIED: {
+    status: 403,
+    message: "Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.",
+  },
+  API_KEY_IP_DENIED: {
+    status: 403,
+    message: "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+  },
   APP_ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette application." },
   USER_NOT_FOUND: { status: 404, message: 'Utilisateur introuvable.' },
   APP_NOT_FOUND: { status: 404, message: 'Application introuvable.' },

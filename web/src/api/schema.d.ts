@@ -653,7 +653,11 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Changer les portées ou la liste d’adresses autorisées de la clé active
+         * @description La clé elle-même ne change pas ; la requête suivante est vérifiée avec les nouvelles valeurs.
+         */
+        patch: operations["updateApiKeyAccess"];
         trace?: never;
     };
     "/api/v1/merchants/apps/{appId}/api-keys/rotate": {
@@ -2036,6 +2040,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
             404: {
                 headers: {
@@ -2357,6 +2395,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
             404: {
                 headers: {
@@ -2656,6 +2728,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
             404: {
                 headers: {
@@ -2862,6 +2968,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -3194,6 +3334,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
             404: {
                 headers: {
@@ -3488,6 +3662,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
             404: {
                 headers: {
@@ -3620,6 +3828,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -3810,6 +4052,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -4019,6 +4295,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `RESOURCE_NOT_FOUND` : Ressource introuvable. */
             404: {
                 headers: {
@@ -4218,6 +4528,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -4495,6 +4839,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
             500: {
                 headers: {
@@ -4676,6 +5054,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -11455,6 +11867,13 @@ export interface operations {
                      *           "keyPrefix": "sk_test_01234567",
                      *           "environment": "TEST",
                      *           "active": true,
+                     *           "scopes": [
+                     *             "COLLECT",
+                     *             "PAYOUT",
+                     *             "REFUND",
+                     *             "READ"
+                     *           ],
+                     *           "allowedIps": null,
                      *           "lastUsedAt": "2026-11-20T10:05:00.000",
                      *           "createdAt": "2026-11-20T10:00:00.000",
                      *           "updatedAt": "2026-11-20T10:00:00.000"
@@ -11476,6 +11895,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -11666,13 +12089,24 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Boutique test",
-                 *       "environment": "TEST"
+                 *       "environment": "TEST",
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
                     environment: "LIVE" | "TEST";
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
                 };
             };
         };
@@ -11694,6 +12128,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": null,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000",
@@ -11715,6 +12156,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -12204,6 +12649,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": "2026-11-20T10:05:00.000",
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000"
@@ -12224,6 +12676,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -12403,6 +12859,333 @@ export interface operations {
             };
         };
     };
+    updateApiKeyAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "198.51.100.7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description La clé active, sans son secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Accès de la clé API mis à jour.",
+                     *       "data": {
+                     *         "id": "97274034-2a4a-4224-b112-72d094576028",
+                     *         "name": "Boutique test",
+                     *         "keyPrefix": "sk_test_01234567",
+                     *         "environment": "TEST",
+                     *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
+                     *         "lastUsedAt": "2026-11-20T10:05:00.000",
+                     *         "createdAt": "2026-11-20T10:00:00.000",
+                     *         "updatedAt": "2026-11-20T10:00:00.000"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            name: string;
+                            keyPrefix: string;
+                            /** @enum {string} */
+                            environment: "LIVE" | "TEST";
+                            active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
+                            /** @description La clé complète, affichée une seule fois (création et rotation) */
+                            plainTextKey?: string;
+                            lastUsedAt: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `APP_NOT_FOUND` : Application introuvable.
+             *
+             *     `API_KEY_NOT_FOUND` : Aucune clé API active pour cette application.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "APP_NOT_FOUND",
+                     *       "message": "Application introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "APP_NOT_FOUND" | "API_KEY_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     rotateApiKey: {
         parameters: {
             query?: never;
@@ -12418,13 +13201,24 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Boutique test",
-                 *       "environment": "TEST"
+                 *       "environment": "TEST",
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
                     environment: "LIVE" | "TEST";
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
                 };
             };
         };
@@ -12446,6 +13240,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": null,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000",
@@ -12467,6 +13268,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
