@@ -18,8 +18,8 @@ import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { jwtSecret } from './jwt-secret.ts';
 
-/** A dashboard role. */
-export type Role = 'MERCHANT' | 'ADMIN' | 'SUPPORT';
+/** A dashboard account's role: a merchant account, staff, or a member of a merchant's team. */
+export type Role = 'MERCHANT' | 'ADMIN' | 'SUPPORT' | 'MEMBER';
 
 /** Claims of an access token. */
 export interface AccessClaims {
@@ -80,7 +80,7 @@ export async function verifyAccessToken(services: Pick<Services, 'config' | 'clo
   if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.email !== 'string') {
     throw new ApiError('INVALID_TOKEN');
   }
-  if (role !== 'MERCHANT' && role !== 'ADMIN' && role !== 'SUPPORT') throw new ApiError('INVALID_TOKEN');
+  if (role !== 'MERCHANT' && role !== 'ADMIN' && role !== 'SUPPORT' && role !== 'MEMBER') throw new ApiError('INVALID_TOKEN');
   return { accountId: payload.sub, role, email: payload.email, sessionId: payload.sid };
 }
 

@@ -45,6 +45,11 @@ export const ERRORS = {
   },
   APP_ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette application." },
   USER_NOT_FOUND: { status: 404, message: 'Utilisateur introuvable.' },
+  MEMBER_NOT_FOUND: { status: 404, message: "Membre ou invitation introuvable dans l'équipe de ce compte." },
+  INVITATION_INVALID: {
+    status: 400,
+    message: "Cette invitation n'est pas valable : elle a expiré, a été annulée ou a déjà servi. Demandez-en une nouvelle.",
+  },
   APP_NOT_FOUND: { status: 404, message: 'Application introuvable.' },
   API_KEY_NOT_FOUND: { status: 404, message: "Aucune clé API active pour cette application." },
   OTP_NOT_FOUND: { status: 404, message: "Aucun code en cours de validité. Demandez-en un nouveau." },

@@ -64,7 +64,7 @@ export const profileUpdateRequest = z
   })
   .meta({ examples: [{ fullName: 'Awa Ngono', phone: '+237677000001', country: 'CM', language: 'fr' }] });
 
-const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT'] as const;
+const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT', 'MEMBER'] as const;
 
 export const userData = z.object({
   accountId: z.string(),
