@@ -49,7 +49,7 @@ export function movesMoneyOut(role: MemberRole): boolean {
  * a write no rule names needs TEAM (owner and administrators): new routes fail closed.
  */
 const WRITE_RULES: readonly [RegExp, Permission][] = [
-  [/^\/api\/v1\/merchants\/me(\/password)?$/, 'SELF'],
+  [/^\/api\/v1\/merchants\/me(\/password|\/two-factor(\/[a-z-]+)?)?$/, 'SELF'],
   [/^\/api\/v1\/merchants\/team(\/|$)/, 'TEAM'],
   [/^\/api\/v1\/merchants\/batches\/:id\/(approve|reject)$/, 'APPROVE'],
   [/^\/api\/v1\/merchants\/(apps\/:appId\/)?batches(\/|$)/, 'FINANCE'],
@@ -67,4 +67,25 @@ export function routePermission(method: string, url: string): Permission {
   if (method === 'GET' || method === 'HEAD') return 'READ';
   for (const [pattern, permission] of WRITE_RULES) if (pattern.test(url)) return permission;
   return 'TEAM';
+}
+
+/**
+ * The writes that ask for a fresh second factor (within `STEP_UP_MS` of second-factor.ts) from a
+ * person who has one or must have one: sending a transfer, adding a withdrawal account, creating,
+ * rotating or re-scoping an API key, changing the webhook URL (its own route, or the
+ * application's settings that carry it) and approving a batch.
+ */
+const STEP_UP_RULES: readonly [string, RegExp][] = [
+  ['POST', /^\/api\/v1\/merchants\/apps\/:appId\/transfer$/],
+  ['POST', /^\/api\/v1\/merchants\/withdrawals\/accounts$/],
+  ['POST', /^\/api\/v1\/merchants\/apps\/:appId\/api-keys(\/rotate)?$/],
+  ['PATCH', /^\/api\/v1\/merchants\/apps\/:appId\/api-keys\/active$/],
+  ['PATCH', /^\/api\/v1\/merchants\/apps\/:appId\/webhook$/],
+  ['PATCH', /^\/api\/v1\/merchants\/apps\/:id$/],
+  ['POST', /^\/api\/v1\/merchants\/batches\/:id\/approve$/],
+];
+
+/** Whether `method` on `url` (a route pattern) asks for a fresh second factor. */
+export function needsFreshSecondFactor(method: string, url: string): boolean {
+  return STEP_UP_RULES.some(([m, pattern]) => m === method && pattern.test(url));
 }

@@ -113,13 +113,18 @@ async function newRefreshToken(services: Pick<Services, 'config' | 'clock' | 'id
   return token;
 }
 
-/** Opens a new session for an account and returns its first token pair. */
+/**
+ * Opens a new session for an account and returns its first token pair; `secondFactor`: the
+ * sign-in proved the account's second factor (the session starts fresh for sensitive actions).
+ */
 export async function openSession(
   services: Pick<Services, 'config' | 'clock' | 'ids' | 'db'>,
   account: { id: string; role: string; email: string },
+  options: { secondFactor?: boolean } = {},
 ): Promise<TokenPair> {
   const sessionId = services.ids.uuid();
-  await services.db.insert(dashboardSessions).values({ id: sessionId, accountId: account.id, createdAt: services.clock.now() });
+  const now = services.clock.now();
+  await services.db.insert(dashboardSessions).values({ id: sessionId, accountId: account.id, createdAt: now, secondFactorAt: options.secondFactor ? now : null });
   const refreshToken = await newRefreshToken(services, services.db, sessionId);
   const accessToken = await signAccessToken(services, {
     accountId: account.id,

@@ -9,15 +9,20 @@
  * the merchant's, `personId` the member's own, and the same hook is the dashboard's one role
  * guard: every route of a merchant or member request needs the permission `routePermission`
  * gives its method and URL pattern (dashboard/team-roles.ts), else 403 ACCESS_DENIED before the
- * route runs. Staff routes keep their own staff-role checks.
+ * route runs. Staff routes keep their own staff-role checks. The same guard asks for the second
+ * factor (dashboard/second-factor.ts): a member whose role requires one and who has none may only
+ * read and manage its own profile (403 SECOND_FACTOR_ENROLMENT_REQUIRED), and the sensitive writes
+ * (`needsFreshSecondFactor`) of a person who has or needs one want a second factor proved within
+ * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED).
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findApplication, type ApplicationRow } from '../accounts/applications.ts';
-import { dashboardSessions } from '../db/schema-dashboard.ts';
+import { dashboardSessions, secondFactors } from '../db/schema-dashboard.ts';
 import { merchantMembers } from '../db/schema-team.ts';
 import { accounts } from '../db/schema.ts';
-import { memberMay, routePermission, type MemberRole } from '../dashboard/team-roles.ts';
+import { STEP_UP_MS } from '../dashboard/second-factor.ts';
+import { memberMay, movesMoneyOut, needsFreshSecondFactor, routePermission, type MemberRole } from '../dashboard/team-roles.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Role } from '../dashboard/tokens.ts';
 import { verifyAccessToken } from '../dashboard/tokens.ts';
@@ -37,6 +42,10 @@ export interface DashboardAccount {
   email: string;
   /** The login session of the access token (revoked on logout). */
   sessionId: string;
+  /** Whether the person has an enabled second factor. */
+  hasSecondFactor: boolean;
+  /** Whether the person's role requires one (members who move money out or approve it). */
+  secondFactorRequired: boolean;
 }
 
 declare module 'fastify' {
@@ -71,6 +80,8 @@ export function dashboardAuthHook(services: Services) {
         sessionId: dashboardSessions.id,
         merchantId: merchantMembers.merchantId,
         memberRole: merchantMembers.role,
+        secondFactorAt: dashboardSessions.secondFactorAt,
+        secondFactorEnabledAt: secondFactors.enabledAt,
       })
       .from(accounts)
       .leftJoin(
@@ -78,23 +89,34 @@ export function dashboardAuthHook(services: Services) {
         and(eq(dashboardSessions.id, claims.sessionId), eq(dashboardSessions.accountId, accounts.id), isNull(dashboardSessions.revokedAt)),
       )
       .leftJoin(merchantMembers, eq(merchantMembers.accountId, accounts.id))
+      .leftJoin(secondFactors, eq(secondFactors.accountId, accounts.id))
       .where(eq(accounts.id, claims.accountId));
     if (!row) throw new ApiError('INVALID_TOKEN');
     if (!row.sessionId) throw new ApiError('TOKEN_EXPIRED', { message: 'Cette session a été fermée. Reconnectez-vous.' });
     if (row.status !== 'ACTIVE') throw new ApiError('ACCOUNT_NOT_ACTIVE');
     // The role is the account's current one, not the one frozen in the token.
     const role = row.role as Role;
-    const base = { email: row.email, sessionId: claims.sessionId, personId: claims.accountId };
+    const hasSecondFactor = row.secondFactorEnabledAt !== null;
+    const base = { email: row.email, sessionId: claims.sessionId, personId: claims.accountId, hasSecondFactor };
     let account: DashboardAccount;
     if (role === 'MEMBER') {
       // A member whose membership ended no longer acts for anyone.
       if (!row.merchantId || !row.memberRole) throw new ApiError('ACCOUNT_NOT_ACTIVE');
-      account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole: row.memberRole as MemberRole };
+      const memberRole = row.memberRole as MemberRole;
+      account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole, secondFactorRequired: movesMoneyOut(memberRole) };
     } else {
-      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null };
+      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: false };
     }
-    if (account.memberRole !== null && !memberMay(account.memberRole, routePermission(request.method, request.routeOptions.url ?? ''))) {
+    const url = request.routeOptions.url ?? '';
+    const permission = routePermission(request.method, url);
+    if (account.memberRole !== null && !memberMay(account.memberRole, permission)) {
       throw new ApiError('ACCESS_DENIED', { message: "Votre rôle dans l'équipe ne permet pas cette action." });
+    }
+    // A member whose role needs a second factor only reads and manages its own profile until enrolled.
+    if (account.secondFactorRequired && !hasSecondFactor && permission !== 'READ' && permission !== 'SELF') throw new ApiError('SECOND_FACTOR_ENROLMENT_REQUIRED');
+    if ((hasSecondFactor || account.secondFactorRequired) && needsFreshSecondFactor(request.method, url)) {
+      const fresh = row.secondFactorAt !== null && services.clock.now().getTime() - row.secondFactorAt.getTime() <= STEP_UP_MS;
+      if (!fresh) throw new ApiError('FRESH_SECOND_FACTOR_REQUIRED');
     }
     request.account = account;
   };

@@ -13,6 +13,7 @@ import { routePermission } from '../../src/dashboard/team-roles.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { countTransactions, expectError, expectSuccess, transferBody } from '../helpers/merchant-api.ts';
+import { enrolTotp } from '../helpers/totp.ts';
 
 let h: Harness;
 let owner: DashboardAccount;
@@ -97,6 +98,8 @@ describe('roles, checked by the dashboard guard', () => {
   it('finance pays out and a developer manages keys, each not the other; the audit log names them', async () => {
     const finance = await join('FINANCE');
     const developer = await join('DEVELOPER');
+    // Finance moves money out: its second factor comes first (test/dashboard/two-factor.test.ts).
+    await enrolTotp(h, finance.token);
 
     const transfer = expectSuccess(await asAccount(h, finance.token, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 201);
     expect(transfer.reference).toMatch(/^PO-/);

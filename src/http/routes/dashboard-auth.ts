@@ -186,12 +186,12 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
               user: { accountId: EXAMPLE_IDS.merchant, email: EMAIL, fullName: EXAMPLE_PROFILE.fullName, role: 'MERCHANT', status: 'ACTIVE', kycLevel: 'NONE' },
             },
           }),
-          ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'EMAIL_NOT_VERIFIED', 'ACCOUNT_NOT_ACTIVE', 'TOO_MANY_REQUESTS'),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'SECOND_FACTOR_REQUIRED', 'SECOND_FACTOR_INVALID', 'EMAIL_NOT_VERIFIED', 'ACCOUNT_NOT_ACTIVE', 'TOO_MANY_REQUESTS'),
         },
       },
     },
     async (request, reply) => {
-      const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
+      const result = await login(request.services, request.body.email, request.body.password, auditActor(request), { otp: request.body.otp, recoveryCode: request.body.recoveryCode });
       setRefreshCookie(services, reply, result.refreshToken);
       return ok(result, 'Connexion réussie.', now());
     },

@@ -40,7 +40,14 @@ export const registerRequest = z
   .meta({ examples: [{ fullName: 'Awa Ngono', email: EXAMPLE_EMAIL, phone: '+237677000001', password: EXAMPLE_PASSWORD, country: 'CM' }] });
 export const emailOtpRequest = z.object({ email, otp }).meta({ examples: [{ email: EXAMPLE_EMAIL, otp: '123456' }] });
 export const emailRequest = z.object({ email }).meta({ examples: [{ email: EXAMPLE_EMAIL }] });
-export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) }).meta({ examples: [{ email: EXAMPLE_EMAIL, password: EXAMPLE_PASSWORD }] });
+export const loginRequest = z
+  .object({
+    email,
+    password: z.string().min(1).max(1024),
+    otp: z.string().trim().max(10).optional().describe("Code à 6 chiffres de l'application d'authentification (comptes à deux facteurs)"),
+    recoveryCode: z.string().trim().max(20).optional().describe('Un code de secours, à usage unique, à la place de otp'),
+  })
+  .meta({ examples: [{ email: EXAMPLE_EMAIL, password: EXAMPLE_PASSWORD }] });
 export const refreshRequest = z.object({ refreshToken: z.string().min(1).max(200) });
 /** Body of refresh and logout: the token may instead come from the web app's httpOnly cookie. */
 export const sessionRefreshRequest = z
