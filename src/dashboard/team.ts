@@ -42,8 +42,14 @@ export interface InvitationView {
   createdAt: Date;
 }
 
-/** The owner first, then the members (oldest first), and the pending invitations. */
-export async function listTeam(services: Pick<Services, 'db' | 'clock'>, merchantId: string): Promise<{ members: TeamMemberView[]; invitations: InvitationView[] }> {
+/**
+ * The owner first, then the members (oldest first), the pending invitations, and whether every
+ * member must use a second factor.
+ */
+export async function listTeam(
+  services: Pick<Services, 'db' | 'clock'>,
+  merchantId: string,
+): Promise<{ members: TeamMemberView[]; invitations: InvitationView[]; membersNeedSecondFactor: boolean }> {
   const { db } = services;
   const [owner] = await db.select().from(accounts).where(eq(accounts.id, merchantId));
   if (!owner) throw new ApiError('USER_NOT_FOUND');
@@ -64,7 +70,18 @@ export async function listTeam(services: Pick<Services, 'db' | 'clock'>, merchan
       ...rows.map((row) => ({ ...row, role: row.role as MemberRole })),
     ],
     invitations: invitations.map((row) => ({ ...row, role: row.role as MemberRole })),
+    membersNeedSecondFactor: owner.membersNeedSecondFactor,
   };
+}
+
+/**
+ * Sets whether every member of `merchantId` must use a second factor (from each member's next
+ * request; members whose role moves money out must in any case).
+ */
+export async function setMembersNeedSecondFactor(services: Pick<Services, 'db' | 'clock' | 'requestId'>, merchantId: string, value: boolean, actor: AuditActor): Promise<void> {
+  const [before] = await services.db.select({ value: accounts.membersNeedSecondFactor }).from(accounts).where(eq(accounts.id, merchantId));
+  await services.db.update(accounts).set({ membersNeedSecondFactor: value, updatedAt: services.clock.now() }).where(eq(accounts.id, merchantId));
+  await recordAudit(services, actor, { action: 'TEAM_SETTINGS_CHANGED', targetType: 'MERCHANT', targetId: merchantId, before: { membersNeedSecondFactor: before?.value ?? false }, after: { membersNeedSecondFactor: value } });
 }
 
 function pendingOf(merchantId: string, now: Date) {

@@ -45,6 +45,11 @@ export const accounts = pgTable(
     phoneVerified: boolean('phone_verified').notNull().default(false),
     /** The dashboard's language chosen by the user (`fr` or `en`); null until they choose one. */
     language: text('language'),
+    /**
+     * A merchant account's choice that every member of its team must use a second factor (members
+     * whose role moves money out must in any case: dashboard/second-factor.ts).
+     */
+    membersNeedSecondFactor: boolean('members_need_second_factor').notNull().default(false),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

@@ -16,6 +16,7 @@
  * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED).
  */
 import { and, eq, isNull } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findApplication, type ApplicationRow } from '../accounts/applications.ts';
 import { dashboardSessions, secondFactors } from '../db/schema-dashboard.ts';
@@ -44,7 +45,7 @@ export interface DashboardAccount {
   sessionId: string;
   /** Whether the person has an enabled second factor. */
   hasSecondFactor: boolean;
-  /** Whether the person's role requires one (members who move money out or approve it). */
+  /** Whether the person must have one: members who move money out or approve it, or every member of a merchant that asks it. */
   secondFactorRequired: boolean;
 }
 
@@ -54,6 +55,9 @@ declare module 'fastify' {
     account?: DashboardAccount;
   }
 }
+
+/** The merchant account a member acts for (its team settings). */
+const merchantOfMember = alias(accounts, 'merchant_of_member');
 
 const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\s*$/i;
 
@@ -82,6 +86,7 @@ export function dashboardAuthHook(services: Services) {
         memberRole: merchantMembers.role,
         secondFactorAt: dashboardSessions.secondFactorAt,
         secondFactorEnabledAt: secondFactors.enabledAt,
+        membersNeedSecondFactor: merchantOfMember.membersNeedSecondFactor,
       })
       .from(accounts)
       .leftJoin(
@@ -90,6 +95,7 @@ export function dashboardAuthHook(services: Services) {
       )
       .leftJoin(merchantMembers, eq(merchantMembers.accountId, accounts.id))
       .leftJoin(secondFactors, eq(secondFactors.accountId, accounts.id))
+      .leftJoin(merchantOfMember, eq(merchantOfMember.id, merchantMembers.merchantId))
       .where(eq(accounts.id, claims.accountId));
     if (!row) throw new ApiError('INVALID_TOKEN');
     if (!row.sessionId) throw new ApiError('TOKEN_EXPIRED', { message: 'Cette session a été fermée. Reconnectez-vous.' });
@@ -103,7 +109,8 @@ export function dashboardAuthHook(services: Services) {
       // A member whose membership ended no longer acts for anyone.
       if (!row.merchantId || !row.memberRole) throw new ApiError('ACCOUNT_NOT_ACTIVE');
       const memberRole = row.memberRole as MemberRole;
-      account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole, secondFactorRequired: movesMoneyOut(memberRole) };
+      const secondFactorRequired = movesMoneyOut(memberRole) || row.membersNeedSecondFactor === true;
+      account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole, secondFactorRequired };
     } else {
       account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: false };
     }

@@ -92,4 +92,20 @@ describe('members whose role moves money out', () => {
     expectSuccess(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 201);
     expectError(await asAccount(h, member.accessToken, 'DELETE', '/api/v1/merchants/me/two-factor', { body: { code: auth.code() } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
   });
+
+  it('every member must enrol once the merchant asks it of the whole team', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Équipe stricte', currency: 'XAF' } }), 201).id;
+    const email = `dev-${Date.now()}@example.test`;
+    await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role: 'DEVELOPER' } });
+    const token = /token=(inv_[0-9a-f]+)/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
+    await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: 'Dev Eloppeur', password: 'Mot-de-passe-dev-42' } });
+    const member = await login(h, email, 'Mot-de-passe-dev-42');
+    expectSuccess(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201);
+
+    expect((await asAccount(h, owner.accessToken, 'PUT', '/api/v1/merchants/team/settings', { body: { membersNeedSecondFactor: true } })).status).toBe(204);
+    expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', '/api/v1/merchants/team'), 200).membersNeedSecondFactor).toBe(true);
+    expect(expectSuccess(await asAccount(h, member.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
+    expectError(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: { name: 'Clé 2', environment: 'TEST' } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+  });
 });

@@ -15,6 +15,7 @@ CREATE TABLE "second_factors" (
 	"updated_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "members_need_second_factor" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "dashboard_sessions" ADD COLUMN "second_factor_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "recovery_codes" ADD CONSTRAINT "recovery_codes_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "second_factors" ADD CONSTRAINT "second_factors_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

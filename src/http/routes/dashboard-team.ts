@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { acceptInvitation, changeMemberRole, inviteMember, listTeam, removeMember, revokeInvitation } from '../../dashboard/team.ts';
+import { acceptInvitation, changeMemberRole, inviteMember, listTeam, removeMember, revokeInvitation, setMembersNeedSecondFactor } from '../../dashboard/team.ts';
 import { INVITABLE_ROLES, MEMBER_ROLES } from '../../dashboard/team-roles.ts';
 import type { Services } from '../../services.ts';
 import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
@@ -30,7 +30,11 @@ const memberData = z.object({
   createdAt: z.string(),
 });
 const invitationData = z.object({ id: z.string(), email: z.string(), role: z.enum(MEMBER_ROLES), expiresAt: z.string(), createdAt: z.string() });
-const teamData = z.object({ members: z.array(memberData), invitations: z.array(invitationData) });
+const teamData = z.object({
+  members: z.array(memberData),
+  invitations: z.array(invitationData),
+  membersNeedSecondFactor: z.boolean().describe('Tous les membres doivent utiliser un second facteur (ceux qui font sortir de l’argent y sont toujours tenus)'),
+});
 
 const EXAMPLE_OWNER = { id: '7d4c9a52-4a57-4d7e-9c36-2f1e9f0a1b01', accountId: '7d4c9a52-4a57-4d7e-9c36-2f1e9f0a1b01', fullName: 'Awa Ngono', email: 'awa@boutique.example.cm', role: 'OWNER' as const, createdAt: EXAMPLE_TIME };
 const EXAMPLE_INVITATION = { id: '0b5e2f6c-8d1a-4e3b-9f7c-5a6b7c8d9e0f', email: 'paul@boutique.example.cm', role: 'FINANCE' as const, expiresAt: '2026-11-27T10:00:00.000', createdAt: EXAMPLE_TIME };
@@ -87,7 +91,7 @@ export async function dashboardTeamRoutes(app: FastifyInstance, services: Servic
           summary: "L'équipe : le propriétaire, les membres et les invitations en attente",
           operationId: 'getTeam',
           security,
-          response: { 200: success(teamData, "L'équipe", { message: 'Équipe récupérée.', data: { members: [EXAMPLE_OWNER], invitations: [EXAMPLE_INVITATION] } }), ...errorResponses(...TEAM_ERRORS) },
+          response: { 200: success(teamData, "L'équipe", { message: 'Équipe récupérée.', data: { members: [EXAMPLE_OWNER], invitations: [EXAMPLE_INVITATION], membersNeedSecondFactor: false } }), ...errorResponses(...TEAM_ERRORS) },
         },
       },
       async (request) => {
@@ -96,10 +100,29 @@ export async function dashboardTeamRoutes(app: FastifyInstance, services: Servic
           {
             members: team.members.map((m) => ({ ...m, createdAt: ts(m.createdAt) })),
             invitations: team.invitations.map((i) => ({ ...i, expiresAt: ts(i.expiresAt), createdAt: ts(i.createdAt) })),
+            membersNeedSecondFactor: team.membersNeedSecondFactor,
           },
           'Équipe récupérée.',
           now(),
         );
+      },
+    );
+
+    r.put(
+      '/api/v1/merchants/team/settings',
+      {
+        schema: {
+          tags,
+          summary: "Exiger un second facteur de tous les membres de l'équipe",
+          operationId: 'updateTeamSettings',
+          security,
+          body: z.object({ membersNeedSecondFactor: z.boolean() }).meta({ examples: [{ membersNeedSecondFactor: true }] }),
+          response: { 204: noContent, ...errorResponses(...BODY_ERRORS, ...TEAM_ERRORS) },
+        },
+      },
+      async (request, reply) => {
+        await setMembersNeedSecondFactor(request.services, merchantOf(request), request.body.membersNeedSecondFactor, auditActor(request));
+        return reply.code(204).send(undefined);
       },
     );
 

@@ -1864,6 +1864,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchants/team/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Exiger un second facteur de tous les membres de l'équipe */
+        put: operations["updateTeamSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/team/invitations": {
         parameters: {
             query?: never;
@@ -33162,7 +33179,8 @@ export interface operations {
                      *             "expiresAt": "2026-11-27T10:00:00.000",
                      *             "createdAt": "2026-11-20T10:00:00.000"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "membersNeedSecondFactor": false
                      *       },
                      *       "timestamp": "2026-11-20T10:00:00.000"
                      *     }
@@ -33192,6 +33210,8 @@ export interface operations {
                                 expiresAt: string;
                                 createdAt: string;
                             }[];
+                            /** @description Tous les membres doivent utiliser un second facteur (ceux qui font sortir de l’argent y sont toujours tenus) */
+                            membersNeedSecondFactor: boolean;
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -33260,6 +33280,233 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTeamSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "membersNeedSecondFactor": true
+                 *     }
+                 */
+                "application/json": {
+                    membersNeedSecondFactor: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */

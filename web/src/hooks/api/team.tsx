@@ -1,7 +1,7 @@
 /**
  * The team of the signed-in merchant account: its members and pending invitations, inviting by
- * e-mail, changing a member's role, removing a member, cancelling an invitation, and (signed out)
- * accepting an invitation from its e-mailed link.
+ * e-mail, changing a member's role, removing a member, cancelling an invitation, asking a second
+ * factor of every member, and (signed out) accepting an invitation from its e-mailed link.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, expectNoContent, unwrap } from '../../api/client';
@@ -77,4 +77,17 @@ export function useRevokeInvitation(options?: MutationHookOptions<void, string>)
 /** Accepts an invitation (signed out): creates the member's login. */
 export function useAcceptInvitation(options?: MutationHookOptions<ApiData<'/api/v1/auth/accept-invitation', 'post'>, AcceptInvitationBody>) {
   return useMutation({ ...options, mutationFn: (body) => unwrap(api.POST('/api/v1/auth/accept-invitation', { body })) });
+}
+
+/** Sets whether every member must use a second factor. */
+export function useTeamSettings(options?: MutationHookOptions<void, boolean>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...options,
+    mutationFn: (membersNeedSecondFactor) => expectNoContent(api.PUT('/api/v1/merchants/team/settings', { body: { membersNeedSecondFactor } })),
+    onSuccess: async (...args) => {
+      await invalidate(queryClient, [teamQueryKeys.all]);
+      await options?.onSuccess?.(...args);
+    },
+  });
 }

@@ -4,7 +4,7 @@
  * changes to roles other than owner and administrator; the screen shows its refusal.
  */
 import { useTranslation } from 'react-i18next';
-import { useChangeMemberRole, useInviteMember, useRemoveMember, useRevokeInvitation, useTeam, type InvitableRole } from '../../hooks/api/team';
+import { useChangeMemberRole, useInviteMember, useRemoveMember, useRevokeInvitation, useTeam, useTeamSettings, type InvitableRole } from '../../hooks/api/team';
 import { CardForm, ErrorBox, Field, QueryView, SaveWithStatus, SelectField } from '../../ui';
 
 const ROLES: InvitableRole[] = ['ADMINISTRATOR', 'DEVELOPER', 'FINANCE', 'APPROVER', 'VIEWER'];
@@ -16,6 +16,7 @@ export default function Team() {
   const change = useChangeMemberRole();
   const remove = useRemoveMember();
   const revoke = useRevokeInvitation();
+  const settings = useTeamSettings();
   const roleOptions = ROLES.map((role): [string, string] => [role, t(`team.role_${role}`)]);
   return (
     <>
@@ -79,6 +80,11 @@ export default function Team() {
                 </ul>
               </>
             )}
+            <label className="check">
+              <input type="checkbox" checked={data.membersNeedSecondFactor} disabled={settings.isPending} onChange={(event) => settings.mutate(event.target.checked)} />{' '}
+              {t('team.requireSecondFactor')}
+            </label>
+            {settings.error ? <ErrorBox error={settings.error} /> : null}
             {change.error ? <ErrorBox error={change.error} /> : null}
             {remove.error ? <ErrorBox error={remove.error} /> : null}
             {revoke.error ? <ErrorBox error={revoke.error} /> : null}
