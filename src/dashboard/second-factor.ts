@@ -6,8 +6,9 @@
  * step either side of now (clock drift) and never twice (`lastStep`).
  *
  * Who must have one: every team member whose role moves money out or approves it (administrator,
- * finance, approver: `movesMoneyOut`). Until enrolled such a member may only read and manage its
- * own profile and second factor. Anyone else may enrol. Once enrolled, sign-in asks for a code
+ * finance, approver: `movesMoneyOut`), every member of a merchant that asks it, and staff in
+ * production. Until enrolled they may only read and manage their own profile and second factor
+ * (the guard in http/dashboard-auth.ts). Anyone else may enrol. Once enrolled, sign-in asks for a code
  * and the sensitive actions (`STEP_UP_MS`) ask for a fresh one.
  */
 import { randomBytes } from 'node:crypto';

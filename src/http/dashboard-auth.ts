@@ -10,7 +10,8 @@
  * guard: every route of a merchant or member request needs the permission `routePermission`
  * gives its method and URL pattern (dashboard/team-roles.ts), else 403 ACCESS_DENIED before the
  * route runs. Staff routes keep their own staff-role checks. The same guard asks for the second
- * factor (dashboard/second-factor.ts): a member whose role requires one and who has none may only
+ * factor (dashboard/second-factor.ts): a person who must have one (members who move money out,
+ * staff in production) and has none may only
  * read and manage its own profile (403 SECOND_FACTOR_ENROLMENT_REQUIRED), and the sensitive writes
  * (`needsFreshSecondFactor`) of a person who has or needs one want a second factor proved within
  * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED).
@@ -45,7 +46,10 @@ export interface DashboardAccount {
   sessionId: string;
   /** Whether the person has an enabled second factor. */
   hasSecondFactor: boolean;
-  /** Whether the person must have one: members who move money out or approve it, or every member of a merchant that asks it. */
+  /**
+   * Whether the person must have one: members who move money out or approve it, every member of a
+   * merchant that asks it, and staff in production.
+   */
   secondFactorRequired: boolean;
 }
 
@@ -112,7 +116,9 @@ export function dashboardAuthHook(services: Services) {
       const secondFactorRequired = movesMoneyOut(memberRole) || row.membersNeedSecondFactor === true;
       account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole, secondFactorRequired };
     } else {
-      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: false };
+      // Staff must have a second factor in production (KOLO_ENV=production); elsewhere it is theirs to choose.
+      const isStaff = role === 'ADMIN' || role === 'SUPPORT';
+      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: isStaff && services.config.isProduction };
     }
     const url = request.routeOptions.url ?? '';
     const permission = routePermission(request.method, url);

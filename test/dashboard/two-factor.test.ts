@@ -108,4 +108,19 @@ describe('members whose role moves money out', () => {
     expect(expectSuccess(await asAccount(h, member.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
     expectError(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: { name: 'Clé 2', environment: 'TEST' } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
   });
+
+  it('staff must enrol in production before any write', async () => {
+    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const staff = { email: `support-${Date.now()}@example.test`, fullName: 'Sup Port', role: 'SUPPORT', password: 'Mot-de-passe-support' };
+    h.services.config.isProduction = true;
+    try {
+      expect(expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
+      expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/admin/staff'), 200);
+      expectError(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+      await enrolTotp(h, admin.accessToken);
+      expectSuccess(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 201);
+    } finally {
+      h.services.config.isProduction = false;
+    }
+  });
 });
