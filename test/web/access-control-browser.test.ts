@@ -1,8 +1,10 @@
 /**
- * Two-factor sign-in in Chromium, at 360 px: a merchant turns it on from the profile (the QR code
+ * Access control screens in Chromium, at 360 px with axe-core. Two-factor sign-in: a merchant
+ * turns it on from the profile (the QR code
  * and the secret shown, a first code typed, the recovery codes shown once), confirms it for a
  * sensitive action, signs out, and signs in again — the login form then asks for the code — with
- * a recovery code. Codes are computed from the secret the page shows, at the server's clock.
+ * a recovery code (codes computed from the secret the page shows, at the server's clock). The team
+ * screen (an invitation) and an API key issued with scopes and an allow-list.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -64,4 +66,28 @@ it('enrols with the QR code, confirms for a sensitive action, and signs in again
   await otp.fill(recoveryCodes[0]!);
   await page.getByRole('button', { name: 'Se connecter' }).click();
   await page.getByRole('heading', { name: 'Accueil' }).waitFor();
+});
+
+it('shows the team screen and the key form with scopes and allow-list at 360 px', async () => {
+  const owner = await createDashboardAccount(h, { fullName: 'Awa Équipe' });
+  const page = await newPage(browser, h.baseUrl);
+  await logIn(page, h.baseUrl, owner.email, owner.password);
+  await page.goto(`${h.baseUrl}/app/team`);
+  await page.getByRole('heading', { name: 'Équipe', level: 1 }).waitFor();
+  const invite = page.getByRole('form', { name: 'Inviter un membre' });
+  await invite.getByLabel('Adresse e-mail').fill('paul@example.test');
+  await invite.getByLabel('Rôle').selectOption('FINANCE');
+  await invite.getByRole('button', { name: 'Enregistrer' }).click();
+  await page.getByText('paul@example.test').waitFor();
+  await screen(page, 'team');
+
+  await page.goto(`${h.baseUrl}/app/apps`);
+  const app = await h.request('POST', '/api/v1/merchants/apps', { body: { name: 'Boutique clés', currency: 'XAF' }, headers: { authorization: `Bearer ${owner.accessToken}` } });
+  await page.goto(`${h.baseUrl}/app/apps/${app.json.data.id}`);
+  await page.getByRole('checkbox', { name: 'Payer (virements et lots)' }).uncheck();
+  await page.getByLabel('Nom de la clé').fill('Encaissement');
+  await page.getByLabel(/Adresses autorisées/).fill('203.0.113.0/24');
+  await page.getByRole('button', { name: 'Créer une clé' }).click();
+  await page.getByText('COLLECT, REFUND, READ · 203.0.113.0/24').waitFor();
+  await screen(page, 'app-key-scopes');
 });
