@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import ipaddr from 'ipaddr.js';
 import { findKeyByValue, hashApiKey, type KeyLookupRow } from '../db/queries/api-keys.ts';
 import { type Db, transaction } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
@@ -26,6 +27,76 @@ export function hasKeyForm(raw: string): boolean {
 
 /** How often `lastUsedAt` is refreshed at most, per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * What a key may do. COLLECT: checkout and charge (and the status of pay-ins); PAYOUT: transfers
+ * and batches (and the status of pay-outs); REFUND: refunds; READ: balance, transactions, events,
+ * statuses and the webhook settings. Changing the webhook URL or sending a test event needs a key
+ * holding all four.
+ */
+export const API_KEY_SCOPES = ['COLLECT', 'PAYOUT', 'REFUND', 'READ'] as const;
+
+/** One of `API_KEY_SCOPES`. */
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** At most this many CIDR blocks in one key's allow-list. */
+export const ALLOWED_IPS_MAX = 50;
+
+/**
+ * Parses one allow-list entry: an IPv4 or IPv6 address (a single host) or a CIDR block
+ * (`203.0.113.0/24`, `2001:db8::/32`). Returns the normalised `address/bits` text, or null when
+ * the entry is neither.
+ */
+export function normaliseCidr(entry: string): string | null {
+  const text = entry.trim();
+  try {
+    const [address, bits] = text.includes('/') ? ipaddr.parseCIDR(text) : [ipaddr.parse(text), -1];
+    const prefix = bits === -1 ? (address.kind() === 'ipv4' ? 32 : 128) : bits;
+    return `${address.toString()}/${prefix}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `clientIp` (Fastify's `request.ip`: the peer, or the X-Forwarded-For hop chosen by
+ * TRUST_PROXY) is inside one of `allowedIps`. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`)
+ * is compared as its IPv4 address. null allows every address; an unreadable address matches none.
+ */
+export function ipAllowed(allowedIps: readonly string[] | null, clientIp: string | undefined): boolean {
+  if (allowedIps === null) return true;
+  if (!clientIp || !ipaddr.isValid(clientIp)) return false;
+  const address = ipaddr.process(clientIp);
+  return allowedIps.some((cidr) => {
+    const [network, bits] = ipaddr.parseCIDR(cidr);
+    return network.kind() === address.kind() && address.match(network, bits);
+  });
+}
+
+/**
+ * The access check of a merchant-API route, after the API-key hook authenticated the key: throws
+ * 403 API_KEY_IP_DENIED when the client address is outside the key's allow-list, then 403
+ * API_KEY_SCOPE_DENIED when the key holds none of `anyOf` (every scope when `anyOf` is 'ALL').
+ * Called before the use case, so a refused request writes and sends nothing.
+ */
+export function authorizeApiKey(auth: ApiKeyAuth, anyOf: readonly ApiKeyScope[] | 'ALL', clientIp: string | undefined): void {
+  if (!ipAllowed(auth.allowedIps, clientIp)) throw new ApiError('API_KEY_IP_DENIED');
+  const held = anyOf === 'ALL' ? API_KEY_SCOPES.every((s) => auth.scopes.includes(s)) : anyOf.some((s) => auth.scopes.includes(s));
+  if (!held) throw new ApiError('API_KEY_SCOPE_DENIED');
+}
+
+/** What a key may do and from where: given when it is issued, changed in place afterwards. */
+export interface ApiKeyAccess {
+  /** Distinct scopes, at least one; default: all four. */
+  scopes?: readonly ApiKeyScope[];
+  /** Normalised CIDR blocks (`normaliseCidr`); null or absent: any address. */
+  allowedIps?: readonly string[] | null;
+}
+
+/** Scopes in `API_KEY_SCOPES` order, without repeats; all four when absent. */
+function scopesOf(scopes: readonly ApiKeyScope[] | undefined): ApiKeyScope[] {
+  return scopes === undefined ? [...API_KEY_SCOPES] : API_KEY_SCOPES.filter((s) => scopes.includes(s));
+}
 
 /** A freshly generated key: the plain text (shown once), its digest and its visible prefix. */
 export interface GeneratedKey {
@@ -53,6 +124,10 @@ export interface ApiKeyView {
   keyPrefix: string;
   environment: Environment;
   active: boolean;
+  /** What the key may do. */
+  scopes: ApiKeyScope[];
+  /** CIDR blocks the key is admitted from; null: any address. */
+  allowedIps: string[] | null;
   lastUsedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -67,6 +142,8 @@ function toView(row: KeyRow): ApiKeyView {
     keyPrefix: row.keyPrefix,
     environment: row.environment as Environment,
     active: row.active,
+    scopes: row.scopes as ApiKeyScope[],
+    allowedIps: row.allowedIps,
     lastUsedAt: row.lastUsedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -79,12 +156,13 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Issues a new active key for `applicationId`. Throws 409 API_KEY_ALREADY_ACTIVE when the
- * application already has one (live or test). Returns the view plus the plain text, once.
+ * Issues a new active key for `applicationId`, with `scopes` (default: all four) and `allowedIps`
+ * (default: any address). Throws 409 API_KEY_ALREADY_ACTIVE when the application already has one
+ * (live or test). Returns the view plus the plain text, once.
  */
 export async function createApiKey(
   services: Pick<Services, 'db' | 'clock' | 'ids'>,
-  input: { applicationId: string; name: string; environment: Environment },
+  input: { applicationId: string; name: string; environment: Environment } & ApiKeyAccess,
 ): Promise<ApiKeyView & { plainTextKey: string }> {
   const { db, clock, ids } = services;
   const generated = generateApiKey(input.environment);
@@ -100,6 +178,8 @@ export async function createApiKey(
         keyHash: generated.keyHash,
         environment: input.environment,
         active: true,
+        scopes: scopesOf(input.scopes),
+        allowedIps: input.allowedIps ? [...input.allowedIps] : null,
         createdAt: now,
         updatedAt: now,
       })
@@ -123,16 +203,51 @@ export async function revokeActiveKey(db: Db, applicationId: string, now: Date):
 
 /**
  * API key rotation: revokes the active key, if any, and issues a new one in one database
- * transaction. The old key is rejected from the very next request: lookups never cache.
+ * transaction. The old key is rejected from the very next request: lookups never cache. The new
+ * key keeps the old one's scopes and allow-list unless `input` gives them.
  */
 export async function rotateApiKey(
   services: Pick<Services, 'db' | 'clock' | 'ids'>,
-  input: { applicationId: string; name: string; environment: Environment },
+  input: { applicationId: string; name: string; environment: Environment } & ApiKeyAccess,
 ): Promise<ApiKeyView & { plainTextKey: string }> {
   return transaction(services.db, async (tx) => {
+    const [previous] = await tx
+      .select({ scopes: apiKeys.scopes, allowedIps: apiKeys.allowedIps })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.applicationId, input.applicationId), eq(apiKeys.active, true)));
     await revokeActiveKey(tx, input.applicationId, services.clock.now());
-    return createApiKey({ ...services, db: tx }, input);
+    return createApiKey(
+      { ...services, db: tx },
+      {
+        ...input,
+        scopes: input.scopes ?? (previous?.scopes as ApiKeyScope[] | undefined),
+        allowedIps: input.allowedIps !== undefined ? input.allowedIps : (previous?.allowedIps ?? null),
+      },
+    );
   });
+}
+
+/**
+ * Changes the scopes and/or the allow-list of the active key of `applicationId` in place (the key
+ * itself does not change; the next request is checked against the new values). Returns the
+ * updated view, or null when the application has no active key.
+ */
+export async function updateActiveKeyAccess(
+  services: Pick<Services, 'db' | 'clock'>,
+  applicationId: string,
+  access: ApiKeyAccess,
+): Promise<ApiKeyView | null> {
+  const now = services.clock.now();
+  const [row] = await services.db
+    .update(apiKeys)
+    .set({
+      updatedAt: now,
+      ...(access.scopes !== undefined ? { scopes: scopesOf(access.scopes) } : {}),
+      ...(access.allowedIps !== undefined ? { allowedIps: access.allowedIps ? [...access.allowedIps] : null } : {}),
+    })
+    .where(and(eq(apiKeys.applicationId, applicationId), eq(apiKeys.active, true)))
+    .returning();
+  return row ? toView(row) : null;
 }
 
 /** Keys of an application, newest first. */
@@ -149,6 +264,10 @@ export interface ApiKeyAuth {
   environment: Environment;
   currency: string;
   applicationName: string;
+  /** What the key may do (checked by each route with `authorizeApiKey`). */
+  scopes: readonly ApiKeyScope[];
+  /** CIDR blocks the key is admitted from; null: any address. */
+  allowedIps: readonly string[] | null;
 }
 
 /**
@@ -187,5 +306,7 @@ function admit(services: Pick<Services, 'db' | 'clock' | 'log'>, row: KeyLookupR
     environment: row.environment as Environment,
     currency: row.currency,
     applicationName: row.applicationName,
+    scopes: row.scopes as ApiKeyScope[],
+    allowedIps: row.allowedIps,
   };
 }

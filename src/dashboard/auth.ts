@@ -14,6 +14,7 @@ import { consumeCode, consumeResetToken, issueCode, issueResetToken } from './co
 import { sendMail } from './mail.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import { assertNotThrottled, clearFailures, consumeQuota, recordFailure } from './throttle.ts';
+import { hasSecondFactor, proveSecondFactor } from './second-factor.ts';
 import { openSession, revokeAccountSessions } from './tokens.ts';
 
 /** Sign-up fields (validated by the route). */
@@ -95,9 +96,17 @@ export async function resendVerificationCode(services: Services, email: string):
 /**
  * Logs in. Throws 429 while the e-mail or the client IP is locked, 401 INVALID_CREDENTIALS for an unknown e-mail
  * or a wrong password (both counted), then, only with the right password, 403
- * EMAIL_NOT_VERIFIED or ACCOUNT_NOT_ACTIVE.
+ * EMAIL_NOT_VERIFIED or ACCOUNT_NOT_ACTIVE. An account with a second factor also needs `otp` (a
+ * TOTP code) or `recoveryCode`: without either 401 SECOND_FACTOR_REQUIRED, a wrong one 401
+ * SECOND_FACTOR_INVALID (counted like a wrong password); the session starts with a fresh second factor.
  */
-export async function login(services: Services, email: string, password: string, actor: AuditActor) {
+export async function login(
+  services: Services,
+  email: string,
+  password: string,
+  actor: AuditActor,
+  secondFactor: { otp?: string | undefined; recoveryCode?: string | undefined } = {},
+) {
   const key = loginKey(email);
   // Per client IP too, whatever the e-mail: one password tried against many accounts.
   const ipKey = actor.clientIp ? `login-ip:${actor.clientIp}` : null;
@@ -124,8 +133,18 @@ export async function login(services: Services, email: string, password: string,
   }
   if (account.status === 'PENDING_VERIFICATION') throw new ApiError('EMAIL_NOT_VERIFIED');
   if (account.status !== 'ACTIVE') throw new ApiError('ACCOUNT_NOT_ACTIVE');
+  const twoFactor = await hasSecondFactor(services.db, account.id);
+  if (twoFactor) {
+    if (secondFactor.otp === undefined && secondFactor.recoveryCode === undefined) throw new ApiError('SECOND_FACTOR_REQUIRED');
+    try {
+      await proveSecondFactor(services, account.id, { code: secondFactor.otp, recoveryCode: secondFactor.recoveryCode });
+    } catch (error) {
+      await fail();
+      throw error;
+    }
+  }
   await clearFailures(services, key);
-  const tokens = await openSession(services, account);
+  const tokens = await openSession(services, account, { secondFactor: twoFactor });
   await recordAudit(services, { ...actor, actorId: account.id, actorRole: account.role }, {
     action: 'LOGIN',
     targetType: 'ACCOUNT',

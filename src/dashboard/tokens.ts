@@ -3,9 +3,12 @@
  * SHA-256 digests, single use and rotated on every refresh. Reusing a refresh token that was
  * already rotated revokes the whole session (COMPROMISED_SESSION), which also kills the session's
  * access tokens: they carry the session id (`sid`) and the auth hook checks that the session is not
- * revoked.
+ * revoked. One exception keeps two tabs (or a reload during a load) from signing the member out:
+ * a token presented again within `REFRESH_REUSE_GRACE_MS` of its rotation gets the same successor
+ * it was rotated to (derived from it with an HMAC, so nothing more is stored) and a fresh access
+ * token.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { type Db, transaction } from '../db/client.ts';
@@ -15,8 +18,8 @@ import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { jwtSecret } from './jwt-secret.ts';
 
-/** A dashboard role. */
-export type Role = 'MERCHANT' | 'ADMIN' | 'SUPPORT';
+/** A dashboard account's role: a merchant account, staff, or a member of a merchant's team. */
+export type Role = 'MERCHANT' | 'ADMIN' | 'SUPPORT' | 'MEMBER';
 
 /** Claims of an access token. */
 export interface AccessClaims {
@@ -77,12 +80,28 @@ export async function verifyAccessToken(services: Pick<Services, 'config' | 'clo
   if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.email !== 'string') {
     throw new ApiError('INVALID_TOKEN');
   }
-  if (role !== 'MERCHANT' && role !== 'ADMIN' && role !== 'SUPPORT') throw new ApiError('INVALID_TOKEN');
+  if (role !== 'MERCHANT' && role !== 'ADMIN' && role !== 'SUPPORT' && role !== 'MEMBER') throw new ApiError('INVALID_TOKEN');
   return { accountId: payload.sub, role, email: payload.email, sessionId: payload.sid };
 }
 
-async function newRefreshToken(services: Pick<Services, 'config' | 'clock' | 'ids'>, db: Db, sessionId: string): Promise<string> {
-  const token = `rt_${services.ids.hex(32)}`;
+/**
+ * How long after its rotation a refresh token still gets its successor instead of revoking the
+ * session: long enough for two tabs restored at once or a reload during a load, short enough that
+ * a token stolen from a log or a disk is worth nothing once its browser has moved on.
+ */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
+
+/**
+ * The refresh token a rotation of `token` issues: `rt_` + HMAC-SHA256(JWT secret, token) in hex.
+ * Deterministic, so a reuse within the grace period gets the very same successor without its text
+ * being stored; unguessable without the server's secret.
+ */
+function successorOf(config: Services['config'], token: string): string {
+  return `rt_${createHmac('sha256', jwtSecret(config)).update(`refresh-successor:${token}`).digest('hex')}`;
+}
+
+async function newRefreshToken(services: Pick<Services, 'config' | 'clock' | 'ids'>, db: Db, sessionId: string, predecessor?: string): Promise<string> {
+  const token = predecessor === undefined ? `rt_${services.ids.hex(32)}` : successorOf(services.config, predecessor);
   const now = services.clock.now();
   await db.insert(refreshTokens).values({
     id: services.ids.uuid(),
@@ -94,13 +113,18 @@ async function newRefreshToken(services: Pick<Services, 'config' | 'clock' | 'id
   return token;
 }
 
-/** Opens a new session for an account and returns its first token pair. */
+/**
+ * Opens a new session for an account and returns its first token pair; `secondFactor`: the
+ * sign-in proved the account's second factor (the session starts fresh for sensitive actions).
+ */
 export async function openSession(
   services: Pick<Services, 'config' | 'clock' | 'ids' | 'db'>,
   account: { id: string; role: string; email: string },
+  options: { secondFactor?: boolean } = {},
 ): Promise<TokenPair> {
   const sessionId = services.ids.uuid();
-  await services.db.insert(dashboardSessions).values({ id: sessionId, accountId: account.id, createdAt: services.clock.now() });
+  const now = services.clock.now();
+  await services.db.insert(dashboardSessions).values({ id: sessionId, accountId: account.id, createdAt: now, secondFactorAt: options.secondFactor ? now : null });
   const refreshToken = await newRefreshToken(services, services.db, sessionId);
   const accessToken = await signAccessToken(services, {
     accountId: account.id,
@@ -129,10 +153,11 @@ export async function revokeAccountSessions(db: Db, accountId: string, reason: s
 
 /**
  * Exchanges a refresh token for a new pair. The compare-and-set on `usedAt` makes two
- * concurrent uses of one token end with exactly one winner; the loser, like any later reuse,
- * revokes the session and gets 401 COMPROMISED_SESSION. Unknown or malformed → 401
- * INVALID_REFRESH_TOKEN; past expiry or session closed → 401 EXPIRED_SESSION; account no
- * longer ACTIVE → 403 ACCOUNT_NOT_ACTIVE.
+ * concurrent uses of one token end with exactly one rotation; the other use, like any use within
+ * `REFRESH_REUSE_GRACE_MS` of the rotation, gets the same successor refresh token (and its own
+ * access token). A use after that window revokes the session and gets 401 COMPROMISED_SESSION.
+ * Unknown or malformed → 401 INVALID_REFRESH_TOKEN; past expiry or session closed → 401
+ * EXPIRED_SESSION; account no longer ACTIVE → 403 ACCOUNT_NOT_ACTIVE.
  */
 export async function refreshSession(services: Pick<Services, 'config' | 'clock' | 'ids' | 'db'>, token: string): Promise<TokenPair> {
   if (!REFRESH_PATTERN.test(token)) throw new ApiError('INVALID_REFRESH_TOKEN');
@@ -154,12 +179,14 @@ export async function refreshSession(services: Pick<Services, 'config' | 'clock'
     .innerJoin(accounts, eq(accounts.id, dashboardSessions.accountId))
     .where(eq(refreshTokens.tokenHash, digest(token)));
   if (!row) throw new ApiError('INVALID_REFRESH_TOKEN');
-  if (row.usedAt) {
+  const withinGrace = (usedAt: Date) => now.getTime() - usedAt.getTime() <= REFRESH_REUSE_GRACE_MS;
+  if (row.usedAt && !withinGrace(row.usedAt)) {
     await revokeSession(services.db, row.sessionId, 'REFRESH_TOKEN_REUSED', now);
     throw new ApiError('COMPROMISED_SESSION');
   }
   if (row.revokedAt || row.expiresAt.getTime() <= now.getTime()) throw new ApiError('EXPIRED_SESSION');
   if (row.status !== 'ACTIVE') throw new ApiError('ACCOUNT_NOT_ACTIVE');
+  if (row.usedAt) return sameSuccessor(services, token, row);
   const rotated = await transaction(services.db, async (tx) => {
     const claimed = await tx
       .update(refreshTokens)
@@ -167,7 +194,7 @@ export async function refreshSession(services: Pick<Services, 'config' | 'clock'
       .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt)))
       .returning({ id: refreshTokens.id });
     if (claimed.length === 0) return null;
-    const refreshToken = await newRefreshToken(services, tx, row.sessionId);
+    const refreshToken = await newRefreshToken(services, tx, row.sessionId, token);
     const accessToken = await signAccessToken(services, {
       accountId: row.accountId,
       role: row.role as Role,
@@ -176,12 +203,31 @@ export async function refreshSession(services: Pick<Services, 'config' | 'clock'
     });
     return { accessToken, refreshToken };
   });
-  if (!rotated) {
-    // Lost the race to a concurrent use of the same token: that is a reuse too.
-    await revokeSession(services.db, row.sessionId, 'REFRESH_TOKEN_REUSED', now);
+  // Lost the race to a concurrent use of the same token (two tabs): the winner's successor.
+  return rotated ?? sameSuccessor(services, token, row);
+}
+
+/**
+ * The answer to a refresh token used again within the grace period (or concurrently): the
+ * successor its rotation stored, with a new access token. A successor that is not there (the
+ * token was rotated before successors were derived) is a reuse: the session is revoked.
+ */
+async function sameSuccessor(
+  services: Pick<Services, 'config' | 'clock' | 'db'>,
+  token: string,
+  row: { sessionId: string; accountId: string; role: string; email: string },
+): Promise<TokenPair> {
+  const refreshToken = successorOf(services.config, token);
+  const [successor] = await services.db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.tokenHash, digest(refreshToken)), eq(refreshTokens.sessionId, row.sessionId)));
+  if (!successor) {
+    await revokeSession(services.db, row.sessionId, 'REFRESH_TOKEN_REUSED', services.clock.now());
     throw new ApiError('COMPROMISED_SESSION');
   }
-  return rotated;
+  const accessToken = await signAccessToken(services, { accountId: row.accountId, role: row.role as Role, email: row.email, sessionId: row.sessionId });
+  return { accessToken, refreshToken };
 }
 
 /** Closes the session of a refresh token (logout). Unknown or malformed → 401 INVALID_REFRESH_TOKEN. */

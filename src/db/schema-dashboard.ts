@@ -3,7 +3,7 @@
  * counters that throttle logins and code guesses, and the audit log.
  * Every secret (refresh token, code, reset token) is stored only as a SHA-256 hex digest.
  */
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './schema.ts';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -22,6 +22,8 @@ export const dashboardSessions = pgTable(
       .references(() => accounts.id),
     revokedAt: ts('revoked_at'),
     revokedReason: text('revoked_reason'),
+    /** When the session's person last proved their second factor (sign-in or step-up); null: never. */
+    secondFactorAt: ts('second_factor_at'),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [index('dashboard_sessions_account_idx').on(t.accountId)],
@@ -92,4 +94,35 @@ export const auditLog = pgTable(
     createdAt: ts('created_at').notNull(),
   },
   (t) => [index('audit_log_created_idx').on(t.createdAt)],
+);
+
+/**
+ * An account's TOTP second factor (RFC 6238): the shared secret sealed with the instance's
+ * at-rest key (webhooks/secret-box.ts, never stored in clear), `enabledAt` null while the
+ * enrolment awaits its first code, and the last time step accepted (a code is never accepted twice).
+ */
+export const secondFactors = pgTable('second_factors', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  secretSealed: text('secret_sealed').notNull(),
+  enabledAt: ts('enabled_at'),
+  lastStep: bigint('last_step', { mode: 'number' }),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+/** Single-use recovery codes of a second factor, stored only as SHA-256 hex digests. */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    codeHash: text('code_hash').notNull(),
+    usedAt: ts('used_at'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('recovery_codes_hash_key').on(t.accountId, t.codeHash)],
 );

@@ -45,6 +45,11 @@ export const accounts = pgTable(
     phoneVerified: boolean('phone_verified').notNull().default(false),
     /** The dashboard's language chosen by the user (`fr` or `en`); null until they choose one. */
     language: text('language'),
+    /**
+     * A merchant account's choice that every member of its team must use a second factor (members
+     * whose role moves money out must in any case: dashboard/second-factor.ts).
+     */
+    membersNeedSecondFactor: boolean('members_need_second_factor').notNull().default(false),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
@@ -101,6 +106,13 @@ export const apiKeys = pgTable(
     active: boolean('active').notNull(),
     lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
+    /**
+     * What the key may do (`API_KEY_SCOPES` of accounts/api-keys.ts): COLLECT, PAYOUT, REFUND,
+     * READ. Keys issued before scopes existed hold all four (the column's default).
+     */
+    scopes: text('scopes').array().notNull().default(sql`'{COLLECT,PAYOUT,REFUND,READ}'::text[]`),
+    /** The client addresses the key is admitted from (CIDR blocks); null: any address. */
+    allowedIps: text('allowed_ips').array(),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

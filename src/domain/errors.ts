@@ -32,11 +32,38 @@ export const ERRORS = {
   },
   EXPIRED_SESSION: { status: 401, message: 'Votre session a expiré. Reconnectez-vous.' },
   INVALID_TOKEN_TYPE: { status: 401, message: "Ce jeton n'est pas du type attendu." },
+  SECOND_FACTOR_REQUIRED: {
+    status: 401,
+    message: "Ce compte est protégé par un second facteur : envoyez le code à 6 chiffres de votre application (otp) ou un code de secours (recoveryCode).",
+  },
+  SECOND_FACTOR_INVALID: { status: 401, message: 'Code à deux facteurs ou code de secours invalide ou déjà utilisé.' },
+  SECOND_FACTOR_ENROLMENT_REQUIRED: {
+    status: 403,
+    message: "Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.",
+  },
+  FRESH_SECOND_FACTOR_REQUIRED: {
+    status: 403,
+    message: 'Cette action demande de confirmer votre second facteur (POST /api/v1/merchants/me/two-factor/verify) depuis moins de 5 minutes.',
+  },
+  SECOND_FACTOR_ALREADY_ENABLED: { status: 409, message: 'La connexion à deux facteurs est déjà activée sur ce compte.' },
   ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette ressource." },
   ACCOUNT_NOT_ACTIVE: { status: 403, message: "Ce compte n'est pas actif." },
   EMAIL_NOT_VERIFIED: { status: 403, message: "Votre adresse e-mail n'est pas encore vérifiée." },
+  API_KEY_SCOPE_DENIED: {
+    status: 403,
+    message: "Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.",
+  },
+  API_KEY_IP_DENIED: {
+    status: 403,
+    message: "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+  },
   APP_ACCESS_DENIED: { status: 403, message: "Vous n'avez pas accès à cette application." },
   USER_NOT_FOUND: { status: 404, message: 'Utilisateur introuvable.' },
+  MEMBER_NOT_FOUND: { status: 404, message: "Membre ou invitation introuvable dans l'équipe de ce compte." },
+  INVITATION_INVALID: {
+    status: 400,
+    message: "Cette invitation n'est pas valable : elle a expiré, a été annulée ou a déjà servi. Demandez-en une nouvelle.",
+  },
   APP_NOT_FOUND: { status: 404, message: 'Application introuvable.' },
   API_KEY_NOT_FOUND: { status: 404, message: "Aucune clé API active pour cette application." },
   OTP_NOT_FOUND: { status: 404, message: "Aucun code en cours de validité. Demandez-en un nouveau." },

@@ -33,6 +33,8 @@ import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
 import { dashboardHomeRoutes } from './routes/dashboard-home.ts';
+import { dashboardTeamRoutes } from './routes/dashboard-team.ts';
+import { dashboardTwoFactorRoutes } from './routes/dashboard-two-factor.ts';
 import { webAppRoutes } from './web-app.ts';
 import { docsUiOptions, openApiOptions } from './schemas/openapi-document.ts';
 
@@ -167,6 +169,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardTransactionRoutes(scope, services));
   await app.register(async (scope) => dashboardStatsRoutes(scope, services));
   await app.register(async (scope) => dashboardHomeRoutes(scope, services));
+  await app.register(async (scope) => dashboardTeamRoutes(scope, services));
+  await app.register(async (scope) => dashboardTwoFactorRoutes(scope, services));
   await app.register(async (scope) => webAppRoutes(scope, undefined, services));
   return app;
 }

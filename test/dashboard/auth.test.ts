@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/dashboard/tokens.ts';
 import { sentMails } from '../../src/dashboard/mail.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login } from '../helpers/dashboard.ts';
 
@@ -127,6 +128,8 @@ describe('login, refresh, logout', () => {
     expect(refreshToken).not.toBe(acct.refreshToken);
     expect((await asAccount(h, accessToken, 'GET', '/api/v1/merchants/me')).status).toBe(200);
 
+    // Past the grace period that lets two tabs share one rotation (test/dashboard/two-tabs.test.ts).
+    h.clock.advance(REFRESH_REUSE_GRACE_MS + 1);
     const reuse = await h.request('POST', '/api/v1/auth/refresh-token', { body: { refreshToken: acct.refreshToken } });
     expect(reuse.status).toBe(401);
     expect(reuse.json.code).toBe('COMPROMISED_SESSION');

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/dashboard/tokens.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
 
 let h: Harness;
@@ -53,6 +54,7 @@ it('refresh-token with the cookie only: a new pair and a rotated cookie; the old
   expect(valueOf(rotated)).toBe(first.json.data.refreshToken);
   expect(valueOf(rotated)).not.toBe(valueOf(cookie));
   expect((await asAccount(h, first.json.data.accessToken, 'GET', '/api/v1/merchants/me')).status).toBe(200);
+  h.clock.advance(REFRESH_REUSE_GRACE_MS + 1); // past the grace period of two tabs
   const reuse = await h.request('POST', '/api/v1/auth/refresh-token', { body: {}, headers: { cookie: `kolo_refresh=${valueOf(cookie)}` } });
   expect(reuse.status).toBe(401);
   expect(reuse.json.code).toBe('COMPROMISED_SESSION');

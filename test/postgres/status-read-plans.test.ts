@@ -14,7 +14,7 @@ import { readTransactionStatus } from '../../src/payments/get-transaction.ts';
 import { connectionOf } from '../../src/db/handle.ts';
 
 const STATUS_READS = 'status_views_by_scoped_reference_v1';
-const KEY_LOOKUPS = 'auth_api_keys_batch_v4';
+const KEY_LOOKUPS = 'auth_api_keys_batch_v5';
 
 let db: SeededPostgres;
 let client: pg.Client;

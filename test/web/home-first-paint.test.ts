@@ -14,6 +14,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { startHarness, type Harness, type TestResponse } from '../harness.ts';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/dashboard/tokens.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { chargeTo } from '../helpers/webhooks.ts';
 import { ensureWebBuild } from './web-build.ts';
@@ -95,6 +96,7 @@ describe('GET /app/ with a live refresh cookie', () => {
     const bootstrap = bootstrapOf(response.text)!;
     expect(bootstrap).toMatchObject({ user: { accountId: merchant.accountId, email: merchant.email, role: 'MERCHANT' }, language: 'fr', environment: 'TEST', rendered: true });
     expect((await asAccount(h, bootstrap.accessToken, 'GET', '/api/v1/merchants/me')).status).toBe(200);
+    h.clock.advance(REFRESH_REUSE_GRACE_MS + 1); // past the grace period of two tabs
     const reuse = await h.request('POST', '/api/v1/auth/refresh-token', { body: {}, headers: { cookie: `kolo_refresh=${refreshToken}` } });
     expect(reuse.json.code).toBe('COMPROMISED_SESSION');
   });

@@ -21,6 +21,7 @@ import './styles.css';
 const Login = lazy(() => import('./screens/auth/Login'));
 const SignUp = lazy(() => import('./screens/auth/SignUp'));
 const Forgot = lazy(() => import('./screens/auth/Forgot'));
+const Join = lazy(() => import('./screens/auth/Join'));
 const loadHome = () => import('./screens/home/Home');
 // The home screen is the usual first screen: its chunk loads while the session is restored.
 if (/^\/app\/?$/.test(location.pathname)) void loadHome();
@@ -32,6 +33,7 @@ const ApplicationDetail = lazy(() => import('./screens/apps/AppDetail'));
 const Collections = lazy(() => import('./screens/collections/Collections'));
 const Payouts = lazy(() => import('./screens/payouts/Payouts'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
+const Team = lazy(() => import('./screens/team/Team'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
 const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
@@ -56,6 +58,7 @@ function AppRoutes() {
         <Routes>
           <Route path="/signup" element={<SignUp />} />
           <Route path="/forgot" element={<Forgot />} />
+          <Route path="/join" element={<Join />} />
           <Route path="*" element={<Login />} />
         </Routes>
       </Suspense>
@@ -82,6 +85,7 @@ function AppRoutes() {
             <Route path="apps/:appId" element={<ApplicationDetail />} />
             <Route path="collections" element={<Collections />} />
             <Route path="payouts" element={<Payouts />} />
+            <Route path="team" element={<Team />} />
           </>
         )}
         <Route path="profile" element={<Profile />} />

@@ -27,12 +27,16 @@ export interface KeyLookupRow {
   applicationStatus: string;
   deleted: boolean;
   merchantStatus: string;
+  /** The key's scopes. */
+  scopes: string[];
+  /** The key's allow-list (CIDR blocks), null: any address. */
+  allowedIps: string[] | null;
 }
 
 // What the verdict needs: the last use as epoch milliseconds (a float8, a JSON number), the
 // deletion as a boolean; as ONE JSON array in `keyRowOf`'s order.
 const KEY_ARRAY = `json_build_array(k.id, k.application_id, k.environment, (extract(epoch from k.last_used_at) * 1000)::float8,
-  a.merchant_id, a.currency, a.name, a.status, a.deleted_at is not null, m.status)`;
+  a.merchant_id, a.currency, a.name, a.status, a.deleted_at is not null, m.status, k.scopes, k.allowed_ips)`;
 const KEY_JOIN = `join api_keys k on k.key_hash = q.key_hash and k.active
   join applications a on a.id = k.application_id
   join accounts m on m.id = a.merchant_id`;
@@ -40,7 +44,7 @@ const KEY_JOIN = `join api_keys k on k.key_hash = q.key_hash and k.active
 // A turn's keys in one statement (a hash matches at most one active key), answered as ONE row: a
 // JSON array of [position asked, key array] for the keys found (null when none is).
 const keysByHash = statement(
-  'auth_api_keys_batch_v4',
+  'auth_api_keys_batch_v5',
   `select json_agg(json_build_array(q.i, ${KEY_ARRAY})) as found
      from unnest($1::text[]) with ordinality as q(key_hash, i) ${KEY_JOIN}`,
   { genericPlan: true },
@@ -48,7 +52,7 @@ const keysByHash = statement(
 
 /** The key lookup of `KEY_ARRAY` (as JSON.parse gave it). */
 function keyRowOf(key: unknown): KeyLookupRow {
-  const [keyId, applicationId, environment, lastUsedMs, merchantId, currency, applicationName, applicationStatus, deleted, merchantStatus] = key as [
+  const [keyId, applicationId, environment, lastUsedMs, merchantId, currency, applicationName, applicationStatus, deleted, merchantStatus, scopes, allowedIps] = key as [
     string,
     string,
     string,
@@ -59,8 +63,10 @@ function keyRowOf(key: unknown): KeyLookupRow {
     string,
     boolean,
     string,
+    string[],
+    string[] | null,
   ];
-  return { keyId, applicationId, environment, lastUsedMs, merchantId, currency, applicationName, applicationStatus, deleted: deleted === true, merchantStatus };
+  return { keyId, applicationId, environment, lastUsedMs, merchantId, currency, applicationName, applicationStatus, deleted: deleted === true, merchantStatus, scopes, allowedIps };
 }
 
 /**

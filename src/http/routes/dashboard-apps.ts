@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createApiKey, listApiKeys, revokeActiveKey, rotateApiKey, type ApiKeyView } from '../../accounts/api-keys.ts';
+import { createApiKey, listApiKeys, revokeActiveKey, rotateApiKey, updateActiveKeyAccess, type ApiKeyView } from '../../accounts/api-keys.ts';
 import { recordAudit } from '../../dashboard/audit.ts';
 import {
   applicationView,
@@ -23,6 +23,7 @@ import { ok } from '../envelope.ts';
 import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
 import { EXAMPLE_API_KEY, EXAMPLE_API_KEY_VIEW, EXAMPLE_APPLICATION, EXAMPLE_WEBHOOK_SECRET } from '../schemas/examples.ts';
 import {
+  apiKeyAccessRequest,
   apiKeyData,
   apiKeyRequest,
   appCreateRequest,
@@ -191,7 +192,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
         action: 'API_KEY_CREATED',
         targetType: 'API_KEY',
         targetId: key.id,
-        after: { applicationId: row.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix },
+        after: { applicationId: row.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix, scopes: key.scopes, allowedIps: key.allowedIps },
       });
       return reply.code(201).send(ok(keyOut(key), 'Clé API créée. Conservez-la : elle ne sera plus affichée.', now()));
     },
@@ -241,6 +242,39 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
     },
   );
 
+  r.patch(
+    '/api/v1/merchants/apps/:appId/api-keys/active',
+    {
+      schema: {
+        tags: keyTags,
+        summary: 'Changer les portées ou la liste d’adresses autorisées de la clé active',
+        description: 'La clé elle-même ne change pas ; la requête suivante est vérifiée avec les nouvelles valeurs.',
+        operationId: 'updateApiKeyAccess',
+        security,
+        params: appIdKeyParams,
+        body: apiKeyAccessRequest,
+        response: {
+          200: success(apiKeyData, 'La clé active, sans son secret', { message: 'Accès de la clé API mis à jour.', data: EXAMPLE_API_KEY_VIEW }),
+          ...errorResponses(...BODY_ERRORS, ...APP_ERRORS, 'API_KEY_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const row = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
+      const before = (await listApiKeys(services.db, row.id)).find((k) => k.active);
+      const key = before ? await updateActiveKeyAccess(request.services, row.id, request.body) : null;
+      if (!before || !key) throw new ApiError('API_KEY_NOT_FOUND');
+      await recordAudit(request.services, auditActor(request), {
+        action: 'API_KEY_ACCESS_CHANGED',
+        targetType: 'API_KEY',
+        targetId: key.id,
+        before: { scopes: before.scopes, allowedIps: before.allowedIps },
+        after: { scopes: key.scopes, allowedIps: key.allowedIps },
+      });
+      return ok(keyOut(key), 'Accès de la clé API mis à jour.', now());
+    },
+  );
+
   r.post(
     '/api/v1/merchants/apps/:appId/api-keys/rotate',
     {
@@ -266,7 +300,7 @@ export async function dashboardAppRoutes(app: FastifyInstance, services: Service
         targetType: 'API_KEY',
         targetId: key.id,
         before: before ? { keyId: before.id, keyPrefix: before.keyPrefix, environment: before.environment } : null,
-        after: { applicationId: row.id, keyId: key.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix },
+        after: { applicationId: row.id, keyId: key.id, name: key.name, environment: key.environment, keyPrefix: key.keyPrefix, scopes: key.scopes, allowedIps: key.allowedIps },
       });
       return reply.code(201).send(ok(keyOut(key), 'Nouvelle clé API émise ; l’ancienne est révoquée.', now()));
     },

@@ -186,12 +186,12 @@ export async function dashboardAuthRoutes(app: FastifyInstance, services: Servic
               user: { accountId: EXAMPLE_IDS.merchant, email: EMAIL, fullName: EXAMPLE_PROFILE.fullName, role: 'MERCHANT', status: 'ACTIVE', kycLevel: 'NONE' },
             },
           }),
-          ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'EMAIL_NOT_VERIFIED', 'ACCOUNT_NOT_ACTIVE', 'TOO_MANY_REQUESTS'),
+          ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'SECOND_FACTOR_REQUIRED', 'SECOND_FACTOR_INVALID', 'EMAIL_NOT_VERIFIED', 'ACCOUNT_NOT_ACTIVE', 'TOO_MANY_REQUESTS'),
         },
       },
     },
     async (request, reply) => {
-      const result = await login(request.services, request.body.email, request.body.password, auditActor(request));
+      const result = await login(request.services, request.body.email, request.body.password, auditActor(request), { otp: request.body.otp, recoveryCode: request.body.recoveryCode });
       setRefreshCookie(services, reply, result.refreshToken);
       return ok(result, 'Connexion réussie.', now());
     },
@@ -335,7 +335,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
       },
     },
     async (request) => {
-      const row = await findAccountById(services.db, requireAccount(request).accountId);
+      const row = await findAccountById(services.db, requireAccount(request).personId);
       if (!row) throw new ApiError('USER_NOT_FOUND');
       return ok(profile(row), 'Profil récupéré.', now());
     },
@@ -358,7 +358,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const account = requireAccount(request);
-      const before = await findAccountById(services.db, account.accountId);
+      const before = await findAccountById(services.db, account.personId);
       if (!before) throw new ApiError('USER_NOT_FOUND');
       const body = request.body;
       const changes: Partial<typeof accounts.$inferInsert> = {};
@@ -372,12 +372,12 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
       const [after] = await services.db
         .update(accounts)
         .set({ ...changes, updatedAt: now() })
-        .where(eq(accounts.id, account.accountId))
+        .where(eq(accounts.id, account.personId))
         .returning();
       await recordAudit(request.services, auditActor(request), {
         action: 'PROFILE_UPDATED',
         targetType: 'ACCOUNT',
-        targetId: account.accountId,
+        targetId: account.personId,
         ...changedFields(userAndProfile(before), userAndProfile(after!)),
       });
       return ok(profile(after!), 'Profil mis à jour.', now());
@@ -401,7 +401,7 @@ export async function dashboardProfileRoutes(app: FastifyInstance, services: Ser
     },
     async (request) => {
       const account = requireAccount(request);
-      await changePassword(request.services, account.accountId, account.sessionId, request.body.currentPassword, request.body.newPassword, auditActor(request));
+      await changePassword(request.services, account.personId, account.sessionId, request.body.currentPassword, request.body.newPassword, auditActor(request));
       return ok(null, 'Mot de passe modifié.', now());
     },
   );

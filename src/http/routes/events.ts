@@ -66,7 +66,7 @@ export async function eventRoutes(app: FastifyInstance, services: Services): Pro
       },
     },
     async (request) => {
-      const page = await listEvents(request.services, requireApiKey(request), request.query);
+      const page = await listEvents(request.services, requireApiKey(request, ['READ']), request.query);
       const data = { ...page, events: page.events.map((e) => ({ ...e, createdAt: ts(e.createdAt) })) };
       return ok(data, 'Événements récupérés.', services.clock.now());
     },

@@ -94,7 +94,7 @@ export async function merchantReadRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request) => {
-      const data = await readApplicationBalance(request.services, requireApiKey(request));
+      const data = await readApplicationBalance(request.services, requireApiKey(request, ['READ']));
       return ok(data, 'Solde récupéré.', services.clock.now());
     },
   );
@@ -117,7 +117,7 @@ export async function merchantReadRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request) => {
-      const page = await listTransactions(request.services, requireApiKey(request), request.query);
+      const page = await listTransactions(request.services, requireApiKey(request, ['READ']), request.query);
       const data = { ...page, items: page.items.map((item) => ({ ...item, createdAt: ts(item.createdAt), updatedAt: ts(item.updatedAt) })) };
       return ok(data, 'Transactions récupérées.', services.clock.now());
     },

@@ -88,7 +88,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCheckout(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createCheckout(request.services, requireApiKey(request, ['COLLECT']), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Session de paiement créée.', services.clock.now()));
     },
   );
@@ -114,7 +114,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createCharge(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createCharge(request.services, requireApiKey(request, ['COLLECT']), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Paiement initié.', services.clock.now()));
     },
   );
@@ -139,7 +139,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await readTransactionStatus(services, requireApiKey(request), 'PAY_IN', request.params.reference);
+      const row = await readTransactionStatus(services, requireApiKey(request, ['COLLECT', 'READ']), 'PAY_IN', request.params.reference);
       return ok(payInStatusView(row, services.config.publicBaseUrl), 'Statut du paiement récupéré.', services.clock.now());
     },
   );
@@ -184,7 +184,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await refundPayment(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await refundPayment(request.services, requireApiKey(request, ['REFUND']), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
     },
   );
@@ -210,7 +210,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request, reply) => {
-      const data = await createTransfer(request.services, requireApiKey(request), request.body, idempotencyHeader(request));
+      const data = await createTransfer(request.services, requireApiKey(request, ['PAYOUT']), request.body, idempotencyHeader(request));
       return reply.code(201).send(ok(data, 'Virement initié.', services.clock.now()));
     },
   );
@@ -246,7 +246,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const row = await readTransactionStatus(services, requireApiKey(request), 'PAY_OUT', request.params.reference);
+      const row = await readTransactionStatus(services, requireApiKey(request, ['PAYOUT', 'READ']), 'PAY_OUT', request.params.reference);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
     },
   );

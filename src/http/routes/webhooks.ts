@@ -66,7 +66,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    async (request) => ok(await getWebhookSettings(request.services, requireApiKey(request).applicationId), 'Configuration du webhook.', services.clock.now()),
+    async (request) => ok(await getWebhookSettings(request.services, requireApiKey(request, ['READ']).applicationId), 'Configuration du webhook.', services.clock.now()),
   );
 
   r.patch(
@@ -85,7 +85,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const data = await updateWebhookUrl(request.services, requireApiKey(request).applicationId, request.body.webhookUrl);
+      const data = await updateWebhookUrl(request.services, requireApiKey(request, 'ALL').applicationId, request.body.webhookUrl);
       return ok(data, 'URL du webhook mise à jour.', services.clock.now());
     },
   );
@@ -109,7 +109,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
       },
     },
     async (request) => {
-      const data = await sendTestWebhook(request.services, requireApiKey(request).applicationId);
+      const data = await sendTestWebhook(request.services, requireApiKey(request, 'ALL').applicationId);
       return ok(data, data.delivered ? 'Événement de test livré.' : "Événement de test envoyé, mais le serveur n'a pas répondu 2xx.", services.clock.now());
     },
   );

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { formatLocalTimestamp } from '../../domain/clock.ts';
 import { LANGUAGES } from '../../dashboard/accounts.ts';
 import { ACCOUNT_STATUSES } from '../../dashboard/admin.ts';
+import { ALLOWED_IPS_MAX, API_KEY_SCOPES, normaliseCidr } from '../../accounts/api-keys.ts';
 import { documentedEnum } from './openapi.ts';
 import { canonicalTimeZone, TIME_ZONE_MESSAGE } from '../../dashboard/reader-days.ts';
 import { currencySchema, fr, optionalHttpUrl, optionalText, requiredText, uuidParam } from './common.ts';
@@ -39,7 +40,14 @@ export const registerRequest = z
   .meta({ examples: [{ fullName: 'Awa Ngono', email: EXAMPLE_EMAIL, phone: '+237677000001', password: EXAMPLE_PASSWORD, country: 'CM' }] });
 export const emailOtpRequest = z.object({ email, otp }).meta({ examples: [{ email: EXAMPLE_EMAIL, otp: '123456' }] });
 export const emailRequest = z.object({ email }).meta({ examples: [{ email: EXAMPLE_EMAIL }] });
-export const loginRequest = z.object({ email, password: z.string().min(1).max(1024) }).meta({ examples: [{ email: EXAMPLE_EMAIL, password: EXAMPLE_PASSWORD }] });
+export const loginRequest = z
+  .object({
+    email,
+    password: z.string().min(1).max(1024),
+    otp: z.string().trim().max(10).optional().describe("Code à 6 chiffres de l'application d'authentification (comptes à deux facteurs)"),
+    recoveryCode: z.string().trim().max(20).optional().describe('Un code de secours, à usage unique, à la place de otp'),
+  })
+  .meta({ examples: [{ email: EXAMPLE_EMAIL, password: EXAMPLE_PASSWORD }] });
 export const refreshRequest = z.object({ refreshToken: z.string().min(1).max(200) });
 /** Body of refresh and logout: the token may instead come from the web app's httpOnly cookie. */
 export const sessionRefreshRequest = z
@@ -63,7 +71,7 @@ export const profileUpdateRequest = z
   })
   .meta({ examples: [{ fullName: 'Awa Ngono', phone: '+237677000001', country: 'CM', language: 'fr' }] });
 
-const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT'] as const;
+const ROLES = ['MERCHANT', 'ADMIN', 'SUPPORT', 'MEMBER'] as const;
 
 export const userData = z.object({
   accountId: z.string(),
@@ -170,18 +178,52 @@ export const appIdParams = idParams;
 /** `{appId}` of the key and webhook routes. */
 export const appIdKeyParams = z.object({ appId: uuidParam });
 
+/** A key's scopes as the dashboard sends them: at least one of API_KEY_SCOPES. */
+const apiKeyScopes = z
+  .array(z.enum(API_KEY_SCOPES, fr('doit valoir COLLECT, PAYOUT, REFUND ou READ')))
+  .min(1, fr('doit contenir au moins une portée'))
+  .max(API_KEY_SCOPES.length * 2)
+  .describe('Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre');
+/** A key's allow-list: addresses or CIDR blocks, normalised; null or [] (absent on creation): any address. */
+const allowedIps = z
+  .array(z.string().max(64))
+  .max(ALLOWED_IPS_MAX)
+  .nullable()
+  .transform((entries, ctx) => {
+    if (entries === null || entries.length === 0) return null;
+    const blocks: string[] = [];
+    for (const entry of entries) {
+      const block = normaliseCidr(entry);
+      if (block === null) {
+        ctx.addIssue({ code: 'custom', message: `« ${entry.slice(0, 64)} » n'est ni une adresse IP ni un bloc CIDR` });
+        return z.NEVER;
+      }
+      if (!blocks.includes(block)) blocks.push(block);
+    }
+    return blocks;
+  })
+  .describe("Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes");
 export const apiKeyRequest = z
   .object({
     name: z.string().trim().min(2).max(100),
     environment: z.enum(['LIVE', 'TEST'], fr('doit valoir LIVE ou TEST')),
+    scopes: apiKeyScopes.optional(),
+    allowedIps: allowedIps.optional(),
   })
-  .meta({ examples: [{ name: 'Boutique test', environment: 'TEST' }] });
+  .meta({ examples: [{ name: 'Boutique test', environment: 'TEST', scopes: ['COLLECT', 'READ'], allowedIps: ['203.0.113.0/24'] }] });
+/** The change of the active key's access: its scopes, its allow-list, or both. */
+export const apiKeyAccessRequest = z
+  .object({ scopes: apiKeyScopes.optional(), allowedIps: allowedIps.optional() })
+  .refine((body) => body.scopes !== undefined || body.allowedIps !== undefined, { message: 'indiquez scopes, allowedIps ou les deux', path: ['scopes'] })
+  .meta({ examples: [{ scopes: ['COLLECT', 'READ'], allowedIps: ['198.51.100.7'] }] });
 export const apiKeyData = z.object({
   id: z.string(),
   name: z.string(),
   keyPrefix: z.string(),
   environment: z.enum(['LIVE', 'TEST']),
   active: z.boolean(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).describe('Ce que la clé peut faire'),
+  allowedIps: z.array(z.string()).nullable().describe("Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses"),
   plainTextKey: z.string().optional().describe('La clé complète, affichée une seule fois (création et rotation)'),
   lastUsedAt: z.string().nullable(),
   createdAt: z.string(),

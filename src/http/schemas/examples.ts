@@ -143,6 +143,8 @@ export const EXAMPLE_API_KEY_VIEW = {
   keyPrefix: 'sk_test_01234567',
   environment: 'TEST' as const,
   active: true,
+  scopes: ['COLLECT', 'PAYOUT', 'REFUND', 'READ'] as ('COLLECT' | 'PAYOUT' | 'REFUND' | 'READ')[],
+  allowedIps: null as string[] | null,
   lastUsedAt: '2026-11-20T10:05:00.000',
   createdAt: EXAMPLE_TIME,
   updatedAt: EXAMPLE_TIME,

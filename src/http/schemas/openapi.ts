@@ -20,8 +20,8 @@ export const EXAMPLE_TIMESTAMP = '2026-11-20T10:00:00.000';
 
 /** Codes of any route that takes a JSON body: a bad field, a body that is not JSON, too large, or not JSON at all. */
 export const BODY_ERRORS = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const satisfies readonly ErrorCode[];
-/** Codes of the `X-API-KEY` check: one generic 401 for a missing, unknown, revoked or suspended key. */
-export const API_KEY_ERRORS = ['UNAUTHORIZED'] as const satisfies readonly ErrorCode[];
+/** Codes of the `X-API-KEY` check: one generic 401 for a missing, unknown, revoked or suspended key; 403 for a key used outside its allow-list or scopes. */
+export const API_KEY_ERRORS = ['UNAUTHORIZED', 'API_KEY_IP_DENIED', 'API_KEY_SCOPE_DENIED'] as const satisfies readonly ErrorCode[];
 /** Codes of the bearer check (http/dashboard-auth.ts, dashboard/tokens.ts). */
 export const BEARER_ERRORS = ['UNAUTHORIZED', 'INVALID_TOKEN', 'INVALID_TOKEN_TYPE', 'TOKEN_EXPIRED', 'ACCOUNT_NOT_ACTIVE'] as const satisfies readonly ErrorCode[];
 

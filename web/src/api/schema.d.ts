@@ -653,7 +653,11 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Changer les portées ou la liste d’adresses autorisées de la clé active
+         * @description La clé elle-même ne change pas ; la requête suivante est vérifiée avec les nouvelles valeurs.
+         */
+        patch: operations["updateApiKeyAccess"];
         trace?: never;
     };
     "/api/v1/merchants/apps/{appId}/api-keys/rotate": {
@@ -1823,6 +1827,174 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/accept-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accepter une invitation dans l'équipe d'un compte marchand
+         * @description Le jeton vient du lien de l'e-mail d'invitation (usage unique, 7 jours). Crée le compte de connexion du membre ; il se connecte ensuite par /api/v1/auth/login.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** L'équipe : le propriétaire, les membres et les invitations en attente */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/team/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Exiger un second facteur de tous les membres de l'équipe */
+        put: operations["updateTeamSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/team/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inviter un membre par e-mail
+         * @description Envoie un lien d'invitation valable 7 jours. Une adresse qui a déjà un compte Kolo est refusée (409).
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/team/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Annuler une invitation en attente */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/team/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Retirer un membre de l'équipe (ses sessions sont fermées) */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Changer le rôle d'un membre */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/v1/merchants/me/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** État de ma connexion à deux facteurs */
+        get: operations["getTwoFactor"];
+        put?: never;
+        /**
+         * Commencer l'activation : le secret et l'URI otpauth:// du QR code
+         * @description Le secret (base32) est à saisir dans l'application d'authentification, ou l'URI à lire en QR code ; un premier code l'active (…/confirm).
+         */
+        post: operations["startTwoFactor"];
+        /** Désactiver ma connexion à deux facteurs (un code la confirme) */
+        delete: operations["disableTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/me/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Activer avec un premier code ; rend les codes de secours (une seule fois) */
+        post: operations["confirmTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/me/two-factor/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirmer mon second facteur pour une action sensible (valable 5 minutes)
+         * @description Virement, compte de retrait, clé API, URL de webhook et approbation de lot demandent un second facteur confirmé depuis moins de 5 minutes.
+         */
+        post: operations["verifyTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -2026,6 +2198,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -2357,6 +2563,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
             404: {
                 headers: {
@@ -2656,6 +2896,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
             404: {
                 headers: {
@@ -2862,6 +3136,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -3194,6 +3502,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
             404: {
                 headers: {
@@ -3488,6 +3830,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
             404: {
                 headers: {
@@ -3620,6 +3996,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -3810,6 +4220,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -4019,6 +4463,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `RESOURCE_NOT_FOUND` : Ressource introuvable. */
             404: {
                 headers: {
@@ -4218,6 +4696,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -4495,6 +5007,40 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
             /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
             500: {
                 headers: {
@@ -4676,6 +5222,40 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -7872,6 +8452,10 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    /** @description Code à 6 chiffres de l'application d'authentification (comptes à deux facteurs) */
+                    otp?: string;
+                    /** @description Un code de secours, à usage unique, à la place de otp */
+                    recoveryCode?: string;
                 };
             };
         };
@@ -7916,7 +8500,7 @@ export interface operations {
                                 email: string;
                                 fullName: string;
                                 /** @enum {string} */
-                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                                 /** @enum {string} */
                                 status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
@@ -7963,7 +8547,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_CREDENTIALS` : Adresse e-mail ou mot de passe incorrect. */
+            /**
+             * @description `INVALID_CREDENTIALS` : Adresse e-mail ou mot de passe incorrect.
+             *
+             *     `SECOND_FACTOR_REQUIRED` : Ce compte est protégé par un second facteur : envoyez le code à 6 chiffres de votre application (otp) ou un code de secours (recoveryCode).
+             *
+             *     `SECOND_FACTOR_INVALID` : Code à deux facteurs ou code de secours invalide ou déjà utilisé.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7982,7 +8572,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "INVALID_CREDENTIALS";
+                        code: "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED" | "SECOND_FACTOR_INVALID";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -9361,7 +9951,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -9591,7 +10181,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -11455,6 +12045,13 @@ export interface operations {
                      *           "keyPrefix": "sk_test_01234567",
                      *           "environment": "TEST",
                      *           "active": true,
+                     *           "scopes": [
+                     *             "COLLECT",
+                     *             "PAYOUT",
+                     *             "REFUND",
+                     *             "READ"
+                     *           ],
+                     *           "allowedIps": null,
                      *           "lastUsedAt": "2026-11-20T10:05:00.000",
                      *           "createdAt": "2026-11-20T10:00:00.000",
                      *           "updatedAt": "2026-11-20T10:00:00.000"
@@ -11476,6 +12073,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -11666,13 +12267,24 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Boutique test",
-                 *       "environment": "TEST"
+                 *       "environment": "TEST",
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
                     environment: "LIVE" | "TEST";
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
                 };
             };
         };
@@ -11694,6 +12306,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": null,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000",
@@ -11715,6 +12334,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -12204,6 +12827,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": "2026-11-20T10:05:00.000",
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000"
@@ -12224,6 +12854,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -12403,6 +13037,333 @@ export interface operations {
             };
         };
     };
+    updateApiKeyAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "198.51.100.7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description La clé active, sans son secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Accès de la clé API mis à jour.",
+                     *       "data": {
+                     *         "id": "97274034-2a4a-4224-b112-72d094576028",
+                     *         "name": "Boutique test",
+                     *         "keyPrefix": "sk_test_01234567",
+                     *         "environment": "TEST",
+                     *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
+                     *         "lastUsedAt": "2026-11-20T10:05:00.000",
+                     *         "createdAt": "2026-11-20T10:00:00.000",
+                     *         "updatedAt": "2026-11-20T10:00:00.000"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            name: string;
+                            keyPrefix: string;
+                            /** @enum {string} */
+                            environment: "LIVE" | "TEST";
+                            active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
+                            /** @description La clé complète, affichée une seule fois (création et rotation) */
+                            plainTextKey?: string;
+                            lastUsedAt: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `APP_NOT_FOUND` : Application introuvable.
+             *
+             *     `API_KEY_NOT_FOUND` : Aucune clé API active pour cette application.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "APP_NOT_FOUND",
+                     *       "message": "Application introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "APP_NOT_FOUND" | "API_KEY_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     rotateApiKey: {
         parameters: {
             query?: never;
@@ -12418,13 +13379,24 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Boutique test",
-                 *       "environment": "TEST"
+                 *       "environment": "TEST",
+                 *       "scopes": [
+                 *         "COLLECT",
+                 *         "READ"
+                 *       ],
+                 *       "allowedIps": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
                     environment: "LIVE" | "TEST";
+                    /** @description Ce que la clé peut faire : COLLECT (encaisser), PAYOUT (virements et lots), REFUND (rembourser), READ (lire) ; par défaut les quatre */
+                    scopes?: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                    /** @description Adresses IP ou blocs CIDR d'où la clé est acceptée (203.0.113.0/24, 2001:db8::/32) ; null ou [] : toutes */
+                    allowedIps?: string[] | null;
                 };
             };
         };
@@ -12446,6 +13418,13 @@ export interface operations {
                      *         "keyPrefix": "sk_test_01234567",
                      *         "environment": "TEST",
                      *         "active": true,
+                     *         "scopes": [
+                     *           "COLLECT",
+                     *           "PAYOUT",
+                     *           "REFUND",
+                     *           "READ"
+                     *         ],
+                     *         "allowedIps": null,
                      *         "lastUsedAt": null,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:00.000",
@@ -12467,6 +13446,10 @@ export interface operations {
                             /** @enum {string} */
                             environment: "LIVE" | "TEST";
                             active: boolean;
+                            /** @description Ce que la clé peut faire */
+                            scopes: ("COLLECT" | "PAYOUT" | "REFUND" | "READ")[];
+                            /** @description Blocs CIDR d'où la clé est acceptée ; null : toutes les adresses */
+                            allowedIps: string[] | null;
                             /** @description La clé complète, affichée une seule fois (création et rotation) */
                             plainTextKey?: string;
                             lastUsedAt: string | null;
@@ -12812,7 +13795,7 @@ export interface operations {
                                 country: string | null;
                                 avatarUrl: string | null;
                                 /** @enum {string} */
-                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                                 /** @enum {string} */
                                 status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
@@ -13034,7 +14017,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -13291,7 +14274,7 @@ export interface operations {
                                 country: string | null;
                                 avatarUrl: string | null;
                                 /** @enum {string} */
-                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                                 /** @enum {string} */
                                 status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
@@ -13554,7 +14537,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -13876,7 +14859,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -14198,7 +15181,7 @@ export interface operations {
                                 country: string | null;
                                 avatarUrl: string | null;
                                 /** @enum {string} */
-                                role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                                role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                                 /** @enum {string} */
                                 status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                                 kycLevel: string;
@@ -14437,7 +15420,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -14757,7 +15740,7 @@ export interface operations {
                             country: string | null;
                             avatarUrl: string | null;
                             /** @enum {string} */
-                            role: "MERCHANT" | "ADMIN" | "SUPPORT";
+                            role: "MERCHANT" | "ADMIN" | "SUPPORT" | "MEMBER";
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "SUSPENDED" | "PENDING_VERIFICATION" | "DELETED";
                             kycLevel: string;
@@ -31898,6 +32881,2600 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "inv_0000000000000000000000000000000000000000000000000000000000000000",
+                 *       "fullName": "Paul Mbarga",
+                 *       "password": "Mot-de-passe-exemple-42"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                    fullName: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Le compte du membre */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Invitation acceptée. Vous pouvez vous connecter.",
+                     *       "data": {
+                     *         "accountId": "7d4c9a52-4a57-4d7e-9c36-2f1e9f0a1b01",
+                     *         "email": "paul@boutique.example.cm"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            accountId: string;
+                            email: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVITATION_INVALID` : Cette invitation n'est pas valable : elle a expiré, a été annulée ou a déjà servi. Demandez-en une nouvelle.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVITATION_INVALID";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `EMAIL_ALREADY_EXISTS` : Un compte existe déjà avec cette adresse e-mail. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "EMAIL_ALREADY_EXISTS",
+                     *       "message": "Un compte existe déjà avec cette adresse e-mail.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "EMAIL_ALREADY_EXISTS";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description L'équipe */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Équipe récupérée.",
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "id": "7d4c9a52-4a57-4d7e-9c36-2f1e9f0a1b01",
+                     *             "accountId": "7d4c9a52-4a57-4d7e-9c36-2f1e9f0a1b01",
+                     *             "fullName": "Awa Ngono",
+                     *             "email": "awa@boutique.example.cm",
+                     *             "role": "OWNER",
+                     *             "createdAt": "2026-11-20T10:00:00.000"
+                     *           }
+                     *         ],
+                     *         "invitations": [
+                     *           {
+                     *             "id": "0b5e2f6c-8d1a-4e3b-9f7c-5a6b7c8d9e0f",
+                     *             "email": "paul@boutique.example.cm",
+                     *             "role": "FINANCE",
+                     *             "expiresAt": "2026-11-27T10:00:00.000",
+                     *             "createdAt": "2026-11-20T10:00:00.000"
+                     *           }
+                     *         ],
+                     *         "membersNeedSecondFactor": false
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            members: {
+                                /** @description Identifiant du membre (pour le propriétaire : celui du compte marchand) */
+                                id: string;
+                                accountId: string;
+                                fullName: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "OWNER" | "ADMINISTRATOR" | "DEVELOPER" | "FINANCE" | "APPROVER" | "VIEWER";
+                                createdAt: string;
+                            }[];
+                            invitations: {
+                                id: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "OWNER" | "ADMINISTRATOR" | "DEVELOPER" | "FINANCE" | "APPROVER" | "VIEWER";
+                                expiresAt: string;
+                                createdAt: string;
+                            }[];
+                            /** @description Tous les membres doivent utiliser un second facteur (ceux qui font sortir de l’argent y sont toujours tenus) */
+                            membersNeedSecondFactor: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTeamSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "membersNeedSecondFactor": true
+                 *     }
+                 */
+                "application/json": {
+                    membersNeedSecondFactor: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "paul@boutique.example.cm",
+                 *       "role": "FINANCE"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "ADMINISTRATOR" | "DEVELOPER" | "FINANCE" | "APPROVER" | "VIEWER";
+                };
+            };
+        };
+        responses: {
+            /** @description L'invitation envoyée */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Invitation envoyée.",
+                     *       "data": {
+                     *         "id": "0b5e2f6c-8d1a-4e3b-9f7c-5a6b7c8d9e0f",
+                     *         "email": "paul@boutique.example.cm",
+                     *         "role": "FINANCE",
+                     *         "expiresAt": "2026-11-27T10:00:00.000",
+                     *         "createdAt": "2026-11-20T10:00:00.000"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMINISTRATOR" | "DEVELOPER" | "FINANCE" | "APPROVER" | "VIEWER";
+                            expiresAt: string;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `EMAIL_ALREADY_EXISTS` : Un compte existe déjà avec cette adresse e-mail. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "EMAIL_ALREADY_EXISTS",
+                     *       "message": "Un compte existe déjà avec cette adresse e-mail.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "EMAIL_ALREADY_EXISTS";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `MEMBER_NOT_FOUND` : Membre ou invitation introuvable dans l'équipe de ce compte. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "MEMBER_NOT_FOUND",
+                     *       "message": "Membre ou invitation introuvable dans l'équipe de ce compte.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MEMBER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `MEMBER_NOT_FOUND` : Membre ou invitation introuvable dans l'équipe de ce compte. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "MEMBER_NOT_FOUND",
+                     *       "message": "Membre ou invitation introuvable dans l'équipe de ce compte.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MEMBER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "APPROVER"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    role: "ADMINISTRATOR" | "DEVELOPER" | "FINANCE" | "APPROVER" | "VIEWER";
+                };
+            };
+        };
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `MEMBER_NOT_FOUND` : Membre ou invitation introuvable dans l'équipe de ce compte. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "MEMBER_NOT_FOUND",
+                     *       "message": "Membre ou invitation introuvable dans l'équipe de ce compte.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "MEMBER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Activée ; exigée par mon rôle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "État du second facteur.",
+                     *       "data": {
+                     *         "enabled": false,
+                     *         "required": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            enabled: boolean;
+                            required: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    startTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le secret partagé */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Secret créé : confirmez avec un premier code.",
+                     *       "data": {
+                     *         "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *         "otpauthUri": "otpauth://totp/Kolo:awa%40boutique.example.cm?issuer=Kolo&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            secret: string;
+                            otpauthUri: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `SECOND_FACTOR_ALREADY_ENABLED` : La connexion à deux facteurs est déjà activée sur ce compte. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "SECOND_FACTOR_ALREADY_ENABLED",
+                     *       "message": "La connexion à deux facteurs est déjà activée sur ce compte.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "SECOND_FACTOR_ALREADY_ENABLED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    code?: string;
+                    recoveryCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Fait ; aucun contenu (204, sans corps). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             *
+             *     `SECOND_FACTOR_INVALID` : Code à deux facteurs ou code de secours invalide ou déjà utilisé.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED" | "SECOND_FACTOR_INVALID";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "SECOND_FACTOR_ENROLMENT_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    confirmTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Les 10 codes de secours, affichés une seule fois */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Connexion à deux facteurs activée.",
+                     *       "data": {
+                     *         "recoveryCodes": [
+                     *           "0a1b2-c3d4e"
+                     *         ]
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            recoveryCodes: string[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             *
+             *     `SECOND_FACTOR_INVALID` : Code à deux facteurs ou code de secours invalide ou déjà utilisé.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED" | "SECOND_FACTOR_INVALID";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    verifyTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    code?: string;
+                    recoveryCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Jusqu’à quand les actions sensibles sont permises */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Second facteur confirmé.",
+                     *       "data": {
+                     *         "freshUntil": "2026-11-20T10:05:00.000"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            freshUntil: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             *
+             *     `SECOND_FACTOR_INVALID` : Code à deux facteurs ou code de secours invalide ou déjà utilisé.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED" | "SECOND_FACTOR_INVALID";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */

@@ -29,7 +29,8 @@ interface Session {
   user: User | null;
   environment: Environment;
   setEnvironment(environment: Environment): void;
-  logIn(email: string, password: string): Promise<void>;
+  /** Signs in; `otp` is the second factor's code (or a recovery code) of an account that has one. */
+  logIn(email: string, password: string, otp?: string): Promise<void>;
   logOut(): Promise<void>;
 }
 
@@ -108,8 +109,10 @@ export function SessionProvider({ children, initial }: { children: ReactNode; in
         setEnvironmentState(next);
         writePrefs(user?.accountId ?? null, { environment: next });
       },
-      async logIn(email, password) {
-        const data = await createSession({ email, password });
+      async logIn(email, password, otp) {
+        // A 6-digit answer is a TOTP code; anything else typed there is a recovery code.
+        const secondFactor = otp === undefined || otp === '' ? {} : /^\d{6}$/.test(otp) ? { otp } : { recoveryCode: otp };
+        const data = await createSession({ email, password, ...secondFactor });
         setAccessToken(data.accessToken);
         // The login answer has no language: the profile has it.
         await signIn(await readProfile());

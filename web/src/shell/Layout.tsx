@@ -72,6 +72,7 @@ export function Layout() {
         ['/payouts', t('shell.payouts')],
         ['/collections', t('shell.collections')],
         ['/apps', t('shell.applications')],
+        ['/team', t('shell.team')],
         ['/profile', t('shell.profile')],
       ];
   return (

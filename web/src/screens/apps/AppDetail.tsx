@@ -13,6 +13,9 @@ import { AppMoneySettings } from './AppMoneySettings';
 import { AppWebhooks } from './AppWebhooks';
 
 const nullable = (value: FormDataEntryValue | null) => (typeof value === 'string' && value.trim() ? value.trim() : null);
+const SCOPES = ['COLLECT', 'PAYOUT', 'REFUND', 'READ'] as const;
+/** The allow-list typed in the form: entries split on commas, spaces or new lines; none: any address. */
+const ipList = (value: FormDataEntryValue | null) => (typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : []);
 
 export default function AppDetail() {
   const { t, i18n } = useTranslation();
@@ -81,6 +84,9 @@ export default function AppDetail() {
                           <span className="muted">
                             {key.environment} · {t('apps.lastUsed')} : {key.lastUsedAt ? formatDateTime(key.lastUsedAt, i18n.language) : t('apps.never')}
                           </span>
+                          <span className="muted">
+                            {key.scopes.join(', ')} · {key.allowedIps ? key.allowedIps.join(', ') : t('apps.anyAddress')}
+                          </span>
                         </span>
                         <span className={`badge ${key.active ? 'badge-success' : 'badge-failed'}`}>{key.active ? t('apps.active') : t('apps.revoked')}</span>
                       </li>
@@ -92,7 +98,13 @@ export default function AppDetail() {
                   onSubmit={(event) => {
                     event.preventDefault();
                     const form = new FormData(event.currentTarget);
-                    issue.mutate({ rotate: Boolean(active), name: String(form.get('keyName')).trim(), environment: form.get('environment') as IssueApiKeyInput['environment'] });
+                    issue.mutate({
+                      rotate: Boolean(active),
+                      name: String(form.get('keyName')).trim(),
+                      environment: form.get('environment') as IssueApiKeyInput['environment'],
+                      scopes: SCOPES.filter((scope) => form.get(`scope-${scope}`) === 'on'),
+                      allowedIps: ipList(form.get('allowedIps')),
+                    });
                   }}
                 >
                   <Field label={t('apps.keyName')} name="keyName" required minLength={2} maxLength={100} defaultValue={active?.name ?? ''} />
@@ -105,6 +117,15 @@ export default function AppDetail() {
                       ['LIVE', 'LIVE'],
                     ]}
                   />
+                  <fieldset>
+                    <legend>{t('apps.keyScopes')}</legend>
+                    {SCOPES.map((scope) => (
+                      <label key={scope} className="check">
+                        <input type="checkbox" name={`scope-${scope}`} defaultChecked={active ? active.scopes.includes(scope) : true} /> {t(`apps.scope_${scope}`)}
+                      </label>
+                    ))}
+                  </fieldset>
+                  <Field label={t('apps.allowedIps')} name="allowedIps" maxLength={2000} defaultValue={active?.allowedIps?.join(', ') ?? ''} />
                   {issue.error && <ErrorBox error={issue.error} />}
                   {revoke.error && <ErrorBox error={revoke.error} />}
                   <div className="actions">

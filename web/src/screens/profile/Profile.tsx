@@ -2,6 +2,7 @@
 import { useTranslation } from 'react-i18next';
 import { useChangePassword, useProfile, useUpdateProfile } from '../../hooks/api/profile';
 import { CardForm, Field, QueryView, SaveWithStatus } from '../../ui';
+import { TwoFactor } from './TwoFactor';
 
 export default function Profile() {
   const { t } = useTranslation();
@@ -37,6 +38,7 @@ export default function Profile() {
         <Field label={t('auth.newPassword')} name="newPassword" type="password" autoComplete="new-password" required minLength={8} maxLength={128} />
         <SaveWithStatus mutation={password} doneText={t('profile.changed')} />
       </CardForm>
+      <TwoFactor />
     </>
   );
 }

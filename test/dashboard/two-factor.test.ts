@@ -1,0 +1,126 @@
+/**
+ * Two-factor sign-in (TOTP, RFC 6238) through real HTTP and the real database: enrolment with the
+ * `otpauth://` URI and a first code, sign-in that then asks for a code or a recovery code (each
+ * recovery code once, a TOTP code once), step-up within 5 minutes for sensitive actions, the
+ * secret sealed at rest, and members whose role moves money out held to enrol first.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recoveryCodes, secondFactors } from '../../src/db/schema-dashboard.ts';
+import { sentMails } from '../../src/dashboard/mail.ts';
+import { startHarness, type Harness } from '../harness.ts';
+import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login } from '../helpers/dashboard.ts';
+import { countTransactions, expectError, expectSuccess, transferBody } from '../helpers/merchant-api.ts';
+import { enrolTotp } from '../helpers/totp.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ ...DASHBOARD_TEST_ENV });
+});
+afterAll(async () => h?.close());
+
+const signIn = (email: string, password: string, extra: Record<string, string> = {}) => h.request('POST', '/api/v1/auth/login', { body: { email, password, ...extra } });
+
+describe('enrolment and sign-in', () => {
+  it('enrols, then asks for a code at sign-in; a code and a recovery code each serve once', async () => {
+    const owner = await createDashboardAccount(h);
+    expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200)).toEqual({ enabled: false, required: false });
+    const app = await enrolTotp(h, owner.accessToken);
+    expect(app.recoveryCodes).toHaveLength(10);
+    expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).enabled).toBe(true);
+
+    // At rest: the secret sealed, the recovery codes as digests.
+    const [stored] = await h.services.db.select().from(secondFactors).where(eq(secondFactors.accountId, owner.accountId));
+    expect(stored!.secretSealed).toMatch(/^v1:/);
+    expect(stored!.secretSealed).not.toContain(app.totp.secret.base32);
+    const codes = await h.services.db.select().from(recoveryCodes).where(eq(recoveryCodes.accountId, owner.accountId));
+    expect(codes.map((c) => c.codeHash)).not.toContain(app.recoveryCodes[0]);
+
+    expectError(await signIn(owner.email, owner.password), 401, 'SECOND_FACTOR_REQUIRED');
+    expectError(await signIn(owner.email, owner.password, { otp: '000000' }), 401, 'SECOND_FACTOR_INVALID');
+    const code = app.code();
+    expect((await signIn(owner.email, owner.password, { otp: code })).status).toBe(200);
+    expectError(await signIn(owner.email, owner.password, { otp: code }), 401, 'SECOND_FACTOR_INVALID'); // the same code again
+    expect((await signIn(owner.email, owner.password, { recoveryCode: app.recoveryCodes[0]! })).status).toBe(200);
+    expectError(await signIn(owner.email, owner.password, { recoveryCode: app.recoveryCodes[0]! }), 401, 'SECOND_FACTOR_INVALID');
+  });
+});
+
+describe('step-up for sensitive actions', () => {
+  it('a person with a second factor confirms it within 5 minutes before a transfer or a key rotation', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Boutique', currency: 'XAF' } }), 201).id;
+    const auth = await enrolTotp(h, owner.accessToken);
+    const { accessToken } = expectSuccess(await signIn(owner.email, owner.password, { otp: auth.code() }), 200);
+    // The sign-in's code is fresh for 5 minutes; past them the sensitive actions ask again.
+    h.clock.advance(5 * 60_000 + 1000);
+    const before = await countTransactions(h, appId);
+    expectError(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
+    expectError(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
+    expect(await countTransactions(h, appId)).toBe(before);
+
+    expectSuccess(await asAccount(h, accessToken, 'POST', '/api/v1/merchants/me/two-factor/verify', { body: { code: auth.code() } }), 200);
+    expectSuccess(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 201);
+    expectSuccess(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201);
+    // Reads never ask.
+    expectSuccess(await asAccount(h, accessToken, 'GET', '/api/v1/merchants/apps'), 200);
+  });
+
+  it('a merchant account without a second factor works as before (SharePay’s dashboard)', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Sans 2FA', currency: 'XAF' } }), 201).id;
+    expectSuccess(await asAccount(h, owner.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201);
+    expectSuccess(await asAccount(h, owner.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 201);
+  });
+});
+
+describe('members whose role moves money out', () => {
+  it('must enrol before any write but their own profile; then work with a fresh factor', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Paie', currency: 'XAF' } }), 201).id;
+    const email = `finance-${Date.now()}@example.test`;
+    await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role: 'FINANCE' } });
+    const token = /token=(inv_[0-9a-f]+)/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
+    await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: 'Fin Ance', password: 'Mot-de-passe-finance' } });
+    const member = await login(h, email, 'Mot-de-passe-finance');
+
+    expect(expectSuccess(await asAccount(h, member.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200)).toEqual({ enabled: false, required: true });
+    expectSuccess(await asAccount(h, member.accessToken, 'GET', '/api/v1/merchants/apps'), 200);
+    expectError(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+
+    const auth = await enrolTotp(h, member.accessToken);
+    expectSuccess(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 201);
+    expectError(await asAccount(h, member.accessToken, 'DELETE', '/api/v1/merchants/me/two-factor', { body: { code: auth.code() } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+  });
+
+  it('every member must enrol once the merchant asks it of the whole team', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Équipe stricte', currency: 'XAF' } }), 201).id;
+    const email = `dev-${Date.now()}@example.test`;
+    await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role: 'DEVELOPER' } });
+    const token = /token=(inv_[0-9a-f]+)/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
+    await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: 'Dev Eloppeur', password: 'Mot-de-passe-dev-42' } });
+    const member = await login(h, email, 'Mot-de-passe-dev-42');
+    expectSuccess(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201);
+
+    expect((await asAccount(h, owner.accessToken, 'PUT', '/api/v1/merchants/team/settings', { body: { membersNeedSecondFactor: true } })).status).toBe(204);
+    expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', '/api/v1/merchants/team'), 200).membersNeedSecondFactor).toBe(true);
+    expect(expectSuccess(await asAccount(h, member.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
+    expectError(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: { name: 'Clé 2', environment: 'TEST' } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+  });
+
+  it('staff must enrol in production before any write', async () => {
+    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const staff = { email: `support-${Date.now()}@example.test`, fullName: 'Sup Port', role: 'SUPPORT', password: 'Mot-de-passe-support' };
+    h.services.config.isProduction = true;
+    try {
+      expect(expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
+      expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/admin/staff'), 200);
+      expectError(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+      await enrolTotp(h, admin.accessToken);
+      expectSuccess(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 201);
+    } finally {
+      h.services.config.isProduction = false;
+    }
+  });
+});
