@@ -1,0 +1,66 @@
+/**
+ * The operator's view of a rail for a period: by the operator's API where it offers a transaction
+ * list (Wave's `GET /v1/transactions`, Daraja's Pull Transactions), else from its statement export
+ * imported as a CSV file (MTN's partner portal, Orange's portal), one importer per documented
+ * format. A file is accepted for any rail whose operator has an importer.
+ */
+import type { Config } from '../config.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { FetchFn } from '../connectors/operator-http.ts';
+import { StatementFormatError, type OperatorRecord, type RecordPeriod } from '../connectors/statement.ts';
+import { fetchWaveRecords } from '../connectors/wave/wave-statement.ts';
+
+/** Where the records came from. */
+export type RecordSource = 'API' | 'FILE';
+
+/** An operator's statement importer: CSV text → records (throws `StatementFormatError`). */
+type Importer = (csv: string) => OperatorRecord[];
+
+/** Importers by rail-code prefix. */
+const IMPORTERS: { prefix: string; importer: () => Promise<Importer> }[] = [];
+
+/** The importer of a rail's statement export, or null when its operator has none. */
+async function importerFor(railCode: string): Promise<Importer | null> {
+  const entry = IMPORTERS.find((i) => railCode.startsWith(i.prefix));
+  return entry ? entry.importer() : null;
+}
+
+/**
+ * The records of `railCode` in `period`: from `file` (a statement export's CSV text) when given,
+ * else from the operator's API. Records outside the period are dropped. Throws
+ * `ApiError` STATEMENT_FILE_INVALID (the file is unreadable: nothing is used), STATEMENT_FILE_REQUIRED
+ * (no API and no file), PROVIDER_NOT_FOUND (the rail is not configured) or
+ * OPERATOR_RECORDS_UNAVAILABLE (the operator could not be read).
+ */
+export async function operatorRecordsFor(
+  deps: { config: Config; fetch: FetchFn },
+  railCode: string,
+  period: RecordPeriod,
+  file?: string,
+): Promise<{ source: RecordSource; records: OperatorRecord[] }> {
+  if (file !== undefined) {
+    const importer = await importerFor(railCode);
+    if (!importer) throw new ApiError('STATEMENT_FILE_INVALID', { message: `Aucun format de relevé connu pour ${railCode}.` });
+    let records: OperatorRecord[];
+    try {
+      records = importer(file);
+    } catch (e) {
+      if (e instanceof StatementFormatError) throw new ApiError('STATEMENT_FILE_INVALID', { message: `Relevé illisible, rien n'a été importé : ${e.message}` });
+      throw e;
+    }
+    return { source: 'FILE', records: records.filter((r) => r.at >= period.from && r.at < period.to) };
+  }
+  const timeoutMs = deps.config.connectorTimeoutMs;
+  try {
+    if (railCode.startsWith('WAVE_')) {
+      const wave = deps.config.wave;
+      const wallet = wave?.wallets.find((w) => `WAVE_${w.country}` === railCode);
+      if (!wave || !wallet) throw new ApiError('PROVIDER_NOT_FOUND');
+      return { source: 'API', records: await fetchWaveRecords({ baseUrl: wave.baseUrl, wallet, fetch: deps.fetch, timeoutMs }, period) };
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError('OPERATOR_RECORDS_UNAVAILABLE', { message: `Les opérations de l'opérateur n'ont pas pu être obtenues : ${(e as Error).message}` });
+  }
+  throw new ApiError('STATEMENT_FILE_REQUIRED');
+}
