@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { FetchFn } from '../connectors/operator-http.ts';
 import { StatementFormatError, type OperatorRecord, type RecordPeriod } from '../connectors/statement.ts';
+import { importMtnStatement } from '../connectors/mtn-momo/mtn-statement-csv.ts';
 import { fetchWaveRecords } from '../connectors/wave/wave-statement.ts';
 
 /** Where the records came from. */
@@ -17,12 +18,11 @@ export type RecordSource = 'API' | 'FILE';
 type Importer = (csv: string) => OperatorRecord[];
 
 /** Importers by rail-code prefix. */
-const IMPORTERS: { prefix: string; importer: () => Promise<Importer> }[] = [];
+const IMPORTERS: { prefix: string; importer: Importer }[] = [{ prefix: 'MTN_MOMO_', importer: importMtnStatement }];
 
 /** The importer of a rail's statement export, or null when its operator has none. */
-async function importerFor(railCode: string): Promise<Importer | null> {
-  const entry = IMPORTERS.find((i) => railCode.startsWith(i.prefix));
-  return entry ? entry.importer() : null;
+function importerFor(railCode: string): Importer | null {
+  return IMPORTERS.find((i) => railCode.startsWith(i.prefix))?.importer ?? null;
 }
 
 /**
@@ -39,7 +39,7 @@ export async function operatorRecordsFor(
   file?: string,
 ): Promise<{ source: RecordSource; records: OperatorRecord[] }> {
   if (file !== undefined) {
-    const importer = await importerFor(railCode);
+    const importer = importerFor(railCode);
     if (!importer) throw new ApiError('STATEMENT_FILE_INVALID', { message: `Aucun format de relevé connu pour ${railCode}.` });
     let records: OperatorRecord[];
     try {

@@ -61,7 +61,7 @@ const balanceOf = (key: string) => accountBalance(h.services.db, key);
 const expectLedgerClean = async () => expect((await verifyLedger(h.services.db)).discrepancies).toEqual([]);
 
 let from: Date;
-const refs: Record<string, string> = {};
+const refs = {} as Record<'a' | 'b' | 'c' | 'd' | 'f' | 'late' | 'n', string>;
 
 describe('Wave reconciliation (LIVE, simulator)', () => {
   it('a clean period opens no case; the simulator lists what it moved', async () => {
@@ -77,7 +77,7 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     expect((await rowOf(h, refs.f)).status).toBe('FAILED');
     // A pay-in the payer could not pay, closed as failed once Wave's session expired.
     const late = expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'XOF', amount: 3000, payerAccount: '221771231601' }) }), 201);
-    refs.late = late.reference;
+    refs.late = late.reference as string;
     sessionOf(refs.late).checkout_status = 'expired';
     await live.pollAfter(60_000);
     expect((await rowOf(h, refs.late)).status).toBe('FAILED');
