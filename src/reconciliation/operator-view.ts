@@ -9,6 +9,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { FetchFn } from '../connectors/operator-http.ts';
 import { StatementFormatError, type OperatorRecord, type RecordPeriod } from '../connectors/statement.ts';
 import { importMtnStatement } from '../connectors/mtn-momo/mtn-statement-csv.ts';
+import { importOrangeStatement } from '../connectors/orange-money/orange-statement-csv.ts';
 import { fetchWaveRecords } from '../connectors/wave/wave-statement.ts';
 
 /** Where the records came from. */
@@ -18,7 +19,10 @@ export type RecordSource = 'API' | 'FILE';
 type Importer = (csv: string) => OperatorRecord[];
 
 /** Importers by rail-code prefix. */
-const IMPORTERS: { prefix: string; importer: Importer }[] = [{ prefix: 'MTN_MOMO_', importer: importMtnStatement }];
+const IMPORTERS: { prefix: string; importer: Importer }[] = [
+  { prefix: 'MTN_MOMO_', importer: importMtnStatement },
+  { prefix: 'ORANGE_MONEY_', importer: importOrangeStatement },
+];
 
 /** The importer of a rail's statement export, or null when its operator has none. */
 function importerFor(railCode: string): Importer | null {
