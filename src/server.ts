@@ -13,6 +13,7 @@ import type { Runtime } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
+import { startReconciliationJob } from './jobs/reconciliation.ts';
 import { startRetentionJob } from './jobs/retention.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
@@ -37,6 +38,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
   if (services.config.pollerEnabled) loops.push(startRetentionJob(services));
+  if (services.config.pollerEnabled && services.config.reconciliationDaily) loops.push(startReconciliationJob(services));
   return {
     app,
     url,

@@ -29,6 +29,11 @@ function importerFor(railCode: string): Importer | null {
   return IMPORTERS.find((i) => railCode.startsWith(i.prefix))?.importer ?? null;
 }
 
+/** True when the operator of `railCode` lists its transactions by API (no statement file needed). */
+export function hasOperatorApi(railCode: string): boolean {
+  return railCode.startsWith('WAVE_');
+}
+
 /**
  * The records of `railCode` in `period`: from `file` (a statement export's CSV text) when given,
  * else from the operator's API. Records outside the period are dropped. Throws
@@ -56,7 +61,7 @@ export async function operatorRecordsFor(
   }
   const timeoutMs = deps.config.connectorTimeoutMs;
   try {
-    if (railCode.startsWith('WAVE_')) {
+    if (hasOperatorApi(railCode) && railCode.startsWith('WAVE_')) {
       const wave = deps.config.wave;
       const wallet = wave?.wallets.find((w) => `WAVE_${w.country}` === railCode);
       if (!wave || !wallet) throw new ApiError('PROVIDER_NOT_FOUND');

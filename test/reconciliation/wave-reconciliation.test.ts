@@ -214,3 +214,22 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     expect(rerun.json.data).toMatchObject({ casesOpened: 0, drift: 0 });
   });
 });
+
+describe('the daily reconciliation', () => {
+  it('reconciles the previous UTC day of each LIVE rail with an API from the configured hour, once', async () => {
+    const { dailyReconciliationOnce } = await import('../../src/jobs/reconciliation.ts');
+    const runsBefore = (await asAdmin('GET', '/api/v1/admin/reconciliation/runs?size=100')).json.data.totalElements as number;
+    // Next day, 02:00 UTC: before RECONCILIATION_HOUR_UTC (3 by default), nothing runs.
+    const now = h.clock.now();
+    const nextDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    h.clock.advance(nextDay + 2 * 3_600_000 - now.getTime());
+    expect(await dailyReconciliationOnce(h.services)).toEqual([]);
+    h.clock.advance(3_600_000);
+    expect(await dailyReconciliationOnce(h.services)).toEqual(['WAVE_CI', RAIL]);
+    expect(await dailyReconciliationOnce(h.services)).toEqual([]);
+    const runs = (await asAdmin('GET', `/api/v1/admin/reconciliation/runs?railCode=${RAIL}`)).json.data;
+    expect(runs.totalElements).toBe(runsBefore + 1);
+    expect(runs.content[0]).toMatchObject({ source: 'API', periodFrom: new Date(nextDay - 86_400_000).toISOString(), periodTo: new Date(nextDay).toISOString() });
+    expect(runs.content[0].operatorRecords).toBeGreaterThan(0);
+  });
+});
