@@ -12,7 +12,7 @@
  *   the platform LOSS account (RECON_WRITE_OFF; a gain is a credit of LOSS);
  * - ACCEPT: nothing is posted (Kolo's books are right, or the merchant was told since).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../db/client.ts';
 import { reconciliationCases } from '../db/schema-reconciliation.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
@@ -60,6 +60,15 @@ export async function resolveCase(
       if (!resolved) {
         const [exists] = await tx.select({ id: reconciliationCases.id }).from(reconciliationCases).where(eq(reconciliationCases.id, input.caseId));
         throw new ApiError(exists ? 'RECONCILIATION_CASE_CLOSED' : 'RECONCILIATION_CASE_NOT_FOUND');
+      }
+      if (resolved.transactionId) {
+        // Out of review once its last open case is resolved (before the action: its webhook then says so).
+        await tx
+          .update(transactions)
+          .set({
+            isInReconciliation: sql`exists (select 1 from ${reconciliationCases} c where c.transaction_id = ${transactions.id} and c.status = 'OPEN')`,
+          })
+          .where(eq(transactions.id, resolved.transactionId));
       }
       await applyAction(tx, services, resolved, input.action);
       await recordAudit(

@@ -5,10 +5,11 @@
  * mismatch not already opened (the case key is unique: a rerun of the same period opens nothing
  * new). The run records its counts and the rail's drift: Σ of the amounts of its open cases.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../db/client.ts';
 import { koloSideOf } from '../db/queries/reconciliation.ts';
 import { reconciliationCases, reconciliationRuns } from '../db/schema-reconciliation.ts';
+import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { FetchFn } from '../connectors/operator-http.ts';
 import type { Services } from '../services.ts';
@@ -113,7 +114,10 @@ export async function runReconciliation(
               })),
             )
             .onConflictDoNothing({ target: reconciliationCases.caseKey })
-            .returning({ kind: reconciliationCases.kind });
+            .returning({ kind: reconciliationCases.kind, transactionId: reconciliationCases.transactionId });
+    // Their status answers and webhooks say `reconciliation: "IN_REVIEW"` while a case is open.
+    const inReview = [...new Set(opened.flatMap((o) => (o.transactionId ? [o.transactionId] : [])))];
+    if (inReview.length > 0) await tx.update(transactions).set({ isInReconciliation: true }).where(inArray(transactions.id, inReview));
     const openedByKind: Partial<Record<CaseKind, number>> = {};
     for (const o of opened) openedByKind[o.kind as CaseKind] = (openedByKind[o.kind as CaseKind] ?? 0) + 1;
     const drift = await openDrift(tx, railCode);

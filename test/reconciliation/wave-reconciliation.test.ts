@@ -125,6 +125,13 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     // Drift: the sum of the open cases' amounts.
     expect(first.json.data.drift).toBe(7000 + 5000 + 3000 + 20_000 + 1000 + 1500 + 0);
 
+    // While its case is open, the status answer says so (the status unchanged), and so does the dashboard.
+    const inReview = expectSuccess(await h.request('GET', PATHS.payInStatus(refs.d), { key: t.key }), 200);
+    expect(inReview).toMatchObject({ status: 'SUCCESS', reconciliation: 'IN_REVIEW' });
+    expect(expectSuccess(await h.request('GET', PATHS.payInStatus(refs.a), { key: t.key }), 200)).not.toHaveProperty('reconciliation');
+    const detail = await asAdmin('GET', `/api/v1/admin/merchants/${t.merchantId}/transactions-in/${(await rowOf(h, refs.d)).id}`);
+    expect(detail.json.data).toMatchObject({ status: 'SUCCESS', isInReconciliation: true });
+
     const second = await run(from, h.clock.now());
     expect(second.json.data).toMatchObject({ casesOpened: 0, drift: first.json.data.drift });
     expect(await openCases()).toHaveLength(7);
@@ -187,6 +194,7 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     const lossBefore = await balanceOf(loss);
     expect((await resolve((await of('AMOUNT_MISMATCH')).id, 'ACCEPT')).status).toBe(200);
     expect(await balanceOf(loss)).toBe(lossBefore);
+    expect(expectSuccess(await h.request('GET', PATHS.payInStatus(refs.d), { key: t.key }), 200)).not.toHaveProperty('reconciliation');
     const again = await resolve((await of('AMOUNT_MISMATCH')).id, 'ACCEPT');
     expect(again.status).toBe(409);
     expect(again.json.code).toBe('RECONCILIATION_CASE_CLOSED');

@@ -47,6 +47,7 @@ CREATE TABLE "reconciliation_runs" (
 	"finished_at" timestamp with time zone
 );
 --> statement-breakpoint
+ALTER TABLE "transactions" ADD COLUMN "is_in_reconciliation" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "event_feed_reads" ADD CONSTRAINT "event_feed_reads_application_id_applications_id_fk" FOREIGN KEY ("application_id") REFERENCES "public"."applications"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "reconciliation_cases_key" ON "reconciliation_cases" USING btree ("case_key");--> statement-breakpoint
 CREATE INDEX "reconciliation_cases_open_idx" ON "reconciliation_cases" USING btree ("rail_code","kind") WHERE "reconciliation_cases"."status" = 'OPEN';--> statement-breakpoint
