@@ -21,6 +21,9 @@
  * session is paid by the simulator itself · any other number: paid. A payout above the wallet's
  * balance (a setting) fails with `insufficient-funds`. The fault modes and latencies (`latencyMs`:
  * creations, status reads and searches) of `simulator-http.ts` apply; `moved()` lists the money moved.
+ * `GET /v1/transactions?date=` (the Balance & Reconciliation API) lists the wallet's statement,
+ * built from what it moved plus the discrepancies planted with `POST /_simulator/plant`
+ * (`sim-statement.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
