@@ -914,6 +914,75 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lister les exécutions de rapprochement (les plus récentes en premier) */
+        get: operations["adminListReconciliationRuns"];
+        put?: never;
+        /** Rapprocher un moyen de paiement LIVE sur une période (API de l'opérateur ou relevé CSV importé) */
+        post: operations["adminRunReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lister les écarts de rapprochement (filtre par nature, statut, moyen de paiement) */
+        get: operations["adminListReconciliationCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lire un écart et ses preuves */
+        get: operations["adminGetReconciliationCase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases/{id}/resolution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Résoudre un écart par une action (écritures, machine à états, journal d’audit) */
+        post: operations["adminResolveReconciliationCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/balance": {
         parameters: {
             query?: never;
@@ -2590,6 +2659,11 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                             lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -3420,6 +3494,11 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                             lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
                             /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                             heldAmount: number;
                         };
@@ -4385,6 +4464,11 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                                 lateSuccess: boolean;
+                                /**
+                                 * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                                 * @enum {string}
+                                 */
+                                reconciliation?: "IN_REVIEW";
                                 /** @enum {string} */
                                 direction: "PAY_IN";
                                 merchantReference: string | null;
@@ -4417,6 +4501,11 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                                 lateSuccess: boolean;
+                                /**
+                                 * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                                 * @enum {string}
+                                 */
+                                reconciliation?: "IN_REVIEW";
                                 /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                                 heldAmount: number;
                                 /** @enum {string} */
@@ -17296,6 +17385,1466 @@ export interface operations {
             };
         };
     };
+    adminListReconciliationRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                railCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page d’exécutions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Exécutions récupérées.",
+                     *       "data": {
+                     *         "content": [
+                     *           {
+                     *             "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *             "railCode": "WAVE_SN",
+                     *             "periodFrom": "2026-11-19T00:00:00.000Z",
+                     *             "periodTo": "2026-11-20T00:00:00.000Z",
+                     *             "source": "API",
+                     *             "status": "DONE",
+                     *             "operatorRecords": 120,
+                     *             "koloTransactions": 119,
+                     *             "matched": 119,
+                     *             "casesOpened": 1,
+                     *             "drift": 5000,
+                     *             "currency": "XOF",
+                     *             "createdAt": "2026-11-20T04:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "size": 20,
+                     *         "number": 0,
+                     *         "page": 0,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            content: {
+                                id: string;
+                                railCode: string;
+                                periodFrom: string;
+                                periodTo: string;
+                                /** @enum {string} */
+                                source: "API" | "FILE";
+                                status: string;
+                                operatorRecords: number;
+                                koloTransactions: number;
+                                matched: number;
+                                casesOpened: number;
+                                /** @description Σ des montants des écarts ouverts du moyen de paiement à la fin de l'exécution, en unité de base */
+                                drift: number;
+                                currency: string | null;
+                                createdAt: string;
+                            }[];
+                            totalElements: number;
+                            totalPages: number;
+                            size: number;
+                            /** @description Index de la page, à partir de 0 */
+                            number: number;
+                            /** @description Le même index que number */
+                            page: number;
+                            first: boolean;
+                            last: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRunReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "railCode": "WAVE_SN",
+                 *       "from": "2026-11-19T00:00:00Z",
+                 *       "to": "2026-11-20T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    railCode: string;
+                    /**
+                     * Format: date-time
+                     * @description Début de la période (inclus), ISO 8601
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description Fin de la période (exclue), ISO 8601 ; 31 jours au plus
+                     */
+                    to: string;
+                    /** @description Texte du relevé CSV de l'opérateur (MTN, Orange) ; absent : son API (Wave, M-Pesa) */
+                    file?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description L'exécution et ses comptes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Rapprochement effectué.",
+                     *       "data": {
+                     *         "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "railCode": "WAVE_SN",
+                     *         "periodFrom": "2026-11-19T00:00:00.000Z",
+                     *         "periodTo": "2026-11-20T00:00:00.000Z",
+                     *         "source": "API",
+                     *         "status": "DONE",
+                     *         "operatorRecords": 120,
+                     *         "koloTransactions": 119,
+                     *         "matched": 119,
+                     *         "casesOpened": 1,
+                     *         "drift": 5000,
+                     *         "currency": "XOF",
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            railCode: string;
+                            periodFrom: string;
+                            periodTo: string;
+                            /** @enum {string} */
+                            source: "API" | "FILE";
+                            status: string;
+                            operatorRecords: number;
+                            koloTransactions: number;
+                            matched: number;
+                            casesOpened: number;
+                            /** @description Σ des montants des écarts ouverts du moyen de paiement à la fin de l'exécution, en unité de base */
+                            drift: number;
+                            currency: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `STATEMENT_FILE_INVALID` : Le relevé de l'opérateur est illisible : aucune ligne n'a été importée.
+             *
+             *     `STATEMENT_FILE_REQUIRED` : Cet opérateur n'offre pas de liste de transactions par API : importez son relevé (CSV).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "STATEMENT_FILE_INVALID" | "STATEMENT_FILE_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PROVIDER_NOT_FOUND",
+                     *       "message": "Ce moyen de paiement n'existe pas ou n'est pas disponible.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PROVIDER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `OPERATOR_RECORDS_UNAVAILABLE` : Les opérations de l'opérateur n'ont pas pu être obtenues. Réessayez plus tard. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "OPERATOR_RECORDS_UNAVAILABLE",
+                     *       "message": "Les opérations de l'opérateur n'ont pas pu être obtenues. Réessayez plus tard.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "OPERATOR_RECORDS_UNAVAILABLE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListReconciliationCases: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                kind?: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                status?: "OPEN" | "RESOLVED";
+                railCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page d’écarts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écarts récupérés.",
+                     *       "data": {
+                     *         "content": [
+                     *           {
+                     *             "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *             "kind": "OPERATOR_ONLY",
+                     *             "status": "OPEN",
+                     *             "railCode": "WAVE_SN",
+                     *             "currency": "XOF",
+                     *             "amount": 5000,
+                     *             "transactionId": null,
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "evidence": {
+                     *               "operator": {
+                     *                 "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *                 "reference": null,
+                     *                 "amount": 5000,
+                     *                 "currency": "XOF",
+                     *                 "direction": "IN",
+                     *                 "status": "SUCCEEDED",
+                     *                 "kind": "PAYMENT",
+                     *                 "at": "2026-11-19T09:12:00.000Z"
+                     *               },
+                     *               "kolo": null,
+                     *               "merchant": null,
+                     *               "matchedBy": null
+                     *             },
+                     *             "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *             "resolution": null,
+                     *             "resolutionNote": null,
+                     *             "resolvedBy": null,
+                     *             "resolvedAt": null,
+                     *             "createdAt": "2026-11-20T04:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "size": 20,
+                     *         "number": 0,
+                     *         "page": 0,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            content: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                                /** @enum {string} */
+                                status: "OPEN" | "RESOLVED";
+                                railCode: string;
+                                currency: string;
+                                /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                                amount: number;
+                                transactionId: string | null;
+                                operatorTransactionId: string | null;
+                                /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                                evidence: {
+                                    [key: string]: unknown;
+                                };
+                                runId: string;
+                                resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                                resolutionNote: string | null;
+                                resolvedBy: string | null;
+                                resolvedAt: string | null;
+                                createdAt: string;
+                            }[];
+                            totalElements: number;
+                            totalPages: number;
+                            size: number;
+                            /** @description Index de la page, à partir de 0 */
+                            number: number;
+                            /** @description Le même index que number */
+                            page: number;
+                            first: boolean;
+                            last: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminGetReconciliationCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description L'écart */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écart récupéré.",
+                     *       "data": {
+                     *         "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *         "kind": "OPERATOR_ONLY",
+                     *         "status": "OPEN",
+                     *         "railCode": "WAVE_SN",
+                     *         "currency": "XOF",
+                     *         "amount": 5000,
+                     *         "transactionId": null,
+                     *         "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *         "evidence": {
+                     *           "operator": {
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "reference": null,
+                     *             "amount": 5000,
+                     *             "currency": "XOF",
+                     *             "direction": "IN",
+                     *             "status": "SUCCEEDED",
+                     *             "kind": "PAYMENT",
+                     *             "at": "2026-11-19T09:12:00.000Z"
+                     *           },
+                     *           "kolo": null,
+                     *           "merchant": null,
+                     *           "matchedBy": null
+                     *         },
+                     *         "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolution": null,
+                     *         "resolutionNote": null,
+                     *         "resolvedBy": null,
+                     *         "resolvedAt": null,
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                            /** @enum {string} */
+                            status: "OPEN" | "RESOLVED";
+                            railCode: string;
+                            currency: string;
+                            /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                            amount: number;
+                            transactionId: string | null;
+                            operatorTransactionId: string | null;
+                            /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                            evidence: {
+                                [key: string]: unknown;
+                            };
+                            runId: string;
+                            resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                            resolutionNote: string | null;
+                            resolvedBy: string | null;
+                            resolvedAt: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `RECONCILIATION_CASE_NOT_FOUND` : Écart de rapprochement introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_NOT_FOUND",
+                     *       "message": "Écart de rapprochement introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminResolveReconciliationCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "WRITE_OFF",
+                 *       "note": "Ajustement MTN du 19/11 confirmé par le support opérateur"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF";
+                    /** @description Pourquoi (journal d’audit) */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description L'écart résolu */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écart résolu.",
+                     *       "data": {
+                     *         "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *         "kind": "OPERATOR_ONLY",
+                     *         "status": "RESOLVED",
+                     *         "railCode": "WAVE_SN",
+                     *         "currency": "XOF",
+                     *         "amount": 5000,
+                     *         "transactionId": null,
+                     *         "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *         "evidence": {
+                     *           "operator": {
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "reference": null,
+                     *             "amount": 5000,
+                     *             "currency": "XOF",
+                     *             "direction": "IN",
+                     *             "status": "SUCCEEDED",
+                     *             "kind": "PAYMENT",
+                     *             "at": "2026-11-19T09:12:00.000Z"
+                     *           },
+                     *           "kolo": null,
+                     *           "merchant": null,
+                     *           "matchedBy": null
+                     *         },
+                     *         "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolution": "WRITE_OFF",
+                     *         "resolutionNote": "Confirmé",
+                     *         "resolvedBy": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolvedAt": "2026-11-20T09:00:00.000Z",
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                            /** @enum {string} */
+                            status: "OPEN" | "RESOLVED";
+                            railCode: string;
+                            currency: string;
+                            /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                            amount: number;
+                            transactionId: string | null;
+                            operatorTransactionId: string | null;
+                            /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                            evidence: {
+                                [key: string]: unknown;
+                            };
+                            runId: string;
+                            resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                            resolutionNote: string | null;
+                            resolvedBy: string | null;
+                            resolvedAt: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `INSUFFICIENT_BALANCE` : Solde disponible insuffisant pour cette opération (montant et frais compris).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVALID_PARAMETER" | "INSUFFICIENT_BALANCE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `RECONCILIATION_CASE_NOT_FOUND` : Écart de rapprochement introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_NOT_FOUND",
+                     *       "message": "Écart de rapprochement introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `RECONCILIATION_CASE_CLOSED` : Cet écart est déjà résolu.
+             *
+             *     `RECONCILIATION_ACTION_NOT_APPLICABLE` : Cette action ne s'applique pas à cet écart.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_CLOSED",
+                     *       "message": "Cet écart est déjà résolu.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_CLOSED" | "RECONCILIATION_ACTION_NOT_APPLICABLE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -17572,6 +19121,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -17603,6 +19153,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -17664,6 +19215,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -17708,6 +19261,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -23668,6 +25223,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -23728,6 +25284,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -24417,6 +25975,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -24489,6 +26048,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -24753,6 +26314,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -24813,6 +26375,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -25498,6 +27062,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -25570,6 +27135,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -25834,6 +27401,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -25894,6 +27462,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -26579,6 +28149,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -26651,6 +28222,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -27187,6 +28760,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -27247,6 +28821,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -27944,6 +29520,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -28016,6 +29593,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -28283,6 +29862,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -28343,6 +29923,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -29036,6 +30618,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -29108,6 +30691,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -29375,6 +30960,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -29435,6 +31021,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -30128,6 +31716,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -30200,6 +31789,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -30884,6 +32475,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -30956,6 +32548,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -31529,6 +33123,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -31589,6 +33184,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
