@@ -69,7 +69,7 @@ const plainVariables = {
   CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
   POLLER_ENABLED: bool.default(true),
-  /** The daily reconciliation of each LIVE rail whose operator has a transaction list by API (instances with the poller run it). */
+  /** The daily reconciliation of each LIVE rail whose operator has a transaction list by API (Wave, M-Pesa; instances with the poller run it). */
   RECONCILIATION_DAILY: bool.default(true),
   /** The hour (UTC, 0–23) from which the daily reconciliation of the previous day runs. */
   RECONCILIATION_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),

@@ -1,6 +1,6 @@
 /**
  * The daily reconciliation: from `RECONCILIATION_HOUR_UTC` each day, every LIVE rail whose
- * operator lists its transactions by API (reconciliation/operator-view.ts: Wave) is reconciled
+ * operator lists its transactions by API (reconciliation/operator-view.ts: Wave, M-Pesa) is reconciled
  * over the previous UTC day, once (a DONE run of that rail and period is not repeated; two
  * instances racing open no case twice, the case keys being unique). Rails reconciled from a
  * statement file (MTN, Orange) wait for staff to import it. A failed run is logged and tried again

@@ -84,8 +84,11 @@ export function matchRecords(input: {
   records: OperatorRecord[];
   kolo: KoloSideRow[];
   now: Date;
+  /** The directions the records list (default both): a transaction of another is never KOLO_ONLY. */
+  covers?: readonly ('PAY_IN' | 'PAY_OUT')[];
 }): MatchResult {
   const { railCode, records, kolo, period, now } = input;
+  const covers = input.covers ?? ['PAY_IN', 'PAY_OUT'];
   const drafts: CaseDraft[] = [];
   const byOperatorId = new Map(kolo.filter((t) => t.operatorTransactionId).map((t) => [t.operatorTransactionId!, t]));
   const byReference = new Map(kolo.map((t) => [t.reference, t]));
@@ -150,7 +153,7 @@ export function matchRecords(input: {
 
   for (const t of kolo) {
     const inPeriod = t.createdAt >= period.from && t.createdAt < period.to;
-    if (inPeriod && !used.has(t.id) && t.floatNet !== 0) draft('KOLO_ONLY', t.id, Math.abs(t.floatNet), t.currency, t, null, null);
+    if (inPeriod && covers.includes(t.direction) && !used.has(t.id) && t.floatNet !== 0) draft('KOLO_ONLY', t.id, Math.abs(t.floatNet), t.currency, t, null, null);
     const expected = eventNameFor(t);
     const isFinalLongEnough = t.status !== 'PENDING' && now.getTime() - t.updatedAt.getTime() >= MERCHANT_TOLD_GRACE_MS;
     if (expected && isFinalLongEnough && !t.toldEvents.includes(expected)) draft('MERCHANT_NOT_TOLD', t.id, 0, t.currency, t, null, null);

@@ -7,6 +7,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../db/client.ts';
+import { createConnectorStateStore } from '../db/queries/connector-state.ts';
 import { koloSideOf } from '../db/queries/reconciliation.ts';
 import { reconciliationCases, reconciliationRuns } from '../db/schema-reconciliation.ts';
 import { transactions } from '../db/schema.ts';
@@ -54,7 +55,7 @@ export async function openDrift(db: Db, railCode: string): Promise<number> {
  * OPERATOR_RECORDS_UNAVAILABLE; nothing is opened then.
  */
 export async function runReconciliation(
-  services: Pick<Services, 'db' | 'clock' | 'ids' | 'config' | 'log'> & { fetch?: FetchFn },
+  services: Pick<Services, 'db' | 'clock' | 'ids' | 'config' | 'log' | 'webhookSecretBox'> & { fetch?: FetchFn },
   input: { railCode: string; from: Date; to: Date; file?: string; startedBy?: string | null },
 ): Promise<RunSummary> {
   const { railCode, from, to } = input;
@@ -62,7 +63,9 @@ export async function runReconciliation(
     throw new ApiError('VALIDATION_ERROR', { data: { to: 'La période doit être non vide et durer au plus 31 jours.' } });
   }
   const fetch: FetchFn = services.fetch ?? ((url, init) => globalThis.fetch(url, init));
-  const { source, records } = await operatorRecordsFor({ config: services.config, fetch }, railCode, { from, to }, input.file);
+  // Operator tokens are shared with the connectors (Daraja's: a new one invalidates the previous).
+  const sharedState = createConnectorStateStore(services.db, services.webhookSecretBox, services.clock);
+  const { source, records, covers } = await operatorRecordsFor({ config: services.config, fetch, sharedState, now: () => services.clock.now() }, railCode, { from, to }, input.file);
   const kolo = await koloSideOf(services.db, {
     railCode,
     environment: ENVIRONMENT,
@@ -72,7 +75,7 @@ export async function runReconciliation(
     references: records.flatMap((r) => (r.reference ? [r.reference] : [])),
   });
   const now = services.clock.now();
-  const { drafts, matched } = matchRecords({ railCode, period: { from, to }, records, kolo, now });
+  const { drafts, matched } = matchRecords({ railCode, period: { from, to }, records, kolo, now, covers });
   const runId = services.ids.uuid();
   const currency = records[0]?.currency ?? kolo[0]?.currency ?? null;
   return transaction(services.db, async (tx) => {
