@@ -54,10 +54,10 @@ describe('M-Pesa reconciliation by Pull Transactions (LIVE, simulator)', () => {
     expect(clean.status).toBe(201);
     expect(clean.json.data).toMatchObject({ source: 'API', operatorRecords: 2, matched: 2, casesOpened: 0, drift: 0 });
     // The pull's token is the connector's, from the shared store: the next push uses it, no new one fetched.
-    const pull = sim.requests.findLast((r) => r.path === '/pulltransactions/v1/query')!;
+    const pull = sim.requests.filter((r) => r.path === '/pulltransactions/v1/query').at(-1)!;
     const fetched = tokenFetches();
     const next = expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'KES', amount: 100, payerAccount: '254711002104' }) }), 201).reference;
-    const push = sim.requests.findLast((r) => r.path === '/mpesa/stkpush/v1/processrequest')!;
+    const push = sim.requests.filter((r) => r.path === '/mpesa/stkpush/v1/processrequest').at(-1)!;
     expect(push.headers.authorization).toBe(pull.headers.authorization);
     expect(tokenFetches()).toBe(fetched);
     expect((await settled(h, next)).status).toBe('SUCCESS');
