@@ -92,6 +92,7 @@ const fr = {
     all: 'Toutes les transactions',
   },
   tx: {
+    inReconciliation: 'En rapprochement',
     title: 'Transactions',
     filters: 'Filtres',
     status: 'Statut',
@@ -487,6 +488,7 @@ const en: Messages = {
     all: 'All transactions',
   },
   tx: {
+    inReconciliation: 'In reconciliation',
     title: 'Transactions',
     filters: 'Filters',
     status: 'Status',
