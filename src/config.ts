@@ -69,6 +69,10 @@ const plainVariables = {
   CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
   POLLER_ENABLED: bool.default(true),
+  /** The daily reconciliation of each LIVE rail whose operator has a transaction list by API (Wave, M-Pesa; instances with the poller run it). */
+  RECONCILIATION_DAILY: bool.default(true),
+  /** The hour (UTC, 0–23) from which the daily reconciliation of the previous day runs. */
+  RECONCILIATION_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),
   POLLER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   POLLER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
   /** Poller questions (status queries, late watches) in flight at once per operator. */

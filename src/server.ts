@@ -14,6 +14,7 @@ import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
 import { startLedgerRollUp } from './jobs/ledger-roll-up.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
+import { startReconciliationJob } from './jobs/reconciliation.ts';
 import { startRetentionJob } from './jobs/retention.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
@@ -38,6 +39,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
   if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services));
+  if (services.config.pollerEnabled && services.config.reconciliationDaily) loops.push(startReconciliationJob(services));
   return {
     app,
     url,

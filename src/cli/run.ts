@@ -266,6 +266,16 @@ Examples:
     .option('--json', JSON_HELP)
     .action(async (opts) => (await import('./commands/ledger.ts')).ledgerFund(ctx, opts));
 
+  program
+    .command('reconcile')
+    .description("compare a LIVE rail's operator records over a period with the ledger and what merchants were told; open a case per mismatch")
+    .requiredOption('--rail <code>', 'rail code, e.g. WAVE_SN, MTN_MOMO_CM', v.railCode)
+    .requiredOption('--from <iso>', 'start of the period (included), ISO 8601 with offset', v.instant)
+    .requiredOption('--to <iso>', 'end of the period (excluded), ISO 8601 with offset; 31 days at most', v.instant)
+    .option('--file <csv>', "the operator's statement export (MTN, Orange); without it, the operator's API (Wave)", v.filePath)
+    .option('--json', JSON_HELP)
+    .action(async (opts) => (await import('./commands/reconcile.ts')).reconcile(ctx, opts));
+
   return program;
 }
 

@@ -152,6 +152,19 @@ export function httpUrl(value: string): string {
   return trimmed;
 }
 
+/** A rail code as the registry names it (`WAVE_SN`, `MTN_MOMO_CM`): capitals, digits, underscores. */
+export function railCode(value: string): string {
+  const code = value.trim().toUpperCase();
+  if (!/^[A-Z][A-Z0-9_]{1,39}$/.test(code)) throw new InvalidArgumentError('expected a rail code such as WAVE_SN or MTN_MOMO_CM.');
+  return code;
+}
+
+/** An ISO 8601 instant with its offset (`2026-11-19T00:00:00Z`), as a Date. */
+export function instant(value: string): Date {
+  if (!z.iso.datetime({ offset: true }).safeParse(value.trim()).success) throw new InvalidArgumentError('expected an ISO 8601 date and time with its offset, e.g. 2026-11-19T00:00:00Z.');
+  return new Date(value.trim());
+}
+
 /** A file path: not empty. */
 export function filePath(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('expected a file path.');

@@ -54,6 +54,8 @@ export interface DashboardTransaction {
   failureCode: string | null;
   failureReason: string | null;
   isLateSuccess: boolean;
+  /** True while a reconciliation case about it is open (shown "En rapprochement"). */
+  isInReconciliation: boolean;
   /** The operator's own id of the money movement (as on the customer's SMS); null until named. */
   operatorTransactionId: string | null;
   /** Pay-out: amount + fee still reserved while the operator has not answered definitively (0 for pay-ins). */
@@ -90,6 +92,7 @@ export function dashboardTransactionView(row: TransactionRow, appName: string): 
     failureCode: row.status === 'FAILED' ? row.failureCode : null,
     failureReason: row.status === 'FAILED' ? row.failureReason : null,
     isLateSuccess: row.isLateSuccess,
+    isInReconciliation: row.isInReconciliation,
     operatorTransactionId: row.operatorTransactionId,
     heldAmount: isPayIn ? 0 : heldAmountOf(row),
     refundedAmount: row.refundedAmount,

@@ -246,6 +246,11 @@ export const transactions = pgTable(
      * `ConversationID`): only a Result naming it is that query's answer. Never shown to merchants.
      */
     statusQueryReference: text('status_query_reference'),
+    /**
+     * True while a reconciliation case about it is open (reconciliation/): its status answer, its
+     * webhooks and the dashboard then say `reconciliation: "IN_REVIEW"`; the status is unchanged.
+     */
+    isInReconciliation: boolean('is_in_reconciliation').notNull().default(false),
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),

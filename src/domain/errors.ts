@@ -100,6 +100,16 @@ export const ERRORS = {
     status: 409,
     message: "Cette clé d'idempotence a déjà été utilisée avec une requête différente.",
   },
+  // Reconciliation (staff).
+  STATEMENT_FILE_INVALID: { status: 400, message: "Le relevé de l'opérateur est illisible : aucune ligne n'a été importée." },
+  STATEMENT_FILE_REQUIRED: {
+    status: 400,
+    message: "Cet opérateur n'offre pas de liste de transactions par API : importez son relevé (CSV).",
+  },
+  RECONCILIATION_CASE_NOT_FOUND: { status: 404, message: 'Écart de rapprochement introuvable.' },
+  RECONCILIATION_CASE_CLOSED: { status: 409, message: 'Cet écart est déjà résolu.' },
+  RECONCILIATION_ACTION_NOT_APPLICABLE: { status: 409, message: "Cette action ne s'applique pas à cet écart." },
+  OPERATOR_RECORDS_UNAVAILABLE: { status: 502, message: "Les opérations de l'opérateur n'ont pas pu être obtenues. Réessayez plus tard." },
   SESSION_EXPIRED: { status: 410, message: 'Cette session de paiement a expiré.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Le corps de la requête est trop volumineux (1 Mio au maximum).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Le corps de la requête doit être envoyé en application/json.' },

@@ -8,8 +8,9 @@
  * RESERVED (held for pay-outs in flight).
  * Platform accounts (per environment × currency): OPERATOR_FLOAT per rail (DEBIT-normal: money
  * Kolo holds at the operator), FEE_REVENUE, SUSPENSE (unexplained money, e.g. a late success),
- * SUSPENSE_RESERVED (refunds of suspense money in flight), and in TEST only SANDBOX_FUNDING
- * (DEBIT-normal: where sandbox balances come from).
+ * SUSPENSE_RESERVED (refunds of suspense money in flight), LOSS (DEBIT-normal: money written off
+ * by reconciliation, the float's difference with the operator's records; a gain is a credit), and
+ * in TEST only SANDBOX_FUNDING (DEBIT-normal: where sandbox balances come from).
  */
 
 /** What the ledger needs to know of an account to post to it (created on first use). */
@@ -32,6 +33,7 @@ export type AccountKind =
   | 'FEE_REVENUE'
   | 'SUSPENSE'
   | 'SUSPENSE_RESERVED'
+  | 'LOSS'
   | 'SANDBOX_FUNDING';
 
 /** The change of an account's normal-side balance when a line of `amount` (debit > 0) is posted to it. */
@@ -71,7 +73,7 @@ export function operatorFloatAccount(railCode: string, environment: string, curr
 
 /** A platform account per environment and currency. */
 export function platformAccount(
-  kind: 'FEE_REVENUE' | 'SUSPENSE' | 'SUSPENSE_RESERVED' | 'SANDBOX_FUNDING',
+  kind: 'FEE_REVENUE' | 'SUSPENSE' | 'SUSPENSE_RESERVED' | 'LOSS' | 'SANDBOX_FUNDING',
   environment: string,
   currency: string,
 ): AccountSpec {
@@ -79,7 +81,7 @@ export function platformAccount(
     key: `platform:${environment}:${currency}:${kind}`,
     kind,
     currency,
-    normalSide: kind === 'SANDBOX_FUNDING' ? 'DEBIT' : 'CREDIT',
+    normalSide: kind === 'SANDBOX_FUNDING' || kind === 'LOSS' ? 'DEBIT' : 'CREDIT',
     // SUSPENSE_RESERVED only ever holds what SUSPENSE gave it.
     isNonNegative: kind === 'SUSPENSE_RESERVED',
     environment,

@@ -5,6 +5,7 @@
  * long as webhook deliveries are (`RETENTION_WEBHOOK_DAYS`, jobs/retention.ts).
  */
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
+import { recordFeedRead } from '../db/queries/reconciliation.ts';
 import { listEventsAfter, type FeedPosition } from '../db/queries/webhooks.ts';
 import type { Services } from '../services.ts';
 import type { WebhookEventName } from '../webhooks/webhook-events.ts';
@@ -49,10 +50,11 @@ export interface ListedEvent {
  * The events of `auth`'s application and environment after `query.after` (an opaque cursor,
  * decoded; absent: from the first), at most `query.limit`, in feed order; `nextCursor` is the last
  * one's cursor, else `after` as given (null when neither); `hasMore` whether more follow now.
- * One statement.
+ * One statement, and one more recording how far the feed was read (reconciliation counts an event
+ * read here as one the merchant was told of).
  */
 export async function listEvents(
-  services: Pick<Services, 'db'>,
+  services: Pick<Services, 'db' | 'clock'>,
   auth: ApiKeyAuth,
   query: { after?: { cursor: string; position: FeedPosition } | undefined; limit: number },
 ): Promise<{ events: ListedEvent[]; nextCursor: string | null; hasMore: boolean }> {
@@ -71,5 +73,7 @@ export async function listEvents(
     createdAt: r.createdAt,
     payload: JSON.parse(r.payload) as Record<string, unknown>,
   }));
+  const last = rows.slice(0, query.limit).at(-1);
+  if (last) await recordFeedRead(services.db, { applicationId: auth.applicationId, environment: auth.environment, position: last.position, readAt: services.clock.now() });
   return { events, nextCursor: events.at(-1)?.cursor ?? query.after?.cursor ?? null, hasMore: rows.length > query.limit };
 }

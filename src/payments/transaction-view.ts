@@ -38,10 +38,15 @@ function money(row: StatusViewRow) {
  * Extension fields of both directions: `operatorTransactionId`, the operator's own id of the
  * money movement (as on the customer's SMS; null until the operator names it), and
  * `lateSuccess`, true once the operator reported money moved after Kolo had closed the
- * transaction (the status itself never changes: see late-success/).
+ * transaction (the status itself never changes: see late-success/); and, only while a
+ * reconciliation case about it is open, `reconciliation: "IN_REVIEW"` (the status unchanged).
  */
 function operatorFields(row: StatusViewRow) {
-  return { operatorTransactionId: row.operatorTransactionId, lateSuccess: row.isLateSuccess };
+  return {
+    operatorTransactionId: row.operatorTransactionId,
+    lateSuccess: row.isLateSuccess,
+    ...(row.isInReconciliation ? { reconciliation: 'IN_REVIEW' as const } : {}),
+  };
 }
 
 /**

@@ -39,6 +39,7 @@ const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
 const Rails = lazy(() => import('./screens/admin/Rails'));
 const Audit = lazy(() => import('./screens/admin/Audit'));
+const Reconciliation = lazy(() => import('./screens/admin/Reconciliation'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -74,6 +75,7 @@ function AppRoutes() {
             <Route path="merchants/:id" element={<MerchantDetail />} />
             <Route path="platform" element={<Platform />} />
             <Route path="rails" element={<Rails />} />
+            <Route path="reconciliation" element={<Reconciliation />} />
             {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
           </>
         ) : (

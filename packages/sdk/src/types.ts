@@ -132,6 +132,8 @@ interface StatusFields {
   operatorTransactionId: string | null;
   /** True when the operator moved the money after the transaction was closed. */
   lateSuccess: boolean;
+  /** Present (`IN_REVIEW`) only while a reconciliation case with the operator is open on it; the status is unchanged. */
+  reconciliation?: 'IN_REVIEW';
 }
 
 /** `GET /api/v1/pay-in/check_status/{reference}` data. */

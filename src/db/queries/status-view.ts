@@ -34,6 +34,7 @@ export const STATUS_VIEW_PROPERTIES = [
   'isLateSuccess',
   'isReservationHeld',
   'reservedAmount',
+  'isInReconciliation',
 ] as const satisfies readonly (keyof typeof transactions.$inferSelect)[];
 
 /** The part of a transaction row the status views read (`STATUS_VIEW_PROPERTIES`). */
@@ -74,6 +75,7 @@ export function statusViewRowOf(values: readonly unknown[]): StatusViewRow {
     isLateSuccess: v[20],
     isReservationHeld: v[21],
     reservedAmount: v[22],
+    isInReconciliation: v[23],
   };
 }
 
@@ -83,7 +85,7 @@ type StatusViewValues = { [I in keyof typeof STATUS_VIEW_PROPERTIES & `${number}
 // The status reads of one turn, in ONE row: a JSON array of [position asked, status view array]
 // for the transactions found (null when none is).
 const statusViews = statement(
-  'status_views_by_scoped_reference_v1',
+  'status_views_by_scoped_reference_v2',
   `select json_agg(json_build_array(r.i, json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}))) as found
      from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as r(application_id, environment, direction, reference, i)
      join transactions t on ${inTenantScope('t', { applicationId: 'r.application_id', environment: 'r.environment', direction: 'r.direction', reference: 'r.reference' })}`,

@@ -90,6 +90,7 @@ export const EXAMPLE_TRANSACTION_ITEM = {
   failureCode: null,
   failureReason: null,
   isLateSuccess: false,
+  isInReconciliation: false,
   operatorTransactionId: 'SBXE902FAF36DC3',
   heldAmount: 0,
   refundedAmount: 0,

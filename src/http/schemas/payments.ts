@@ -189,6 +189,10 @@ const operatorFields = {
   lateSuccess: z
     .boolean()
     .describe("Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas)"),
+  reconciliation: z
+    .enum(['IN_REVIEW'])
+    .optional()
+    .describe("Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas"),
 };
 
 /** `data` of the pay-in status read (`GET /api/v1/pay-in/check_status/{reference}`), with the money fields and the operator's extension fields. */

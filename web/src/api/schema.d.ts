@@ -918,6 +918,75 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lister les exécutions de rapprochement (les plus récentes en premier) */
+        get: operations["adminListReconciliationRuns"];
+        put?: never;
+        /** Rapprocher un moyen de paiement LIVE sur une période (API de l'opérateur ou relevé CSV importé) */
+        post: operations["adminRunReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lister les écarts de rapprochement (filtre par nature, statut, moyen de paiement) */
+        get: operations["adminListReconciliationCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lire un écart et ses preuves */
+        get: operations["adminGetReconciliationCase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reconciliation/cases/{id}/resolution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Résoudre un écart par une action (écritures, machine à états, journal d’audit) */
+        post: operations["adminResolveReconciliationCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/balance": {
         parameters: {
             query?: never;
@@ -2830,6 +2899,11 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                             lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -3762,6 +3836,11 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                             lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
                             /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                             heldAmount: number;
                         };
@@ -4897,6 +4976,11 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                                 lateSuccess: boolean;
+                                /**
+                                 * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                                 * @enum {string}
+                                 */
+                                reconciliation?: "IN_REVIEW";
                                 /** @enum {string} */
                                 direction: "PAY_IN";
                                 merchantReference: string | null;
@@ -4929,6 +5013,11 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
                                 lateSuccess: boolean;
+                                /**
+                                 * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                                 * @enum {string}
+                                 */
+                                reconciliation?: "IN_REVIEW";
                                 /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                                 heldAmount: number;
                                 /** @enum {string} */
@@ -18279,6 +18368,1466 @@ export interface operations {
             };
         };
     };
+    adminListReconciliationRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                railCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page d’exécutions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Exécutions récupérées.",
+                     *       "data": {
+                     *         "content": [
+                     *           {
+                     *             "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *             "railCode": "WAVE_SN",
+                     *             "periodFrom": "2026-11-19T00:00:00.000Z",
+                     *             "periodTo": "2026-11-20T00:00:00.000Z",
+                     *             "source": "API",
+                     *             "status": "DONE",
+                     *             "operatorRecords": 120,
+                     *             "koloTransactions": 119,
+                     *             "matched": 119,
+                     *             "casesOpened": 1,
+                     *             "drift": 5000,
+                     *             "currency": "XOF",
+                     *             "createdAt": "2026-11-20T04:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "size": 20,
+                     *         "number": 0,
+                     *         "page": 0,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            content: {
+                                id: string;
+                                railCode: string;
+                                periodFrom: string;
+                                periodTo: string;
+                                /** @enum {string} */
+                                source: "API" | "FILE";
+                                status: string;
+                                operatorRecords: number;
+                                koloTransactions: number;
+                                matched: number;
+                                casesOpened: number;
+                                /** @description Σ des montants des écarts ouverts du moyen de paiement à la fin de l'exécution, en unité de base */
+                                drift: number;
+                                currency: string | null;
+                                createdAt: string;
+                            }[];
+                            totalElements: number;
+                            totalPages: number;
+                            size: number;
+                            /** @description Index de la page, à partir de 0 */
+                            number: number;
+                            /** @description Le même index que number */
+                            page: number;
+                            first: boolean;
+                            last: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRunReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "railCode": "WAVE_SN",
+                 *       "from": "2026-11-19T00:00:00Z",
+                 *       "to": "2026-11-20T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    railCode: string;
+                    /**
+                     * Format: date-time
+                     * @description Début de la période (inclus), ISO 8601
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description Fin de la période (exclue), ISO 8601 ; 31 jours au plus
+                     */
+                    to: string;
+                    /** @description Texte du relevé CSV de l'opérateur (MTN, Orange) ; absent : son API (Wave, M-Pesa) */
+                    file?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description L'exécution et ses comptes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Rapprochement effectué.",
+                     *       "data": {
+                     *         "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "railCode": "WAVE_SN",
+                     *         "periodFrom": "2026-11-19T00:00:00.000Z",
+                     *         "periodTo": "2026-11-20T00:00:00.000Z",
+                     *         "source": "API",
+                     *         "status": "DONE",
+                     *         "operatorRecords": 120,
+                     *         "koloTransactions": 119,
+                     *         "matched": 119,
+                     *         "casesOpened": 1,
+                     *         "drift": 5000,
+                     *         "currency": "XOF",
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            railCode: string;
+                            periodFrom: string;
+                            periodTo: string;
+                            /** @enum {string} */
+                            source: "API" | "FILE";
+                            status: string;
+                            operatorRecords: number;
+                            koloTransactions: number;
+                            matched: number;
+                            casesOpened: number;
+                            /** @description Σ des montants des écarts ouverts du moyen de paiement à la fin de l'exécution, en unité de base */
+                            drift: number;
+                            currency: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `STATEMENT_FILE_INVALID` : Le relevé de l'opérateur est illisible : aucune ligne n'a été importée.
+             *
+             *     `STATEMENT_FILE_REQUIRED` : Cet opérateur n'offre pas de liste de transactions par API : importez son relevé (CSV).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "STATEMENT_FILE_INVALID" | "STATEMENT_FILE_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PROVIDER_NOT_FOUND",
+                     *       "message": "Ce moyen de paiement n'existe pas ou n'est pas disponible.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PROVIDER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `OPERATOR_RECORDS_UNAVAILABLE` : Les opérations de l'opérateur n'ont pas pu être obtenues. Réessayez plus tard. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "OPERATOR_RECORDS_UNAVAILABLE",
+                     *       "message": "Les opérations de l'opérateur n'ont pas pu être obtenues. Réessayez plus tard.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "OPERATOR_RECORDS_UNAVAILABLE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListReconciliationCases: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                kind?: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                status?: "OPEN" | "RESOLVED";
+                railCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Une page d’écarts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écarts récupérés.",
+                     *       "data": {
+                     *         "content": [
+                     *           {
+                     *             "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *             "kind": "OPERATOR_ONLY",
+                     *             "status": "OPEN",
+                     *             "railCode": "WAVE_SN",
+                     *             "currency": "XOF",
+                     *             "amount": 5000,
+                     *             "transactionId": null,
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "evidence": {
+                     *               "operator": {
+                     *                 "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *                 "reference": null,
+                     *                 "amount": 5000,
+                     *                 "currency": "XOF",
+                     *                 "direction": "IN",
+                     *                 "status": "SUCCEEDED",
+                     *                 "kind": "PAYMENT",
+                     *                 "at": "2026-11-19T09:12:00.000Z"
+                     *               },
+                     *               "kolo": null,
+                     *               "merchant": null,
+                     *               "matchedBy": null
+                     *             },
+                     *             "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *             "resolution": null,
+                     *             "resolutionNote": null,
+                     *             "resolvedBy": null,
+                     *             "resolvedAt": null,
+                     *             "createdAt": "2026-11-20T04:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "size": 20,
+                     *         "number": 0,
+                     *         "page": 0,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            content: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                                /** @enum {string} */
+                                status: "OPEN" | "RESOLVED";
+                                railCode: string;
+                                currency: string;
+                                /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                                amount: number;
+                                transactionId: string | null;
+                                operatorTransactionId: string | null;
+                                /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                                evidence: {
+                                    [key: string]: unknown;
+                                };
+                                runId: string;
+                                resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                                resolutionNote: string | null;
+                                resolvedBy: string | null;
+                                resolvedAt: string | null;
+                                createdAt: string;
+                            }[];
+                            totalElements: number;
+                            totalPages: number;
+                            size: number;
+                            /** @description Index de la page, à partir de 0 */
+                            number: number;
+                            /** @description Le même index que number */
+                            page: number;
+                            first: boolean;
+                            last: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminGetReconciliationCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description L'écart */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écart récupéré.",
+                     *       "data": {
+                     *         "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *         "kind": "OPERATOR_ONLY",
+                     *         "status": "OPEN",
+                     *         "railCode": "WAVE_SN",
+                     *         "currency": "XOF",
+                     *         "amount": 5000,
+                     *         "transactionId": null,
+                     *         "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *         "evidence": {
+                     *           "operator": {
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "reference": null,
+                     *             "amount": 5000,
+                     *             "currency": "XOF",
+                     *             "direction": "IN",
+                     *             "status": "SUCCEEDED",
+                     *             "kind": "PAYMENT",
+                     *             "at": "2026-11-19T09:12:00.000Z"
+                     *           },
+                     *           "kolo": null,
+                     *           "merchant": null,
+                     *           "matchedBy": null
+                     *         },
+                     *         "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolution": null,
+                     *         "resolutionNote": null,
+                     *         "resolvedBy": null,
+                     *         "resolvedAt": null,
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                            /** @enum {string} */
+                            status: "OPEN" | "RESOLVED";
+                            railCode: string;
+                            currency: string;
+                            /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                            amount: number;
+                            transactionId: string | null;
+                            operatorTransactionId: string | null;
+                            /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                            evidence: {
+                                [key: string]: unknown;
+                            };
+                            runId: string;
+                            resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                            resolutionNote: string | null;
+                            resolvedBy: string | null;
+                            resolvedAt: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `RECONCILIATION_CASE_NOT_FOUND` : Écart de rapprochement introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_NOT_FOUND",
+                     *       "message": "Écart de rapprochement introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminResolveReconciliationCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "WRITE_OFF",
+                 *       "note": "Ajustement MTN du 19/11 confirmé par le support opérateur"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    action: "APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF";
+                    /** @description Pourquoi (journal d’audit) */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description L'écart résolu */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Écart résolu.",
+                     *       "data": {
+                     *         "id": "7a2d3c0f-4e5b-4f60-9b8c-0d1e2f3a4b5c",
+                     *         "kind": "OPERATOR_ONLY",
+                     *         "status": "RESOLVED",
+                     *         "railCode": "WAVE_SN",
+                     *         "currency": "XOF",
+                     *         "amount": 5000,
+                     *         "transactionId": null,
+                     *         "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *         "evidence": {
+                     *           "operator": {
+                     *             "operatorTransactionId": "T4F2A9C01B7D3E5F6",
+                     *             "reference": null,
+                     *             "amount": 5000,
+                     *             "currency": "XOF",
+                     *             "direction": "IN",
+                     *             "status": "SUCCEEDED",
+                     *             "kind": "PAYMENT",
+                     *             "at": "2026-11-19T09:12:00.000Z"
+                     *           },
+                     *           "kolo": null,
+                     *           "merchant": null,
+                     *           "matchedBy": null
+                     *         },
+                     *         "runId": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolution": "WRITE_OFF",
+                     *         "resolutionNote": "Confirmé",
+                     *         "resolvedBy": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "resolvedAt": "2026-11-20T09:00:00.000Z",
+                     *         "createdAt": "2026-11-20T04:00:00.000Z"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "OPERATOR_ONLY" | "KOLO_ONLY" | "STATUS_MISMATCH" | "AMOUNT_MISMATCH" | "MERCHANT_NOT_TOLD" | "BALANCE_DRIFT";
+                            /** @enum {string} */
+                            status: "OPEN" | "RESOLVED";
+                            railCode: string;
+                            currency: string;
+                            /** @description Montant en cause, en unité de base (0 pour MERCHANT_NOT_TOLD) */
+                            amount: number;
+                            transactionId: string | null;
+                            operatorTransactionId: string | null;
+                            /** @description Les trois côtés : l'opérateur (operator), Kolo (kolo : statut, écritures sur le float), le marchand (merchant : événements reçus ou lus) */
+                            evidence: {
+                                [key: string]: unknown;
+                            };
+                            runId: string;
+                            resolution: ("APPLY_OPERATOR_SUCCESS" | "RECORD_REVERSAL" | "ACCEPT" | "WRITE_OFF") | null;
+                            resolutionNote: string | null;
+                            resolvedBy: string | null;
+                            resolvedAt: string | null;
+                            createdAt: string;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `INSUFFICIENT_BALANCE` : Solde disponible insuffisant pour cette opération (montant et frais compris).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INVALID_PARAMETER" | "INSUFFICIENT_BALANCE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `RECONCILIATION_CASE_NOT_FOUND` : Écart de rapprochement introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_NOT_FOUND",
+                     *       "message": "Écart de rapprochement introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `RECONCILIATION_CASE_CLOSED` : Cet écart est déjà résolu.
+             *
+             *     `RECONCILIATION_ACTION_NOT_APPLICABLE` : Cette action ne s'applique pas à cet écart.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RECONCILIATION_CASE_CLOSED",
+                     *       "message": "Cet écart est déjà résolu.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RECONCILIATION_CASE_CLOSED" | "RECONCILIATION_ACTION_NOT_APPLICABLE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -18555,6 +20104,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -18586,6 +20136,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -18647,6 +20198,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -18691,6 +20244,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -24651,6 +26206,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -24711,6 +26267,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -25400,6 +26958,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -25472,6 +27031,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -25736,6 +27297,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -25796,6 +27358,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -26481,6 +28045,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -26553,6 +28118,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -26817,6 +28384,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -26877,6 +28445,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -27562,6 +29132,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -27634,6 +29205,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -28170,6 +29743,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -28230,6 +29804,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -28927,6 +30503,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -28999,6 +30576,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -29266,6 +30845,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -29326,6 +30906,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -30019,6 +31601,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -30091,6 +31674,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -30358,6 +31943,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -30418,6 +32004,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -31111,6 +32699,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -31183,6 +32772,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -31867,6 +33458,7 @@ export interface operations {
                      *         "failureCode": null,
                      *         "failureReason": null,
                      *         "isLateSuccess": false,
+                     *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
                      *         "refundedAmount": 0,
@@ -31939,6 +33531,8 @@ export interface operations {
                             failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
+                            /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                            isInReconciliation: boolean;
                             /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
@@ -32512,6 +34106,7 @@ export interface operations {
                      *             "failureCode": null,
                      *             "failureReason": null,
                      *             "isLateSuccess": false,
+                     *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
                      *             "refundedAmount": 0,
@@ -32572,6 +34167,8 @@ export interface operations {
                                 failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
+                                /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
+                                isInReconciliation: boolean;
                                 /** @description Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) */
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */

@@ -62,6 +62,7 @@ export function Layout() {
         ['/merchants', t('shell.merchants')],
         ['/platform', t('shell.platform')],
         ['/rails', t('shell.rails')],
+        ['/reconciliation', t('shell.reconciliation')],
         // The audit log is ADMIN's only (the API refuses SUPPORT).
         ...(user?.role === 'ADMIN' ? ([['/audit', t('shell.audit')]] as [string, string][]) : []),
         ['/profile', t('shell.profile')],

@@ -56,6 +56,8 @@ import {
   type SimLatency,
   type SimRequest,
 } from '../../simulator-http.ts';
+import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
+import { darajaTime } from '../mpesa-statement.ts';
 
 /** Daraja's public sandbox passkey for shortcode 174379 (from the Daraja test credentials page). */
 export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
@@ -90,6 +92,8 @@ export interface MpesaSimulatorOptions {
   callbacks: SimCallbackOptions;
   /** Waits before handling tokens, STK pushes and B2C payments (initiate), STK and Transaction Status queries (status). */
   latencyMs: SimLatency;
+  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
+  nowMs: () => number;
 }
 
 /** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */
@@ -112,6 +116,7 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   statusResultHasReason: true,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
   latencyMs: NO_LATENCY,
+  nowMs: () => Date.now(),
 };
 
 /** The documented Daraja sandbox test MSISDN. */
@@ -191,6 +196,8 @@ export interface MpesaSimulator {
   fault: SimFault | null;
   /** Every movement of money made so far, in order. */
   moved(): MpesaSimMovement[];
+  /** The shortcode's statement (C2B rows served by Pull Transactions), from `moved()` plus planted discrepancies. */
+  statement: SimStatement;
   expireTokens(): void;
   close(): Promise<void>;
 }
@@ -238,6 +245,39 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
    * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
    * differs per API (Daraja 3.0 pages): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
    */
+  const statement = createSimStatement({
+    moved: () =>
+      movements.map((m) => ({ reference: m.accountReference ?? m.id, direction: m.direction, amount: m.amount, currency: 'KES', msisdn: m.msisdn, operatorTransactionId: m.receipt })),
+    nowMs: () => options.nowMs(),
+    newId: receiptNumber,
+    requestOf: (reference) => {
+      const push = [...stk.values()].find((x) => x.accountReference === reference);
+      return push ? { direction: 'PAY_IN', amount: push.amount, currency: 'KES', msisdn: push.phone } : null;
+    },
+  });
+
+  /**
+   * Pull Transactions (`POST /pulltransactions/v1/query`): the statement's C2B rows (into the
+   * shortcode) between `StartDate` and `EndDate` (Kenya time), 100 from `OffSetValue`.
+   */
+  const handlePull = (req: SimRequest, res: http.ServerResponse) => {
+    const refused = denied(req);
+    if (refused) return sendJson(res, refused.status, refused.body);
+    const body = parse(req);
+    const start = typeof body?.StartDate === 'string' ? body.StartDate : '';
+    const end = typeof body?.EndDate === 'string' ? body.EndDate : '';
+    if (!body || body.ShortCode !== options.shortCode || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(end)) {
+      return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid ShortCode, StartDate or EndDate'));
+    }
+    const offset = Number(body.OffSetValue ?? 0) || 0;
+    const rows = statement
+      .rows()
+      .filter((r) => r.amount > 0 && darajaTime(r.at) >= start && darajaTime(r.at) < end)
+      .slice(offset, offset + 100)
+      .map((r) => ({ transactionId: r.id, trxDate: darajaTime(r.at), msisdn: r.msisdn, sender: 'M-PESA', transactiontype: 'c2b-pay-bill-debit', billreference: r.reference ?? '', amount: String(r.amount), organizationname: 'Kolo' }));
+    return sendJson(res, 200, { ResponseRefID: `RR${receiptNumber()}`, ResponseCode: '1000', ResponseMessage: 'Success', Response: [rows] });
+  };
+
   const denied = (req: SimRequest, invalidToken: { status: number; code: string } = { status: 404, code: '404.001.03' }): { status: number; body: unknown } | null => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     const expiresAt = m ? tokens.get(m[1]!) : undefined;
@@ -561,6 +601,12 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     const path = url.pathname;
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
+    statement.sync();
+    if (req.method === 'POST' && path === '/_simulator/plant') {
+      const planted = statement.plantFromBody(req.body);
+      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
+    }
+    if (req.method === 'POST' && path === '/pulltransactions/v1/query') return handlePull(req, res);
     if (req.method === 'POST' && path === '/_simulator/fault') {
       const parsed = parseFault(req.body);
       if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
@@ -630,6 +676,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       state.fault = value;
     },
     moved: () => [...movements],
+    statement,
     expireTokens() {
       for (const k of tokens.keys()) tokens.set(k, 0);
     },

@@ -43,6 +43,9 @@ import {
   type SimMovement,
   type SimRequest,
 } from '../../simulator-http.ts';
+import { stringify } from 'csv-stringify/sync';
+import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
+import { MTN_STATEMENT_COLUMNS } from '../mtn-statement-csv.ts';
 
 /** Credentials of one product in the simulator. */
 export interface MtnSimProduct {
@@ -75,6 +78,8 @@ export interface MtnSimulatorOptions {
   reasonShape: 'string' | 'object';
   /** Waits before handling tokens, account-holder checks, initiations and status queries. */
   latencyMs: SimLatency;
+  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
+  nowMs: () => number;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
@@ -93,6 +98,7 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   callbacks: { delayMs: 0, duplicate: false, drop: false },
   reasonShape: 'string',
   latencyMs: NO_LATENCY,
+  nowMs: () => Date.now(),
 };
 
 /** Market currency per target environment; `sandbox` is EUR only. */
@@ -202,6 +208,10 @@ export interface MtnSimulator {
   decideLate(): number;
   /** The money MTN moved: one row per SUCCESSFUL request-to-pay or transfer, in creation order. */
   moved(): SimMovement[];
+  /** The wallet's statement, from `moved()` plus planted discrepancies (`POST /_simulator/plant`). */
+  statement: SimStatement;
+  /** The partner portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
+  statementCsv(): string;
   close(): Promise<void>;
 }
 
@@ -281,6 +291,35 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
           operatorTransactionId: r.financialTransactionId!,
         };
       });
+
+  const statement = createSimStatement({
+    moved,
+    nowMs: () => options.nowMs(),
+    newId: () => String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000)),
+    requestOf: (reference) => {
+      const r = [...resources.values()].find((x) => x.body.externalId === reference);
+      if (!r) return null;
+      const currency = String(r.body.currency);
+      const party = (r.product === 'collection' ? r.body.payer : r.body.payee) as { partyId: string };
+      return {
+        direction: r.product === 'collection' ? 'PAY_IN' : 'PAY_OUT',
+        amount: ZERO_DECIMAL_CURRENCIES.has(currency) ? Number(r.body.amount) : Math.round(Number(r.body.amount) * 100),
+        currency,
+        msisdn: party.partyId,
+      };
+    },
+  });
+  /** The export: MTN_STATEMENT_COLUMNS, amounts signed in major units, dates in UTC. */
+  const statementCsv = () =>
+    stringify(
+      statement.rows().map((r) => {
+        const major = ZERO_DECIMAL_CURRENCIES.has(r.currency) ? String(r.amount) : (r.amount / 100).toFixed(2);
+        const type = r.kind === 'PAYMENT' ? (r.amount > 0 ? 'PAYMENT' : 'TRANSFER') : r.kind;
+        const [from, to] = r.amount > 0 ? [r.msisdn, 'KOLO'] : ['KOLO', r.msisdn];
+        return [r.id, r.reference ?? '', r.at.toISOString().slice(0, 19).replace('T', ' '), 'SUCCESSFUL', type, from, to, major, r.currency, r.reversalOf ?? ''];
+      }),
+      { header: true, columns: [...MTN_STATEMENT_COLUMNS] },
+    );
 
   /** Subscription key, bearer token and target environment of a business call; null when accepted. */
   const checkAuth = (h: Record<string, string>, product: Product): { status: number; body: unknown } | null => {
@@ -459,7 +498,16 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
+    statement.sync();
     let m: RegExpExecArray | null;
+    if (req.method === 'GET' && path === '/_simulator/statement.csv') {
+      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+      return void res.end(statementCsv());
+    }
+    if (req.method === 'POST' && path === '/_simulator/plant') {
+      const planted = statement.plantFromBody(req.body);
+      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
+    }
     if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings|decide-late)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && path === '/v1_0/apiuser') return handleApiUser(req, res, null, 'create');
     if (req.method === 'GET' && (m = /^\/v1_0\/apiuser\/([^/]+)$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'read');
@@ -509,6 +557,8 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     },
     decideLate: decisions.decideLate,
     moved,
+    statement,
+    statementCsv,
     close: server.close,
   };
   return simulator;

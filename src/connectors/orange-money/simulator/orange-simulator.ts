@@ -45,6 +45,9 @@ import {
   type SimMovement,
   type SimRequest,
 } from '../../simulator-http.ts';
+import { stringify } from 'csv-stringify/sync';
+import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
+import { ORANGE_STATEMENT_COLUMNS, orangeStatementTime } from '../orange-statement-csv.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
 export interface OrangeSimulatorOptions {
@@ -65,6 +68,8 @@ export interface OrangeSimulatorOptions {
   callbacks: SimCallbackOptions;
   /** Waits before handling tokens, `init` (prepare), `pay` (initiate) and status queries. */
   latencyMs: SimLatency;
+  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
+  nowMs: () => number;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
@@ -83,6 +88,7 @@ export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
   tokenTtlSeconds: 3600,
   callbacks: { delayMs: 0, duplicate: false, drop: false },
   latencyMs: NO_LATENCY,
+  nowMs: () => Date.now(),
 };
 
 /** What a trigger does: fail at `pay`, settle later to a status, or stay pending. */
@@ -133,6 +139,10 @@ export interface OrangeSimulator {
   decideLate(): number;
   /** The money Orange moved: one row per SUCCESSFULL payment or cash-in, in creation order. */
   moved(): SimMovement[];
+  /** The wallet's statement, from `moved()` plus planted discrepancies (`POST /_simulator/plant`). */
+  statement: SimStatement;
+  /** The portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
+  statementCsv(): string;
   close(): Promise<void>;
 }
 
@@ -167,6 +177,27 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
         msisdn: String(tx.data.subscriberMsisdn),
         operatorTransactionId: String(tx.data.txnid),
       }));
+
+  const statement = createSimStatement({
+    moved,
+    nowMs: () => options.nowMs(),
+    newId: () => `MP${randomBytes(6).toString('hex').toUpperCase()}`,
+    requestOf: (reference) => {
+      const tx = [...transactions.values()].find((x) => x.orderId === reference);
+      return tx ? { direction: tx.flow === 'mp' ? 'PAY_IN' : 'PAY_OUT', amount: Number(tx.data.amount), currency: 'XAF', msisdn: String(tx.data.subscriberMsisdn) } : null;
+    },
+  });
+  const TYPES = { PAYMENT: 'Paiement marchand', REVERSAL: 'Annulation', ADJUSTMENT: 'Ajustement' } as const;
+  /** The export: ORANGE_STATEMENT_COLUMNS, `;`-separated, amounts signed, times in Cameroon time. */
+  const statementCsv = () =>
+    stringify(
+      statement.rows().map((r) => {
+        const { date, time } = orangeStatementTime(r.at);
+        const type = r.kind === 'PAYMENT' && r.amount < 0 ? 'Cash in' : TYPES[r.kind];
+        return [date, time, r.id, type, 'Succès', r.msisdn, String(r.amount), r.currency, r.reference ?? ''];
+      }),
+      { header: true, columns: [...ORANGE_STATEMENT_COLUMNS], delimiter: ';' },
+    );
 
   const notify = (tx: OrangeSimTransaction) => {
     const url = tx.data.notifUrl;
@@ -291,7 +322,16 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
+    statement.sync();
     let m: RegExpExecArray | null;
+    if (req.method === 'GET' && path === '/_simulator/statement.csv') {
+      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+      return void res.end(statementCsv());
+    }
+    if (req.method === 'POST' && path === '/_simulator/plant') {
+      const planted = statement.plantFromBody(req.body);
+      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
+    }
     if (req.method === 'POST' && path === '/_simulator/fault') {
       const parsed = parseFault(req.body);
       if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
@@ -363,6 +403,8 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     },
     decideLate: decisions.decideLate,
     moved,
+    statement,
+    statementCsv,
     close: server.close,
   };
 }

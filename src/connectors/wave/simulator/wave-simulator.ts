@@ -21,6 +21,9 @@
  * session is paid by the simulator itself · any other number: paid. A payout above the wallet's
  * balance (a setting) fails with `insufficient-funds`. The fault modes and latencies (`latencyMs`:
  * creations, status reads and searches) of `simulator-http.ts` apply; `moved()` lists the money moved.
+ * `GET /v1/transactions?date=` (the Balance & Reconciliation API) lists the wallet's statement,
+ * built from what it moved plus the discrepancies planted with `POST /_simulator/plant`
+ * (`sim-statement.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -48,6 +51,7 @@ import {
   type SimMovement,
   type SimRequest,
 } from '../../simulator-http.ts';
+import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
 
 /** A simulated business wallet: its two API keys and balance (XOF). */
 export interface WaveSimWallet {
@@ -120,6 +124,8 @@ export interface WaveSimulator {
   decideLate(): number;
   /** The money Wave moved: one row per succeeded session (pay-in) or payout, in creation order. */
   moved(): SimMovement[];
+  /** The wallet's transaction list (`GET /v1/transactions`), from `moved()` plus planted discrepancies. */
+  statement: SimStatement;
   close(): Promise<void>;
 }
 
@@ -174,6 +180,48 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
         operatorTransactionId: String(p.id),
       })),
   ];
+
+  const statement = createSimStatement({
+    moved,
+    nowMs: () => options.nowMs(),
+    requestOf: (reference) => {
+      const session = [...sessions.values()].find((x) => x.client_reference === reference);
+      if (session) return { direction: 'PAY_IN', amount: Number(session.amount), currency: String(session.currency), msisdn: digits(session.restrict_payer_mobile) };
+      const payout = [...payouts.values()].find((x) => x.client_reference === reference);
+      return payout ? { direction: 'PAY_OUT', amount: Number(payout.receive_amount), currency: String(payout.currency), msisdn: digits(payout.mobile) } : null;
+    },
+  });
+
+  /**
+   * `GET /v1/transactions?date=YYYY-MM-DD[&after=<cursor>]`: the day's rows of the statement, 50 a
+   * page; either of the wallet's keys (the simulator grants both the Balance API).
+   */
+  const listTransactions = (req: SimRequest, res: http.ServerResponse, url: URL) => {
+    const who = authenticate(req, 'checkout');
+    const byPayoutKey = 'status' in who ? authenticate(req, 'payout') : who;
+    if ('status' in byPayoutKey) return sendJson(res, byPayoutKey.status, byPayoutKey.body);
+    const date = url.searchParams.get('date') ?? '';
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return sendJson(res, 400, err('request-validation-error', 'Request validation error', [{ loc: ['date'], msg: 'invalid' }]));
+    const day = statement.rows().filter((r) => r.at.toISOString().slice(0, 10) === date);
+    const start = Number(url.searchParams.get('after') ?? '0') || 0;
+    const page = day.slice(start, start + 50);
+    return sendJson(res, 200, {
+      page_info: { start_cursor: String(start), end_cursor: String(start + page.length), has_next_page: start + page.length < day.length },
+      date,
+      items: page.map((r) => ({
+        timestamp: r.at.toISOString(),
+        transaction_id: r.id,
+        transaction_type: r.kind === 'ADJUSTMENT' ? 'adjustment' : r.amount > 0 ? 'merchant_payment' : 'payout',
+        amount: String(r.amount),
+        fee: '0',
+        currency: r.currency,
+        counterparty_mobile: r.msisdn ? `+${r.msisdn}` : null,
+        client_reference: r.reference,
+        is_reversal: r.kind === 'REVERSAL',
+        reversed_transaction_id: r.reversalOf,
+      })),
+    });
+  };
 
   /** The wallet and API a bearer key belongs to, or an error answer. */
   const authenticate = (req: SimRequest, api: 'checkout' | 'payout'): { country: 'SN' | 'CI' } | { status: number; body: unknown } => {
@@ -365,6 +413,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     const path = url.pathname;
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
+    statement.sync();
     let m: RegExpExecArray | null;
     if (req.method === 'POST' && path === '/_simulator/fault') {
       const parsed = parseFault(req.body);
@@ -393,6 +442,10 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     }
     if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
     if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
+    if (req.method === 'POST' && path === '/_simulator/plant') {
+      const planted = statement.plantFromBody(req.body);
+      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
+    }
     if (req.method === 'GET' && path === '/_simulator/transactions') {
       return sendJson(res, 200, { sessions: [...sessions.values()].map(publicSession), payouts: [...payouts.values()] });
     }
@@ -429,6 +482,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       return sendJson(res, 200, publicSession(session));
     }
     if (req.method === 'POST' && path === '/v1/payout') return handleCreatePayout(req, res);
+    if (req.method === 'GET' && path === '/v1/transactions') return listTransactions(req, res, url);
     if (req.method === 'GET' && path === '/v1/payouts/search') {
       const who = authenticate(req, 'payout');
       if ('status' in who) return sendJson(res, who.status, who.body);
@@ -470,6 +524,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     pay,
     decideLate: decisions.decideLate,
     moved,
+    statement,
     close: server.close,
   };
 }

@@ -38,6 +38,7 @@ export default function TransactionDetail() {
               <section className="card">
                 <p className="big">
                   <Money amount={tx.amount} currency={tx.currency} /> <StatusBadge status={tx.status} />
+                  {tx.isInReconciliation && <span className="badge">{t('tx.inReconciliation')}</span>}
                 </p>
                 <dl className="facts">
                   <dt>{t('tx.reference')}</dt>
