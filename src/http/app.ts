@@ -18,6 +18,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { merchantReadRoutes } from './routes/merchant-reads.ts';
+import { railRoutes } from './routes/rails.ts';
 import { eventRoutes } from './routes/events.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
@@ -151,6 +152,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => merchantReadRoutes(scope, services));
+  await app.register(async (scope) => railRoutes(scope, services));
   await app.register(async (scope) => eventRoutes(scope, services));
   await app.register(async (scope) => callbackRoutes(scope, services));
   await app.register(async (scope) => dashboardWebhookRoutes(scope, services));
