@@ -19,6 +19,7 @@ import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { merchantReadRoutes } from './routes/merchant-reads.ts';
 import { railRoutes } from './routes/rails.ts';
+import { dashboardRailRoutes } from './routes/dashboard-rails.ts';
 import { eventRoutes } from './routes/events.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
@@ -161,6 +162,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardProfileRoutes(scope, services));
   await app.register(async (scope) => dashboardAppRoutes(scope, services));
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
+  await app.register(async (scope) => dashboardRailRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
   await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));
