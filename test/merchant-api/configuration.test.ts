@@ -178,7 +178,8 @@ describe('rail availability for staff', () => {
       observedStatus: 'OPERATIONAL',
       override: { status: 'CLOSED', reason: 'Panne MTN annoncée', setBy: admin.accountId },
     });
-    expect(list).toHaveLength(2 * 14);
+    // Every active rail (the seeded ones but MTN_MOMO_CG), both directions.
+    expect(list).toHaveLength(2 * 18);
 
     expect((await asAccount(h, admin.accessToken, 'DELETE', OVERRIDE)).status).toBe(204);
     expect(railOf(await configuration(live.key), 'MTN_MOMO_CM').payOut.availability).toBe('OPERATIONAL');

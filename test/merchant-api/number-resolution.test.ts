@@ -38,6 +38,10 @@ const VALID = [
   { number: '+256 772 000 100', country: undefined, e164: '+256772000100', at: 'UG', operator: null, rails: ['AIRTEL_MONEY_UG', 'MTN_MOMO_UG'] },
   { number: '0712 000 100', country: 'KE', e164: '+254712000100', at: 'KE', operator: null, rails: ['AIRTEL_MONEY_KE', 'MPESA_KE'] },
   { number: '+229 01 97 00 01 00', country: 'BJ', e164: '+2290197000100', at: 'BJ', operator: null, rails: ['MOOV_MONEY_BJ', 'MTN_MOMO_BJ'] },
+  { number: '096 1000100', country: 'ZM', e164: '+260961000100', at: 'ZM', operator: null, rails: ['MTN_MOMO_ZM'] },
+  { number: '+224 664 00 01 00', country: undefined, e164: '+224664000100', at: 'GN', operator: null, rails: ['MTN_MOMO_GN'] },
+  { number: '7600 0100', country: 'SZ', e164: '+26876000100', at: 'SZ', operator: null, rails: ['MTN_MOMO_SZ'] },
+  { number: '083 000 0100', country: 'ZA', e164: '+27830000100', at: 'ZA', operator: null, rails: ['MTN_MOMO_ZA'] },
 ];
 
 describe('POST /api/v1/numbers/resolve: valid numbers', () => {

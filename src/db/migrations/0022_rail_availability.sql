@@ -30,3 +30,16 @@ UPDATE "providers" SET "instructions_fr" = v.fr, "instructions_en" = v.en FROM (
 ('MOOV_MONEY_BJ', 'Composez *855# pour valider le paiement', 'Dial *855# to approve the payment'),
 ('MTN_MOMO_BJ', 'Composez *880# pour valider le paiement', 'Dial *880# to approve the payment')
 ) AS v(code, fr, en) WHERE "providers"."code" = v.code;
+--> statement-breakpoint
+-- MTN MoMo's other markets (connectors/mtn-momo/mtn-markets.ts). Limits are in each currency's
+-- base unit (ZMW, SZL and ZAR in hundredths; GNF has none) and are starting values for staff to
+-- adjust. Congo is seeded inactive: the hosted checkout offers every active rail of a currency, so
+-- an active Congolese XAF rail would be offered to Cameroonian payers; staff activate it for a
+-- deployment that serves Congo.
+INSERT INTO "providers" ("id", "code", "name", "operator", "type", "country", "currency", "min_amount", "max_amount", "fee_percentage", "fee_fixed", "ussd_hint", "instructions_fr", "instructions_en", "pending_timeout_seconds", "active", "created_at", "updated_at") VALUES
+('0b6c1f7e-0001-4000-8000-00000000000f', 'MTN_MOMO_CG', 'MTN Mobile Money Congo', 'MTN_MOMO', 'MOBILE_MONEY', 'CG', 'XAF', 100, 1000000, 1.500, 0, 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, false, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000010', 'MTN_MOMO_ZM', 'MTN Mobile Money Zambia', 'MTN_MOMO', 'MOBILE_MONEY', 'ZM', 'ZMW', 100, 1000000, 1.500, 0, 'Enter your MoMo PIN on the prompt', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000011', 'MTN_MOMO_GN', 'MTN Mobile Money Guinée', 'MTN_MOMO', 'MOBILE_MONEY', 'GN', 'GNF', 1000, 10000000, 1.500, 0, 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000012', 'MTN_MOMO_SZ', 'MTN Mobile Money Eswatini', 'MTN_MOMO', 'MOBILE_MONEY', 'SZ', 'SZL', 100, 1000000, 1.500, 0, 'Enter your MoMo PIN on the prompt', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000013', 'MTN_MOMO_ZA', 'MTN Mobile Money South Africa', 'MTN_MOMO', 'MOBILE_MONEY', 'ZA', 'ZAR', 100, 1000000, 1.500, 0, 'Enter your MoMo PIN on the prompt', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now())
+ON CONFLICT ("code") DO NOTHING;
