@@ -43,3 +43,11 @@ INSERT INTO "providers" ("id", "code", "name", "operator", "type", "country", "c
 ('0b6c1f7e-0001-4000-8000-000000000012', 'MTN_MOMO_SZ', 'MTN Mobile Money Eswatini', 'MTN_MOMO', 'MOBILE_MONEY', 'SZ', 'SZL', 100, 1000000, 1.500, 0, 'Enter your MoMo PIN on the prompt', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now()),
 ('0b6c1f7e-0001-4000-8000-000000000013', 'MTN_MOMO_ZA', 'MTN Mobile Money South Africa', 'MTN_MOMO', 'MOBILE_MONEY', 'ZA', 'ZAR', 100, 1000000, 1.500, 0, 'Enter your MoMo PIN on the prompt', 'Saisissez votre code PIN MoMo dans la fenêtre qui s''affiche', 'Enter your MoMo PIN on the prompt', 900, true, now(), now())
 ON CONFLICT ("code") DO NOTHING;
+--> statement-breakpoint
+-- Airtel Money's XAF markets (connectors/airtel-money). Seeded inactive for the same reason as
+-- MTN_MOMO_CG: the hosted checkout offers every active rail of a currency.
+INSERT INTO "providers" ("id", "code", "name", "operator", "type", "country", "currency", "min_amount", "max_amount", "fee_percentage", "fee_fixed", "ussd_hint", "instructions_fr", "instructions_en", "pending_timeout_seconds", "active", "created_at", "updated_at") VALUES
+('0b6c1f7e-0001-4000-8000-000000000014', 'AIRTEL_MONEY_CG', 'Airtel Money Congo', 'AIRTEL_MONEY', 'MOBILE_MONEY', 'CG', 'XAF', 100, 1000000, 1.500, 0, 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Enter your Airtel Money PIN on the prompt', 900, false, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000015', 'AIRTEL_MONEY_GA', 'Airtel Money Gabon', 'AIRTEL_MONEY', 'MOBILE_MONEY', 'GA', 'XAF', 100, 1000000, 1.500, 0, 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Enter your Airtel Money PIN on the prompt', 900, false, now(), now()),
+('0b6c1f7e-0001-4000-8000-000000000016', 'AIRTEL_MONEY_TD', 'Airtel Money Tchad', 'AIRTEL_MONEY', 'MOBILE_MONEY', 'TD', 'XAF', 100, 1000000, 1.500, 0, 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Saisissez votre code PIN Airtel Money dans la fenêtre qui s''affiche', 'Enter your Airtel Money PIN on the prompt', 900, false, now(), now())
+ON CONFLICT ("code") DO NOTHING;
