@@ -12,7 +12,8 @@
  * Outcomes by the last three digits of the number (fault modes): …101 `TF` (insufficient
  * funds), …102 `TA` first, `TS` after `ambiguousForMs` (the money waited), …103 `TIP` forever,
  * anything else `TS` after `decisionDelayMs`. `forgeHashes` signs callbacks with a wrong key.
- * `expireTokens()` makes every token issued so far expired (401 on its next use). Test and
+ * `expireTokens()` makes every token issued so far expired (401 on its next use);
+ * `GET /_simulator/public-key` gives the key to configure Kolo with. Test and
  * rehearsal tooling only: production code never imports it.
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
@@ -162,6 +163,8 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
     } catch {
       return sendJson(res, 400, refused('400', 'Malformed JSON'));
     }
+    // Rehearsal helper (not Airtel's): the key to set as AIRTEL_MONEY_PUBLIC_KEY.
+    if (req.method === 'GET' && path === '/_simulator/public-key') return sendJson(res, 200, { publicKey });
     if (req.method === 'POST' && path === '/auth/oauth2/token') {
       if (json.client_id !== options.clientId || json.client_secret !== options.clientSecret || json.grant_type !== 'client_credentials') {
         return sendJson(res, 401, { error: 'invalid_client', error_description: 'Invalid client credentials' });
