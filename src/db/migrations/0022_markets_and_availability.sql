@@ -1,3 +1,5 @@
+-- Rails' customer instructions in French and English, staff overrides of rail availability
+-- (rails/availability.ts), and the rails of MTN's and Airtel's other markets.
 CREATE TABLE "rail_availability_overrides" (
 	"provider_code" text NOT NULL,
 	"direction" text NOT NULL,
