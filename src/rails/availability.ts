@@ -5,7 +5,8 @@
  * keys reach follows its own traffic only).
  *
  * Over the last `AVAILABILITY_WINDOW_MS`, among the transactions of the rail and direction that
- * were sent to the operator (in one environment: TEST traffic reaches the sandbox only):
+ * were sent to the operator, and the hosted checkout's attempts (pay-ins) on the rail, in one
+ * environment (TEST traffic reaches the sandbox only):
  * - errors: those whose initiation got no definite answer (time-out, reset, 5xx: `UNKNOWN`) or
  *   that failed for the operator's sake (`PROVIDER_UNAVAILABLE`, `PROVIDER_ERROR`, `TIMEOUT`);
  * - slow: those that took more than `SLOW_AFTER_MS` from initiation to a final status, or are
@@ -19,6 +20,7 @@ import { and, eq, gte, isNotNull, sql } from 'drizzle-orm';
 import type { Environment } from '../connectors/registry.ts';
 import type { AuditActor } from '../dashboard/audit.ts';
 import { recordAudit } from '../dashboard/audit.ts';
+import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { providers, railAvailabilityOverrides, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -84,7 +86,8 @@ const key = (code: string, direction: string) => `${code} ${direction}`;
 /**
  * The availability of every rail in `codes`, both directions, in `environment`, at the clock's
  * now: one grouped read of the window's transactions (by `transactions_created_idx`: a
- * transaction is sent soon after it is created) and one of the overrides.
+ * transaction is sent soon after it is created), one of its checkout attempts (by
+ * `checkout_attempts_created_idx`) and one of the overrides.
  */
 export async function railAvailabilities(services: Pick<Services, 'db' | 'clock'>, environment: Environment, codes: readonly string[]): Promise<RailAvailability[]> {
   if (codes.length === 0) return [];
@@ -111,7 +114,31 @@ export async function railAvailabilities(services: Pick<Services, 'db' | 'clock'
       ),
     )
     .groupBy(transactions.paymentMethod, transactions.direction);
-  const traffic = new Map(rows.map((r) => [key(r.code!, r.direction), { sampleSize: r.sampleSize, errorCount: r.errorCount, slowCount: r.slowCount }]));
+  // The hosted checkout's attempts: each is a pay-in sent to the operator (the checkout's own row is not).
+  const attemptRows = await services.db
+    .select({
+      code: checkoutAttempts.railCode,
+      sampleSize: sql<number>`count(*)::int`,
+      errorCount: sql<number>`(count(*) filter (where ${checkoutAttempts.initiationOutcome} = 'UNKNOWN' or ${checkoutAttempts.failureCode} in (${faults})))::int`,
+      slowCount: sql<number>`(count(*) filter (where (${checkoutAttempts.status} <> 'PENDING' and ${checkoutAttempts.completedAt} - ${checkoutAttempts.initiatedAt} > make_interval(secs => ${SLOW_AFTER_MS / 1000})) or (${checkoutAttempts.status} = 'PENDING' and ${checkoutAttempts.initiatedAt} < ${slowBefore})))::int`,
+    })
+    .from(checkoutAttempts)
+    .innerJoin(transactions, eq(transactions.id, checkoutAttempts.transactionId))
+    .where(
+      and(
+        gte(checkoutAttempts.createdAt, since),
+        gte(checkoutAttempts.initiatedAt, since),
+        eq(transactions.environment, environment),
+        sql`${checkoutAttempts.railCode} in (${sql.join(codes.map((c) => sql`${c}`), sql`, `)})`,
+      ),
+    )
+    .groupBy(checkoutAttempts.railCode);
+  const traffic = new Map<string, ObservedTraffic>();
+  for (const r of [...rows.map((row) => ({ ...row, code: row.code! })), ...attemptRows.map((row) => ({ ...row, direction: 'PAY_IN' }))]) {
+    const k = key(r.code, r.direction);
+    const seen = traffic.get(k) ?? { sampleSize: 0, errorCount: 0, slowCount: 0 };
+    traffic.set(k, { sampleSize: seen.sampleSize + r.sampleSize, errorCount: seen.errorCount + r.errorCount, slowCount: seen.slowCount + r.slowCount });
+  }
   // Staff speak of the operators: their word is LIVE's, never the sandbox's.
   const overrideRows = environment === 'LIVE' ? await services.db.select().from(railAvailabilityOverrides) : [];
   const overrides = new Map(overrideRows.map((o) => [key(o.providerCode, o.direction), o]));

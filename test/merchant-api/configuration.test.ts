@@ -16,6 +16,7 @@ import { mtnEnv } from '../helpers/live.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { describeApiKeySecurity } from '../helpers/security-suite.ts';
 import { settle } from '../helpers/webhooks.ts';
+import { createCheckout, formClient } from '../helpers/checkout.ts';
 
 const PATH = '/api/v1/configuration';
 
@@ -137,6 +138,18 @@ describe('GET /api/v1/configuration: availability from the traffic', () => {
     await charges(t, '003', 2);
     h.clock.advance(2 * 60_000);
     expect(railOf(await configuration(t.key), 'MTN_MOMO_CM').payIn.availability).toBe('DELAYED');
+  });
+
+  it("counts the hosted checkout's attempts: five attempts that get no answer close the rail for pay-ins", async () => {
+    freshWindow();
+    const t = await h.createTenant();
+    for (let i = 0; i < 5; i += 1) {
+      const c = await createCheckout(h, t, { merchantReference: `ATTEMPT-${i}` });
+      const b = formClient(h);
+      const page = await b.get(c.path);
+      expect((await b.post(`${c.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000197' })).status).toBe(303);
+    }
+    expect(railOf(await configuration(t.key), 'MTN_MOMO_CM').payIn.availability).toBe('CLOSED');
   });
 
   it('computes each boundary on both sides', () => {

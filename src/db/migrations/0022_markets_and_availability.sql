@@ -1,5 +1,6 @@
 -- Rails' customer instructions in French and English, staff overrides of rail availability
--- (rails/availability.ts), and the rails of MTN's and Airtel's other markets.
+-- (rails/availability.ts) and the index it reads attempts by, and the rails of MTN's and
+-- Airtel's other markets.
 CREATE TABLE "rail_availability_overrides" (
 	"provider_code" text NOT NULL,
 	"direction" text NOT NULL,
@@ -15,6 +16,7 @@ CREATE TABLE "rail_availability_overrides" (
 ALTER TABLE "providers" ADD COLUMN "instructions_fr" text;--> statement-breakpoint
 ALTER TABLE "providers" ADD COLUMN "instructions_en" text;--> statement-breakpoint
 ALTER TABLE "rail_availability_overrides" ADD CONSTRAINT "rail_availability_overrides_set_by_accounts_id_fk" FOREIGN KEY ("set_by") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "checkout_attempts_created_idx" ON "checkout_attempts" USING btree ("created_at");--> statement-breakpoint
 -- Each seeded rail's customer instructions in French and in English (the USSD codes of ussd_hint).
 UPDATE "providers" SET "instructions_fr" = v.fr, "instructions_en" = v.en FROM (VALUES
 ('MTN_MOMO_CM', 'Composez *126# pour valider le paiement', 'Dial *126# to approve the payment'),
