@@ -190,3 +190,12 @@ export async function clearAvailabilityOverride(services: Services, actor: Audit
   if (deleted.length === 0) throw new ApiError('RESOURCE_NOT_FOUND');
   await recordAudit(services, actor, { action: 'RAIL_AVAILABILITY_CLEARED', targetType: 'PROVIDER', targetId: providerCode, before: { direction, status: deleted[0]!.status } });
 }
+
+/**
+ * True when `code` is CLOSED for `direction` in `environment` now (computed or set by staff):
+ * the check a new charge passes (`payments/create-charge.ts`, which then answers RAIL_CLOSED).
+ */
+export async function isRailClosed(services: Pick<Services, 'db' | 'clock'>, environment: Environment, code: string, direction: RailDirection): Promise<boolean> {
+  const [availability] = (await railAvailabilities(services, environment, [code])).filter((a) => a.direction === direction);
+  return availability?.status === 'CLOSED';
+}

@@ -21,6 +21,7 @@ export {
   CLOSED_ERROR_SHARE,
   DELAYED_ERROR_SHARE,
   DELAYED_SLOW_SHARE,
+  isRailClosed,
   liveRailAvailabilities,
   observedStatus,
   RAIL_DIRECTIONS,

@@ -13,7 +13,7 @@ import { AVAILABILITY_WINDOW_MS, observedStatus } from '../../src/rails/index.ts
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { mtnEnv } from '../helpers/live.ts';
-import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
+import { countTransactions, expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { describeApiKeySecurity } from '../helpers/security-suite.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
@@ -197,6 +197,18 @@ describe('rail availability for staff', () => {
     expect((await asAccount(h, admin.accessToken, 'DELETE', OVERRIDE)).status).toBe(204);
     expect(railOf(await configuration(live.key), 'MTN_MOMO_CM').payOut.availability).toBe('OPERATIONAL');
     expectError(await asAccount(h, admin.accessToken, 'DELETE', OVERRIDE), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('refuses new LIVE charges on a rail closed for pay-ins with 503 RAIL_CLOSED, writing nothing; TEST keys still charge', async () => {
+    const close = await asAccount(h, admin.accessToken, 'PUT', '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_IN', { body: { status: 'CLOSED' } });
+    expect(close.status).toBe(204);
+    const body = { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000001' };
+    const refused = await h.request('POST', '/api/v1/pay-in/charge', { key: live.key, body });
+    expectError(refused, 503, 'RAIL_CLOSED');
+    expect(refused.json.message).toMatch(/fermé/);
+    expect(await countTransactions(h, live.applicationId)).toBe(0);
+    expectSuccess(await h.request('POST', '/api/v1/pay-in/charge', { key: (await h.createTenant()).key, body }), 201);
+    expect((await asAccount(h, admin.accessToken, 'DELETE', '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_IN')).status).toBe(204);
   });
 
   it('refuses an override from SUPPORT and merchants, the list to merchants, and an unknown rail or status', async () => {
