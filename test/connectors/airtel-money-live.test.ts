@@ -131,14 +131,16 @@ describe('Airtel Money token and pay-out', () => {
     // 160 s later the token has 20 s left, under the 30 s margin: a new one before the next call.
     h.clock.advance(160_000);
     const pushesBefore = sim.requests.filter((r) => r.path === '/merchant/v1/payments/').length;
+    const pushesSince = () => sim.requests.filter((r) => r.path === '/merchant/v1/payments/').slice(pushesBefore);
     const second = await charge('242051000005');
+    await waitUntil('the second push', () => pushesSince().length === 1);
     expect(sim.tokensIssued()).toBe(issued + 1);
     // Airtel revokes it early: the 401 is answered by one renewal and one resend of the same push.
     sim.expireTokens();
     const third = await charge('242051000006');
+    await waitUntil('the third push and its resend', () => pushesSince().length === 3);
     expect(sim.tokensIssued()).toBe(issued + 2);
-    const pushes = sim.requests.filter((r) => r.path === '/merchant/v1/payments/').slice(pushesBefore);
-    expect(pushes.map((r) => JSON.parse(r.body).transaction.id)).toEqual([second, third, third]);
+    expect(pushesSince().map((r) => JSON.parse(r.body).transaction.id)).toEqual([second, third, third]);
     await waitUntil('both to settle', async () => (await rowOf(h, second)).status === 'SUCCESS' && (await rowOf(h, third)).status === 'SUCCESS');
     expect(sim.moved().filter((m) => m.reference === third)).toHaveLength(1);
     await expectLedgerBalanced(h.services.db);
@@ -149,6 +151,7 @@ describe('Airtel Money token and pay-out', () => {
       await h.request('POST', PATHS.transfer, { key: t.key, body: { amount: 2000, currency: 'XAF', paymentMethod: 'AIRTEL_MONEY_CG', beneficiaryAccount: '242051000007', beneficiaryName: 'Awa' } }),
       201,
     ).reference as string;
+    await waitUntil('the disbursement', () => sim.requests.some((r) => r.path === '/standard/v1/disbursements/'));
     const sent = sim.requests.find((r) => r.path === '/standard/v1/disbursements/')!;
     const body = JSON.parse(sent.body);
     expect(body).toMatchObject({ payee: { msisdn: '051000007' }, reference: transfer, transaction: { amount: 2000, id: transfer } });
