@@ -67,6 +67,8 @@ export const checkoutAttempts = pgTable(
     uniqueIndex('checkout_attempts_one_success').on(t.transactionId).where(sql`${t.status} = 'SUCCEEDED'`),
     uniqueIndex('checkout_attempts_callback_token_key').on(t.callbackToken),
     index('checkout_attempts_tx_idx').on(t.transactionId, t.createdAt),
+    // Rail availability reads the last minutes' attempts (rails/availability.ts).
+    index('checkout_attempts_created_idx').on(t.createdAt),
     // The poller's claim of due attempts in flight (status-poller.ts): cost independent of history.
     index('checkout_attempts_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('checkout_attempts_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),

@@ -11,6 +11,7 @@ import {
   bigint,
   bigserial,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -147,12 +148,38 @@ export const providers = pgTable(
     /** Seconds a pay-in's net amount stays pending before it becomes available (0: at once). */
     settlementDelaySeconds: integer('settlement_delay_seconds').notNull().default(0),
     ussdHint: text('ussd_hint'),
+    /** What the customer does to approve a pay-in, in French and in English (null: `ussdHint` stands for both). */
+    instructionsFr: text('instructions_fr'),
+    instructionsEn: text('instructions_en'),
     pendingTimeoutSeconds: integer('pending_timeout_seconds').notNull().default(900),
     active: boolean('active').notNull().default(true),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [uniqueIndex('providers_code_key').on(t.code)],
+);
+
+/**
+ * Staff's word on a rail's availability for one direction (PAY_IN or PAY_OUT): OPERATIONAL,
+ * DELAYED or CLOSED, which replaces the status Kolo computes from its own traffic until it is
+ * removed (`rails/availability.ts`). At most one per rail and direction.
+ */
+export const railAvailabilityOverrides = pgTable(
+  'rail_availability_overrides',
+  {
+    providerCode: text('provider_code').notNull(),
+    direction: text('direction').notNull(),
+    status: text('status').notNull(),
+    /** Why, in the staff member's words (shown to staff only). */
+    reason: text('reason'),
+    setBy: uuid('set_by').references(() => accounts.id),
+    setAt: ts('set_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.providerCode, t.direction] }),
+    check('rail_availability_overrides_status_check', sql`${t.status} in ('OPERATIONAL', 'DELAYED', 'CLOSED')`),
+    check('rail_availability_overrides_direction_check', sql`${t.direction} in ('PAY_IN', 'PAY_OUT')`),
+  ],
 );
 
 /**

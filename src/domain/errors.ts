@@ -118,6 +118,10 @@ export const ERRORS = {
   TOO_MANY_REQUESTS: { status: 429, message: 'Trop de requêtes. Réessayez plus tard.' },
   INTERNAL_SERVER_ERROR: { status: 500, message: 'Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service momentanément indisponible. Réessayez plus tard.' },
+  RAIL_CLOSED: {
+    status: 503,
+    message: "Ce moyen de paiement est fermé pour le moment (l'opérateur ne répond plus). Réessayez plus tard ou proposez-en un autre.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the service's error codes. */

@@ -47,3 +47,92 @@ const ACCOUNT_MASK = '••••';
 export function maskAccountNumber(account: string): string {
   return account.length <= 4 ? ACCOUNT_MASK : `${ACCOUNT_MASK}${account.slice(-4)}`;
 }
+
+/** Why a number given to number resolution is not a usable mobile number. */
+export type PhoneNumberProblem =
+  /** Not shaped like a phone number (letters, too short, too long). */
+  | 'NOT_A_NUMBER'
+  /** A national form (leading 0, or no country code) with no country to read it in. */
+  | 'COUNTRY_REQUIRED'
+  /** Not a valid number of any country (or of the country given). */
+  | 'INVALID_NUMBER'
+  /** Valid, but of another country than the one given. */
+  | 'COUNTRY_MISMATCH'
+  /** Valid, but not a mobile number (fixed line, toll-free…): no wallet is attached to it. */
+  | 'NOT_MOBILE'
+  /** A Beninese number of the 8-digit plan, retired on 30 November 2024 (its 10-digit form is suggested). */
+  | 'BENIN_OLD_NUMBER_PLAN';
+
+/** A number read by `readPhoneNumber`: its E.164 form and country, or why it is not usable. */
+export type PhoneNumberReading =
+  | { kind: 'VALID'; e164: string; msisdn: string; country: string; nationalNumber: string }
+  | { kind: 'INVALID'; problem: PhoneNumberProblem; country: string | null; suggestedE164: string | null };
+
+/** Benin's calling code, and the prefix its 10-digit plan put before every old 8-digit number. */
+const BENIN_CALLING_CODE = '229';
+const BENIN_NEW_PREFIX = '01';
+
+/**
+ * Reads `input` in any common form — `+237 6 77 00 01 00`, `00237677000100`, `237677000100`, or
+ * the national form (`0700000000`, `677000100`) when `country` (ISO 3166 alpha-2) is given — and
+ * answers its E.164 form, MSISDN (E.164 digits), country and national significant number, or the
+ * problem. Validity and number types are libphonenumber-js's (Google libphonenumber metadata).
+ * Benin's numbers went from 8 to 10 digits on 30 November 2024 by putting `01` in front of the old
+ * number (ARCEP Bénin): an old 8-digit number is refused with its new form suggested.
+ */
+export function readPhoneNumber(input: string, country: string | null): PhoneNumberReading {
+  const trimmed = input.trim();
+  const invalid = (problem: PhoneNumberProblem, at: string | null = country, suggestedE164: string | null = null): PhoneNumberReading => ({
+    kind: 'INVALID',
+    problem,
+    country: at,
+    suggestedE164,
+  });
+  if (!SHAPE.test(trimmed)) return invalid('NOT_A_NUMBER');
+  const digits = trimmed.replace(/\D/g, '');
+  const isInternational = trimmed.startsWith('+') || trimmed.startsWith('00');
+  const international = trimmed.startsWith('+') ? digits : trimmed.startsWith('00') ? digits.slice(2) : null;
+
+  // Benin's retired plan, in its international form or as 8 national digits read in Benin.
+  const beninOld =
+    international !== null
+      ? international.startsWith(BENIN_CALLING_CODE) && international.length === BENIN_CALLING_CODE.length + 8
+        ? international.slice(BENIN_CALLING_CODE.length)
+        : null
+      : country === 'BJ'
+        ? digits.length === 8
+          ? digits
+          : digits.length === 11 && digits.startsWith(BENIN_CALLING_CODE)
+            ? digits.slice(3)
+            : null
+        : null;
+  if (beninOld !== null) {
+    const suggestion = parsePhoneNumberFromString(`+${BENIN_CALLING_CODE}${BENIN_NEW_PREFIX}${beninOld}`);
+    return invalid('BENIN_OLD_NUMBER_PLAN', 'BJ', suggestion?.isValid() ? suggestion.number : null);
+  }
+
+  let parsed;
+  if (isInternational) {
+    parsed = parsePhoneNumberFromString(`+${international}`);
+  } else if (country !== null) {
+    if (!isSupportedCountry(country)) return invalid('INVALID_NUMBER');
+    parsed = parsePhoneNumberFromString(trimmed, country as CountryCode);
+    // The country's calling code typed without `+` (`237677000100`), as existing integrations send.
+    const withCode = parsePhoneNumberFromString(`+${digits}`);
+    if ((!parsed || !parsed.isValid()) && withCode?.isValid() && withCode.country === country) parsed = withCode;
+  } else {
+    parsed = parsePhoneNumberFromString(`+${digits}`);
+    if (!parsed || !parsed.isValid()) return invalid(digits.startsWith('0') ? 'COUNTRY_REQUIRED' : 'INVALID_NUMBER');
+  }
+  if (!parsed || !parsed.isValid() || !parsed.country) return invalid('INVALID_NUMBER', country ?? parsed?.country ?? null);
+  if (country !== null && parsed.country !== country) return invalid('COUNTRY_MISMATCH', parsed.country);
+  const type = parsed.getType();
+  if (type !== undefined && type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE') return invalid('NOT_MOBILE', parsed.country);
+  return {
+    kind: 'VALID',
+    e164: parsed.number,
+    msisdn: parsed.number.slice(1),
+    country: parsed.country,
+    nationalNumber: String(parsed.nationalNumber),
+  };
+}

@@ -18,6 +18,8 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { merchantReadRoutes } from './routes/merchant-reads.ts';
+import { railRoutes } from './routes/rails.ts';
+import { dashboardRailRoutes } from './routes/dashboard-rails.ts';
 import { eventRoutes } from './routes/events.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
 import { dashboardWebhookRoutes } from './routes/dashboard-webhooks.ts';
@@ -154,6 +156,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => paymentRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => merchantReadRoutes(scope, services));
+  await app.register(async (scope) => railRoutes(scope, services));
   await app.register(async (scope) => eventRoutes(scope, services));
   await app.register(async (scope) => callbackRoutes(scope, services));
   await app.register(async (scope) => dashboardWebhookRoutes(scope, services));
@@ -163,6 +166,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAppRoutes(scope, services));
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   await app.register(async (scope) => dashboardReconciliationRoutes(scope, services));
+  await app.register(async (scope) => dashboardRailRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
   await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));

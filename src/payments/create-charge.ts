@@ -16,6 +16,7 @@ import { firstPollAt, initiateTransaction, prepareBeforeInsert } from './initiat
 import { insertPayInOnce } from './insert-transaction.ts';
 import { countCreated } from '../metrics/transaction-metrics.ts';
 import { resolveRailFor } from './rails.ts';
+import { isRailClosed } from '../rails/index.ts';
 
 /** Validated body of the direct charge. `idempotencyKey` may also come from the header. */
 export interface ChargeInput {
@@ -65,6 +66,9 @@ export async function createCharge(
     applicationCurrency: auth.currency,
     environment: auth.environment,
   });
+  // A LIVE charge on a rail whose operator stopped answering (or that staff closed) is refused
+  // before anything is written; TEST keys reach the sandbox, which is never closed to them.
+  if (auth.environment === 'LIVE' && (await isRailClosed(services, 'LIVE', rail.code, 'PAY_IN'))) throw new ApiError('RAIL_CLOSED');
   const payerAccount = normalizeMsisdn(input.payerAccount, rail.country);
   if (!payerAccount) throw validationError({ payerAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const now = services.clock.now();

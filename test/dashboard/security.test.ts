@@ -53,6 +53,9 @@ const routes: ProtectedRoute[] = [
   { method: 'PUT', path: '/api/v1/admin/providers/{id}', scope: 'ADMIN', write: true, body: provider },
   { method: 'PATCH', path: '/api/v1/admin/providers/{id}/toggle', scope: 'ADMIN', write: true },
   { method: 'GET', path: '/api/v1/admin/audit-log', scope: 'ADMIN', write: false },
+  { method: 'GET', path: '/api/v1/admin/rails/availability', scope: 'STAFF_READ', write: false },
+  { method: 'PUT', path: '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_OUT', scope: 'ADMIN', write: true, body: { status: 'DELAYED' } },
+  { method: 'DELETE', path: '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_OUT', scope: 'ADMIN', write: true },
   // Money: balances, refunds, money settings, fee overrides, withdrawals.
   { method: 'GET', path: '/api/v1/merchants/balance', scope: 'ANY_ACCOUNT', write: false },
   { method: 'GET', path: '/api/v1/merchants/dashboard', scope: 'ANY_ACCOUNT', write: false },

@@ -16,6 +16,7 @@
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
  */
+import { setAvailabilityOverride } from '../../src/rails/index.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -490,6 +491,7 @@ describe('the dashboard in Chromium', () => {
 
   it('staff: SUPPORT reads the merchants and rails without any write button', async () => {
     await createAccount(h.services, { fullName: 'Support Kolo', email: 'support@kolo.test', password: 'mot-de-passe-support', role: 'SUPPORT', status: 'ACTIVE', emailVerified: true });
+    await setAvailabilityOverride(h.services, { actorId: null, actorRole: 'ADMIN', clientIp: null }, { providerCode: 'MTN_MOMO_CM', direction: 'PAY_OUT', status: 'DELAYED' });
     const page = await newPage();
     await page.goto(`${h.baseUrl}/app/`);
     await page.getByLabel('Adresse e-mail').fill('support@kolo.test');
@@ -513,6 +515,10 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
     await page.getByText('MTN_MOMO_CM', { exact: false }).first().waitFor();
     expect(await page.getByRole('button', { name: /^(Activer|Désactiver|Modifier) / }).count()).toBe(0);
+    // Each rail's LIVE availability, as computed or as staff set it.
+    const mtn = page.getByRole('listitem').filter({ hasText: 'MTN_MOMO_CM' });
+    await mtn.getByText('Disponibilité en LIVE : paiements opérationnel, virements ralenti (fixé par le personnel)').waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'ORANGE_MONEY_CM' }).getByText('Disponibilité en LIVE : paiements opérationnel, virements opérationnel').waitFor();
     await screen(page, '24-support-rails');
     // A staff member's language is theirs too: English in the next browser after login.
     await page.getByLabel('Langue').selectOption('en');

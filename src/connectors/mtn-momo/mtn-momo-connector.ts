@@ -7,7 +7,7 @@
  * never sent (`NOT_SENT`). The wire format lives in `mtn-transformers.ts`.
  */
 import type { Clock } from '../../domain/clock.ts';
-import type { MtnMomoConfig } from './mtn-momo-config.ts';
+import type { MtnMomoMarketSettings } from './mtn-momo-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
 import {
   basicAuth,
@@ -34,7 +34,8 @@ import {
 
 /** Dependencies of the MTN connector. `uuid` must return UUIDv4 (MTN refuses anything else). */
 export interface MtnMomoOptions {
-  config: MtnMomoConfig;
+  /** The one market this connector serves (its rail, target environment and credentials). */
+  config: MtnMomoMarketSettings;
   fetch: FetchFn;
   clock: Clock;
   uuid: () => string;

@@ -109,7 +109,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
             message: 'Paiement initié.',
             data: EXAMPLE_CHARGE_CREATED,
           }),
-          ...errorResponses(...CREATION_ERRORS),
+          ...errorResponses(...CREATION_ERRORS, 'RAIL_CLOSED'),
         },
       },
     },

@@ -18,6 +18,7 @@
  * `simulator-http.ts` apply; `moved()` lists the money moved.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { MTN_MARKETS } from '../mtn-markets.ts';
 import type http from 'node:http';
 import {
   answerFault,
@@ -101,17 +102,14 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   nowMs: () => Date.now(),
 };
 
-/** Market currency per target environment; `sandbox` is EUR only. */
+/**
+ * Market currency per target environment (`mtn-markets.ts`, plus Rwanda's from SDK code);
+ * `sandbox` is EUR only. A request in another currency is refused as MTN refuses it.
+ */
 const ENVIRONMENT_CURRENCY: Record<string, string> = {
   sandbox: 'EUR',
-  mtncameroon: 'XAF',
-  mtnivorycoast: 'XOF',
-  mtnbenin: 'XOF',
-  mtncongo: 'XAF',
-  mtnuganda: 'UGX',
-  mtnghana: 'GHS',
-  mtnzambia: 'ZMW',
   mtnrwanda: 'RWF',
+  ...Object.fromEntries(MTN_MARKETS.map((m) => [m.targetEnvironment, m.currency])),
 };
 
 type Product = 'collection' | 'disbursement';
@@ -224,9 +222,21 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 /** Characters MTN refuses in messages and notes (an apostrophe, among others, gives 400). */
 const FORBIDDEN_NOTE_CHARS = /['"<>&\\]/;
 
-/** Starts the simulator. `overrides` are merged over `MTN_SIM_DEFAULTS`. */
-export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> = {}): Promise<MtnSimulator> {
-  const options: MtnSimulatorOptions = { ...MTN_SIM_DEFAULTS, ...overrides, latencyMs: { ...NO_LATENCY, ...overrides.latencyMs } };
+/**
+ * Starts the simulator. `overrides` are merged over `MTN_SIM_DEFAULTS`; `market` (a country of
+ * `MTN_MARKETS`, e.g. `UG`) makes it one market's: it accepts that market's
+ * `X-Target-Environment` only (and so that market's currency only), as each market's API does.
+ */
+export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> & { market?: string } = {}): Promise<MtnSimulator> {
+  const { market: country, ...rest } = overrides;
+  const market = country === undefined ? null : MTN_MARKETS.find((m) => m.country === country);
+  if (market === undefined) throw new Error(`unknown MTN market ${country}`);
+  const options: MtnSimulatorOptions = {
+    ...MTN_SIM_DEFAULTS,
+    ...(market ? { targetEnvironments: [market.targetEnvironment] } : {}),
+    ...rest,
+    latencyMs: { ...NO_LATENCY, ...rest.latencyMs },
+  };
   const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
   /** Sandbox API users provisioned through `/v1_0/apiuser`, by id. */
   const apiUsers = new Map<string, { product: Product; providerCallbackHost: string; apiKey: string | null }>();

@@ -40,3 +40,12 @@ export function useUpdateRail(id: string, options?: MutationHookOptions<Rail, Ra
     },
   });
 }
+
+export type RailAvailability = ApiData<'/api/v1/admin/rails/availability'>[number];
+
+export const railAvailabilityQueryKeys = queryKeysFactory<'rail-availability'>('rail-availability');
+
+/** Every active rail's LIVE availability, per direction (staff). */
+export function useRailAvailability(options?: QueryHookOptions<RailAvailability[]>) {
+  return useQuery({ ...options, queryKey: railAvailabilityQueryKeys.list(), queryFn: () => unwrap(api.GET('/api/v1/admin/rails/availability')) });
+}

@@ -1,8 +1,11 @@
-/** Staff: the payment rails (limits, fees, active); ADMIN turns one on or off and edits its limits and fees. */
+/**
+ * Staff: the payment rails (limits, fees, active, LIVE availability per direction); ADMIN turns one
+ * on or off and edits its limits and fees.
+ */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../auth/session';
-import { useAdminRails, useToggleRail } from '../../hooks/api/admin-rails';
+import { useAdminRails, useRailAvailability, useToggleRail, type RailAvailability } from '../../hooks/api/admin-rails';
 import { ErrorBox, Money, QueryView, StatusBadge } from '../../ui';
 import { RailForm } from './RailForm';
 
@@ -13,11 +16,25 @@ export default function Rails() {
   const [editing, setEditing] = useState<string | null>(null);
   const rails = useAdminRails();
   const toggle = useToggleRail();
+  const availability = useRailAvailability();
+  const words: Record<string, string> = {
+    OPERATIONAL: t('admin.availabilityOperational'),
+    DELAYED: t('admin.availabilityDelayed'),
+    CLOSED: t('admin.availabilityClosed'),
+  };
+  /** One direction's availability as words, saying when staff set it; null until known (inactive rails have none). */
+  const availabilityText = (code: string, direction: RailAvailability['direction']): string | null => {
+    const found = availability.data?.find((a) => a.providerCode === code && a.direction === direction);
+    if (!found) return null;
+    const word = words[found.status] ?? found.status;
+    return found.source === 'OVERRIDE' ? t('admin.availabilityOverride', { status: word }) : word;
+  };
   return (
     <>
       <h1>{t('admin.rails')}</h1>
       {!isAdmin && <p className="muted">{t('admin.readOnly')}</p>}
       {toggle.error && <ErrorBox error={toggle.error} />}
+      {availability.error && <ErrorBox error={availability.error} onRetry={() => void availability.refetch()} />}
       <QueryView query={rails}>
         {(list) => (
           <ul className="rows">
@@ -35,6 +52,11 @@ export default function Rails() {
                     <span className="muted">
                       {t('admin.fees', { payIn: `${rail.feePercentage} % + ${rail.feeFixed}`, payOut: `${rail.payOutFeePercentage} % + ${rail.payOutFeeFixed}` })}
                     </span>
+                    {availabilityText(rail.code, 'PAY_IN') !== null && (
+                      <span className="muted">
+                        {t('admin.availability', { payIn: availabilityText(rail.code, 'PAY_IN'), payOut: availabilityText(rail.code, 'PAY_OUT') })}
+                      </span>
+                    )}
                   </span>
                   <span className="row-side">
                     <StatusBadge status={rail.active ? 'ACTIVE' : 'INACTIVE'} />

@@ -1,0 +1,126 @@
+/**
+ * Airtel Money (Airtel Africa Open API) connector: the plumbing. One bearer token for the
+ * application (`POST /auth/oauth2/token`, client credentials), which Airtel gives for 180 s: it is
+ * renewed 30 s before it runs out, and once on a 401. Every call carries `X-Country` and
+ * `X-Currency` of the rail. Our reference is Airtel's `transaction.id`, so an enquiry can always
+ * name it (callbacks: `airtel-money-operator.ts`). The wire format lives in `airtel-transformers.ts`.
+ */
+import type { Clock } from '../../domain/clock.ts';
+import { nationalNumber } from '../../domain/msisdn.ts';
+import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import { callOperator, createTokenCache, maskSecret, stringField, untilAborted, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
+import type { AirtelMoneyConfig } from './airtel-money-config.ts';
+import {
+  airtelCollectionCall,
+  airtelDisbursementCall,
+  airtelEnquiryCall,
+  airtelInitiateResult,
+  airtelStatusResult,
+  encryptAirtelPin,
+  type AirtelCall,
+} from './airtel-transformers.ts';
+
+/** Dependencies of the Airtel connector. */
+export interface AirtelMoneyOptions {
+  config: AirtelMoneyConfig;
+  fetch: FetchFn;
+  clock: Clock;
+  /** Per-call timeout, milliseconds. */
+  timeoutMs: number;
+  /** Optional warning sink (never given secrets). */
+  warn?: ((fields: Record<string, unknown>, message: string) => void) | undefined;
+}
+
+/** Renewal margin before a token's expiry: Airtel's tokens last 180 s, so a request never carries one about to lapse. */
+export const AIRTEL_TOKEN_MARGIN_MS = 30_000;
+
+type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
+type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
+
+/** Creates the Airtel Money connector, serving every configured country's rail. */
+export function createAirtelMoneyConnector(options: AirtelMoneyOptions): Connector {
+  const { config, timeoutMs } = options;
+  const tokens = createTokenCache<TokenError>(
+    () => options.clock.now().getTime(),
+    AIRTEL_TOKEN_MARGIN_MS,
+    async () => {
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: 'POST',
+          url: `${config.baseUrl}/auth/oauth2/token`,
+          headers: { 'Content-Type': 'application/json', Accept: '*/*' },
+          body: JSON.stringify({ client_id: config.clientId, client_secret: config.clientSecret, grant_type: 'client_credentials' }),
+        },
+        timeoutMs,
+      );
+      if (answer.kind === 'UNREACHABLE') return answer;
+      const token = stringField(answer.json, 'access_token');
+      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
+      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 180 };
+      const detail = `Airtel token: HTTP ${answer.status}`;
+      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
+    },
+  );
+
+  /** Sends `call` with the bearer token; on a 401 (request not processed), renews it once and resends. */
+  async function send(call: AirtelCall, signal: AbortSignal): Promise<Sent> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = await untilAborted(tokens.get('app', attempt > 0), signal, 'Airtel token');
+      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
+      const answer = await callOperator(
+        options.fetch,
+        {
+          method: call.method,
+          url: `${config.baseUrl}${call.path}`,
+          headers: { 'Content-Type': 'application/json', Accept: '*/*', 'X-Country': call.country, 'X-Currency': call.currency, Authorization: `Bearer ${token.token}` },
+          body: call.body,
+        },
+        timeoutMs,
+        signal,
+      );
+      if (answer.kind !== 'RESPONSE') return answer;
+      if (answer.status === 401 && attempt === 0) continue;
+      return answer;
+    }
+    throw new Error('unreachable: the loop returns on its second pass');
+  }
+
+  return {
+    operator: 'AIRTEL_MONEY',
+    preparesLocally: true,
+
+    async prepare(request): Promise<PrepareResult> {
+      // Airtel's transaction.id is ours: our reference, known before Airtel hears of it.
+      return { kind: 'PREPARED', operatorReference: request.reference };
+    },
+
+    async initiate(request, signal): Promise<InitiateResult> {
+      // Airtel takes the national significant number, without the country code (`05…` in Congo).
+      const msisdn = nationalNumber(request.msisdn, request.rail.country);
+      const common = { id: request.operatorReference, reference: request.reference, msisdn, amount: request.amount, country: request.rail.country, currency: request.currency };
+      const call = request.direction === 'PAY_IN' ? airtelCollectionCall(common) : airtelDisbursementCall({ ...common, encryptedPin: encryptAirtelPin(config.pin, config.publicKey) });
+      const answer = await send(call, signal);
+      if (answer.kind === 'UNREACHABLE' || answer.kind === 'NOT_SENT') return answer;
+      if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+      return airtelInitiateResult(answer.status, answer.json, request.operatorReference);
+    },
+
+    async getStatus(query, signal): Promise<StatusResult> {
+      if (!query.operatorReference) return { kind: 'NOT_FOUND' };
+      const answer = await send(airtelEnquiryCall(query.direction, query.operatorReference, query.rail.country, query.rail.currency), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
+      return airtelStatusResult(answer.status, answer.json, query.direction, query.initiation === 'UNKNOWN');
+    },
+
+    async check(): Promise<ConnectorCheck[]> {
+      const token = await tokens.get('app', true);
+      const who = `client ${maskSecret(config.clientId)}`;
+      return [
+        'token' in token
+          ? { product: 'AIRTEL_MONEY', ok: true, detail: `token obtained (${who}, ${config.countries.join(', ')})` }
+          : { product: 'AIRTEL_MONEY', ok: false, detail: `${token.error} (${who})` },
+      ];
+    },
+  };
+}

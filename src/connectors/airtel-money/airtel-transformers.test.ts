@@ -1,0 +1,56 @@
+/** Airtel's wire format: every documented status mapped, anything else unknown; the callback hash; the PIN's encryption. */
+import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { airtelCallbackHash, airtelCallbackProblem, airtelInitiateResult, airtelStatusResult, encryptAirtelPin } from './airtel-transformers.ts';
+
+const enquiry = (status: string, message = 'm') => ({ data: { transaction: { airtel_money_id: 'MP1', id: 'PI-1', message, status } }, status: { success: true } });
+
+describe('airtelStatusResult', () => {
+  it('maps each documented status; TIP and TA wait', () => {
+    expect(airtelStatusResult(200, enquiry('TS'), 'PAY_IN', false)).toEqual({ kind: 'SUCCEEDED', operatorReference: null, operatorTransactionId: 'MP1' });
+    expect(airtelStatusResult(200, enquiry('TF', 'Insufficient funds'), 'PAY_IN', false)).toEqual({ kind: 'FAILED', failureCode: 'REJECTED_BY_PAYER', failureReason: 'Insufficient funds' });
+    expect(airtelStatusResult(200, enquiry('TF'), 'PAY_OUT', false)).toMatchObject({ kind: 'FAILED', failureCode: 'PROVIDER_ERROR' });
+    expect(airtelStatusResult(200, enquiry('TE'), 'PAY_IN', false)).toMatchObject({ kind: 'FAILED', failureCode: 'TIMEOUT' });
+    expect(airtelStatusResult(200, enquiry('TIP'), 'PAY_IN', false)).toEqual({ kind: 'PENDING' });
+    expect(airtelStatusResult(200, enquiry('TA'), 'PAY_OUT', false)).toEqual({ kind: 'PENDING' });
+  });
+
+  it('takes an undocumented status, a 5xx or an unreadable body as unknown, and 404 as "no record" only for an unknown initiation', () => {
+    expect(airtelStatusResult(200, enquiry('TX'), 'PAY_IN', false).kind).toBe('UNREACHABLE');
+    expect(airtelStatusResult(200, undefined, 'PAY_IN', false).kind).toBe('UNREACHABLE');
+    expect(airtelStatusResult(503, undefined, 'PAY_IN', true).kind).toBe('UNREACHABLE');
+    expect(airtelStatusResult(404, undefined, 'PAY_IN', true)).toEqual({ kind: 'NOT_FOUND' });
+    expect(airtelStatusResult(404, undefined, 'PAY_IN', false)).toEqual({ kind: 'PENDING' });
+  });
+});
+
+describe('airtelInitiateResult', () => {
+  it('accepts only a 2xx with status.success; anything else is unknown', () => {
+    expect(airtelInitiateResult(200, { status: { success: true } }, 'PI-1')).toEqual({ kind: 'ACCEPTED', operatorReference: 'PI-1' });
+    expect(airtelInitiateResult(200, { status: { success: false } }, 'PI-1').kind).toBe('UNREACHABLE');
+    expect(airtelInitiateResult(500, undefined, 'PI-1').kind).toBe('UNREACHABLE');
+  });
+});
+
+describe('callbacks and PIN', () => {
+  const transaction = { id: 'PI-1', message: 'ok', status_code: 'TS', airtel_money_id: 'MP1' };
+  it('accepts a callback whose hash verifies, refuses a forged or missing one when a key is set', () => {
+    const body = (hash?: string) => Buffer.from(JSON.stringify({ transaction, ...(hash ? { hash } : {}) }));
+    expect(airtelCallbackProblem(body(airtelCallbackHash(transaction, 'k')), 'k')).toBeNull();
+    expect(airtelCallbackProblem(body(airtelCallbackHash(transaction, 'x')), 'k')).toBe('hash does not verify');
+    expect(airtelCallbackProblem(body(), 'k')).toBe('hash does not verify');
+    expect(airtelCallbackProblem(body(), null)).toBeNull();
+    expect(airtelCallbackProblem(Buffer.from('{'), null)).toBe('body is not JSON');
+    expect(airtelCallbackProblem(Buffer.from('{}'), null)).toBe('body names no transaction');
+  });
+
+  it('encrypts the PIN for the holder of the private key only (PKCS#1 v1.5), from base64 DER or PEM', () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    for (const key of [publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), String(publicKey.export({ type: 'spki', format: 'pem' }))]) {
+      const raw = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(encryptAirtelPin('1234', key), 'base64'));
+      expect(raw[0]).toBe(0);
+      expect(raw[1]).toBe(2);
+      expect(raw.subarray(raw.indexOf(0, 2) + 1).toString()).toBe('1234');
+    }
+  });
+});
