@@ -14,6 +14,7 @@ import { buildApp } from './http/app.ts';
 import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
 import { startRetentionJob } from './jobs/retention.ts';
+import { startFloatJob } from './jobs/float-job.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -37,6 +38,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
   if (services.config.pollerEnabled) loops.push(startRetentionJob(services));
+  // With the poller too: the float job reads operator balances and sends the pay-outs waiting for float.
+  if (services.config.pollerEnabled) loops.push(startFloatJob(services));
   return {
     app,
     url,

@@ -29,6 +29,7 @@ import { dashboardFundCollectionRoutes } from './routes/dashboard-fund-collectio
 import { publicCollectRoutes } from './routes/public-collect.ts';
 import { collectPageRoutes } from '../checkout/collect-page.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
+import { dashboardFloatRoutes } from './routes/dashboard-float.ts';
 import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
@@ -159,6 +160,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardProfileRoutes(scope, services));
   await app.register(async (scope) => dashboardAppRoutes(scope, services));
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
+  await app.register(async (scope) => dashboardFloatRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
   await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));

@@ -34,6 +34,7 @@ export const STATUS_VIEW_PROPERTIES = [
   'isLateSuccess',
   'isReservationHeld',
   'reservedAmount',
+  'floatQueuedAt',
 ] as const satisfies readonly (keyof typeof transactions.$inferSelect)[];
 
 /** The part of a transaction row the status views read (`STATUS_VIEW_PROPERTIES`). */
@@ -74,6 +75,8 @@ export function statusViewRowOf(values: readonly unknown[]): StatusViewRow {
     isLateSuccess: v[20],
     isReservationHeld: v[21],
     reservedAmount: v[22],
+    // A timestamp's JSON form is its text.
+    floatQueuedAt: v[23] === null ? null : new Date(v[23] as unknown as string),
   };
 }
 
