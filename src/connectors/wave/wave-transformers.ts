@@ -6,7 +6,7 @@
  * (`Wave-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
+import { documentedOutcome, type BalanceResult, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** A Wave request ready to send (the plumbing adds `Authorization`). */
@@ -105,6 +105,28 @@ export function payoutCall(request: InitiateRequest): WaveCall {
       ...(request.description ? { payment_reason: request.description.slice(0, 40) } : {}),
     }),
   };
+}
+
+/**
+ * `GET /v1/balance` (Wave's Balance & Reconciliation API): the wallet's balance, read with the
+ * Payout key (the wallet pay-outs are paid from; the key needs the balance permission in the
+ * Business Portal).
+ */
+export function waveBalanceCall(): WaveCall {
+  return { method: 'GET', path: '/v1/balance', api: 'payout', headers: {} };
+}
+
+/**
+ * Reads Wave's balance answer `200 {"amount": "12500", "currency": "XOF"}` (amounts are decimal
+ * strings; XOF has no minor unit). Anything else is UNKNOWN.
+ */
+export function waveBalanceResult(status: number, json: unknown): BalanceResult {
+  const amount = stringField(json, 'amount');
+  const currency = stringField(json, 'currency');
+  if (status !== 200 || !amount || !currency || !/^-?\d+$/.test(amount)) {
+    return { kind: 'UNKNOWN', error: `Wave balance: HTTP ${status}${stringField(json, 'code') ? ` ${stringField(json, 'code')}` : ''}` };
+  }
+  return { kind: 'BALANCE', amount: Number(amount), currency };
 }
 
 /** `GET` of a session (`cos-…`) or payout by Wave's id. */
