@@ -7,7 +7,7 @@
  */
 import { and, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import { transaction } from '../db/client.ts';
-import { transactions } from '../db/schema.ts';
+import { applications, transactions } from '../db/schema.ts';
 import { queuedPayOuts, unqueuePayOut } from '../db/queries/float.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { FailureCode } from '../connectors/connector.ts';
@@ -89,6 +89,20 @@ export async function cancelQueuedPayOut(
   const failed = await failQueued(services, row, 'PAYOUT_CANCELLED', "Transfert annulé par le marchand pendant qu'il attendait le float de l'opérateur.", 'MERCHANT_CANCELLED');
   if (!failed) throw new ApiError('PAYOUT_NOT_CANCELLABLE');
   return failed;
+}
+
+/**
+ * The dashboard's cancel: as `cancelQueuedPayOut`, for the queued pay-out `reference` of any of
+ * merchant `merchantId`'s applications (either environment). Same errors.
+ */
+export async function cancelMerchantPayOut(services: Services, merchantId: string, reference: string): Promise<TransactionRow> {
+  const [found] = await services.db
+    .select({ applicationId: transactions.applicationId, environment: transactions.environment })
+    .from(transactions)
+    .innerJoin(applications, eq(applications.id, transactions.applicationId))
+    .where(and(eq(transactions.reference, reference), eq(transactions.direction, 'PAY_OUT'), eq(applications.merchantId, merchantId)));
+  if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
+  return cancelQueuedPayOut(services, found, reference);
 }
 
 /**

@@ -6,4 +6,4 @@
 export { floatStateOf, type FloatState, type Watermarks } from './float-state.ts';
 export { railFloat, railFloats, liveRailCodes, watermarksOf, type RailFloat } from './rail-float.ts';
 export { readRailFloat, runFloatTick, settleFloat } from './read-float.ts';
-export { cancelQueuedPayOut, expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
+export { cancelMerchantPayOut, cancelQueuedPayOut, expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';

@@ -36,6 +36,8 @@ const Merchants = lazy(() => import('./screens/admin/Merchants'));
 const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
 const Rails = lazy(() => import('./screens/admin/Rails'));
+const Float = lazy(() => import('./screens/admin/Float'));
+const Statements = lazy(() => import('./screens/statements/Statements'));
 const Audit = lazy(() => import('./screens/admin/Audit'));
 
 const queryClient = new QueryClient({
@@ -71,6 +73,7 @@ function AppRoutes() {
             <Route path="merchants/:id" element={<MerchantDetail />} />
             <Route path="platform" element={<Platform />} />
             <Route path="rails" element={<Rails />} />
+            <Route path="float" element={<Float />} />
             {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
           </>
         ) : (
@@ -82,6 +85,7 @@ function AppRoutes() {
             <Route path="apps/:appId" element={<ApplicationDetail />} />
             <Route path="collections" element={<Collections />} />
             <Route path="payouts" element={<Payouts />} />
+            <Route path="statements" element={<Statements />} />
           </>
         )}
         <Route path="profile" element={<Profile />} />

@@ -13,7 +13,7 @@ import { ok } from '../envelope.ts';
 import { BEARER_ERRORS, BODY_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
 
-const READ_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED', 'VALIDATION_ERROR'] as const;
+const READ_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED', 'INVALID_PARAMETER', 'VALIDATION_ERROR'] as const;
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'doit être une date AAAA-MM-JJ').refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), 'doit être une date valide');
 const rangeQuery = z.object({ from: day.describe('Premier jour (UTC), inclus'), to: day.describe('Dernier jour (UTC), inclus') });
 const balance = z.enum(STATEMENT_BALANCES);
@@ -123,7 +123,7 @@ export async function dashboardStatementRoutes(app: FastifyInstance, services: S
         summary: 'Préparer un relevé en arrière-plan',
         description: 'Pour toute période (une longue en particulier) : le relevé est préparé en arrière-plan ; son statut passe à READY, puis il se télécharge en CSV.',
         security,
-        body: rangeQuery,
+        body: rangeQuery.meta({ examples: [{ from: '2026-01-01', to: '2026-11-30' }] }),
         response: { 202: success(statementRequestData, 'La demande de relevé', { message: 'Relevé en préparation.', data: EXAMPLE_REQUEST }), ...errorResponses(...READ_ERRORS, ...BODY_ERRORS) },
       },
       onRequest: merchantOnly,

@@ -133,6 +133,7 @@ export const transactionItem = z.object({
   isLateSuccess: z.boolean(),
   operatorTransactionId: z.string().nullable().describe("Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client)"),
   heldAmount: z.number().describe("Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement"),
+  queuedForFloat: z.boolean().describe("Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable)"),
   refundedAmount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),

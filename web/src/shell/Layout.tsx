@@ -62,6 +62,7 @@ export function Layout() {
         ['/merchants', t('shell.merchants')],
         ['/platform', t('shell.platform')],
         ['/rails', t('shell.rails')],
+        ['/float', t('shell.float')],
         // The audit log is ADMIN's only (the API refuses SUPPORT).
         ...(user?.role === 'ADMIN' ? ([['/audit', t('shell.audit')]] as [string, string][]) : []),
         ['/profile', t('shell.profile')],
@@ -70,6 +71,7 @@ export function Layout() {
         ['/', t('shell.home')],
         ['/transactions', t('shell.transactions')],
         ['/payouts', t('shell.payouts')],
+        ['/statements', t('shell.statements')],
         ['/collections', t('shell.collections')],
         ['/apps', t('shell.applications')],
         ['/profile', t('shell.profile')],
