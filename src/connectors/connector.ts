@@ -117,6 +117,8 @@ export interface StatusQuery {
    * `statusQueryReference`), for `readCallback` to recognise that query's answer; null if none.
    */
   statusQueryReference?: string | null;
+  /** Pay-outs: the send asked about follows this many refusals for want of float (`PrepareRequest.resend`); absent: none. */
+  resend?: number;
   /**
    * The failure the operator's own Result reported for this transaction (as `readCallback` read
    * it, vouched for) while Kolo awaited its status query's confirmation; null or absent if none.

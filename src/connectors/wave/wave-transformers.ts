@@ -90,13 +90,17 @@ export function checkoutSessionCall(request: InitiateRequest, returnUrl: string)
   };
 }
 
-/** `POST /v1/payout` with `idempotency-key` and `client_reference` both our reference; `receive_amount` is net. */
+/**
+ * `POST /v1/payout` with `idempotency-key` and `client_reference` both our reference; `receive_amount`
+ * is net. A resend after Wave refused the pay-out for want of Kolo's float (`request.resend` > 0)
+ * takes the key `<reference>-R<resend>`: under the first key Wave would answer the stored refusal again.
+ */
 export function payoutCall(request: InitiateRequest): WaveCall {
   return {
     method: 'POST',
     path: '/v1/payout',
     api: 'payout',
-    headers: { 'Content-Type': 'application/json', 'idempotency-key': request.reference },
+    headers: { 'Content-Type': 'application/json', 'idempotency-key': request.resend ? `${request.reference}-R${request.resend}` : request.reference },
     body: JSON.stringify({
       currency: request.currency,
       receive_amount: String(request.amount),
