@@ -62,32 +62,28 @@ export default function Statements() {
       {shown && (
         <QueryView query={statement}>
           {(data) => (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('statements.environment')}</th>
-                  <th scope="col">{t('statements.balanceColumn')}</th>
-                  <th scope="col">{t('statements.opening')}</th>
-                  <th scope="col">{t('statements.credits')}</th>
-                  <th scope="col">{t('statements.debits')}</th>
-                  <th scope="col">{t('statements.closing')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.totals.map((total) => (
-                  <tr key={`${total.environment}-${total.currency}-${total.balance}`}>
-                    <td>{total.environment}</td>
-                    <td>
-                      {t(`statements.balance.${total.balance}`)} · {t('statements.movements', { count: total.movementCount })}
-                    </td>
-                    <td><Money amount={total.opening} currency={total.currency} /></td>
-                    <td><Money amount={total.credits} currency={total.currency} /></td>
-                    <td><Money amount={total.debits} currency={total.currency} /></td>
-                    <td><Money amount={total.closing} currency={total.currency} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ul className="rows" aria-label={t('statements.title')}>
+              {data.totals.map((total) => (
+                <li key={`${total.environment}-${total.currency}-${total.balance}`} className="row">
+                  <span className="row-main">
+                    <span className="ref">
+                      {t(`statements.balance.${total.balance}`)} · {total.environment} · {total.currency}
+                    </span>
+                    <span className="muted">{t('statements.movements', { count: total.movementCount })}</span>
+                    <span>
+                      {t('statements.opening')} : <Money amount={total.opening} currency={total.currency} />
+                    </span>
+                    <span className="muted">
+                      {t('statements.credits')} : <Money amount={total.credits} currency={total.currency} /> · {t('statements.debits')} :{' '}
+                      <Money amount={total.debits} currency={total.currency} />
+                    </span>
+                    <span>
+                      {t('statements.closing')} : <Money amount={total.closing} currency={total.currency} />
+                    </span>
+                  </span>
+                </li>
+              ))}
+            </ul>
           )}
         </QueryView>
       )}
