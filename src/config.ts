@@ -133,6 +133,31 @@ const plainVariables = {
     .transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o.length > 0))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'each origin must be scheme://host[:port], e.g. https://dashboard.example.com'))),
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
+  /** How often the float job reads each LIVE rail's operator balance (float/). */
+  FLOAT_READ_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** Longest a pay-out waits for its rail's float before it fails `FLOAT_WAIT_EXPIRED`. */
+  FLOAT_QUEUE_MAX_WAIT_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(240),
+  /**
+   * Low and critical watermarks of each LIVE rail's float, base units:
+   * `RAIL=low:critical` comma-separated, e.g. `MTN_MOMO_CM=500000:100000`; a rail not named has 0:0.
+   */
+  FLOAT_WATERMARKS: z
+    .string()
+    .default('')
+    .transform((raw, ctx) => {
+      const out: Record<string, { low: number; critical: number }> = {};
+      for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e.length > 0)) {
+        const m = /^([A-Z0-9_]+)=(\d{1,15}):(\d{1,15})$/.exec(entry);
+        if (!m || Number(m[3]) > Number(m[2])) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" must be RAIL=low:critical with critical ≤ low, e.g. MTN_MOMO_CM=500000:100000` });
+          return z.NEVER;
+        }
+        out[m[1]!] = { low: Number(m[2]), critical: Number(m[3]) };
+      }
+      return out;
+    }),
+  /** A statement of more days than this is prepared in the background and offered for download when ready. */
+  STATEMENT_SYNC_MAX_DAYS: z.coerce.number().int().min(1).max(3660).default(31),
   /** log2 of scrypt's N for new password hashes (OWASP: 17); tests may lower it to 14. */
   PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
 };

@@ -16,6 +16,7 @@ import { startLedgerRollUp } from './jobs/ledger-roll-up.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
 import { startReconciliationJob } from './jobs/reconciliation.ts';
 import { startRetentionJob } from './jobs/retention.ts';
+import { startFloatJob } from './jobs/float-job.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -40,6 +41,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   // With the poller: an instance that runs background work also keeps the tables bounded.
   if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services));
   if (services.config.pollerEnabled && services.config.reconciliationDaily) loops.push(startReconciliationJob(services));
+  // With the poller too: the float job reads operator balances and sends the pay-outs waiting for float.
+  if (services.config.pollerEnabled) loops.push(startFloatJob(services));
   return {
     app,
     url,

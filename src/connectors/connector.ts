@@ -37,6 +37,12 @@ export interface PrepareRequest {
   description: string | null;
   /** When the initiation happens (our clock). */
   initiatedAt: Date;
+  /**
+   * Pay-outs: how many earlier sends the operator refused for want of Kolo's own float (absent:
+   * none). An operator that refuses a repeated id (Daraja's OriginatorConversationID) prepares a
+   * new one for each resend.
+   */
+  resend?: number;
 }
 
 /**
@@ -111,6 +117,8 @@ export interface StatusQuery {
    * `statusQueryReference`), for `readCallback` to recognise that query's answer; null if none.
    */
   statusQueryReference?: string | null;
+  /** Pay-outs: the send asked about follows this many refusals for want of float (`PrepareRequest.resend`); absent: none. */
+  resend?: number;
   /**
    * The failure the operator's own Result reported for this transaction (as `readCallback` read
    * it, vouched for) while Kolo awaited its status query's confirmation; null or absent if none.
@@ -189,7 +197,9 @@ export function documentedOutcome(
 }
 
 /**
- * Our stable failure codes, the same for every operator, plus SESSION_EXPIRED for unpaid checkouts.
+ * Our stable failure codes, the same for every operator, plus SESSION_EXPIRED for unpaid checkouts,
+ * and for pay-outs that waited for float and were never sent: PAYOUT_CANCELLED (the merchant
+ * cancelled it) and FLOAT_WAIT_EXPIRED (it waited longer than `FLOAT_QUEUE_MAX_WAIT_MINUTES`).
  */
 export const FAILURE_CODES = [
   'INSUFFICIENT_FUNDS',
@@ -209,6 +219,8 @@ export const FAILURE_CODES = [
   'PROVIDER_ERROR',
   'NOT_FOUND_AT_PROVIDER',
   'SESSION_EXPIRED',
+  'PAYOUT_CANCELLED',
+  'FLOAT_WAIT_EXPIRED',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -242,7 +254,20 @@ export interface Connector {
   readCallback?(body: unknown, query: StatusQuery): CallbackReading;
   /** Fetches a token for each product (for `kolo connectors check`); absent on the sandbox. */
   check?(): Promise<ConnectorCheck[]>;
+  /**
+   * Reads the operator's balance of the wallet pay-outs are paid from (Kolo's float at this
+   * operator), when its contract offers a balance query; absent otherwise (the float is then
+   * unknown). Never throws; aborted: UNKNOWN.
+   */
+  readBalance?(signal: AbortSignal): Promise<BalanceResult>;
 }
+
+/**
+ * The operator's answer to a balance query. `BALANCE`: `amount` in base units of `currency`, as
+ * available for pay-outs. `UNKNOWN`: no usable answer (unreachable, refused, unparseable), with
+ * why.
+ */
+export type BalanceResult = { kind: 'BALANCE'; amount: number; currency: string } | { kind: 'UNKNOWN'; error: string };
 
 /** One line of `kolo connectors check`: a product and whether its token could be fetched. */
 export interface ConnectorCheck {

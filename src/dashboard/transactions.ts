@@ -60,6 +60,8 @@ export interface DashboardTransaction {
   operatorTransactionId: string | null;
   /** Pay-out: amount + fee still reserved while the operator has not answered definitively (0 for pay-ins). */
   heldAmount: number;
+  /** Pay-out: PENDING and waiting for its rail's float, not yet sent (float/); false otherwise. */
+  queuedForFloat: boolean;
   refundedAmount: number;
   createdAt: Date;
   updatedAt: Date;
@@ -95,6 +97,7 @@ export function dashboardTransactionView(row: TransactionRow, appName: string): 
     isInReconciliation: row.isInReconciliation,
     operatorTransactionId: row.operatorTransactionId,
     heldAmount: isPayIn ? 0 : heldAmountOf(row),
+    queuedForFloat: !isPayIn && row.status === 'PENDING' && row.floatQueuedAt !== null,
     refundedAmount: row.refundedAmount,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -278,9 +278,22 @@ export const transactions = pgTable(
      * webhooks and the dashboard then say `reconciliation: "IN_REVIEW"`; the status is unchanged.
      */
     isInReconciliation: boolean('is_in_reconciliation').notNull().default(false),
+    /**
+     * Pay-out: since when it waits for its rail's float (float/): PENDING with its reservation,
+     * not sent, released first in first out when the float covers it. Null: not waiting.
+     */
+    floatQueuedAt: ts('float_queued_at'),
+    /**
+     * Pay-out: how many of its sends the operator refused for want of Kolo's own float (then
+     * queued again): each new send is prepared under a new operator id where the operator
+     * refuses a repeated one (Daraja's OriginatorConversationID).
+     */
+    floatResends: integer('float_resends').notNull().default(0),
   },
   (t) => [
     uniqueIndex('transactions_reference_key').on(t.reference),
+    // The float queue of a rail, oldest first (float/).
+    index('transactions_float_queue_idx').on(t.paymentMethod, t.floatQueuedAt, t.id).where(sql`${t.floatQueuedAt} is not null`),
     // Partial: only checkouts carry a session token, and every row version of a charge or a
     // transfer would otherwise add a NULL entry to this index (index upkeep is most of PostgreSQL's
     // work per payment).

@@ -76,6 +76,11 @@ export const ERRORS = {
   PROVIDER_ALREADY_EXISTS: { status: 409, message: 'Un moyen de paiement avec ce code existe déjà.' },
   PROVIDER_NOT_FOUND: { status: 404, message: "Ce moyen de paiement n'existe pas ou n'est pas disponible." },
   TRANSACTION_NOT_FOUND: { status: 404, message: 'Transaction introuvable.' },
+  STATEMENT_NOT_READY: { status: 409, message: "Ce relevé est encore en préparation : réessayez quand son statut est READY." },
+  PAYOUT_NOT_CANCELLABLE: {
+    status: 409,
+    message: "Ce transfert ne peut plus être annulé : seul un transfert en file d'attente (pas encore envoyé à l'opérateur) peut l'être.",
+  },
   RESOURCE_NOT_FOUND: { status: 404, message: 'Ressource introuvable.' },
   WEBHOOK_SECRET_NOT_FOUND: { status: 404, message: "Cette application n'a pas de secret de webhook." },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Livraison de webhook introuvable.' },

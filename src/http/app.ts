@@ -32,6 +32,8 @@ import { publicCollectRoutes } from './routes/public-collect.ts';
 import { collectPageRoutes } from '../checkout/collect-page.ts';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.ts';
 import { dashboardReconciliationRoutes } from './routes/dashboard-reconciliation.ts';
+import { dashboardFloatRoutes } from './routes/dashboard-float.ts';
+import { dashboardStatementRoutes } from './routes/dashboard-statements.ts';
 import { registerCors } from './cors.ts';
 import { dashboardTransactionRoutes } from './routes/dashboard-transactions.ts';
 import { dashboardStatsRoutes } from './routes/dashboard-stats.ts';
@@ -167,6 +169,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => dashboardAdminRoutes(scope, services));
   await app.register(async (scope) => dashboardReconciliationRoutes(scope, services));
   await app.register(async (scope) => dashboardRailRoutes(scope, services));
+  await app.register(async (scope) => dashboardFloatRoutes(scope, services));
+  await app.register(async (scope) => dashboardStatementRoutes(scope, services));
   await app.register(async (scope) => dashboardMoneyRoutes(scope, services));
   await app.register(async (scope) => dashboardWithdrawalRoutes(scope, services));
   await app.register(async (scope) => dashboardFundCollectionRoutes(scope, services));

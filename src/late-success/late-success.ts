@@ -653,6 +653,7 @@ function heldPayOutWatch(services: Services, row: TransactionRow): Watched {
         extra: (rail) => ({
           callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
           statusQueryReference: row.statusQueryReference,
+          ...(row.floatResends ? { resend: row.floatResends } : {}),
         }),
       };
     },

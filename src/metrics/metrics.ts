@@ -40,6 +40,15 @@ export interface Metrics {
   webhookDuration: Histogram<'outcome'>;
   connectorCalls: Counter<'operator' | 'call' | 'outcome'>;
   connectorDuration: Histogram<'operator' | 'call'>;
+  /** Readings of a LIVE rail's operator balance, by outcome (BALANCE, UNKNOWN). */
+  floatReads: Counter<'rail' | 'outcome'>;
+  /**
+   * A LIVE rail's float in base units, by `kind`: operator_balance, ledger_float, drift,
+   * in_flight, sendable, queued (float/; unknown amounts are left unset).
+   */
+  floatAmount: Gauge<'rail' | 'kind'>;
+  /** 1 for a LIVE rail's current float state (OK, LOW, CRITICAL, UNKNOWN), 0 for the others. */
+  floatState: Gauge<'rail' | 'state'>;
 }
 
 /** Most rows a scrape-time count reads (queue depth): beyond it the gauge says "at least". */
@@ -96,6 +105,9 @@ export function createMetrics(db: Db, clock: Clock): Metrics {
     webhookDuration: new Histogram({ name: 'kolo_webhook_attempt_duration_seconds', help: 'Time of one webhook delivery attempt.', labelNames: ['outcome'], buckets: seconds, registers: [registry] }),
     connectorCalls: new Counter({ name: 'kolo_connector_calls_total', help: 'Calls to operators by operator, call (prepare, initiate, status) and outcome.', labelNames: ['operator', 'call', 'outcome'], registers: [registry] }),
     connectorDuration: new Histogram({ name: 'kolo_connector_call_duration_seconds', help: 'Time of one call to an operator.', labelNames: ['operator', 'call'], buckets: seconds, registers: [registry] }),
+    floatReads: new Counter({ name: 'kolo_float_reads_total', help: 'Readings of a LIVE rail operator balance, by outcome.', labelNames: ['rail', 'outcome'], registers: [registry] }),
+    floatAmount: new Gauge({ name: 'kolo_float_amount', help: 'LIVE rail float in base units: operator_balance, ledger_float, drift, in_flight, sendable, queued.', labelNames: ['rail', 'kind'], registers: [registry] }),
+    floatState: new Gauge({ name: 'kolo_float_state', help: 'LIVE rail float state: 1 for the current state (OK, LOW, CRITICAL, UNKNOWN).', labelNames: ['rail', 'state'], registers: [registry] }),
   };
   new Gauge({
     name: 'kolo_poller_lag_seconds',

@@ -18,6 +18,7 @@ import { computeFee, railTermsFor } from './fees.ts';
 import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
 import type { RailTerms } from './fees.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
+import { FLOAT_SHORT_FAILURE, requeueShortPayOutsIn } from './float-queue.ts';
 
 /** One applied status change: the updated row and the status it left. */
 export interface StatusChange {
@@ -74,6 +75,21 @@ export function watchAfter(
     lateWatchUntil: new Date(now.getTime() + config.lateSuccessWatchHours * 3_600_000),
     isReservationHeld: false,
   };
+}
+
+/**
+ * True when `input` is an operator's definite refusal of the sent LIVE pay-out `current` for want
+ * of the operator wallet's own balance (`FLOAT_SHORT_FAILURE`): queued again, never failed.
+ */
+function isFloatShortRefusal(current: TransactionRow, input: TransitionInput): boolean {
+  return (
+    current.status === 'PENDING' &&
+    current.direction === 'PAY_OUT' &&
+    current.environment === 'LIVE' &&
+    current.initiatedAt !== null &&
+    input.event === 'DECLINED' &&
+    input.failureCode === FLOAT_SHORT_FAILURE
+  );
 }
 
 /**
@@ -145,11 +161,18 @@ export async function applyTransitionsIn(
   const terms = new Map<string, RailTerms>();
   const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
   const settlements: StatusSettlement[] = [];
+  const shortOfFloat: { row: TransactionRow; failureReason: string | null }[] = [];
   for (const input of inputs) {
     const current = byId.get(input.transactionId);
     if (!current) continue;
     const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
     if (!result.ok) continue;
+    if (isFloatShortRefusal(current, input)) {
+      // The operator's own wallet is short: nothing moved, and nothing is wrong on the
+      // merchant's side. The pay-out waits for float (float-queue.ts) instead of failing.
+      shortOfFloat.push({ row: current, failureReason: input.failureReason ?? null });
+      continue;
+    }
     const isFailed = result.to === 'FAILED';
     const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
     const watch = watchAfter(current, input.event, services.config, now);
@@ -166,6 +189,7 @@ export async function applyTransitionsIn(
       ...watch,
     });
   }
+  if (shortOfFloat.length > 0) await requeueShortPayOutsIn(tx, services, shortOfFloat);
   if (planned.length === 0) return [];
   const changed = await settleStatuses(tx, { settlements, now });
   if (changed.length === 0) return [];

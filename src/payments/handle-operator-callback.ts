@@ -104,6 +104,7 @@ async function queryOf(
     amount: row.amount,
     initiatedAt,
     statusQueryReference: row.statusQueryReference,
+    ...(row.floatResends ? { resend: row.floatResends } : {}),
     reportedFailure: row.statusQueryReference ? await reportedFailureOf(db, row.id) : null,
   };
 }

@@ -26,6 +26,7 @@ import type { TransactionRow } from './transaction-view.ts';
 import { nextPollDelayMs } from './poll-schedule.ts';
 import { transaction } from '../db/client.ts';
 import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
+import { mustWaitForFloat, queueForFloat } from './float-queue.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -58,7 +59,8 @@ export interface Initiated {
 export type InitiationRow = Pick<
   TransactionRow,
   'id' | 'reference' | 'direction' | 'payerAccount' | 'beneficiaryAccount' | 'amount' | 'currency' | 'description' | 'deadlineAt'
->;
+> &
+  Partial<Pick<TransactionRow, 'floatResends' | 'environment'>>;
 
 /**
  * Steps 1–2 already done by the creator, in the creating write: the prepared operator id, the
@@ -93,6 +95,7 @@ function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date)
     msisdn,
     description: row.description,
     initiatedAt,
+    ...(row.floatResends ? { resend: row.floatResends } : {}),
   };
 }
 
@@ -134,7 +137,9 @@ export function firstPollAt(initiatedAt: Date): Date {
 
 /**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
- * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`).
+ * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`). A LIVE pay-out
+ * the rail's float cannot cover is queued instead, nothing sent (float-queue.ts), unless
+ * `options.isReleasedFromQueue` (the float job took it out of the queue, float checked).
  */
 export async function initiateTransaction(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
@@ -142,8 +147,13 @@ export async function initiateTransaction(
   rail: RailRow,
   connector: Connector,
   stored?: StoredInitiation | null,
+  options: { isReleasedFromQueue?: boolean } = {},
 ): Promise<Initiated> {
   if (stored) return sendInitiation(services, row, rail, connector, stored);
+  if (!options.isReleasedFromQueue && (await mustWaitForFloat(services.db, row, rail.code))) {
+    await queueForFloat(services, row, rail.code);
+    return {};
+  }
   const initiatedAt = services.clock.now();
   const request = prepareRequestFor(row, rail, initiatedAt);
   const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);

@@ -128,6 +128,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     initiation,
     callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
     statusQueryReference: row.statusQueryReference,
+    ...(row.floatResends ? { resend: row.floatResends } : {}),
   };
   const status = conclusiveStatus(await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs), initiation);
   switch (status.kind) {

@@ -83,7 +83,8 @@ export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
 
 /**
  * The `data` of the pay-out status read (the pay-in's shape with beneficiary fields, without
- * `type`), with the money fields.
+ * `type`), with the money fields and `queuedForFloat` (extension: PENDING and waiting for the
+ * rail's float, not yet sent to the operator; float/).
  */
 export function payOutStatusView(row: StatusViewRow) {
   return {
@@ -100,6 +101,7 @@ export function payOutStatusView(row: StatusViewRow) {
     ...money(row),
     ...operatorFields(row),
     heldAmount: heldAmountOf(row),
+    queuedForFloat: row.status === 'PENDING' && row.floatQueuedAt !== null,
   };
 }
 

@@ -23,7 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The capability folders whose modules outside code reaches only through their `index.ts`. */
-const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections', 'reconciliation', 'rails'];
+const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections', 'reconciliation', 'rails', 'float', 'statements'];
 
 /** The simulators of operators' HTTP APIs and their shared plumbing: test and rehearsal tooling. */
 const SIMULATOR = '^src/connectors/([^/]+/simulator/|simulator-http[.]ts$)';

@@ -377,44 +377,48 @@ describe('M-Pesa B2C pay-out with a LIVE key', () => {
     await expectReconciled();
   });
 
-  it('insufficient organisation balance → MERCHANT_INSUFFICIENT_FUNDS', async () => {
+  it('insufficient organisation balance (ResultCode 1) queues the pay-out for float, never fails it', async () => {
     sim.options.orgBalance = 100;
+    const reservedBefore = await reserved();
     const reference = await transfer('254711000201', 500);
-    expect(await settled(h, reference)).toMatchObject({
-      status: 'FAILED',
-      failureCode: 'MERCHANT_INSUFFICIENT_FUNDS',
-      failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.',
-    });
-    expect(await webhookTypes(h, reference)).toEqual(['payout.failed']);
+    await waitUntil('the pay-out to be queued for float', async () => (await rowOf(h, reference)).floatQueuedAt !== null);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', failureCode: null, initiatedAt: null });
+    expect(expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200)).toMatchObject({ status: 'PENDING', queuedForFloat: true });
+    expect(await webhookTypes(h, reference)).toEqual([]);
+    // Still reserved: it waits for float, it did not fail.
+    expect(await reserved()).toBeGreaterThan(reservedBefore);
     await expectReconciled();
   });
 
-  it("ResultCode 1, confirmed by a Transaction Status Result naming no reason: the Result's code and ResultDesc are the failure", async () => {
+  it('ResultCode 1, confirmed by a Transaction Status Result naming no reason: queued for float with the Result\'s words kept', async () => {
     sim.options.orgBalance = 100;
     sim.options.statusResultHasReason = false;
     const reservedBefore = await reserved();
     const reference = await transfer('254711000203', 500);
-    const failure = { failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'M-Pesa 1: The balance is insufficient for the transaction.' };
-    expect(await settled(h, reference)).toMatchObject({ status: 'FAILED', ...failure });
+    await waitUntil('the pay-out to be queued for float', async () => (await rowOf(h, reference)).floatQueuedAt !== null);
+    expect(await rowOf(h, reference)).toMatchObject({ status: 'PENDING', failureCode: null });
     // The B2C's Result said why; Kolo's Transaction Status Query confirmed the failure without a reason.
     expect(sim.b2c.get(reference)).toMatchObject({ resultCode: 1, resultDesc: 'The balance is insufficient for the transaction.' });
     expect(tsqRequestsFor(reference)).toHaveLength(1);
-    const token = (await rowOf(h, reference)).callbackToken!;
-    const answers = sim.callbacks.filter((c) => c.url.endsWith(token) && c.body.includes('"TransactionStatus"'));
+    // Queued again, its initiation (callback token included) is forgotten: the answer names the pay-out.
+    const answers = sim.callbacks.filter((c) => c.body.includes('"TransactionStatus"') && c.body.includes(`"${reference}"`));
     expect(answers).toHaveLength(1);
     const answer = JSON.parse(answers[0]!.body).Result;
     expect(answer.ResultParameters.ResultParameter).toContainEqual({ Key: 'TransactionReason' });
     expect(answer.ResultParameters.ResultParameter).toContainEqual({ Key: 'TransactionStatus', Value: 'Failed' });
     // What the merchant reads, and the history: the Result's failure recorded, then applied as it was.
-    expect(expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200)).toMatchObject({ status: 'FAILED', ...failure });
+    expect(expectSuccess(await h.request('GET', PATHS.payOutStatus(reference), { key: t.key }), 200)).toMatchObject({ status: 'PENDING', queuedForFloat: true, failureCode: null });
     expect(await eventTrail(h, reference)).toEqual([
       [null, 'PENDING', 'CREATED'],
       ['PENDING', 'PENDING', 'INITIATED'],
       ['PENDING', 'PENDING', 'FAILURE_REPORTED'],
-      ['PENDING', 'FAILED', 'CALLBACK'],
+      ['PENDING', 'PENDING', 'FLOAT_REQUEUED'],
     ]);
-    expect(await webhookTypes(h, reference)).toEqual(['payout.failed']);
-    expect(await reserved()).toBe(reservedBefore);
+    const row = await rowOf(h, reference);
+    const requeued = (await h.services.db.select().from(transactionEvents).where(eq(transactionEvents.transactionId, row.id))).find((e) => e.cause === 'FLOAT_REQUEUED')!;
+    expect((requeued.detail as { failureReason: string }).failureReason).toBe('M-Pesa 1: The balance is insufficient for the transaction.');
+    expect(await webhookTypes(h, reference)).toEqual([]);
+    expect(await reserved()).toBeGreaterThan(reservedBefore);
     await expectReconciled();
   });
 

@@ -165,8 +165,10 @@ describe('Orange Money pay-out (cashin) with a LIVE key', () => {
     expect(await webhookTypes(h, reference)).toEqual(['payout.success']);
   });
 
-  it('payee not found and our balance short', async () => {
+  it('payee not found fails; our balance short queues the pay-out for float, never fails it', async () => {
     expect(await rowOf(h, await transfer('237699000602'))).toMatchObject({ status: 'FAILED', failureCode: 'PAYEE_NOT_FOUND' });
-    expect(await rowOf(h, await transfer('237699000601'))).toMatchObject({ status: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS' });
+    const short = await transfer('237699000601');
+    expect(await rowOf(h, short)).toMatchObject({ status: 'PENDING', failureCode: null, floatQueuedAt: expect.any(Date) });
+    expect(await webhookTypes(h, short)).toEqual([]);
   });
 });

@@ -65,6 +65,7 @@ export const FIELDS = {
     'operatorTransactionId',
     'lateSuccess',
     'heldAmount',
+    'queuedForFloat',
   ].sort(),
 };
 

@@ -213,6 +213,8 @@ describe('pay-in and pay-out status', () => {
       lateSuccess: false,
       // Reserved while the operator has not answered.
       heldAmount: 5000,
+      // A TEST pay-out never waits for float.
+      queuedForFloat: false,
     });
   });
 

@@ -13,7 +13,7 @@ import { authenticateApiKey } from '../../src/accounts/api-keys.ts';
 import { readTransactionStatus } from '../../src/payments/get-transaction.ts';
 import { connectionOf } from '../../src/db/handle.ts';
 
-const STATUS_READS = 'status_views_by_scoped_reference_v1';
+const STATUS_READS = 'status_views_by_scoped_reference_v3';
 const KEY_LOOKUPS = 'auth_api_keys_batch_v5';
 
 let db: SeededPostgres;

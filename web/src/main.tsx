@@ -38,6 +38,8 @@ const Merchants = lazy(() => import('./screens/admin/Merchants'));
 const MerchantDetail = lazy(() => import('./screens/admin/MerchantDetail'));
 const Platform = lazy(() => import('./screens/admin/Platform'));
 const Rails = lazy(() => import('./screens/admin/Rails'));
+const Float = lazy(() => import('./screens/admin/Float'));
+const Statements = lazy(() => import('./screens/statements/Statements'));
 const Audit = lazy(() => import('./screens/admin/Audit'));
 const Reconciliation = lazy(() => import('./screens/admin/Reconciliation'));
 
@@ -76,6 +78,7 @@ function AppRoutes() {
             <Route path="platform" element={<Platform />} />
             <Route path="rails" element={<Rails />} />
             <Route path="reconciliation" element={<Reconciliation />} />
+            <Route path="float" element={<Float />} />
             {user?.role === 'ADMIN' && <Route path="audit" element={<Audit />} />}
           </>
         ) : (
@@ -88,6 +91,7 @@ function AppRoutes() {
             <Route path="collections" element={<Collections />} />
             <Route path="payouts" element={<Payouts />} />
             <Route path="team" element={<Team />} />
+            <Route path="statements" element={<Statements />} />
           </>
         )}
         <Route path="profile" element={<Profile />} />

@@ -154,6 +154,8 @@ export interface PayOutStatus extends StatusFields {
   beneficiaryEmail: string | null;
   /** Amount + fee still reserved on the balance while the operator has not answered for good; 0 after. */
   heldAmount: number;
+  /** True while the PENDING pay-out waits for the rail's float, not yet sent (it may be cancelled). */
+  queuedForFloat: boolean;
 }
 
 /** Webhook settings of the key's application (`GET`/`PATCH /api/v1/webhook`). */

@@ -31,6 +31,7 @@ import { createMemorySharedState, type SharedState } from '../shared-state.ts';
 import { createDarajaTokens, type TokenOutcome } from './mpesa-token.ts';
 import {
   b2cCall,
+  b2cOriginatorId,
   b2cResult,
   darajaError,
   darajaTokenAnswer,
@@ -204,9 +205,10 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
     preparesLocally: true,
 
     async prepare(request): Promise<PrepareResult> {
-      // B2C: our reference is the OriginatorConversationID. STK: Daraja names the push
-      // (CheckoutRequestID) only in its answer; until then our reference stands in for it.
-      return { kind: 'PREPARED', operatorReference: request.reference };
+      // B2C: our reference is the OriginatorConversationID (suffixed for a resend after a refusal
+      // for want of float: b2cOriginatorId). STK: Daraja names the push (CheckoutRequestID) only
+      // in its answer; until then our reference stands in for it.
+      return { kind: 'PREPARED', operatorReference: request.direction === 'PAY_OUT' ? b2cOriginatorId(request) : request.reference };
     },
 
     async initiate(request, signal): Promise<InitiateResult> {
@@ -223,7 +225,7 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
       // B2C: the verdict comes asynchronously to the callback URL, under the ConversationID
       // answered here (readCallback recognises it by `statusQueryReference`).
       if (!query.callbackUrl) return { kind: 'PENDING' };
-      const answer = await send(transactionStatusCall(query.reference, config, query.callbackUrl), signal);
+      const answer = await send(transactionStatusCall(b2cOriginatorId(query), config, query.callbackUrl), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       const status = transactionStatusAck(answer.status, answer.json);
       return status.kind === 'PENDING' ? { ...status, retryAfterMs: MPESA_TSQ_ANSWER_WAIT_MS } : status;

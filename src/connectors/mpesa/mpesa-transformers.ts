@@ -103,14 +103,23 @@ export function stkQueryCall(checkoutRequestId: string, account: DarajaAccount, 
   };
 }
 
-/** B2C v3 (`POST /mpesa/b2c/v3/paymentrequest`) with our reference as `OriginatorConversationID`. */
+/**
+ * A B2C's `OriginatorConversationID`: our reference, or, for a pay-out sent again after Daraja
+ * refused it for want of Kolo's float (`resend` > 0), `<reference>-R<resend>` — Daraja refuses a
+ * repeated OriginatorConversationID (`500.002.1001`), and the refused send stays named by its own.
+ */
+export function b2cOriginatorId(transaction: { reference: string; resend?: number | undefined }): string {
+  return transaction.resend ? `${transaction.reference}-R${transaction.resend}` : transaction.reference;
+}
+
+/** B2C v3 (`POST /mpesa/b2c/v3/paymentrequest`) with the prepared id (`b2cOriginatorId`) as `OriginatorConversationID`. */
 export function b2cCall(request: InitiateRequest, account: DarajaAccount, callbackUrl: string): DarajaCall {
   return {
     method: 'POST',
     path: '/mpesa/b2c/v3/paymentrequest',
     invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.b2c,
     body: JSON.stringify({
-      OriginatorConversationID: request.reference,
+      OriginatorConversationID: b2cOriginatorId(request),
       InitiatorName: account.initiatorName,
       SecurityCredential: account.securityCredential,
       CommandID: 'BusinessPayment',
@@ -442,7 +451,7 @@ const NOTHING: StatusResult = { kind: 'PENDING' };
  */
 export function readDarajaCallback(
   body: unknown,
-  query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference' | 'statusQueryReference' | 'reportedFailure'>,
+  query: Pick<StatusQuery, 'direction' | 'reference' | 'operatorReference' | 'statusQueryReference' | 'reportedFailure' | 'resend'>,
 ): CallbackReading {
   if (query.direction === 'PAY_IN') {
     const stk = stkCallbackOf(body);
@@ -456,16 +465,17 @@ export function readDarajaCallback(
   const conversationId = stringField(result, 'ConversationID');
   const isTransactionStatus = isTransactionStatusResult(result);
   if (conversationId && query.statusQueryReference && conversationId === query.statusQueryReference) {
-    const status = transactionStatusResultStatus(result, query.reference);
+    const status = transactionStatusResultStatus(result, b2cOriginatorId(query));
     const reported = status.kind === 'FAILED' ? query.reportedFailure : null;
     return { kind: 'RESULT', status: reported ? { kind: 'FAILED', ...reported } : status, isStatusQueryAnswer: true };
   }
   // Our reference stands in for the ConversationID until Daraja answers: it vouches for nothing.
-  const knowsConversation = query.operatorReference !== null && query.operatorReference !== query.reference;
+  const originator = b2cOriginatorId(query);
+  const knowsConversation = query.operatorReference !== null && query.operatorReference !== originator;
   if (!isTransactionStatus && knowsConversation && conversationId === query.operatorReference) {
     const status = b2cResultStatus(result);
     return status.kind === 'SUCCEEDED' || status.kind === 'FAILED' ? { kind: 'RESULT', status, isStatusQueryAnswer: false } : { kind: 'QUERY', operatorReference: null };
   }
-  if (!isTransactionStatus && stringField(result, 'OriginatorConversationID') === query.reference) return { kind: 'QUERY', operatorReference: null };
+  if (!isTransactionStatus && stringField(result, 'OriginatorConversationID') === originator) return { kind: 'QUERY', operatorReference: null };
   return nothing;
 }

@@ -8,7 +8,7 @@
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MtnMomoMarketSettings } from './mtn-momo-config.ts';
-import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
 import {
   basicAuth,
   callOperator,
@@ -24,6 +24,8 @@ import {
 import {
   mtnAccountHolderCall,
   mtnAccountHolderResult,
+  mtnBalanceCall,
+  mtnBalanceResult,
   mtnInitiateCall,
   mtnInitiateResult,
   mtnStatusCall,
@@ -143,6 +145,13 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
       const answer = await send(mtnStatusCall(query.direction, query.operatorReference, config.targetEnvironment), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       return mtnStatusResult(answer.status, answer.json, query.direction, query.operatorReference, query.initiation);
+    },
+
+    async readBalance(signal): Promise<BalanceResult> {
+      // Pay-outs are paid from the disbursement account: that balance is the rail's float.
+      const answer = await send(mtnBalanceCall('disbursement', config.targetEnvironment), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNKNOWN', error: answer.error };
+      return mtnBalanceResult(answer.status, answer.json);
     },
 
     async check(): Promise<ConnectorCheck[]> {

@@ -11,6 +11,7 @@ import {
   type InitiateResult,
   type InitiationState,
   type StatusResult,
+  type BalanceResult,
 } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 import { baseUnitDigits } from '../../domain/currency.ts';
@@ -225,6 +226,28 @@ export function mtnStatusCall(direction: 'PAY_IN' | 'PAY_OUT', referenceId: stri
     path: direction === 'PAY_IN' ? `/collection/v1_0/requesttopay/${encodeURIComponent(referenceId)}` : `/disbursement/v1_0/transfer/${encodeURIComponent(referenceId)}`,
     headers: { 'X-Target-Environment': targetEnvironment },
   };
+}
+
+/**
+ * `GET /{product}/v1_0/account/balance` (MTN's "Get Account Balance"): the balance of the
+ * product's own account; the disbursement account is the one pay-outs are paid from.
+ */
+export function mtnBalanceCall(product: MtnProduct, targetEnvironment: string): MtnCall {
+  return { product, method: 'GET', path: `/${product}/v1_0/account/balance`, headers: { 'X-Target-Environment': targetEnvironment } };
+}
+
+/**
+ * Reads MTN's balance answer, `200 {"availableBalance": "1000", "currency": "EUR"}` (a string of
+ * major units, as every MTN amount), converted to base units.
+ * Anything else is UNKNOWN.
+ */
+export function mtnBalanceResult(status: number, json: unknown): BalanceResult {
+  const available = stringField(json, 'availableBalance');
+  const currency = stringField(json, 'currency');
+  if (status !== 200 || !available || !currency || !/^-?\d+(\.\d{1,2})?$/.test(available)) {
+    return { kind: 'UNKNOWN', error: errorText(status, json) };
+  }
+  return { kind: 'BALANCE', amount: Math.round(Number(available) * 10 ** baseUnitDigits(currency)), currency };
 }
 
 /**

@@ -10,10 +10,12 @@
  * The wire format lives in `wave-transformers.ts`.
  */
 import type { WaveWalletConfig } from './wave-config.ts';
-import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
+import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
 import { callOperator, maskSecret, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
 import {
   checkoutSessionCall,
+  waveBalanceCall,
+  waveBalanceResult,
   payoutCall,
   waveCreateResult,
   waveGetCall,
@@ -91,6 +93,12 @@ export function createWaveConnector(options: WaveOptions): Connector {
       // Not found proves it never landed only once none of its requests can still arrive.
       if (!found) return query.initiation === 'UNKNOWN' ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
       return query.direction === 'PAY_IN' ? sessionStatus(found) : payoutStatus(found);
+    },
+
+    async readBalance(signal): Promise<BalanceResult> {
+      const answer = await send(waveBalanceCall(), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNKNOWN', error: answer.error };
+      return waveBalanceResult(answer.status, answer.json);
     },
 
     async check(): Promise<ConnectorCheck[]> {

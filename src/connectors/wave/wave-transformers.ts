@@ -6,7 +6,7 @@
  * (`Wave-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 of `t` + raw body). No I/O here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { documentedOutcome, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
+import { documentedOutcome, type BalanceResult, type DocumentedMeaning, type FailureCode, type InitiateRequest, type InitiateResult, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
 
 /** A Wave request ready to send (the plumbing adds `Authorization`). */
@@ -90,13 +90,17 @@ export function checkoutSessionCall(request: InitiateRequest, returnUrl: string)
   };
 }
 
-/** `POST /v1/payout` with `idempotency-key` and `client_reference` both our reference; `receive_amount` is net. */
+/**
+ * `POST /v1/payout` with `idempotency-key` and `client_reference` both our reference; `receive_amount`
+ * is net. A resend after Wave refused the pay-out for want of Kolo's float (`request.resend` > 0)
+ * takes the key `<reference>-R<resend>`: under the first key Wave would answer the stored refusal again.
+ */
 export function payoutCall(request: InitiateRequest): WaveCall {
   return {
     method: 'POST',
     path: '/v1/payout',
     api: 'payout',
-    headers: { 'Content-Type': 'application/json', 'idempotency-key': request.reference },
+    headers: { 'Content-Type': 'application/json', 'idempotency-key': request.resend ? `${request.reference}-R${request.resend}` : request.reference },
     body: JSON.stringify({
       currency: request.currency,
       receive_amount: String(request.amount),
@@ -105,6 +109,28 @@ export function payoutCall(request: InitiateRequest): WaveCall {
       ...(request.description ? { payment_reason: request.description.slice(0, 40) } : {}),
     }),
   };
+}
+
+/**
+ * `GET /v1/balance` (Wave's Balance & Reconciliation API): the wallet's balance, read with the
+ * Payout key (the wallet pay-outs are paid from; the key needs the balance permission in the
+ * Business Portal).
+ */
+export function waveBalanceCall(): WaveCall {
+  return { method: 'GET', path: '/v1/balance', api: 'payout', headers: {} };
+}
+
+/**
+ * Reads Wave's balance answer `200 {"amount": "12500", "currency": "XOF"}` (amounts are decimal
+ * strings; XOF has no minor unit). Anything else is UNKNOWN.
+ */
+export function waveBalanceResult(status: number, json: unknown): BalanceResult {
+  const amount = stringField(json, 'amount');
+  const currency = stringField(json, 'currency');
+  if (status !== 200 || !amount || !currency || !/^-?\d+$/.test(amount)) {
+    return { kind: 'UNKNOWN', error: `Wave balance: HTTP ${status}${stringField(json, 'code') ? ` ${stringField(json, 'code')}` : ''}` };
+  }
+  return { kind: 'BALANCE', amount: Number(amount), currency };
 }
 
 /** `GET` of a session (`cos-…`) or payout by Wave's id. */

@@ -35,6 +35,7 @@ export const STATUS_VIEW_PROPERTIES = [
   'isReservationHeld',
   'reservedAmount',
   'isInReconciliation',
+  'floatQueuedAt',
 ] as const satisfies readonly (keyof typeof transactions.$inferSelect)[];
 
 /** The part of a transaction row the status views read (`STATUS_VIEW_PROPERTIES`). */
@@ -76,6 +77,8 @@ export function statusViewRowOf(values: readonly unknown[]): StatusViewRow {
     isReservationHeld: v[21],
     reservedAmount: v[22],
     isInReconciliation: v[23],
+    // A timestamp's JSON form is its text.
+    floatQueuedAt: v[24] === null ? null : new Date(v[24] as unknown as string),
   };
 }
 
@@ -85,7 +88,7 @@ type StatusViewValues = { [I in keyof typeof STATUS_VIEW_PROPERTIES & `${number}
 // The status reads of one turn, in ONE row: a JSON array of [position asked, status view array]
 // for the transactions found (null when none is).
 const statusViews = statement(
-  'status_views_by_scoped_reference_v2',
+  'status_views_by_scoped_reference_v3',
   `select json_agg(json_build_array(r.i, json_build_array(${selectList(transactions, STATUS_VIEW_PROPERTIES, 't')}))) as found
      from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as r(application_id, environment, direction, reference, i)
      join transactions t on ${inTenantScope('t', { applicationId: 'r.application_id', environment: 'r.environment', direction: 'r.direction', reference: 'r.reference' })}`,

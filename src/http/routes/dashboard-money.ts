@@ -29,7 +29,9 @@ import { balanceLine, balanceQuery, dashboardRefundRequest, dashboardSummaryData
 import { DEFAULT_DAY_ZONE } from '../../dashboard/reader-days.ts';
 import { refundMerchantPayment } from '../../refunds/index.ts';
 import { createTransfer, transferFee } from '../../payments/create-transfer.ts';
-import { EXAMPLE_TRANSFER_CREATED, TRANSFER_EXAMPLE, transferData, transferRequest } from '../schemas/payments.ts';
+import { EXAMPLE_TRANSFER_CREATED, TRANSFER_EXAMPLE, payOutStatusData, transferData, transferRequest } from '../schemas/payments.ts';
+import { cancelMerchantPayOut } from '../../float/index.ts';
+import { payOutStatusView } from '../../payments/transaction-view.ts';
 import { dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
 import { currencySchema, requiredText } from '../schemas/common.ts';
 import { idempotencyHeader } from './payments.ts';
@@ -129,6 +131,33 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       requireRole(account, 'MERCHANT');
       const data = await refundMerchantPayment(request.services, account.accountId, { ...request.body, reference: request.params.reference });
       return reply.code(201).send(ok(data, 'Remboursement initié.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/transactions/:reference/cancel',
+    {
+      schema: {
+        tags,
+        operationId: 'cancelMerchantPayOut',
+        summary: "Annuler l'un de mes virements en file d'attente (comme POST /api/v1/pay-out/{reference}/cancel)",
+        security: bearerSecurity,
+        params: z.object({ reference: z.string().max(64) }),
+        response: {
+          200: success(payOutStatusData, 'Le virement annulé (FAILED, PAYOUT_CANCELLED)', {
+            message: 'Virement annulé.',
+            data: { ...EXAMPLE_TRANSFER_CREATED, status: 'FAILED', failureCode: 'PAYOUT_CANCELLED', failureReason: "Transfert annulé par le marchand pendant qu'il attendait le float de l'opérateur.", feeAmount: 0, netAmount: null, operatorTransactionId: null, lateSuccess: false, heldAmount: 0, queuedForFloat: false },
+          }),
+          ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'TRANSACTION_NOT_FOUND', 'PAYOUT_NOT_CANCELLABLE'),
+        },
+      },
+    },
+    async (request) => {
+      const account = requireAccount(request);
+      // Staff have no pay-outs of their own.
+      requireRole(account, 'MERCHANT');
+      const row = await cancelMerchantPayOut(request.services, account.accountId, request.params.reference);
+      return ok(payOutStatusView(row), 'Virement annulé.', services.clock.now());
     },
   );
 

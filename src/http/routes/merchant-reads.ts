@@ -57,6 +57,7 @@ export const TRANSACTIONS_EXAMPLE = {
         operatorTransactionId: null,
         lateSuccess: false,
         heldAmount: 0,
+        queuedForFloat: false,
         direction: 'PAY_OUT',
         merchantReference: 'VIR-7',
         createdAt: '2026-11-20T10:42:05.120',

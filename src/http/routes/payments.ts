@@ -11,6 +11,7 @@ import { createTransfer } from '../../payments/create-transfer.ts';
 import { readTransactionStatus } from '../../payments/get-transaction.ts';
 import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
 import { refundPayment } from '../../refunds/index.ts';
+import { cancelQueuedPayOut } from '../../float/index.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
@@ -239,6 +240,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
               operatorTransactionId: 'SBXF9C37E83A362',
               lateSuccess: false,
               heldAmount: 0,
+              queuedForFloat: false,
             },
           }),
           ...errorResponses(...STATUS_ERRORS),
@@ -248,6 +250,44 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
     async (request) => {
       const row = await readTransactionStatus(services, requireApiKey(request, ['PAYOUT', 'READ']), 'PAY_OUT', request.params.reference);
       return ok(payOutStatusView(row), 'Statut du virement récupéré.', services.clock.now());
+    },
+  );
+
+  r.post(
+    '/api/v1/pay-out/:reference/cancel',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: "Annuler un virement en file d'attente",
+        description:
+          "Extension : annule un virement qui attend le float de l'opérateur (`queuedForFloat` true), jamais envoyé : il passe FAILED avec le code PAYOUT_CANCELLED, sa réservation est libérée et le webhook payout.failed part. Un virement déjà envoyé à l'opérateur, ou terminé, répond 409 PAYOUT_NOT_CANCELLABLE.",
+        operationId: 'cancelQueuedPayOut',
+        security,
+        params: referenceParams,
+        response: {
+          200: success(payOutStatusData, 'Le virement annulé (FAILED, PAYOUT_CANCELLED)', {
+            message: 'Virement annulé.',
+            data: {
+              ...EXAMPLE_TRANSFER_CREATED,
+              status: 'FAILED',
+              failureCode: 'PAYOUT_CANCELLED',
+              failureReason: "Transfert annulé par le marchand pendant qu'il attendait le float de l'opérateur.",
+              feeAmount: 0,
+              netAmount: null,
+              operatorTransactionId: null,
+              lateSuccess: false,
+              heldAmount: 0,
+              queuedForFloat: false,
+            },
+          }),
+          ...errorResponses(...STATUS_ERRORS, 'PAYOUT_NOT_CANCELLABLE'),
+        },
+      },
+    },
+    async (request) => {
+      const auth = requireApiKey(request, ['PAYOUT']);
+      const row = await cancelQueuedPayOut(request.services, auth, request.params.reference);
+      return ok(payOutStatusView(row), 'Virement annulé.', services.clock.now());
     },
   );
 }

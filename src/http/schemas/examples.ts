@@ -93,6 +93,7 @@ export const EXAMPLE_TRANSACTION_ITEM = {
   isInReconciliation: false,
   operatorTransactionId: 'SBXE902FAF36DC3',
   heldAmount: 0,
+  queuedForFloat: false,
   refundedAmount: 0,
   createdAt: EXAMPLE_TIME,
   updatedAt: '2026-11-20T10:00:03.000',

@@ -233,4 +233,9 @@ export const payOutStatusData = z.object({
     .describe(
       "Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite",
     ),
+  queuedForFloat: z
+    .boolean()
+    .describe(
+      "Extension : true tant que le virement (PENDING) attend en file d'attente que le float de l'opérateur le couvre ; il n'est pas encore envoyé et peut être annulé (POST /api/v1/pay-out/{reference}/cancel)",
+    ),
 });

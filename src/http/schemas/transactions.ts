@@ -134,6 +134,7 @@ export const transactionItem = z.object({
   isInReconciliation: z.boolean().describe("true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas"),
   operatorTransactionId: z.string().nullable().describe("Identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client)"),
   heldAmount: z.number().describe("Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement"),
+  queuedForFloat: z.boolean().describe("Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable)"),
   refundedAmount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),

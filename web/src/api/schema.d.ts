@@ -131,6 +131,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pay-out/{reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Annuler un virement en file d'attente
+         * @description Extension : annule un virement qui attend le float de l'opérateur (`queuedForFloat` true), jamais envoyé : il passe FAILED avec le code PAYOUT_CANCELLED, sa réservation est libérée et le webhook payout.failed part. Un virement déjà envoyé à l'opérateur, ou terminé, répond 409 PAYOUT_NOT_CANCELLABLE.
+         */
+        post: operations["cancelQueuedPayOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook": {
         parameters: {
             query?: never;
@@ -1088,6 +1108,118 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/float": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Float de chaque moyen de paiement LIVE */
+        get: operations["adminListFloat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/float/{railCode}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lire maintenant le solde de l'opérateur */
+        post: operations["adminReadFloat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Relevé des soldes sur une période courte
+         * @description Chaque mouvement des soldes AVAILABLE, PENDING et RESERVED des applications du marchand, avec les soldes d'ouverture et de clôture par environnement et devise (ouverture + mouvements = clôture). Au plus STATEMENT_SYNC_MAX_DAYS jours (31 par défaut) ; au-delà, POST /api/v1/merchants/statements.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/statement/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Relevé des soldes sur une période courte, en CSV
+         * @description text/csv; charset=utf-8, UTF-8 avec BOM, virgule, CRLF ; une ligne OPENING par solde, une ligne MOVEMENT par mouvement, une ligne CLOSING par solde ; montants en unités de base.
+         */
+        get: operations["exportStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Relevés préparés en arrière-plan (50 derniers) */
+        get: operations["listStatements"];
+        put?: never;
+        /**
+         * Préparer un relevé en arrière-plan
+         * @description Pour toute période (une longue en particulier) : le relevé est préparé en arrière-plan ; son statut passe à READY, puis il se télécharge en CSV.
+         */
+        post: operations["requestStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/statements/{id}/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Télécharger un relevé préparé (CSV) */
+        get: operations["downloadStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/balance": {
         parameters: {
             query?: never;
@@ -1136,6 +1268,23 @@ export type paths = {
         put?: never;
         /** Rembourser l'un de mes paiements réussis (comme POST /api/v1/pay-in/refund) */
         post: operations["refundMerchantPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/transactions/{reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Annuler l'un de mes virements en file d'attente (comme POST /api/v1/pay-out/{reference}/cancel) */
+        post: operations["cancelMerchantPayOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3017,7 +3166,7 @@ export interface operations {
                             payerName: string | null;
                             payerEmail: string | null;
                             paymentUrl: string | null;
-                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
                             failureCode: string | null;
                             failureReason: string | null;
                             /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -3931,7 +4080,8 @@ export interface operations {
                      *         "netAmount": 10000,
                      *         "operatorTransactionId": "SBXF9C37E83A362",
                      *         "lateSuccess": false,
-                     *         "heldAmount": 0
+                     *         "heldAmount": 0,
+                     *         "queuedForFloat": false
                      *       },
                      *       "timestamp": "2026-11-20T10:00:00.000"
                      *     }
@@ -3956,7 +4106,7 @@ export interface operations {
                             beneficiaryAccount: string | null;
                             beneficiaryName: string | null;
                             beneficiaryEmail: string | null;
-                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
                             failureCode: string | null;
                             failureReason: string | null;
                             /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -3974,6 +4124,8 @@ export interface operations {
                             reconciliation?: "IN_REVIEW";
                             /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                             heldAmount: number;
+                            /** @description Extension : true tant que le virement (PENDING) attend en file d'attente que le float de l'opérateur le couvre ; il n'est pas encore envoyé et peut être annulé (POST /api/v1/pay-out/{reference}/cancel) */
+                            queuedForFloat: boolean;
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -4094,6 +4246,282 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "TRANSACTION_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    cancelQueuedPayOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le virement annulé (FAILED, PAYOUT_CANCELLED) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Virement annulé.",
+                     *       "data": {
+                     *         "reference": "PO-F9C37E83A362",
+                     *         "status": "FAILED",
+                     *         "amount": 10000,
+                     *         "currency": "XAF",
+                     *         "description": "Salaire novembre",
+                     *         "paymentMethod": "MTN_MOMO_CM",
+                     *         "beneficiaryAccount": "237677000002",
+                     *         "beneficiaryName": "Jean Mbarga",
+                     *         "beneficiaryEmail": "jean@example.cm",
+                     *         "failureCode": "PAYOUT_CANCELLED",
+                     *         "failureReason": "Transfert annulé par le marchand pendant qu'il attendait le float de l'opérateur.",
+                     *         "feeAmount": 0,
+                     *         "netAmount": null,
+                     *         "operatorTransactionId": null,
+                     *         "lateSuccess": false,
+                     *         "heldAmount": 0,
+                     *         "queuedForFloat": false
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            reference: string;
+                            /**
+                             * @description PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                            amount: number;
+                            currency: string;
+                            description: string | null;
+                            paymentMethod: string | null;
+                            beneficiaryAccount: string | null;
+                            beneficiaryName: string | null;
+                            beneficiaryEmail: string | null;
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
+                            failureCode: string | null;
+                            failureReason: string | null;
+                            /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                            feeAmount: number | null;
+                            /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                            netAmount: number | null;
+                            /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                            operatorTransactionId: string | null;
+                            /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                            lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
+                            /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
+                            heldAmount: number;
+                            /** @description Extension : true tant que le virement (PENDING) attend en file d'attente que le float de l'opérateur le couvre ; il n'est pas encore envoyé et peut être annulé (POST /api/v1/pay-out/{reference}/cancel) */
+                            queuedForFloat: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "TRANSACTION_NOT_FOUND",
+                     *       "message": "Transaction introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TRANSACTION_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYOUT_NOT_CANCELLABLE` : Ce transfert ne peut plus être annulé : seul un transfert en file d'attente (pas encore envoyé à l'opérateur) peut l'être. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYOUT_NOT_CANCELLABLE",
+                     *       "message": "Ce transfert ne peut plus être annulé : seul un transfert en file d'attente (pas encore envoyé à l'opérateur) peut l'être.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYOUT_NOT_CANCELLABLE";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -5034,6 +5462,7 @@ export interface operations {
                      *             "operatorTransactionId": null,
                      *             "lateSuccess": false,
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "direction": "PAY_OUT",
                      *             "merchantReference": "VIR-7",
                      *             "createdAt": "2026-11-20T10:42:05.120",
@@ -5094,7 +5523,7 @@ export interface operations {
                                 payerName: string | null;
                                 payerEmail: string | null;
                                 paymentUrl: string | null;
-                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
                                 failureCode: string | null;
                                 failureReason: string | null;
                                 /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -5133,7 +5562,7 @@ export interface operations {
                                 beneficiaryAccount: string | null;
                                 beneficiaryName: string | null;
                                 beneficiaryEmail: string | null;
-                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED ; null sinon */
+                                /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
                                 failureCode: string | null;
                                 failureReason: string | null;
                                 /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
@@ -5151,6 +5580,8 @@ export interface operations {
                                 reconciliation?: "IN_REVIEW";
                                 /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
                                 heldAmount: number;
+                                /** @description Extension : true tant que le virement (PENDING) attend en file d'attente que le float de l'opérateur le couvre ; il n'est pas encore envoyé et peut être annulé (POST /api/v1/pay-out/{reference}/cancel) */
+                                queuedForFloat: boolean;
                                 /** @enum {string} */
                                 direction: "PAY_OUT";
                                 merchantReference: string | null;
@@ -21236,6 +21667,1471 @@ export interface operations {
             };
         };
     };
+    adminListFloat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le float de chaque moyen de paiement LIVE */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Float récupéré.",
+                     *       "data": [
+                     *         {
+                     *           "railCode": "MTN_MOMO_CM",
+                     *           "operator": "MTN_MOMO",
+                     *           "currency": "XAF",
+                     *           "hasBalanceQuery": true,
+                     *           "operatorBalance": 1250000,
+                     *           "operatorBalanceReadAt": "2026-11-20T10:00:00.000Z",
+                     *           "lastReadError": null,
+                     *           "ledgerFloat": 1240000,
+                     *           "drift": 10000,
+                     *           "inFlight": 25000,
+                     *           "sendable": 1225000,
+                     *           "queuedCount": 0,
+                     *           "queuedAmount": 0,
+                     *           "lowWatermark": 500000,
+                     *           "criticalWatermark": 100000,
+                     *           "state": "OK",
+                     *           "notifiedState": "OK"
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            railCode: string;
+                            operator: string;
+                            currency: string;
+                            /** @description false : l'opérateur ne propose pas de consultation de solde (solde inconnu) */
+                            hasBalanceQuery: boolean;
+                            /** @description Solde de l'opérateur à la dernière lecture réussie ; null : inconnu */
+                            operatorBalance: number | null;
+                            operatorBalanceReadAt: string | null;
+                            /** @description Erreur de la dernière lecture, quand elle a échoué */
+                            lastReadError: string | null;
+                            /** @description Float du grand livre (compte OPERATOR_FLOAT du moyen de paiement, LIVE) */
+                            ledgerFloat: number;
+                            /** @description Solde opérateur − float du grand livre */
+                            drift: number | null;
+                            /** @description Virements envoyés à l'opérateur et pas encore terminés */
+                            inFlight: number;
+                            /** @description Ce que de nouveaux virements peuvent encore utiliser */
+                            sendable: number | null;
+                            queuedCount: number;
+                            queuedAmount: number;
+                            lowWatermark: number;
+                            criticalWatermark: number;
+                            /** @enum {string} */
+                            state: "OK" | "LOW" | "CRITICAL" | "UNKNOWN";
+                            /** @enum {string} */
+                            notifiedState: "OK" | "LOW" | "CRITICAL" | "UNKNOWN";
+                        }[];
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    adminReadFloat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                railCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le float après la lecture */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Solde lu.",
+                     *       "data": {
+                     *         "railCode": "MTN_MOMO_CM",
+                     *         "operator": "MTN_MOMO",
+                     *         "currency": "XAF",
+                     *         "hasBalanceQuery": true,
+                     *         "operatorBalance": 1250000,
+                     *         "operatorBalanceReadAt": "2026-11-20T10:00:00.000Z",
+                     *         "lastReadError": null,
+                     *         "ledgerFloat": 1240000,
+                     *         "drift": 10000,
+                     *         "inFlight": 25000,
+                     *         "sendable": 1225000,
+                     *         "queuedCount": 0,
+                     *         "queuedAmount": 0,
+                     *         "lowWatermark": 500000,
+                     *         "criticalWatermark": 100000,
+                     *         "state": "OK",
+                     *         "notifiedState": "OK"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            railCode: string;
+                            operator: string;
+                            currency: string;
+                            /** @description false : l'opérateur ne propose pas de consultation de solde (solde inconnu) */
+                            hasBalanceQuery: boolean;
+                            /** @description Solde de l'opérateur à la dernière lecture réussie ; null : inconnu */
+                            operatorBalance: number | null;
+                            operatorBalanceReadAt: string | null;
+                            /** @description Erreur de la dernière lecture, quand elle a échoué */
+                            lastReadError: string | null;
+                            /** @description Float du grand livre (compte OPERATOR_FLOAT du moyen de paiement, LIVE) */
+                            ledgerFloat: number;
+                            /** @description Solde opérateur − float du grand livre */
+                            drift: number | null;
+                            /** @description Virements envoyés à l'opérateur et pas encore terminés */
+                            inFlight: number;
+                            /** @description Ce que de nouveaux virements peuvent encore utiliser */
+                            sendable: number | null;
+                            queuedCount: number;
+                            queuedAmount: number;
+                            lowWatermark: number;
+                            criticalWatermark: number;
+                            /** @enum {string} */
+                            state: "OK" | "LOW" | "CRITICAL" | "UNKNOWN";
+                            /** @enum {string} */
+                            notifiedState: "OK" | "LOW" | "CRITICAL" | "UNKNOWN";
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PROVIDER_NOT_FOUND` : Ce moyen de paiement n'existe pas ou n'est pas disponible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PROVIDER_NOT_FOUND",
+                     *       "message": "Ce moyen de paiement n'existe pas ou n'est pas disponible.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PROVIDER_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query: {
+                /** @description Premier jour (UTC), inclus */
+                from: string;
+                /** @description Dernier jour (UTC), inclus */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le relevé */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Relevé récupéré.",
+                     *       "data": {
+                     *         "from": "2026-11-01",
+                     *         "to": "2026-11-30",
+                     *         "totals": [
+                     *           {
+                     *             "environment": "LIVE",
+                     *             "currency": "XAF",
+                     *             "balance": "AVAILABLE",
+                     *             "opening": 10000,
+                     *             "credits": 4925,
+                     *             "debits": 5000,
+                     *             "closing": 9925,
+                     *             "movementCount": 2
+                     *           }
+                     *         ],
+                     *         "movements": []
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            from: string;
+                            to: string;
+                            totals: {
+                                environment: string;
+                                currency: string;
+                                /** @enum {string} */
+                                balance: "AVAILABLE" | "PENDING" | "RESERVED";
+                                /** @description Solde au début du premier jour (unités de base) */
+                                opening: number;
+                                credits: number;
+                                debits: number;
+                                /** @description opening + credits − debits */
+                                closing: number;
+                                movementCount: number;
+                            }[];
+                            movements: {
+                                postedAt: string;
+                                environment: string;
+                                currency: string;
+                                /** @enum {string} */
+                                balance: "AVAILABLE" | "PENDING" | "RESERVED";
+                                applicationId: string;
+                                applicationName: string;
+                                entryKind: string;
+                                reference: string | null;
+                                /** @description Signé : + crédit au marchand, − débit */
+                                amount: number;
+                                balanceAfter: number;
+                            }[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `VALIDATION_ERROR` : La requête contient des champs invalides.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "VALIDATION_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    exportStatement: {
+        parameters: {
+            query: {
+                /** @description Premier jour (UTC), inclus */
+                from: string;
+                /** @description Dernier jour (UTC), inclus */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fichier CSV (text/csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example line,postedAt,environment,currency,balance,application,entryKind,reference,amount,balanceAfter
+                     *     OPENING,2026-11-01T00:00:00.000Z,LIVE,XAF,AVAILABLE,,,,10000,10000
+                     */
+                    "application/json": string;
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `VALIDATION_ERROR` : La requête contient des champs invalides.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "VALIDATION_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listStatements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Les demandes de relevé */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Relevés récupérés.",
+                     *       "data": [
+                     *         {
+                     *           "id": "7b0b6a9e-2f4c-4b8e-9d3a-1c2e3f4a5b6c",
+                     *           "from": "2026-01-01",
+                     *           "to": "2026-11-30",
+                     *           "status": "PENDING",
+                     *           "createdAt": "2026-11-30T10:00:00.000Z",
+                     *           "readyAt": null
+                     *         }
+                     *       ],
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            from: string;
+                            to: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PREPARING" | "READY" | "FAILED";
+                            createdAt: string;
+                            readyAt: string | null;
+                        }[];
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    requestStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-11-30"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Premier jour (UTC), inclus */
+                    from: string;
+                    /** @description Dernier jour (UTC), inclus */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description La demande de relevé */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Relevé en préparation.",
+                     *       "data": {
+                     *         "id": "7b0b6a9e-2f4c-4b8e-9d3a-1c2e3f4a5b6c",
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-11-30",
+                     *         "status": "PENDING",
+                     *         "createdAt": "2026-11-30T10:00:00.000Z",
+                     *         "readyAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            from: string;
+                            to: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PREPARING" | "READY" | "FAILED";
+                            createdAt: string;
+                            readyAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "VALIDATION_ERROR" | "MALFORMED_JSON";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    downloadStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fichier CSV (text/csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example line,postedAt,environment,currency,balance,application,entryKind,reference,amount,balanceAfter
+                     *     OPENING,2026-11-01T00:00:00.000Z,LIVE,XAF,AVAILABLE,,,,10000,10000
+                     */
+                    "application/json": string;
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `RESOURCE_NOT_FOUND` : Ressource introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "message": "Ressource introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "RESOURCE_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `STATEMENT_NOT_READY` : Ce relevé est encore en préparation : réessayez quand son statut est READY. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "STATEMENT_NOT_READY",
+                     *       "message": "Ce relevé est encore en préparation : réessayez quand son statut est READY.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "STATEMENT_NOT_READY";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -21515,6 +23411,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -21547,6 +23444,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -21603,7 +23501,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -21612,6 +23510,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -21649,7 +23549,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -21658,6 +23558,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -22104,6 +24006,290 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    cancelMerchantPayOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le virement annulé (FAILED, PAYOUT_CANCELLED) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Virement annulé.",
+                     *       "data": {
+                     *         "reference": "PO-F9C37E83A362",
+                     *         "status": "FAILED",
+                     *         "amount": 10000,
+                     *         "currency": "XAF",
+                     *         "description": "Salaire novembre",
+                     *         "paymentMethod": "MTN_MOMO_CM",
+                     *         "beneficiaryAccount": "237677000002",
+                     *         "beneficiaryName": "Jean Mbarga",
+                     *         "beneficiaryEmail": "jean@example.cm",
+                     *         "failureCode": "PAYOUT_CANCELLED",
+                     *         "failureReason": "Transfert annulé par le marchand pendant qu'il attendait le float de l'opérateur.",
+                     *         "feeAmount": 0,
+                     *         "netAmount": null,
+                     *         "operatorTransactionId": null,
+                     *         "lateSuccess": false,
+                     *         "heldAmount": 0,
+                     *         "queuedForFloat": false
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            reference: string;
+                            /**
+                             * @description PENDING, puis SUCCESS, FAILED ou CANCELLED (définitifs) ; REFUNDED une fois remboursé en totalité
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
+                            amount: number;
+                            currency: string;
+                            description: string | null;
+                            paymentMethod: string | null;
+                            beneficiaryAccount: string | null;
+                            beneficiaryName: string | null;
+                            beneficiaryEmail: string | null;
+                            /** @description Cause d'un échec, l'une de : INSUFFICIENT_FUNDS, MERCHANT_INSUFFICIENT_FUNDS, PAYER_NOT_FOUND, PAYEE_NOT_FOUND, ACCOUNT_INACTIVE, ACCOUNT_BLOCKED, PAYEE_NOT_ALLOWED, LIMIT_EXCEEDED, REJECTED_BY_PAYER, WRONG_PIN, TIMEOUT, INVALID_REQUEST, CONFIGURATION_ERROR, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, NOT_FOUND_AT_PROVIDER, SESSION_EXPIRED, PAYOUT_CANCELLED, FLOAT_WAIT_EXPIRED ; null sinon */
+                            failureCode: string | null;
+                            failureReason: string | null;
+                            /** @description Frais Kolo (unités de base) ; null tant qu’ils ne sont pas fixés (un paiement : au succès) */
+                            feeAmount: number | null;
+                            /** @description Paiement : montant crédité au marchand (montant − frais). Virement : montant débité du solde (montant + frais). */
+                            netAmount: number | null;
+                            /** @description Extension : identifiant de l'opérateur pour ce mouvement d'argent (celui du SMS du client) ; null tant qu'il ne l'a pas donné */
+                            operatorTransactionId: string | null;
+                            /** @description Extension : true si l'opérateur a déplacé l'argent après la clôture de la transaction (le statut ne change pas) */
+                            lateSuccess: boolean;
+                            /**
+                             * @description Extension : présent (IN_REVIEW) seulement tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction ; le statut ne change pas
+                             * @enum {string}
+                             */
+                            reconciliation?: "IN_REVIEW";
+                            /** @description Extension : montant + frais encore réservés sur le solde tant que l'opérateur n'a pas répondu définitivement (en cours, ou FAILED TIMEOUT sans réponse) ; 0 ensuite */
+                            heldAmount: number;
+                            /** @description Extension : true tant que le virement (PENDING) attend en file d'attente que le float de l'opérateur le couvre ; il n'est pas encore envoyé et peut être annulé (POST /api/v1/pay-out/{reference}/cancel) */
+                            queuedForFloat: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `TRANSACTION_NOT_FOUND` : Transaction introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "TRANSACTION_NOT_FOUND",
+                     *       "message": "Transaction introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "TRANSACTION_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYOUT_NOT_CANCELLABLE` : Ce transfert ne peut plus être annulé : seul un transfert en file d'attente (pas encore envoyé à l'opérateur) peut l'être. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYOUT_NOT_CANCELLABLE",
+                     *       "message": "Ce transfert ne peut plus être annulé : seul un transfert en file d'attente (pas encore envoyé à l'opérateur) peut l'être.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYOUT_NOT_CANCELLABLE";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
@@ -27617,6 +29803,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -27672,7 +29859,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -27681,6 +29868,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -28369,6 +30558,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -28436,7 +30626,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -28445,6 +30635,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -28459,7 +30651,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -28708,6 +30900,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -28763,7 +30956,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -28772,6 +30965,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -29456,6 +31651,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -29523,7 +31719,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -29532,6 +31728,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -29546,7 +31744,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -29795,6 +31993,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -29850,7 +32049,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -29859,6 +32058,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -30543,6 +32744,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -30610,7 +32812,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -30619,6 +32821,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -30633,7 +32837,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -31154,6 +33358,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -31209,7 +33414,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -31218,6 +33423,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -31914,6 +34121,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -31981,7 +34189,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -31990,6 +34198,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -32004,7 +34214,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -32256,6 +34466,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -32311,7 +34522,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -32320,6 +34531,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -33012,6 +35225,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -33079,7 +35293,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -33088,6 +35302,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -33102,7 +35318,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -33354,6 +35570,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -33409,7 +35626,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -33418,6 +35635,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -34110,6 +36329,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -34177,7 +36397,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -34186,6 +36406,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -34200,7 +36422,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -34869,6 +37091,7 @@ export interface operations {
                      *         "isInReconciliation": false,
                      *         "operatorTransactionId": "SBXE902FAF36DC3",
                      *         "heldAmount": 0,
+                     *         "queuedForFloat": false,
                      *         "refundedAmount": 0,
                      *         "createdAt": "2026-11-20T10:00:00.000",
                      *         "updatedAt": "2026-11-20T10:00:03.000",
@@ -34936,7 +37159,7 @@ export interface operations {
                             payerEmail: string | null;
                             applicationId: string;
                             appName: string;
-                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                            failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                             failureReason: string | null;
                             isLateSuccess: boolean;
                             /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -34945,6 +37168,8 @@ export interface operations {
                             operatorTransactionId: string | null;
                             /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                             heldAmount: number;
+                            /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                            queuedForFloat: boolean;
                             refundedAmount: number;
                             createdAt: string;
                             updatedAt: string;
@@ -34959,7 +37184,7 @@ export interface operations {
                                 /** @enum {string} */
                                 toStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED" | "REFUNDED";
                                 cause: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 /** @description Diagnostic (personnel seulement ; null pour un marchand) */
                                 detail: {
                                     [key: string]: unknown;
@@ -35517,6 +37742,7 @@ export interface operations {
                      *             "isInReconciliation": false,
                      *             "operatorTransactionId": "SBXE902FAF36DC3",
                      *             "heldAmount": 0,
+                     *             "queuedForFloat": false,
                      *             "refundedAmount": 0,
                      *             "createdAt": "2026-11-20T10:00:00.000",
                      *             "updatedAt": "2026-11-20T10:00:03.000",
@@ -35572,7 +37798,7 @@ export interface operations {
                                 payerEmail: string | null;
                                 applicationId: string;
                                 appName: string;
-                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED") | null;
+                                failureCode: ("INSUFFICIENT_FUNDS" | "MERCHANT_INSUFFICIENT_FUNDS" | "PAYER_NOT_FOUND" | "PAYEE_NOT_FOUND" | "ACCOUNT_INACTIVE" | "ACCOUNT_BLOCKED" | "PAYEE_NOT_ALLOWED" | "LIMIT_EXCEEDED" | "REJECTED_BY_PAYER" | "WRONG_PIN" | "TIMEOUT" | "INVALID_REQUEST" | "CONFIGURATION_ERROR" | "PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "NOT_FOUND_AT_PROVIDER" | "SESSION_EXPIRED" | "PAYOUT_CANCELLED" | "FLOAT_WAIT_EXPIRED") | null;
                                 failureReason: string | null;
                                 isLateSuccess: boolean;
                                 /** @description true tant qu'un écart de rapprochement avec l'opérateur est ouvert sur cette transaction (« En rapprochement ») ; le statut ne change pas */
@@ -35581,6 +37807,8 @@ export interface operations {
                                 operatorTransactionId: string | null;
                                 /** @description Virement : montant + frais encore réservés tant que l'opérateur n'a pas répondu définitivement ; 0 pour un paiement */
                                 heldAmount: number;
+                                /** @description Virement en file d'attente : PENDING, pas encore envoyé, il attend le float de l'opérateur (annulable) */
+                                queuedForFloat: boolean;
                                 refundedAmount: number;
                                 createdAt: string;
                                 updatedAt: string;

@@ -63,6 +63,7 @@ export function Layout() {
         ['/platform', t('shell.platform')],
         ['/rails', t('shell.rails')],
         ['/reconciliation', t('shell.reconciliation')],
+        ['/float', t('shell.float')],
         // The audit log is ADMIN's only (the API refuses SUPPORT).
         ...(user?.role === 'ADMIN' ? ([['/audit', t('shell.audit')]] as [string, string][]) : []),
         ['/profile', t('shell.profile')],
@@ -71,6 +72,7 @@ export function Layout() {
         ['/', t('shell.home')],
         ['/transactions', t('shell.transactions')],
         ['/payouts', t('shell.payouts')],
+        ['/statements', t('shell.statements')],
         ['/collections', t('shell.collections')],
         ['/apps', t('shell.applications')],
         ['/team', t('shell.team')],

@@ -81,6 +81,13 @@ export interface MtnSimulatorOptions {
   latencyMs: SimLatency;
   /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
   nowMs: () => number;
+  /**
+   * Each product account's balance, base units of the market currency: collection grows with
+   * each successful request-to-pay, disbursement shrinks with each successful transfer; a
+   * transfer the disbursement balance cannot cover fails `NOT_ENOUGH_FUNDS`. Served by
+   * `GET /{product}/v1_0/account/balance`; tests set or raise it here.
+   */
+  balances: Record<'collection' | 'disbursement', number>;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
@@ -100,6 +107,7 @@ export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
   reasonShape: 'string',
   latencyMs: NO_LATENCY,
   nowMs: () => Date.now(),
+  balances: { collection: 0, disbursement: 1_000_000_000_000 },
 };
 
 /**
@@ -236,6 +244,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     ...(market ? { targetEnvironments: [market.targetEnvironment] } : {}),
     ...rest,
     latencyMs: { ...NO_LATENCY, ...rest.latencyMs },
+    balances: { ...MTN_SIM_DEFAULTS.balances, ...rest.balances },
   };
   const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
   /** Sandbox API users provisioned through `/v1_0/apiuser`, by id. */
@@ -267,6 +276,16 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
 
   const settle = (r: MtnSimResource, status: 'SUCCESSFUL' | 'FAILED', reason: string | null) => {
     if (r.status !== 'PENDING') return;
+    if (status === 'SUCCESSFUL') {
+      // The money moves on the product's own account; a transfer it cannot cover fails.
+      const amount = baseUnitsOf(r);
+      if (r.product === 'disbursement' && options.balances.disbursement < amount) {
+        status = 'FAILED';
+        reason = 'NOT_ENOUGH_FUNDS';
+      } else {
+        options.balances[r.product] += r.product === 'disbursement' ? -amount : amount;
+      }
+    }
     r.status = status;
     r.reason = reason;
     if (status === 'SUCCESSFUL') r.financialTransactionId = String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000));
@@ -281,6 +300,21 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     }
     if (scenario.afterMs === 'late') return later(options.lateDecisionMs, () => settle(r, 'SUCCESSFUL', null), true);
     later(scenario.afterMs === 'delayed' ? options.delayedMs : options.decisionDelayMs, () => settle(r, 'SUCCESSFUL', null));
+  };
+
+  /** A resource's amount in base units (MTN's amount is a string of major units). */
+  const baseUnitsOf = (r: MtnSimResource): number => {
+    const currency = String(r.body.currency);
+    return ZERO_DECIMAL_CURRENCIES.has(currency) ? Number(r.body.amount) : Math.round(Number(r.body.amount) * 100);
+  };
+
+  const handleBalance = (req: SimRequest, res: http.ServerResponse, product: Product) => {
+    const denied = checkAuth(req.headers, product);
+    if (denied) return sendJson(res, denied.status, denied.body);
+    const currency = ENVIRONMENT_CURRENCY[req.headers['x-target-environment']!]!;
+    const balance = options.balances[product];
+    const available = ZERO_DECIMAL_CURRENCIES.has(currency) ? String(balance) : (balance / 100).toFixed(2);
+    return sendJson(res, 200, { availableBalance: available, currency });
   };
 
   const moved = (): SimMovement[] =>
@@ -536,6 +570,10 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
       const referenceId = decodeURIComponent(m[1]!);
       await hold(options.latencyMs.status, later);
       return handleStatus(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement', referenceId);
+    }
+    if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/account\/balance$/.exec(path))) {
+      await hold(options.latencyMs.status, later);
+      return handleBalance(req, res, m[1] as Product);
     }
     if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path))) {
       const [product, msisdn] = [m[1] as Product, decodeURIComponent(m[2]!)];

@@ -325,6 +325,8 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       webhook('checkout.session.payment_failed', session);
       return { redirect: session.error_url as string };
     }
+    // The customer's payment lands in the wallet (Wave's own fee on checkouts is not simulated).
+    options.wallets[session.wallet as 'SN' | 'CI'].balance += Number(session.amount);
     Object.assign(session, {
       checkout_status: 'complete',
       payment_status: 'succeeded',
@@ -460,6 +462,11 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     if (req.method === 'POST' && (path === '/v1/checkout/sessions' || path === '/v1/payout')) await hold(options.latencyMs.initiate, later);
     else if (req.method === 'GET' && path.startsWith('/v1/')) await hold(options.latencyMs.status, later);
     if (req.method === 'POST' && path === '/v1/checkout/sessions') return handleCreateSession(req, res);
+    if (req.method === 'GET' && path === '/v1/balance') {
+      const who = authenticate(req, 'payout');
+      if ('status' in who) return sendJson(res, who.status, who.body);
+      return sendJson(res, 200, { amount: String(options.wallets[who.country].balance), currency: 'XOF' });
+    }
     if (req.method === 'GET' && path === '/v1/checkout/sessions/search') {
       const who = authenticate(req, 'checkout');
       if ('status' in who) return sendJson(res, who.status, who.body);

@@ -29,3 +29,22 @@ export function useRefund(reference: string, options?: MutationHookOptions<Refun
     },
   });
 }
+
+/** The queued pay-out, now FAILED `PAYOUT_CANCELLED`. */
+export type CancelledPayOut = ApiData<'/api/v1/merchants/transactions/{reference}/cancel', 'post'>;
+
+/**
+ * Cancels the pay-out `reference` while it waits for float (`queuedForFloat`); then the
+ * transactions, balances, home and deliveries are read again.
+ */
+export function useCancelPayOut(reference: string, options?: MutationHookOptions<CancelledPayOut, void>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...options,
+    mutationFn: () => unwrap(api.POST('/api/v1/merchants/transactions/{reference}/cancel', { params: { path: { reference } } })),
+    onSuccess: async (...args) => {
+      await invalidate(queryClient, [transactionsQueryKeys.all, balancesQueryKeys.all, homeQueryKeys.all, webhooksQueryKeys.all]);
+      await options?.onSuccess?.(...args);
+    },
+  });
+}

@@ -9,7 +9,7 @@ import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { ApiFailure } from '../../api/client';
 import { formatDateTime, formatMoney, parseAmount } from '../../format';
-import { useRefund } from '../../hooks/api/refunds';
+import { useCancelPayOut, useRefund } from '../../hooks/api/refunds';
 import { useCheckTransactionStatus, useTransaction } from '../../hooks/api/transactions';
 import { ErrorBox, Field, Money, QueryView, StatusBadge } from '../../ui';
 import { TransactionDeliveries } from './TransactionDeliveries';
@@ -22,6 +22,7 @@ export default function TransactionDetail() {
   const [amountError, setAmountError] = useState(false);
   const refund = useRefund(reference, { onSuccess: () => setRefunding(false) });
   const statusCheck = useCheckTransactionStatus(reference);
+  const cancel = useCancelPayOut(reference);
 
   return (
     <>
@@ -39,7 +40,9 @@ export default function TransactionDetail() {
                 <p className="big">
                   <Money amount={tx.amount} currency={tx.currency} /> <StatusBadge status={tx.status} />
                   {tx.isInReconciliation && <span className="badge">{t('tx.inReconciliation')}</span>}
+                  {tx.queuedForFloat && <span className="badge badge-queued">{t('tx.queued')}</span>}
                 </p>
+                {tx.queuedForFloat && <p className="muted">{t('tx.queuedHint')}</p>}
                 <dl className="facts">
                   <dt>{t('tx.reference')}</dt>
                   <dd className="ref">{tx.reference}</dd>
@@ -78,6 +81,12 @@ export default function TransactionDetail() {
                 </p>
               )}
               {statusCheck.error && <ErrorBox error={statusCheck.error} />}
+              {cancel.error && <ErrorBox error={cancel.error} />}
+              {tx.queuedForFloat && (
+                <button type="button" className="secondary" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+                  {t('tx.cancelPayOut')}
+                </button>
+              )}
               {tx.status === 'PENDING' && (
                 <div className="card">
                   <p className="muted">{t('tx.checkHint')}</p>

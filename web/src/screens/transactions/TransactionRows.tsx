@@ -23,6 +23,7 @@ export function TransactionRows({ items }: { items: TransactionItem[] }) {
             <span className="row-side">
               <Money amount={tx.direction === 'PAY_OUT' ? -tx.amount : tx.amount} currency={tx.currency} />
               <StatusBadge status={tx.status} />
+              {tx.queuedForFloat && <span className="badge badge-queued">{t('tx.queued')}</span>}
             </span>
           </Link>
         </li>

@@ -1,0 +1,9 @@
+/**
+ * Operator float: what Kolo holds at each LIVE rail's operator, read from the operator's balance
+ * query on a schedule and on demand, compared with the ledger, watched against watermarks (staff
+ * notified once per crossing), and the queue of pay-outs that wait for it instead of failing.
+ */
+export { floatStateOf, type FloatState, type Watermarks } from './float-state.ts';
+export { railFloat, railFloats, liveRailCodes, watermarksOf, type RailFloat } from './rail-float.ts';
+export { readRailFloat, runFloatTick, settleFloat } from './read-float.ts';
+export { cancelMerchantPayOut, cancelQueuedPayOut, expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
