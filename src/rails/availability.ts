@@ -24,6 +24,7 @@ import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { providers, railAvailabilityOverrides, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
+import { keptBy } from '../db/client.ts';
 
 /** A rail's availability for one direction. */
 export type AvailabilityStatus = 'OPERATIONAL' | 'DELAYED' | 'CLOSED';
@@ -175,6 +176,7 @@ export async function setAvailabilityOverride(
     .insert(railAvailabilityOverrides)
     .values({ providerCode: input.providerCode, direction: input.direction, ...values })
     .onConflictDoUpdate({ target: [railAvailabilityOverrides.providerCode, railAvailabilityOverrides.direction], set: values });
+  forgetClosedChecks(services);
   await recordAudit(services, actor, { action: 'RAIL_AVAILABILITY_SET', targetType: 'PROVIDER', targetId: input.providerCode, after: { direction: input.direction, status: input.status, reason: values.reason } });
 }
 
@@ -188,14 +190,37 @@ export async function clearAvailabilityOverride(services: Services, actor: Audit
     .where(and(eq(railAvailabilityOverrides.providerCode, providerCode), eq(railAvailabilityOverrides.direction, direction)))
     .returning();
   if (deleted.length === 0) throw new ApiError('RESOURCE_NOT_FOUND');
+  forgetClosedChecks(services);
   await recordAudit(services, actor, { action: 'RAIL_AVAILABILITY_CLEARED', targetType: 'PROVIDER', targetId: providerCode, before: { direction, status: deleted[0]!.status } });
 }
 
+/** How long a rail's computed availability answers the charges' check, milliseconds of the service clock. */
+export const CLOSED_CHECK_TTL_MS = 5000;
+
+const closedChecks = Symbol('rail closed checks');
+
 /**
- * True when `code` is CLOSED for `direction` in `environment` now (computed or set by staff):
- * the check a new charge passes (`payments/create-charge.ts`, which then answers RAIL_CLOSED).
+ * True when `code` is CLOSED for `direction` in `environment` (computed or set by staff): the
+ * check a new charge passes (`payments/create-charge.ts`, which then answers RAIL_CLOSED). The
+ * answer is computed at most once per `CLOSED_CHECK_TTL_MS` per rail, direction and environment in
+ * this process (concurrent checks share one computation), so a charge costs no scan of the
+ * window's traffic; setting or clearing an override here forgets the answers at once.
  */
 export async function isRailClosed(services: Pick<Services, 'db' | 'clock'>, environment: Environment, code: string, direction: RailDirection): Promise<boolean> {
-  const [availability] = (await railAvailabilities(services, environment, [code])).filter((a) => a.direction === direction);
-  return availability?.status === 'CLOSED';
+  const cache = keptBy(services.db, closedChecks, () => new Map<string, { until: number; closed: Promise<boolean> }>());
+  const now = services.clock.now().getTime();
+  const k = `${environment}:${key(code, direction)}`;
+  const hit = cache.get(k);
+  if (hit && hit.until > now) return hit.closed;
+  const closed = railAvailabilities(services, environment, [code]).then(
+    (all) => all.find((a) => a.direction === direction)?.status === 'CLOSED',
+  );
+  cache.set(k, { until: now + CLOSED_CHECK_TTL_MS, closed });
+  closed.catch(() => cache.delete(k));
+  return closed;
+}
+
+/** Forgets the cached answers of `isRailClosed` (an override changed). */
+function forgetClosedChecks(services: Pick<Services, 'db'>): void {
+  keptBy(services.db, closedChecks, () => new Map()).clear();
 }
