@@ -26,7 +26,11 @@ import {
   createDecisionTimers,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
+  decisionDelayOf,
   faultHits,
+  latencyOf,
+  timeRequest,
+  type SimFaultRates,
   headersOf,
   hold,
   latencyRules,
@@ -63,6 +67,10 @@ export interface MtnSimulatorOptions {
   providerCallbackHost: string | null;
   /** Time from creation to the payer's decision. */
   decisionDelayMs: number;
+  /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
+  decisionDelayMaxMs?: number;
+  /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
+  faultRates?: SimFaultRates | null;
   /** How long `…454` (PayerDelayed / PayeeDelayed) stays PENDING before succeeding (MTN observed ~25 s). */
   delayedMs: number;
   /** How long a `…198` request stays PENDING before succeeding, unless `decideLate()` comes first. */
@@ -202,6 +210,8 @@ export interface MtnSimulator {
   decideLate(): number;
   /** The money MTN moved: one row per SUCCESSFUL request-to-pay or transfer, in creation order. */
   moved(): SimMovement[];
+  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
+  connectionsOpened(): number;
   close(): Promise<void>;
 }
 
@@ -256,11 +266,11 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
   const schedule = (r: MtnSimResource, scenario: Scenario) => {
     if (scenario.kind === 'PENDING_FOREVER') return;
     if (scenario.kind === 'FAIL') {
-      later(options.decisionDelayMs, () => settle(r, 'FAILED', scenario.reason));
+      later(decisionDelayOf(options), () => settle(r, 'FAILED', scenario.reason));
       return;
     }
     if (scenario.afterMs === 'late') return later(options.lateDecisionMs, () => settle(r, 'SUCCESSFUL', null), true);
-    later(scenario.afterMs === 'delayed' ? options.delayedMs : options.decisionDelayMs, () => settle(r, 'SUCCESSFUL', null));
+    later(scenario.afterMs === 'delayed' ? options.delayedMs : decisionDelayOf(options), () => settle(r, 'SUCCESSFUL', null));
   };
 
   const moved = (): SimMovement[] =>
@@ -357,7 +367,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (resources.has(key)) {
       return sendJson(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
     }
-    const fault = faultHits(state, 'initiate');
+    const fault = faultHits(state, 'initiate', options.faultRates);
     if (fault && !fault.landed) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
     const resource: MtnSimResource = {
       product,
@@ -459,6 +469,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
+    timeRequest(req, res);
     let m: RegExpExecArray | null;
     if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings|decide-late)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && path === '/v1_0/apiuser') return handleApiUser(req, res, null, 'create');
@@ -467,21 +478,21 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (req.method === 'GET' && (m = /^\/_simulator\/(transactions|moved)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) {
       const product = m[1] as Product;
-      await hold(options.latencyMs.token, later);
+      await hold(latencyOf(options.latencyMs, 'token'), later);
       return handleToken(req, res, product);
     }
     if (req.method === 'POST' && (path === '/collection/v1_0/requesttopay' || path === '/disbursement/v1_0/transfer')) {
-      await hold(options.latencyMs.initiate, later);
+      await hold(latencyOf(options.latencyMs, 'initiate'), later);
       return handleCreate(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement');
     }
     if (req.method === 'GET' && (m = /^\/(?:collection\/v1_0\/requesttopay|disbursement\/v1_0\/transfer)\/([^/]+)$/.exec(path))) {
       const referenceId = decodeURIComponent(m[1]!);
-      await hold(options.latencyMs.status, later);
+      await hold(latencyOf(options.latencyMs, 'status'), later);
       return handleStatus(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement', referenceId);
     }
     if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path))) {
       const [product, msisdn] = [m[1] as Product, decodeURIComponent(m[2]!)];
-      await hold(options.latencyMs.check, later);
+      await hold(latencyOf(options.latencyMs, 'check'), later);
       return handleAccountHolder(req, res, product, msisdn);
     }
     return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
@@ -509,6 +520,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     },
     decideLate: decisions.decideLate,
     moved,
+    connectionsOpened: server.connectionsOpened,
     close: server.close,
   };
   return simulator;
