@@ -21,6 +21,8 @@ export interface SimRequest {
   answeredAtMs?: number;
   /** The JSON body the simulator answered, when it answered one (set by `timeRequest`). */
   answer?: string;
+  /** The HTTP status it answered; unset when the socket closed unanswered (set by `timeRequest`). */
+  answerStatus?: number;
 }
 
 /**
@@ -225,6 +227,7 @@ export function timeRequest(req: SimRequest, res: http.ServerResponse): void {
   req.receivedAtMs = performance.now();
   res.once('close', () => {
     req.answeredAtMs = performance.now();
+    if (res.headersSent) req.answerStatus = res.statusCode;
     const answer = answers.get(res);
     if (answer !== undefined) req.answer = answer;
   });
