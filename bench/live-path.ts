@@ -22,12 +22,13 @@
  * arrival whose request is still unanswered after BENCH_LIVE_CLIENT_TIMEOUT_S (30) is a
  * client-visible error.
  *
- * Per step: achieved rate (answers a second), client p50/p99 per call kind, client-visible errors
+ * Per step: achieved rate (answers received within the step's window, a second), client p50/p99
+ * per call kind, client-visible errors
  * (non-2xx, socket errors, timeouts) split into caused by an operator (the request's operator
  * call was answered 500 or held) or not, Kolo's own share per charge and transfer (client
  * latency minus the time the simulators spent on that payment's calls, both measured in this
- * process), time from creation to final status by the cause of the final transition (CALLBACK,
- * POLL), TCP connections each simulator accepted and its peak concurrent requests, status
+ * process), time from creation to final status for payments the operator called back for and
+ * for those only the poller found final (callback dropped), TCP connections each simulator accepted and its peak concurrent requests, status
  * queries per operator (the poller's questions), Kolo's event-loop delay p99 (its /metrics,
  * `kolo_nodejs_eventloop_lag_p99_seconds`) and resident memory. After each step, a bounded wait
  * (BENCH_LIVE_SETTLE_S, 60) until every payment is final, then every simulator movement
@@ -104,14 +105,18 @@ export interface Percentiles {
 export interface LiveStep {
   offered: number;
   arrivals: number;
-  /** Answers (any status) a second over the step's duration. */
+  /** Answers (any status) received within the step's window, a second. */
   achieved: number;
   client: { charge: Percentiles; transfer: Percentiles; status: Percentiles };
   /** Kolo's own share (client latency minus the operator's time on that payment's calls). */
   own: { charge: Percentiles; transfer: Percentiles; all: Percentiles };
   errors: { byOperator: number; notByOperator: number; samples: string[] };
-  /** Creation → final status, milliseconds, by the cause of the final transition. */
-  final: { callback: Percentiles; poll: Percentiles; other: Percentiles; notFinal: number; settleSeconds: number | null };
+  /**
+   * Creation → final status, milliseconds: payments the operator called back for (Kolo then asks
+   * it, since MTN and Orange callbacks are not signed) and payments only the poller found final
+   * (callback dropped, or none).
+   */
+  final: { callback: Percentiles; poll: Percentiles; notFinal: number; settleSeconds: number | null };
   operators: { name: string; connectionsOpened: number; peakConcurrent: number; statusQueries: number; initiations: number }[];
   eventLoopP99Ms: number | null;
   rssMb: number;
@@ -140,6 +145,8 @@ interface Arrival {
   kind: Kind;
   operator: 'MTN' | 'ORANGE' | null;
   merchantReference: string;
+  /** The transfer's beneficiary (MTN's account-holder check names it). */
+  msisdn: string | null;
   scheduledAt: number;
   latencyMs: number | null;
   status: number | null;
@@ -293,7 +300,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
     // A LIVE key for the demo application (its webhook secret is the banner's): `kolo keys rotate`.
     const appId = (await sql.query<{ id: string }>('select id from applications order by created_at limit 1')).rows[0]!.id;
     const rotated = await cli(['keys', 'rotate', '--app', appId, '--environment', 'LIVE', '--json']);
-    const key = /sk_live_[0-9a-f]+/.exec(rotated.stdout)?.[0];
+    const key = /"plainTextKey":\s*"(sk_live_[0-9a-f]+)"/.exec(rotated.stdout)?.[1];
     if (!key) throw new Error(`no LIVE key in kolo keys rotate's output: ${rotated.stdout}`);
     const receiver = await startWebhookReceiver(await freePort(), secret);
     cleanups.splice(1, 0, () => receiver.close()); // after the server stops
@@ -316,7 +323,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         amount: isOrange ? AMOUNT : FUNDING_AMOUNT,
         currency: 'XAF',
         paymentMethod: isOrange ? ORANGE_RAIL : MTN_RAIL,
-        payerAccount: isOrange ? '237699100200' : customer('2376771', i),
+        payerAccount: isOrange ? '237699100200' : customer('237677', i),
         merchantReference: `live-funding-${i}`,
       });
       const reference = /"reference":"([^"]+)"/.exec(res.text)?.[1];
@@ -357,7 +364,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         const kind: Kind = slot < 7 ? 'charge' : slot < 9 ? 'transfer' : 'status';
         const operator = kind === 'charge' ? ((sequence + index) % 20 < 10 ? 'MTN' : 'ORANGE') : kind === 'transfer' ? 'MTN' : null;
         const n = sequence + index;
-        const arrival: Arrival = { kind, operator, merchantReference: `live-${stepIndex}-${n}`, scheduledAt: started + (index * 1000) / rate, latencyMs: null, status: null, reference: null, error: null };
+        const arrival: Arrival = { kind, operator, merchantReference: `live-${stepIndex}-${n}`, msisdn: kind === 'transfer' ? customer('237679', n) : null, scheduledAt: started + (index * 1000) / rate, latencyMs: null, status: null, reference: null, error: null };
         arrivals.push(arrival);
         let request: Promise<{ status: number | null; text: string; error: string | null }>;
         if (kind === 'charge') {
@@ -366,11 +373,11 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
             amount: AMOUNT,
             currency: 'XAF',
             paymentMethod: orangeCharge ? ORANGE_RAIL : MTN_RAIL,
-            payerAccount: orangeCharge ? customer('2376991', n) : customer('2376772', n),
+            payerAccount: orangeCharge ? customer('237699', n) : customer('237678', n),
             merchantReference: arrival.merchantReference,
           });
         } else if (kind === 'transfer') {
-          request = call('POST', '/api/v1/pay-out/transfer', { amount: AMOUNT, currency: 'XAF', paymentMethod: MTN_RAIL, beneficiaryAccount: customer('2376773', n), beneficiaryName: 'Awa Ngono', merchantReference: arrival.merchantReference });
+          request = call('POST', '/api/v1/pay-out/transfer', { amount: AMOUNT, currency: 'XAF', paymentMethod: MTN_RAIL, beneficiaryAccount: arrival.msisdn, beneficiaryName: 'Awa Ngono', merchantReference: arrival.merchantReference });
         } else {
           const reference = references[Math.floor(Math.random() * references.length)]!;
           request = call('GET', `/api/v1/pay-in/check_status/${reference}`, null);
@@ -405,7 +412,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       sequence += total;
       await Promise.all(inFlight);
       const answeredAt = performance.now();
-      const durationS = Math.max(options.stepS, (answeredAt - started) / 1000);
+      const windowEnd = started + options.stepS * 1000;
       const eventLoopP99 = await scrapeMetric(metricsPort, 'kolo_nodejs_eventloop_lag_p99_seconds');
       const rss = serverRss(server.child.pid!);
 
@@ -436,6 +443,12 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         const reference = referenceOfSimRequest(r, orangeOrders, orangeTokens);
         if (reference) add(reference, r);
       }
+      const transferByMsisdn = new Map(arrivals.filter((a) => a.msisdn && a.reference).map((a) => [a.msisdn!, a.reference!]));
+      for (const r of stepRequests.mtn) {
+        const msisdn = /\/accountholder\/msisdn\/([^/]+)\/active$/.exec(r.path)?.[1];
+        const reference = msisdn ? transferByMsisdn.get(decodeURIComponent(msisdn)) : undefined;
+        if (reference) add(reference, r);
+      }
       for (const r of stepRequests.orange) {
         if (!r.path.endsWith('/init') || !r.answer) continue;
         const token = /"payToken":"([^"]+)"/.exec(r.answer)?.[1];
@@ -464,14 +477,21 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       const clientOf = (kind: Kind) => arrivals.filter((a) => a.kind === kind && a.latencyMs !== null && a.error === null).map((a) => a.latencyMs!);
 
       // Creation → final status by the cause of the final transition.
-      const { rows: finals } = await sql.query<{ cause: string; ms: number }>(
-        `select e.cause, extract(epoch from (e.created_at - t.created_at)) * 1000 as ms
+      const { rows: finals } = await sql.query<{ reference: string; ms: number }>(
+        `select t.reference, extract(epoch from (e.created_at - t.created_at)) * 1000 as ms
          from transactions t
-         join lateral (select cause, created_at from transaction_events where transaction_id = t.id order by id desc limit 1) e on true
+         join lateral (select created_at from transaction_events where transaction_id = t.id order by id desc limit 1) e on true
          where t.merchant_reference like $1 and t.status <> 'PENDING'`,
         [`live-${stepIndex}-%`],
       );
-      const finalBy = (cause: string | null) => percentiles(finals.filter((f) => (cause === null ? f.cause !== 'CALLBACK' && f.cause !== 'POLL' : f.cause === cause)).map((f) => Number(f.ms)));
+      // Which payments the operator called back for (MTN's body names the reference, Orange's the orderId).
+      const calledBack = new Set<string>();
+      for (const c of [...mtn.callbacks, ...orange.callbacks]) {
+        const named = /"(?:externalId|orderId)":"([^"]+)"/.exec(c.body)?.[1];
+        const reference = named ? (orangeOrders.get(named) ?? named) : null;
+        if (reference && c.status !== null && c.status >= 200 && c.status < 300) calledBack.add(reference);
+      }
+      const finalBy = (byCallback: boolean) => percentiles(finals.filter((f) => calledBack.has(f.reference) === byCallback).map((f) => Number(f.ms)));
 
       const reconciliation = await reconcileAll(sql, [...mtn.moved(), ...orange.moved()]);
       const verify = await cli(['ledger', 'verify']).then(
@@ -482,11 +502,11 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       const step: LiveStep = {
         offered: rate,
         arrivals: arrivals.length,
-        achieved: arrivals.filter((a) => a.status !== null).length / durationS,
+        achieved: arrivals.filter((a) => a.status !== null && a.scheduledAt + a.latencyMs! <= windowEnd).length / options.stepS,
         client: { charge: percentiles(clientOf('charge')), transfer: percentiles(clientOf('transfer')), status: percentiles(clientOf('status')) },
         own: { charge: percentiles(ownOf('charge')), transfer: percentiles(ownOf('transfer')), all: percentiles([...ownOf('charge'), ...ownOf('transfer'), ...ownOf('status')]) },
         errors: { byOperator, notByOperator: errored.length - byOperator, samples: [...new Set(errored.map((a) => `${a.kind}: ${a.error}`))].slice(0, 5) },
-        final: { callback: finalBy('CALLBACK'), poll: finalBy('POLL'), other: finalBy(null), notFinal, settleSeconds },
+        final: { callback: finalBy(true), poll: finalBy(false), notFinal, settleSeconds },
         operators: [
           { name: 'MTN', connectionsOpened: mtn.connectionsOpened() - simMark.mtnConnections, peakConcurrent: peakConcurrent(stepRequests.mtn), statusQueries: stepRequests.mtn.filter(isStatus).length, initiations: stepRequests.mtn.filter((r) => r.method === 'POST' && !r.path.includes('token')).length },
           { name: 'Orange', connectionsOpened: orange.connectionsOpened() - simMark.orangeConnections, peakConcurrent: peakConcurrent(stepRequests.orange), statusQueries: stepRequests.orange.filter(isStatus).length, initiations: stepRequests.orange.filter((r) => r.path.endsWith('/pay')).length },
@@ -547,7 +567,7 @@ function sayStep(say: (line?: string) => void, s: LiveStep): void {
   say(`client p50/p99 ms: charges ${pp(s.client.charge)}, transfers ${pp(s.client.transfer)}, status reads ${pp(s.client.status)}`);
   say(`Kolo's own p50/p99 ms: charges ${pp(s.own.charge)}, transfers ${pp(s.own.transfer)}, all ${pp(s.own.all)}`);
   say(`client-visible errors: ${s.errors.byOperator} caused by an operator, ${s.errors.notByOperator} not${s.errors.samples.length ? ` (${s.errors.samples.join('; ')})` : ''}`);
-  say(`to final status p50/p99 ms: callback ${pp(s.final.callback)} (${s.final.callback.count}), polling ${pp(s.final.poll)} (${s.final.poll.count}), other ${pp(s.final.other)} (${s.final.other.count}); ${s.final.notFinal} not final ${s.final.settleSeconds === null ? 'at the bound' : `(all final ${s.final.settleSeconds.toFixed(1)} s after the last answer)`}`);
+  say(`to final status p50/p99 ms: callback ${pp(s.final.callback)} (${s.final.callback.count}), polling only ${pp(s.final.poll)} (${s.final.poll.count}); ${s.final.notFinal} not final ${s.final.settleSeconds === null ? 'at the bound' : `(all final ${s.final.settleSeconds.toFixed(1)} s after the last answer)`}`);
   for (const o of s.operators) say(`${o.name}: ${o.connectionsOpened} connections opened, peak ${o.peakConcurrent} requests in flight, ${o.initiations} initiations, ${o.statusQueries} status queries`);
   say(`Kolo event-loop delay p99 ${s.eventLoopP99Ms === null ? '—' : s.eventLoopP99Ms.toFixed(1)} ms, RSS ${s.rssMb.toFixed(1)} MB`);
   say(`reconciliation: ${s.reconciliation.movements} movements, ${s.reconciliation.lines} transactions, ${s.reconciliation.differences} differences${s.reconciliation.examples.length ? ` (${s.reconciliation.examples.join('; ')})` : ''}; ledger verify ${s.ledgerVerify.clean ? 'clean' : `FAILED: ${s.ledgerVerify.output.slice(0, 300)}`}`);
@@ -568,7 +588,7 @@ export function stepHolds(s: LiveStep): boolean {
 /** The LIVE table's Markdown rows (docs/performance.md, "LIVE path"). */
 export function liveMarkdown(result: LiveResult): string[] {
   const out = [
-    '| Offered | Achieved | Client p50 / p99 ms: charges; transfers; status reads | Kolo’s own p50 / p99 ms: charges; transfers | Errors: operator / not | To final p50 / p99 ms: callback; polling | Connections MTN / Orange | Status queries MTN / Orange | Event-loop p99 | RSS | Money differences | Ledger verify |',
+    '| Offered | Achieved | Client p50 / p99 ms: charges; transfers; status reads | Kolo’s own p50 / p99 ms: charges; transfers | Errors: operator / not | To final p50 / p99 ms: called back; polling only | Connections MTN / Orange | Status queries MTN / Orange | Event-loop p99 | RSS | Money differences | Ledger verify |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of result.steps) {

@@ -671,7 +671,7 @@ if (live) {
   } else verdict('8 LIVE 500 arrivals/s', null, `500 not among BENCH_LIVE_STEPS (${liveOptions.steps.join(', ')})`);
   const holding = live.steps.filter(stepHolds).map((step) => step.offered);
   const highest = holding.length ? Math.max(...holding) : null;
-  verdict('9 LIVE highest step that holds (reported)', live.steps.length > 0 ? true : null, highest === null ? 'none of the steps held' : `${highest} arrivals/s`);
+  verdict('9 LIVE highest step that holds (reported; FAIL: none held)', live.steps.length > 0 ? highest !== null : null, highest === null ? 'none of the steps held' : `${highest} arrivals/s`);
 } else verdict('7 LIVE path', null, liveEnabled ? 'needs pg' : 'BENCH_LIVE=0');
 
 say('\n== thresholds ==');
