@@ -484,11 +484,12 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
          where t.merchant_reference like $1 and t.status <> 'PENDING'`,
         [`live-${stepIndex}-%`],
       );
-      // Which payments the operator called back for (MTN's body names the reference, Orange's the orderId).
+      // Which payments the operator called back for (MTN's body names the reference, Orange's the payToken).
       const calledBack = new Set<string>();
       for (const c of [...mtn.callbacks, ...orange.callbacks]) {
-        const named = /"(?:externalId|orderId)":"([^"]+)"/.exec(c.body)?.[1];
-        const reference = named ? (orangeOrders.get(named) ?? named) : null;
+        const external = /"externalId":"([^"]+)"/.exec(c.body)?.[1];
+        const payToken = /"payToken":"([^"]+)"/.exec(c.body)?.[1];
+        const reference = external ?? (payToken ? orangeTokens.get(payToken) : undefined);
         if (reference && c.status !== null && c.status >= 200 && c.status < 300) calledBack.add(reference);
       }
       const finalBy = (byCallback: boolean) => percentiles(finals.filter((f) => calledBack.has(f.reference) === byCallback).map((f) => Number(f.ms)));
