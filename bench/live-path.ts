@@ -30,7 +30,8 @@
  * process), time from creation to final status for payments the operator called back for and
  * for those only the poller found final (callback dropped), TCP connections each simulator accepted and its peak concurrent requests, status
  * queries per operator (the poller's questions), Kolo's event-loop delay p99 (its /metrics,
- * `kolo_nodejs_eventloop_lag_p99_seconds`) and resident memory. After each step, a bounded wait
+ * `kolo_nodejs_eventloop_lag_p99_seconds`, which prom-client measures since its previous reading:
+ * the previous step's end) and resident memory. After each step, a bounded wait
  * (BENCH_LIVE_SETTLE_S, 60) until every payment is final, then every simulator movement
  * reconciled with the ledger lines on the rails' OPERATOR_FLOAT accounts per transaction (as
  * test/helpers/reconcile.ts does) and `kolo ledger verify` run against the database.
@@ -519,6 +520,12 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       };
       result.steps.push(step);
       sayStep(say, step);
+      // The simulators' logs of this step are read: drop them, so a long run's memory stays flat
+      // (their money records, which reconciliation reads, are kept).
+      mtn.requests.splice(0);
+      orange.requests.splice(0);
+      mtn.callbacks.splice(0);
+      orange.callbacks.splice(0);
     }
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
