@@ -30,6 +30,9 @@
  * 5. PostgreSQL only, two fresh databases of its own: poller tick at 10,000 and 1,000,000
  *    not-yet-due PENDING rows, the two sizes measured in alternation (bench/poller-tick.ts), with
  *    the claim's EXPLAIN (ANALYZE, BUFFERS).
+ * 6. PostgreSQL only, a fresh database of its own: the LIVE path (bench/live-path.ts): the MTN and
+ *    Orange simulators with operator latencies and faults, a LIVE key, open-model arrivals of mixed
+ *    traffic in steps, reconciliation with the simulators and `kolo ledger verify` after each step.
  * Then a table, the same figures as Markdown (for docs/performance.md), and PASS/FAIL per threshold.
  *
  * Options (environment):
@@ -47,6 +50,9 @@
  * - BENCH_SETTLE_TIMEOUT_S (120): longest wait for settlement (and webhooks) after the run.
  * - BENCH_WEBHOOKS (20000): deliveries of the webhook drain; BENCH_WEBHOOK_TIMEOUT_S (90): longest wait.
  * - BENCH_POLLER_RUNS (21): timed runs per size in the poller phase; BENCH_POLLER=0 skips it.
+ * - BENCH_LIVE=0 skips the LIVE path; BENCH_ONLY=live runs only it (no ceiling, sandbox phases or
+ *   poller; with BENCH_TARGETS=pg or the default). Its own options (BENCH_LIVE_STEPS,
+ *   BENCH_LIVE_STEP_S, the simulators' latencies and fault rates…) are listed in bench/live-path.ts.
  * - Any variable of src/config.ts is passed to the server as set; the bench sets
  *   SANDBOX_DELAY_MS=200 (unless set), WEBHOOK_ALLOW_PRIVATE_HOSTS=true, LOG_LEVEL=warn.
  * Not part of the tests; the exit code is 0 whatever the verdicts (1 when the harness fails).
@@ -59,6 +65,7 @@ import pg from 'pg';
 import { commandLine, freePort, load, mapLimit, processCpuSeconds, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { measurePollerTick, type PollerFigures } from './poller-tick.ts';
+import { liveMarkdown, liveOptionsFromEnv, runLivePath, stepHolds, type LiveResult } from './live-path.ts';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -70,6 +77,11 @@ const webhookTimeoutS = Number(process.env.BENCH_WEBHOOK_TIMEOUT_S ?? 90);
 const pollerRuns = Number(process.env.BENCH_POLLER_RUNS ?? 21);
 const pollerEnabled = process.env.BENCH_POLLER !== '0';
 const warmUpS = Number(process.env.BENCH_WARMUP_S ?? 2);
+const only = process.env.BENCH_ONLY?.trim() || null;
+if (only !== null && only !== 'live') throw new Error(`BENCH_ONLY: unknown phase ${only} (live)`);
+const liveEnabled = process.env.BENCH_LIVE !== '0';
+if (only === 'live' && !liveEnabled) throw new Error('BENCH_ONLY=live and BENCH_LIVE=0 leave nothing to run');
+const liveOptions = liveOptionsFromEnv(process.env);
 for (const t of targets) if (t !== 'pg' && t !== 'pglite') throw new Error(`BENCH_TARGETS: unknown target ${t} (pg, pglite)`);
 
 const say = (line = '') => console.log(line);
@@ -468,20 +480,24 @@ const started = performance.now();
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 say(`Kolo benchmark: ${connections} connections, ${durationS} s per run (${warmUpS} s of warm-up before the runs that change nothing), targets ${targets.join(', ')}, SANDBOX_DELAY_MS=${process.env.SANDBOX_DELAY_MS ?? '200'}`);
 
-say('\n== ceiling: bare Fastify echo ==');
-const ceilings = await withEcho(async (url, pid) => {
+const ceilings = only === 'live' ? null : await measureCeilings();
+/** Phase 0: the echo's POST and GET. */
+async function measureCeilings() {
+  say('\n== ceiling: bare Fastify echo ==');
+  return withEcho(async (url, pid) => {
   const headers = { 'content-type': 'application/json' };
   const post = await loadWarm('echo POST (ceiling)', { url, method: 'POST', headers, body: chargeBody(0, 'echo'), connections, duration: durationS });
   const get = await loadWarm('echo GET (ceiling)', { url, method: 'GET', connections, duration: durationS }, pid);
   return { post, get };
-});
-say(`echo POST ${fmt(ceilings.post.rps)} req/s (p99 ${ceilings.post.p99} ms), echo GET ${fmt(ceilings.get.rps)} req/s (p99 ${ceilings.get.p99} ms${cpuNote(ceilings.get, 'a request')})`);
+  });
+}
+if (ceilings) say(`echo POST ${fmt(ceilings.post.rps)} req/s (p99 ${ceilings.post.p99} ms), echo GET ${fmt(ceilings.get.rps)} req/s (p99 ${ceilings.get.p99} ms${cpuNote(ceilings.get, 'a request')})`);
 
 const results: TargetResult[] = [];
-for (const target of targets as ('pg' | 'pglite')[]) results.push(await runTarget(target, ceilings));
+if (ceilings) for (const target of targets as ('pg' | 'pglite')[]) results.push(await runTarget(target, ceilings));
 
 let poller: PollerFigures[] | null = null;
-if (targets.includes('pg') && pollerEnabled) {
+if (ceilings && targets.includes('pg') && pollerEnabled) {
   say('\n== poller tick (PostgreSQL, two databases of their own, measured in alternation) ==');
   const small = await freshDatabase('_poller_10k');
   try {
@@ -494,6 +510,12 @@ if (targets.includes('pg') && pollerEnabled) {
   } finally {
     await small.drop();
   }
+}
+
+let live: LiveResult | null = null;
+if (liveEnabled && targets.includes('pg')) {
+  say(`\n== LIVE path (PostgreSQL, a database of its own): steps ${liveOptions.steps.join(', ')}/s, ${liveOptions.stepS} s each ==`);
+  live = await runLivePath(liveOptions, { freshDatabase, startKolo, say });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,10 +533,10 @@ interface Row {
 const rows: Row[] = [];
 const fail = (f: Figures) => (f.non2xx + f.errors + f.timeouts === 0 ? '0' : `${f.non2xx} non-2xx, ${f.errors} err, ${f.timeouts} t/o`);
 const ratio = (a: number, b: number) => (a / b).toFixed(3);
-rows.push({ run: 'echo POST (ceiling)', database: '—', figure: `${fmt(ceilings.post.rps)} req/s`, p50: String(ceilings.post.p50), p99: String(ceilings.post.p99), failures: fail(ceilings.post), ratio: '1' });
-rows.push({ run: 'echo GET (ceiling)', database: '—', figure: `${fmt(ceilings.get.rps)} req/s`, p50: String(ceilings.get.p50), p99: String(ceilings.get.p99), failures: fail(ceilings.get), ratio: '1' });
+if (ceilings) rows.push({ run: 'echo POST (ceiling)', database: '—', figure: `${fmt(ceilings.post.rps)} req/s`, p50: String(ceilings.post.p50), p99: String(ceilings.post.p99), failures: fail(ceilings.post), ratio: '1' });
+if (ceilings) rows.push({ run: 'echo GET (ceiling)', database: '—', figure: `${fmt(ceilings.get.rps)} req/s`, p50: String(ceilings.get.p50), p99: String(ceilings.get.p99), failures: fail(ceilings.get), ratio: '1' });
 for (const r of results) {
-  rows.push({ run: 'charge create', database: r.label, figure: `${fmt(r.charge.rps)} req/s`, p50: String(r.charge.p50), p99: String(r.charge.p99), failures: fail(r.charge), ratio: ratio(r.charge.rps, ceilings.post.rps) });
+  rows.push({ run: 'charge create', database: r.label, figure: `${fmt(r.charge.rps)} req/s`, p50: String(r.charge.p50), p99: String(r.charge.p99), failures: fail(r.charge), ratio: ratio(r.charge.rps, ceilings!.post.rps) });
   rows.push({
     run: 'charges settled',
     database: r.label,
@@ -532,7 +554,7 @@ for (const r of results) {
     p50: `${around.before.p50} / ${around.after.p50}`,
     p99: `${around.before.p99} / ${around.after.p99}`,
     failures: `${fail(around.before)} / ${fail(around.after)}`,
-    ratio: ratio(around.rps, ceilings.get.rps),
+    ratio: ratio(around.rps, ceilings!.get.rps),
   });
   rows.push({
     run: 'status read',
@@ -541,7 +563,7 @@ for (const r of results) {
     p50: String(r.status.p50),
     p99: String(r.status.p99),
     failures: fail(r.status),
-    ratio: `${ratio(r.status.rps, around.rps)} (start's: ${ratio(r.status.rps, ceilings.get.rps)})`,
+    ratio: `${ratio(r.status.rps, around.rps)} (start's: ${ratio(r.status.rps, ceilings!.get.rps)})`,
   });
   rows.push({ run: 'resident memory (end of charge run)', database: r.label, figure: `${fmt(r.rssMb, 1)} MB`, p50: '—', p99: '—', failures: '—', ratio: '—' });
   rows.push({
@@ -562,7 +584,7 @@ for (const r of results) {
       p50: '—',
       p99: '—',
       failures: `${d.pending} pending, ${d.failed} failed, ${d.missing} missing, ${d.duplicates} dup`,
-      ratio: ratio(d.perSecond, ceilings.post.rps),
+      ratio: ratio(d.perSecond, ceilings!.post.rps),
     });
   }
 }
@@ -605,7 +627,7 @@ if (pgResult) {
   verdict(
     '2 status reads ≥ 0.5 × echo GET, p99 < 20 ms',
     s.rps >= 0.5 * around.rps && s.p99 < 20,
-    `${ratio(s.rps, around.rps)} × the echo GET around them (${fmt(around.before.rps)} / ${fmt(around.after.rps)} req/s; ${ratio(s.rps, ceilings.get.rps)} × the start's), p99 ${s.p99} ms${s.serverCpuMs !== undefined && around.serverCpuMs !== undefined ? ` (server CPU a read ${ratio(s.serverCpuMs, around.serverCpuMs)} × echo's a request)` : ''}`,
+    `${ratio(s.rps, around.rps)} × the echo GET around them (${fmt(around.before.rps)} / ${fmt(around.after.rps)} req/s; ${ratio(s.rps, ceilings!.get.rps)} × the start's), p99 ${s.p99} ms${s.serverCpuMs !== undefined && around.serverCpuMs !== undefined ? ` (server CPU a read ${ratio(s.serverCpuMs, around.serverCpuMs)} × echo's a request)` : ''}`,
   );
 } else {
   verdict('1 PostgreSQL charges', null, 'pg not in BENCH_TARGETS');
@@ -637,6 +659,21 @@ if (results.length > 0) {
   verdict('6 resident memory < 250 MB at the end of the charge run', results.every((r) => r.rssMb < 250), results.map((r) => `${r.label} ${fmt(r.rssMb, 1)} MB`).join(', '));
 } else verdict('6 memory', null, 'no target');
 
+if (live) {
+  const at500 = live.steps.find((step) => step.offered === 500);
+  if (live.error) verdict('7 LIVE path ran', false, live.error);
+  if (at500) {
+    verdict(
+      '8 LIVE 500 arrivals/s on PostgreSQL: 0 errors not by an operator, own p99 ≤ 50 ms, 0 money differences, ledger clean',
+      at500.errors.notByOperator === 0 && at500.own.all.p99 !== null && at500.own.all.p99 <= 50 && at500.reconciliation.differences === 0 && at500.ledgerVerify.clean,
+      `${at500.errors.notByOperator} errors not by an operator (${at500.errors.byOperator} by one), own p99 ${at500.own.all.p99?.toFixed(0) ?? '—'} ms, ${at500.reconciliation.differences} differences, ledger ${at500.ledgerVerify.clean ? 'clean' : 'NOT clean'}, achieved ${at500.achieved.toFixed(0)}/s`,
+    );
+  } else verdict('8 LIVE 500 arrivals/s', null, `500 not among BENCH_LIVE_STEPS (${liveOptions.steps.join(', ')})`);
+  const holding = live.steps.filter(stepHolds).map((step) => step.offered);
+  const highest = holding.length ? Math.max(...holding) : null;
+  verdict('9 LIVE highest step that holds (reported; FAIL: none held)', live.steps.length > 0 ? highest !== null : null, highest === null ? 'none of the steps held' : `${highest} arrivals/s`);
+} else verdict('7 LIVE path', null, liveEnabled ? 'needs pg' : 'BENCH_LIVE=0');
+
 say('\n== thresholds ==');
 for (const line of verdicts) say(line);
 
@@ -647,6 +684,10 @@ say(`|${keys.map(() => '---').join('|')}|`);
 for (const r of rows) say(`| ${keys.map((k) => r[k].replace(/\|/g, '\\|')).join(' | ')} |`);
 say('');
 for (const line of verdicts) say(`- ${line.replace(/^(\w+)\s+/, '**$1** ')}`);
+if (live && live.steps.length > 0) {
+  say(`\nLIVE path, ${liveOptions.stepS} s a step; operators: latency median ${liveOptions.latency.medianMs} ms, p99 ${liveOptions.latency.p99Ms} ms; ${liveOptions.error500Rate * 100} % answered 5xx after processing, ${liveOptions.holdRate * 100} % held past the ${liveOptions.connectorTimeoutMs} ms timeout; ${liveOptions.callbackDropRate * 100} % callbacks dropped, ${liveOptions.callbackDuplicateRate * 100} % sent twice; payers decide after ${liveOptions.decisionMs.min}–${liveOptions.decisionMs.max} ms.\n`);
+  for (const line of liveMarkdown(live)) say(line);
+}
 if (poller?.[1]) {
   say('\nClaim plan at 1,000,000 not-due rows (`EXPLAIN (ANALYZE, BUFFERS)`):\n\n```');
   for (const line of poller[1].plan) say(line);

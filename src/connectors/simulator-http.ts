@@ -15,6 +15,14 @@ export interface SimRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** `performance.now()` when the request arrived (set by `timeRequest`). */
+  receivedAtMs?: number;
+  /** `performance.now()` when its answer was sent or its socket closed unanswered (set by `timeRequest`). */
+  answeredAtMs?: number;
+  /** The JSON body the simulator answered, when it answered one (set by `timeRequest`). */
+  answer?: string;
+  /** The HTTP status it answered; unset when the socket closed unanswered (set by `timeRequest`). */
+  answerStatus?: number;
 }
 
 /**
@@ -46,6 +54,36 @@ export interface SimLatency {
   prepare: number;
   initiate: number;
   status: number;
+  /**
+   * When set, every kind waits a log-normal random time instead (milliseconds, median and 99th
+   * percentile as given, the fixed values above ignored): an operator's latency under load.
+   */
+  distribution?: SimLatencyDistribution | null;
+}
+
+/** A log-normal latency: its median and 99th percentile, milliseconds (`p99Ms` ≥ `medianMs` > 0). */
+export interface SimLatencyDistribution {
+  medianMs: number;
+  p99Ms: number;
+}
+
+/** z of the standard normal's 99th percentile. */
+const Z_99 = 2.3263478740408408;
+
+/**
+ * One draw of `distribution` (log-normal: ln X ~ N(ln median, σ) with σ = ln(p99 / median) / z₀.₉₉),
+ * milliseconds, rounded, capped at 10 × p99 so one draw cannot hold a request for minutes.
+ */
+export function sampleLatencyMs(distribution: SimLatencyDistribution, random: () => number = Math.random): number {
+  const sigma = Math.log(distribution.p99Ms / distribution.medianMs) / Z_99;
+  // Box–Muller: one standard normal draw from two uniforms in (0, 1].
+  const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return Math.min(Math.round(distribution.medianMs * Math.exp(sigma * z)), 10 * distribution.p99Ms);
+}
+
+/** The wait before handling a request of `kind`: a draw of `latency.distribution` when set, else the fixed value. */
+export function latencyOf(latency: SimLatency, kind: keyof Omit<SimLatency, 'distribution'>): number {
+  return latency.distribution ? sampleLatencyMs(latency.distribution) : latency[kind];
 }
 
 /** No latency: every request handled at once. */
@@ -53,7 +91,7 @@ export const NO_LATENCY: Readonly<SimLatency> = { token: 0, check: 0, prepare: 0
 
 /** The `POST /_simulator/settings` rules of the latencies a simulator has. */
 export function latencyRules(kinds: readonly (keyof SimLatency)[]): Record<string, SettingRule> {
-  return Object.fromEntries(kinds.map((kind) => [`latencyMs.${kind}`, 'ms' as const]));
+  return Object.fromEntries(kinds.filter((kind) => kind !== 'distribution').map((kind) => [`latencyMs.${kind}`, 'ms' as const]));
 }
 
 /**
@@ -73,6 +111,10 @@ export interface SimCallbackOptions {
   delayMs: number;
   duplicate: boolean;
   drop: boolean;
+  /** Share (0–1) of callbacks dropped at random, on top of `drop`; unset: none. */
+  dropRate?: number;
+  /** Share (0–1) of callbacks sent twice at random, on top of `duplicate`; unset: none. */
+  duplicateRate?: number;
 }
 
 /** One callback the simulator sent (or tried to). */
@@ -109,6 +151,16 @@ export interface SimMovement {
   currency: string;
   msisdn: string;
   operatorTransactionId: string;
+}
+
+/**
+ * The payer's decision delay of one request: `decisionDelayMs`, or a uniform draw between it and
+ * `decisionDelayMaxMs` when that is set and larger (payers who take 1 to 4 s), milliseconds.
+ */
+export function decisionDelayOf(options: { decisionDelayMs: number; decisionDelayMaxMs?: number | undefined }): number {
+  const max = options.decisionDelayMaxMs;
+  if (max === undefined || max <= options.decisionDelayMs) return options.decisionDelayMs;
+  return options.decisionDelayMs + Math.round(Math.random() * (max - options.decisionDelayMs));
 }
 
 /**
@@ -163,6 +215,24 @@ export function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** The JSON text each response was answered with (read by `timeRequest`). */
+const answers = new WeakMap<http.ServerResponse, string>();
+
+/**
+ * Stamps `req` with its arrival time now and, when `res` closes, the time it was answered (or
+ * its socket closed unanswered) and the JSON it answered: what a benchmark needs to tell the
+ * operator's share of a call from its client's.
+ */
+export function timeRequest(req: SimRequest, res: http.ServerResponse): void {
+  req.receivedAtMs = performance.now();
+  res.once('close', () => {
+    req.answeredAtMs = performance.now();
+    if (res.headersSent) req.answerStatus = res.statusCode;
+    const answer = answers.get(res);
+    if (answer !== undefined) req.answer = answer;
+  });
+}
+
 /** Sends `body` as JSON (or an empty body when undefined) with `status`. */
 export function sendJson(res: http.ServerResponse, status: number, body?: unknown): void {
   if (body === undefined) {
@@ -171,6 +241,7 @@ export function sendJson(res: http.ServerResponse, status: number, body?: unknow
     return;
   }
   const text = JSON.stringify(body);
+  answers.set(res, text);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }
@@ -196,9 +267,28 @@ export function parseFault(body: string): SimFault | null | 'INVALID' {
   return { mode: v.mode, on: on as SimFault['on'], landed, ...(v.remaining !== undefined ? { remaining: v.remaining as number } : {}) };
 }
 
-/** True (and consumes one hit) when the fault applies to a call of kind `on`. */
-export function faultHits(state: { fault: SimFault | null }, on: SimFault['on']): SimFault | null {
+/**
+ * Random faults of the calls that move money (`initiate`), on top of the fault switch: the share
+ * (0–1) answered 500 after processing (`error500`) and held past the client's timeout after
+ * processing (`timeout`). Both land: the money moves, the client is left unsure.
+ */
+export interface SimFaultRates {
+  error500: number;
+  timeout: number;
+}
+
+/**
+ * The fault that applies to a call of kind `on` (consuming one hit of the switch), or null; with
+ * `rates` and no switched fault, an `initiate` call draws one of the random faults.
+ */
+export function faultHits(state: { fault: SimFault | null }, on: SimFault['on'], rates?: SimFaultRates | null): SimFault | null {
   const fault = state.fault;
+  if (!fault && rates && on === 'initiate') {
+    const draw = Math.random();
+    if (draw < rates.error500) return { mode: 'error500', on, landed: true };
+    if (draw < rates.error500 + rates.timeout) return { mode: 'timeout', on, landed: true };
+    return null;
+  }
   if (!fault || (fault.on !== 'all' && fault.on !== on)) return null;
   if (fault.remaining !== undefined) {
     fault.remaining -= 1;
@@ -232,8 +322,8 @@ export function createCallbackSender(options: () => SimCallbackOptions, sent: Si
     /** Schedules the callback(s) for `url` per the current options; `headers` (a signature) are added as given. */
     send(url: string, method: string, body: string, headers: Record<string, string> = {}) {
       const o = options();
-      if (o.drop) return;
-      const times = o.duplicate ? 2 : 1;
+      if (o.drop || (o.dropRate !== undefined && Math.random() < o.dropRate)) return;
+      const times = o.duplicate || (o.duplicateRate !== undefined && Math.random() < o.duplicateRate) ? 2 : 1;
       for (let i = 0; i < times; i++) {
         const timer = setTimeout(() => {
           timers.delete(timer);
@@ -253,6 +343,8 @@ export function createCallbackSender(options: () => SimCallbackOptions, sent: Si
 export interface SimServer {
   url: string;
   port: number;
+  /** TCP connections accepted since the start. */
+  connectionsOpened(): number;
   close(): Promise<void>;
 }
 
@@ -268,6 +360,10 @@ export async function listen(
       if (!res.headersSent) sendJson(res, 500, { error: 'simulator error' });
     });
   });
+  let connectionsOpened = 0;
+  server.on('connection', () => {
+    connectionsOpened += 1;
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -276,6 +372,7 @@ export async function listen(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
     port: address.port,
+    connectionsOpened: () => connectionsOpened,
     close: () =>
       new Promise<void>((resolve) => {
         onClose();

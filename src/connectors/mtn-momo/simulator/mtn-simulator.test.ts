@@ -287,3 +287,65 @@ describe('sandbox provisioning and settings', () => {
     }
   });
 });
+
+describe('load-test options (off by default): random faults, dropped and repeated callbacks, latency draws', () => {
+  it('faultRates: a request-to-pay answered 500 still moves the money; one held gets no answer but moves it too', async () => {
+    sim.options.faultRates = { error500: 1, timeout: 0 };
+    try {
+      const answered500 = await requestToPay('46733123301');
+      expect(answered500.res.status).toBe(500);
+      await until(async () => (await status(answered500.ref)).body.status === 'SUCCESSFUL');
+      expect(sim.moved().some((m) => m.operatorReference === answered500.ref)).toBe(true);
+      const requestLog = sim.requests.find((r) => r.headers['x-reference-id'] === answered500.ref)!;
+      expect(requestLog.answerStatus).toBe(500);
+      expect(requestLog.answeredAtMs! - requestLog.receivedAtMs!).toBeGreaterThanOrEqual(0);
+
+      sim.options.faultRates = { error500: 0, timeout: 1 };
+      const ref = newReferenceId();
+      const held = await Promise.race([requestToPay('46733123302', { ref }).then(() => 'answered', () => 'closed'), new Promise((r) => setTimeout(() => r('held'), 300))]);
+      expect(held).toBe('held');
+      await until(async () => (await status(ref)).body.status === 'SUCCESSFUL');
+      expect(sim.moved().some((m) => m.operatorReference === ref)).toBe(true);
+    } finally {
+      sim.options.faultRates = null;
+    }
+    expect((await requestToPay('46733123303')).res.status).toBe(202);
+  });
+
+  it('callbacks: dropRate 1 sends none, duplicateRate 1 sends each twice', async () => {
+    sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false, dropRate: 1 };
+    try {
+      const dropped = await requestToPay('46733123304');
+      await until(async () => (await status(dropped.ref)).body.status === 'SUCCESSFUL');
+      sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false, duplicateRate: 1 };
+      const twice = await requestToPay('46733123305');
+      await until(async () => received.filter((r) => r.url.endsWith(twice.ref)).length === 2);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(received.filter((r) => r.url.endsWith(dropped.ref))).toHaveLength(0);
+      expect(received.filter((r) => r.url.endsWith(twice.ref))).toHaveLength(2);
+    } finally {
+      sim.options.callbacks = { delayMs: 0, duplicate: false, drop: false };
+    }
+  });
+
+  it('latency distribution: each call waits a log-normal draw around the median; connections are counted', async () => {
+    const ref = (await requestToPay('46733123306')).ref;
+    sim.options.latencyMs.distribution = { medianMs: 40, p99Ms: 80 };
+    const waits: number[] = [];
+    try {
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now();
+        expect((await status(ref)).status).toBe(200);
+        waits.push(performance.now() - started);
+      }
+    } finally {
+      sim.options.latencyMs.distribution = null;
+    }
+    waits.sort((a, b) => a - b);
+    // A draw is at least ~16 ms with this spread (median × e^(−3σ)); the median is near 40 ms.
+    expect(waits[0]).toBeGreaterThan(10);
+    expect(waits[4]).toBeGreaterThan(20);
+    expect(waits[4]).toBeLessThan(250);
+    expect(sim.connectionsOpened()).toBeGreaterThan(0);
+  });
+});

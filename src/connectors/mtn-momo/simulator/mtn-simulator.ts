@@ -27,7 +27,11 @@ import {
   createDecisionTimers,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
+  decisionDelayOf,
   faultHits,
+  latencyOf,
+  timeRequest,
+  type SimFaultRates,
   headersOf,
   hold,
   latencyRules,
@@ -67,6 +71,10 @@ export interface MtnSimulatorOptions {
   providerCallbackHost: string | null;
   /** Time from creation to the payer's decision. */
   decisionDelayMs: number;
+  /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
+  decisionDelayMaxMs?: number;
+  /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
+  faultRates?: SimFaultRates | null;
   /** How long `…454` (PayerDelayed / PayeeDelayed) stays PENDING before succeeding (MTN observed ~25 s). */
   delayedMs: number;
   /** How long a `…198` request stays PENDING before succeeding, unless `decideLate()` comes first. */
@@ -218,6 +226,8 @@ export interface MtnSimulator {
   statement: SimStatement;
   /** The partner portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
   statementCsv(): string;
+  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
+  connectionsOpened(): number;
   close(): Promise<void>;
 }
 
@@ -295,11 +305,11 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
   const schedule = (r: MtnSimResource, scenario: Scenario) => {
     if (scenario.kind === 'PENDING_FOREVER') return;
     if (scenario.kind === 'FAIL') {
-      later(options.decisionDelayMs, () => settle(r, 'FAILED', scenario.reason));
+      later(decisionDelayOf(options), () => settle(r, 'FAILED', scenario.reason));
       return;
     }
     if (scenario.afterMs === 'late') return later(options.lateDecisionMs, () => settle(r, 'SUCCESSFUL', null), true);
-    later(scenario.afterMs === 'delayed' ? options.delayedMs : options.decisionDelayMs, () => settle(r, 'SUCCESSFUL', null));
+    later(scenario.afterMs === 'delayed' ? options.delayedMs : decisionDelayOf(options), () => settle(r, 'SUCCESSFUL', null));
   };
 
   /** A resource's amount in base units (MTN's amount is a string of major units). */
@@ -440,7 +450,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (resources.has(key)) {
       return sendJson(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
     }
-    const fault = faultHits(state, 'initiate');
+    const fault = faultHits(state, 'initiate', options.faultRates);
     if (fault && !fault.landed) return answerFault(res, fault, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' });
     const resource: MtnSimResource = {
       product,
@@ -543,6 +553,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
     statement.sync();
+    timeRequest(req, res);
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && path === '/_simulator/statement.csv') {
       res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
@@ -559,16 +570,16 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     if (req.method === 'GET' && (m = /^\/_simulator\/(transactions|moved)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) {
       const product = m[1] as Product;
-      await hold(options.latencyMs.token, later);
+      await hold(latencyOf(options.latencyMs, 'token'), later);
       return handleToken(req, res, product);
     }
     if (req.method === 'POST' && (path === '/collection/v1_0/requesttopay' || path === '/disbursement/v1_0/transfer')) {
-      await hold(options.latencyMs.initiate, later);
+      await hold(latencyOf(options.latencyMs, 'initiate'), later);
       return handleCreate(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement');
     }
     if (req.method === 'GET' && (m = /^\/(?:collection\/v1_0\/requesttopay|disbursement\/v1_0\/transfer)\/([^/]+)$/.exec(path))) {
       const referenceId = decodeURIComponent(m[1]!);
-      await hold(options.latencyMs.status, later);
+      await hold(latencyOf(options.latencyMs, 'status'), later);
       return handleStatus(req, res, path.startsWith('/collection/') ? 'collection' : 'disbursement', referenceId);
     }
     if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/account\/balance$/.exec(path))) {
@@ -577,7 +588,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     }
     if (req.method === 'GET' && (m = /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path))) {
       const [product, msisdn] = [m[1] as Product, decodeURIComponent(m[2]!)];
-      await hold(options.latencyMs.check, later);
+      await hold(latencyOf(options.latencyMs, 'check'), later);
       return handleAccountHolder(req, res, product, msisdn);
     }
     return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
@@ -607,6 +618,7 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     moved,
     statement,
     statementCsv,
+    connectionsOpened: server.connectionsOpened,
     close: server.close,
   };
   return simulator;

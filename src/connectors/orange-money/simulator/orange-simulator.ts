@@ -28,7 +28,11 @@ import {
   createDecisionTimers,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
+  decisionDelayOf,
   faultHits,
+  latencyOf,
+  timeRequest,
+  type SimFaultRates,
   headersOf,
   hold,
   latencyRules,
@@ -60,6 +64,10 @@ export interface OrangeSimulatorOptions {
   channelMsisdn: string;
   pin: string;
   decisionDelayMs: number;
+  /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
+  decisionDelayMaxMs?: number;
+  /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
+  faultRates?: SimFaultRates | null;
   /** How long a `…198` payment stays PENDING before succeeding, unless `decideLate()` comes first. */
   lateDecisionMs: number;
   /** A payToken never paid becomes EXPIRED after this (Orange: at least 7 minutes). */
@@ -143,6 +151,8 @@ export interface OrangeSimulator {
   statement: SimStatement;
   /** The portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
   statementCsv(): string;
+  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
+  connectionsOpened(): number;
   close(): Promise<void>;
 }
 
@@ -267,7 +277,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     const tx = transactions.get(body.payToken as string);
     if (!tx || tx.flow !== flow) return sendJson(res, 400, { message: 'payToken invalide', data: null });
     if (tx.data.status !== 'INITIATED') return sendJson(res, 400, { message: 'payToken deja utilise', data: null });
-    const fault = faultHits(state, 'initiate');
+    const fault = faultHits(state, 'initiate', options.faultRates);
     if (fault && !fault.landed) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
     const suffix = subscriber.slice(-3);
     const trigger = ORANGE_TRIGGERS[suffix];
@@ -295,9 +305,9 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     } else if (suffix === SIM_LATE_SUFFIX) {
       later(options.lateDecisionMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`), true);
     } else if (trigger?.kind === 'SETTLE') {
-      later(options.decisionDelayMs, () => settle(tx, trigger.status, trigger.code, trigger.message));
+      later(decisionDelayOf(options), () => settle(tx, trigger.status, trigger.code, trigger.message));
     } else if (!trigger) {
-      later(options.decisionDelayMs, () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
+      later(decisionDelayOf(options), () => settle(tx, 'SUCCESSFULL', '200', `Paiement de ${String(body.amount)} FCFA effectue avec succes`));
     }
     if (fault) return answerFault(res, fault, { fault: { code: 101503, message: 'Runtime Error', description: 'Error connecting to the back end' } });
     // A business decline (wrong PIN, insufficient funds…) is HTTP 417 with the reason
@@ -323,6 +333,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
     requests.push(req);
     statement.sync();
+    timeRequest(req, res);
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && path === '/_simulator/statement.csv') {
       res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
@@ -365,17 +376,17 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
     if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...transactions.values()].map((t) => t.data));
     if (req.method === 'POST' && path === '/token') {
-      await hold(options.latencyMs.token, later);
+      await hold(latencyOf(options.latencyMs, 'token'), later);
       return handleToken(req, res);
     }
     if (req.method === 'POST' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/(init|pay)$`).exec(path))) {
       const [flow, step] = [m[1] as Flow, m[2]!];
-      await hold(step === 'init' ? options.latencyMs.prepare : options.latencyMs.initiate, later);
+      await hold(latencyOf(options.latencyMs, step === 'init' ? 'prepare' : 'initiate'), later);
       return step === 'init' ? handleInit(req, res, flow) : handlePay(req, res, flow);
     }
     if (req.method === 'GET' && (m = new RegExp(`^${PREFIX}/(mp|cashin)/paymentstatus/([^/]+)$`).exec(path))) {
       const [flow, payToken] = [m[1] as Flow, decodeURIComponent(m[2]!)];
-      await hold(options.latencyMs.status, later);
+      await hold(latencyOf(options.latencyMs, 'status'), later);
       return handleStatus(req, res, flow, payToken);
     }
     return sendJson(res, 404, { fault: { code: 404, type: 'Status report', message: 'Not Found', description: 'The requested resource is not available.' } });
@@ -405,6 +416,7 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     moved,
     statement,
     statementCsv,
+    connectionsOpened: server.connectionsOpened,
     close: server.close,
   };
 }
