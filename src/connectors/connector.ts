@@ -257,17 +257,26 @@ export interface Connector {
   /**
    * Reads the operator's balance of the wallet pay-outs are paid from (Kolo's float at this
    * operator), when its contract offers a balance query; absent otherwise (the float is then
-   * unknown). Never throws; aborted: UNKNOWN.
+   * unknown). An operator that answers asynchronously (Daraja's Account Balance) is asked to post
+   * its result to `resultUrl` and answers REQUESTED; `readBalanceResult` then reads that result.
+   * Never throws; aborted: UNKNOWN.
    */
-  readBalance?(signal: AbortSignal): Promise<BalanceResult>;
+  readBalance?(signal: AbortSignal, resultUrl: string): Promise<BalanceResult>;
+  /**
+   * Reads the body (parsed JSON, or undefined) an asynchronous balance query posted to its
+   * `resultUrl`: BALANCE, or UNKNOWN with why (REQUESTED is never returned). Absent: the
+   * operator's balance query answers at once.
+   */
+  readBalanceResult?(body: unknown): BalanceResult;
 }
 
 /**
  * The operator's answer to a balance query. `BALANCE`: `amount` in base units of `currency`, as
  * available for pay-outs. `UNKNOWN`: no usable answer (unreachable, refused, unparseable), with
- * why.
+ * why. `REQUESTED`: the operator accepted the query and will post the balance to the result URL
+ * later (Daraja's Account Balance).
  */
-export type BalanceResult = { kind: 'BALANCE'; amount: number; currency: string } | { kind: 'UNKNOWN'; error: string };
+export type BalanceResult = { kind: 'BALANCE'; amount: number; currency: string } | { kind: 'UNKNOWN'; error: string } | { kind: 'REQUESTED' };
 
 /** One line of `kolo connectors check`: a product and whether its token could be fetched. */
 export interface ConnectorCheck {

@@ -5,5 +5,7 @@
  */
 export { floatStateOf, type FloatState, type Watermarks } from './float-state.ts';
 export { railFloat, railFloats, liveRailCodes, watermarksOf, type RailFloat } from './rail-float.ts';
-export { readRailFloat, runFloatTick, settleFloat } from './read-float.ts';
+export { readRailFloat, runFloatTick, settleFloat, storeReading } from './read-float.ts';
 export { cancelMerchantPayOut, cancelQueuedPayOut, expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
+export { balanceResultUrl, readBalanceToken, BALANCE_RESULT_MAX_AGE_MS } from './balance-token.ts';
+export { receiveBalanceResult, type BalanceResultOutcome } from './balance-result.ts';

@@ -11,32 +11,52 @@ import { notifyCrossing } from './notify-float.ts';
 import { expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
 import { liveRailCodes, railFloat, type RailFloat } from './rail-float.ts';
 import { observeFloat } from './float-metrics.ts';
+import { balanceResultUrl } from './balance-token.ts';
+import { findRail } from '../payments/rails.ts';
+import type { BalanceResult } from '../connectors/connector.ts';
 
 /**
  * Reads `railCode`'s operator balance now (bounded by `CONNECTOR_TIMEOUT_MS`) and stores the
  * reading (an operator without a balance query stores an unknown reading); then notifies a
- * crossing and releases the queue. Returns the rail's float after it, or null for a rail without
- * a LIVE connector.
+ * crossing and releases the queue. An operator answering asynchronously (Daraja) stores nothing
+ * now: its result is stored when it arrives (`receiveBalanceResult`). Returns the rail's float
+ * after it, or null for a rail without a LIVE connector.
  */
 export async function readRailFloat(services: Services, railCode: string): Promise<RailFloat | null> {
   const connector = services.connectors.live.get(railCode);
   const before = await railFloat(services, railCode);
   if (!connector || !before) return null;
+  const resultUrl = balanceResultUrl(services, railCode);
   const result = connector.readBalance
-    ? await withTimeout((signal) => connector.readBalance!(signal), services.config.connectorTimeoutMs)
+    ? await withTimeout((signal) => connector.readBalance!(signal, resultUrl), services.config.connectorTimeoutMs)
     : ({ kind: 'UNKNOWN', error: "l'opérateur ne propose pas de consultation de solde" } as const);
-  const now = services.clock.now();
-  if (result.kind === 'BALANCE' && result.currency !== before.currency) {
-    await insertFloatReading(services.db, { railCode, amount: null, currency: result.currency, error: `currency ${result.currency} is not the rail's ${before.currency}`, readAt: now });
+  if (result.kind === 'REQUESTED') {
+    // Asynchronous (Daraja): the balance arrives on the result URL (balance-result.ts).
+    services.metrics.floatReads.inc({ rail: railCode, outcome: result.kind });
+    await settleFloat(services, railCode);
+    return railFloat(services, railCode);
+  }
+  await storeReading(services, railCode, result.kind === 'UNREACHABLE' ? { kind: 'UNKNOWN', error: result.error } : result, services.clock.now());
+  return railFloat(services, railCode);
+}
+
+/**
+ * Stores `result` as `railCode`'s reading at `readAt` (a balance in another currency than the
+ * rail's is stored as unknown, with why), counts it, then settles the float (`settleFloat`).
+ */
+export async function storeReading(services: Services, railCode: string, result: BalanceResult, readAt: Date): Promise<void> {
+  const rail = await findRail(services.db, railCode);
+  if (result.kind === 'BALANCE' && rail && result.currency !== rail.currency) {
+    await insertFloatReading(services.db, { railCode, amount: null, currency: result.currency, error: `currency ${result.currency} is not the rail's ${rail.currency}`, readAt });
   } else if (result.kind === 'BALANCE') {
-    await insertFloatReading(services.db, { railCode, amount: result.amount, currency: result.currency, error: null, readAt: now });
+    await insertFloatReading(services.db, { railCode, amount: result.amount, currency: result.currency, error: null, readAt });
   } else {
-    await insertFloatReading(services.db, { railCode, amount: null, currency: null, error: result.error.slice(0, 500), readAt: now });
-    services.log.warn({ rail: railCode, error: result.error }, 'float: operator balance unknown');
+    const error = result.kind === 'UNKNOWN' ? result.error : 'no balance in the answer';
+    await insertFloatReading(services.db, { railCode, amount: null, currency: null, error: error.slice(0, 500), readAt });
+    services.log.warn({ rail: railCode, error }, 'float: operator balance unknown');
   }
   services.metrics.floatReads.inc({ rail: railCode, outcome: result.kind });
   await settleFloat(services, railCode);
-  return railFloat(services, railCode);
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Daraja's "wallet short" (B2C ResultCode 1), LIVE keys against the M-Pesa simulator: the pay-out
- * is queued, not failed; M-Pesa has no balance Kolo reads, so the float job probes with one
- * resend per pass, under a new OriginatorConversationID (Daraja refuses a repeated one), and the
- * resend pays once the organisation's balance is back.
+ * is queued, not failed; while no Account Balance result is stored the float is unknown, so the
+ * float job probes with one resend per pass, under a new OriginatorConversationID (Daraja refuses
+ * a repeated one), and the resend pays once the organisation's balance is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MPESA_SIM_DEFAULTS, startMpesaSimulator, type MpesaSimulator } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';

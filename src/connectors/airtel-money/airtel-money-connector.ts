@@ -7,10 +7,13 @@
  */
 import type { Clock } from '../../domain/clock.ts';
 import { nationalNumber } from '../../domain/msisdn.ts';
-import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
 import { callOperator, createTokenCache, maskSecret, stringField, untilAborted, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
 import type { AirtelMoneyConfig } from './airtel-money-config.ts';
+import { AIRTEL_MARKETS } from './airtel-money-config.ts';
 import {
+  airtelBalanceCall,
+  airtelBalanceResult,
   airtelCollectionCall,
   airtelDisbursementCall,
   airtelEnquiryCall,
@@ -37,8 +40,18 @@ export const AIRTEL_TOKEN_MARGIN_MS = 30_000;
 type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
 type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
 
-/** Creates the Airtel Money connector, serving every configured country's rail. */
-export function createAirtelMoneyConnector(options: AirtelMoneyOptions): Connector {
+/** The Airtel connector, plus the balance query of one country's wallet. */
+export interface AirtelMoneyConnector extends Connector {
+  /** Reads the balance of the wallet serving `country` (`GET /standard/v1/users/balance`). Never throws; aborted: UNKNOWN. */
+  readBalanceOf(country: string, signal: AbortSignal): Promise<BalanceResult>;
+}
+
+/**
+ * Creates the Airtel Money connector, serving every configured country's rail. Its
+ * `readBalance` is per country (`readBalanceOf`): the operator registry gives each country's
+ * rail a connector whose `readBalance` names that country.
+ */
+export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelMoneyConnector {
   const { config, timeoutMs } = options;
   const tokens = createTokenCache<TokenError>(
     () => options.clock.now().getTime(),
@@ -91,8 +104,9 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): Connect
     preparesLocally: true,
 
     async prepare(request): Promise<PrepareResult> {
-      // Airtel's transaction.id is ours: our reference, known before Airtel hears of it.
-      return { kind: 'PREPARED', operatorReference: request.reference };
+      // Airtel's transaction.id is ours: our reference, known before Airtel hears of it. Airtel
+      // refuses a repeated id, so a resend after its wallet was short is `<reference>-R<n>`.
+      return { kind: 'PREPARED', operatorReference: request.resend ? `${request.reference}-R${request.resend}` : request.reference };
     },
 
     async initiate(request, signal): Promise<InitiateResult> {
@@ -111,6 +125,14 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): Connect
       const answer = await send(airtelEnquiryCall(query.direction, query.operatorReference, query.rail.country, query.rail.currency), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       return airtelStatusResult(answer.status, answer.json, query.direction, query.initiation === 'UNKNOWN');
+    },
+
+    async readBalanceOf(country, signal): Promise<BalanceResult> {
+      const currency = AIRTEL_MARKETS[country]?.currency;
+      if (!currency) return { kind: 'UNKNOWN', error: `Airtel: no market ${country}` };
+      const answer = await send(airtelBalanceCall(country, currency), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNKNOWN', error: answer.error };
+      return airtelBalanceResult(answer.status, answer.json);
     },
 
     async check(): Promise<ConnectorCheck[]> {

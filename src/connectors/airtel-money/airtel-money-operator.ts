@@ -16,7 +16,8 @@ export const airtelMoney = defineOperator({
   config: airtelMoneyConfig,
   connectors: (settings, deps) => {
     const connector = createAirtelMoneyConnector({ ...deps, config: settings });
-    return settings.countries.map((country) => [`AIRTEL_MONEY_${country}`, connector]);
+    // One connector (one token) for every country; each rail reads its own country's wallet.
+    return settings.countries.map((country) => [`AIRTEL_MONEY_${country}`, { ...connector, readBalance: (signal: AbortSignal) => connector.readBalanceOf(country, signal) }]);
   },
   signedCallback: {
     path: 'airtel',

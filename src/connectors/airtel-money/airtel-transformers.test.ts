@@ -1,7 +1,7 @@
-/** Airtel's wire format: every documented status mapped, anything else unknown; the callback hash; the PIN's encryption. */
+/** Airtel's wire format: every documented status mapped, anything else unknown; the wallet short; the balance; the callback hash; the PIN's encryption. */
 import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { airtelCallbackHash, airtelCallbackProblem, airtelInitiateResult, airtelStatusResult, encryptAirtelPin } from './airtel-transformers.ts';
+import { airtelBalanceResult, airtelCallbackHash, airtelCallbackProblem, airtelInitiateResult, airtelStatusResult, encryptAirtelPin } from './airtel-transformers.ts';
 
 const enquiry = (status: string, message = 'm') => ({ data: { transaction: { airtel_money_id: 'MP1', id: 'PI-1', message, status } }, status: { success: true } });
 
@@ -52,5 +52,21 @@ describe('callbacks and PIN', () => {
       expect(raw[1]).toBe(2);
       expect(raw.subarray(raw.indexOf(0, 2) + 1).toString()).toBe('1234');
     }
+  });
+});
+
+describe("Airtel's wallet short and balance", () => {
+  const short = { data: { transaction: { id: 'PO-1', status: 'TF', message: 'Not enough balance' } }, status: { code: '200', message: 'Not enough balance', response_code: 'DP00900001007', success: false } };
+  it('reads DP00900001007 as MERCHANT_INSUFFICIENT_FUNDS, at initiation and in a pay-out enquiry', () => {
+    expect(airtelInitiateResult(200, short, 'PO-1')).toEqual({ kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: 'Not enough balance' });
+    expect(airtelStatusResult(200, short, 'PAY_OUT', false)).toMatchObject({ kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS' });
+    // Any other refused initiation stays unknown: the enquiry decides.
+    expect(airtelInitiateResult(200, { status: { response_code: 'DP00900001000', success: false } }, 'PO-1')).toMatchObject({ kind: 'UNREACHABLE' });
+  });
+  it('reads the balance in major units as base units; anything else is unknown', () => {
+    expect(airtelBalanceResult(200, { data: { balance: '5000.00', currency: 'XAF', account_status: 'Active' }, status: { success: true } })).toEqual({ kind: 'BALANCE', amount: 5000, currency: 'XAF' });
+    expect(airtelBalanceResult(200, { balance: 7000, currency: 'XAF' })).toEqual({ kind: 'BALANCE', amount: 7000, currency: 'XAF' });
+    expect(airtelBalanceResult(200, { data: { balance: 'n/a', currency: 'XAF' } })).toMatchObject({ kind: 'UNKNOWN' });
+    expect(airtelBalanceResult(403, { status: { success: false } })).toMatchObject({ kind: 'UNKNOWN' });
   });
 });

@@ -8,8 +8,9 @@
  * outcomes: the money waits, and Kolo asks again until the rail's deadline.
  */
 import { createHmac, constants, publicEncrypt, timingSafeEqual } from 'node:crypto';
-import type { DocumentedMeaning, InitiateResult, StatusResult } from '../connector.ts';
+import type { BalanceResult, DocumentedMeaning, InitiateResult, StatusResult } from '../connector.ts';
 import { documentedOutcome } from '../connector.ts';
+import { baseUnitDigits } from '../../domain/currency.ts';
 
 /** A call to Airtel, before auth headers. */
 export interface AirtelCall {
@@ -52,6 +53,21 @@ export function airtelCollectionCall(input: { id: string; reference: string; msi
   };
 }
 
+/**
+ * Airtel's disbursement response code for "not enough balance": the disbursement wallet (Kolo's
+ * float at Airtel) cannot pay the transfer. Airtel's disbursement codes are the `DP009000010xx`
+ * series, whose `…1007` mirrors the collection series' documented `DP00800001007` "not enough
+ * balance" (shared/reference/operators.md §5.1). Nothing moved: a pay-out answered so is
+ * `MERCHANT_INSUFFICIENT_FUNDS`, which Kolo queues for float instead of failing.
+ */
+export const AIRTEL_WALLET_SHORT_CODE = 'DP00900001007';
+
+/** `status.response_code` of Airtel's envelope, or null. */
+function responseCodeOf(json: unknown): string | null {
+  const code = (json as { status?: { response_code?: unknown } } | undefined)?.status?.response_code;
+  return typeof code === 'string' ? code : null;
+}
+
 /** `POST /standard/v1/disbursements/`: pays `amount` to `msisdn`, the wallet's PIN encrypted. */
 export function airtelDisbursementCall(input: { id: string; reference: string; msisdn: string; amount: number; country: string; currency: string; encryptedPin: string }): AirtelCall {
   return {
@@ -87,9 +103,15 @@ function isSuccess(json: unknown): boolean | undefined {
 /**
  * The answer to a collection or disbursement: 2xx with `status.success` true is ACCEPTED (the
  * push or the transfer is under way); anything else is unknown (the enquiry decides), since
- * Airtel documents no synchronous refusal that proves nothing was created.
+ * Airtel documents no synchronous refusal that proves nothing was created — except the
+ * disbursement wallet's "not enough balance" (`AIRTEL_WALLET_SHORT_CODE`), FAILED
+ * `MERCHANT_INSUFFICIENT_FUNDS`: no money moved, and the pay-out waits for float.
  */
 export function airtelInitiateResult(status: number, json: unknown, id: string): InitiateResult {
+  if (responseCodeOf(json) === AIRTEL_WALLET_SHORT_CODE) {
+    const message = (json as { status?: { message?: unknown } }).status?.message;
+    return { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: typeof message === 'string' ? message : 'Airtel: not enough balance in the disbursement wallet' };
+  }
   if (status >= 200 && status < 300 && isSuccess(json) === true) return { kind: 'ACCEPTED', operatorReference: id };
   return { kind: 'UNREACHABLE', error: `Airtel initiation: HTTP ${status} ${JSON.stringify(json ?? null).slice(0, 200)}` };
 }
@@ -97,7 +119,8 @@ export function airtelInitiateResult(status: number, json: unknown, id: string):
 /**
  * The enquiry's answer read through `AIRTEL_STATUSES` (pay-ins) or `AIRTEL_PAY_OUT_STATUSES`;
  * `airtel_money_id` is Airtel's id of the money movement. A 404 is "no record", which the
- * caller's `isUnknownInitiation` alone may take as NOT_FOUND.
+ * caller's `isUnknownInitiation` alone may take as NOT_FOUND. A pay-out's `TF` whose envelope
+ * carries `AIRTEL_WALLET_SHORT_CODE` is the wallet short: `MERCHANT_INSUFFICIENT_FUNDS`.
  */
 export function airtelStatusResult(status: number, json: unknown, direction: 'PAY_IN' | 'PAY_OUT', isUnknownInitiation: boolean): StatusResult {
   if (status === 404) return isUnknownInitiation ? { kind: 'NOT_FOUND' } : { kind: 'PENDING' };
@@ -106,7 +129,34 @@ export function airtelStatusResult(status: number, json: unknown, direction: 'PA
   const code = typeof transaction?.status === 'string' ? transaction.status : null;
   const reason = typeof transaction?.message === 'string' ? transaction.message : `Airtel status ${code ?? 'absent'}`;
   const moneyId = typeof transaction?.airtel_money_id === 'string' ? transaction.airtel_money_id : null;
+  if (direction === 'PAY_OUT' && code === 'TF' && responseCodeOf(json) === AIRTEL_WALLET_SHORT_CODE) {
+    return { kind: 'FAILED', failureCode: 'MERCHANT_INSUFFICIENT_FUNDS', failureReason: reason };
+  }
   return documentedOutcome(direction === 'PAY_IN' ? AIRTEL_STATUSES : AIRTEL_PAY_OUT_STATUSES, code, reason, { operatorReference: null, operatorTransactionId: moneyId });
+}
+
+/** `GET /standard/v1/users/balance`: the balance of the application's wallet in `country`. */
+export function airtelBalanceCall(country: string, currency: string): AirtelCall {
+  return { method: 'GET', path: '/standard/v1/users/balance', country, currency };
+}
+
+/**
+ * Reads the balance answer `200 {"data": {"balance": "5000.00", "currency": "XAF",
+ * "account_status": "Active"}, "status": {…, "success": true}}` (fields also accepted at the top
+ * level, as the reference lists them): `balance` in major units (string or number), converted to
+ * base units of `currency`. Anything else — another HTTP status, `success` false, an unparseable
+ * amount — is UNKNOWN with why.
+ */
+export function airtelBalanceResult(status: number, json: unknown): BalanceResult {
+  const record = json as { data?: Record<string, unknown> } & Record<string, unknown> | undefined;
+  const fields = (record?.data && typeof record.data === 'object' ? record.data : record) ?? {};
+  const raw = fields.balance;
+  const balance = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : null;
+  const currency = typeof fields.currency === 'string' ? fields.currency : null;
+  if (status !== 200 || isSuccess(json) === false || balance === null || currency === null || !/^-?\d+(\.\d{1,2})?$/.test(balance)) {
+    return { kind: 'UNKNOWN', error: `Airtel balance: HTTP ${status} ${JSON.stringify(json ?? null).slice(0, 200)}` };
+  }
+  return { kind: 'BALANCE', amount: Math.round(Number(balance) * 10 ** baseUnitDigits(currency)), currency };
 }
 
 /**

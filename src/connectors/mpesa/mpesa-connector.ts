@@ -15,7 +15,7 @@
  */
 import type { Clock } from '../../domain/clock.ts';
 import type { MpesaConfig } from './mpesa-config.ts';
-import type { CallbackReading, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
+import type { BalanceResult, CallbackReading, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusQuery, StatusResult } from '../connector.ts';
 import {
   basicAuth,
   callOperator,
@@ -30,6 +30,9 @@ import {
 import { createMemorySharedState, type SharedState } from '../shared-state.ts';
 import { createDarajaTokens, type TokenOutcome } from './mpesa-token.ts';
 import {
+  accountBalanceAck,
+  accountBalanceCall,
+  accountBalanceResult,
   b2cCall,
   b2cOriginatorId,
   b2cResult,
@@ -241,6 +244,17 @@ export function createMpesaConnector(options: MpesaOptions): Connector {
         }
       }
       return readDarajaCallback(body, query);
+    },
+
+    async readBalance(signal, resultUrl): Promise<BalanceResult> {
+      // Asynchronous: Daraja posts the balance to resultUrl (read by readBalanceResult).
+      const answer = await send(accountBalanceCall(config, resultUrl), signal);
+      if (answer.kind !== 'RESPONSE') return { kind: 'UNKNOWN', error: answer.error };
+      return accountBalanceAck(answer.status, answer.json);
+    },
+
+    readBalanceResult(body): BalanceResult {
+      return accountBalanceResult(body);
     },
 
     async check(): Promise<ConnectorCheck[]> {

@@ -9,6 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureCode, InitiateRequest } from '../connector.ts';
 import {
+  accountBalanceAck,
+  accountBalanceResult,
   accountReferenceOf,
   b2cCall,
   b2cResult,
@@ -424,5 +426,25 @@ describe('Daraja callbacks', () => {
   it('a failed Transaction Status query (its own ResultCode) is unknown', () => {
     const failedQuery = { Result: { ResultType: 0, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.', OriginatorConversationID: 'x', ConversationID: TSQ_CONVERSATION } };
     expect(readDarajaCallback(failedQuery, asked)).toMatchObject({ kind: 'RESULT', status: { kind: 'UNREACHABLE' }, isStatusQueryAnswer: true });
+  });
+});
+
+describe('Account Balance', () => {
+  const result = (code: number | string, value?: string) => ({
+    Result: { ResultType: 0, ResultCode: code, ResultDesc: 'd', ...(value ? { ResultParameters: { ResultParameter: [{ Key: 'AccountBalance', Value: value }, { Key: 'BOCompletedTime', Value: 20200109125710 }] } } : {}) },
+  });
+  it("reads the Utility Account's available balance (4th field) from the AccountBalance string", () => {
+    const value = 'Working Account|KES|700000.00|700000.00|0.00|0.00&Float Account|KES|0.00|0.00|0.00|0.00&Utility Account|KES|228037.00|228000.00|37.00|0.00&Charges Paid Account|KES|-1540.00|-1540.00|0.00|0.00';
+    expect(accountBalanceResult(result(0, value))).toEqual({ kind: 'BALANCE', amount: 228000, currency: 'KES' });
+  });
+  it('a failed Result, a missing account or an unreadable amount is unknown', () => {
+    expect(accountBalanceResult(result(2001))).toMatchObject({ kind: 'UNKNOWN', error: expect.stringContaining('2001') });
+    expect(accountBalanceResult(result(0, 'Working Account|KES|1.00|1.00|0.00|0.00'))).toMatchObject({ kind: 'UNKNOWN' });
+    expect(accountBalanceResult(result(0, 'Utility Account|KES|n/a|n/a|0.00|0.00'))).toMatchObject({ kind: 'UNKNOWN' });
+    expect(accountBalanceResult(undefined)).toMatchObject({ kind: 'UNKNOWN' });
+  });
+  it('the synchronous answer: ResponseCode 0 is REQUESTED, anything else unknown', () => {
+    expect(accountBalanceAck(200, { ResponseCode: '0', ConversationID: 'AG_1' })).toEqual({ kind: 'REQUESTED' });
+    expect(accountBalanceAck(401, { errorCode: '401.002.01', errorMessage: 'Invalid Access Token' })).toMatchObject({ kind: 'UNKNOWN', error: expect.stringContaining('401.002.01') });
   });
 });

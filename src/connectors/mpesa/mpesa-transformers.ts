@@ -6,8 +6,9 @@
  * through a table of Daraja's documented codes (`documentedOutcome`): anything else is unknown,
  * never a failure. No I/O here; `mpesa-connector.ts` sends.
  */
-import { documentedOutcome, type CallbackReading, type DocumentedMeaning, type InitiateRequest, type InitiateResult, type StatusQuery, type StatusResult } from '../connector.ts';
+import { documentedOutcome, type BalanceResult, type CallbackReading, type DocumentedMeaning, type InitiateRequest, type InitiateResult, type StatusQuery, type StatusResult } from '../connector.ts';
 import { stringField } from '../operator-http.ts';
+import { baseUnitDigits } from '../../domain/currency.ts';
 
 /** What the Daraja calls need besides the request (from the configuration; secrets included). */
 export interface DarajaAccount {
@@ -157,6 +158,71 @@ export function transactionStatusCall(reference: string, account: DarajaAccount,
       Occasion: reference.slice(0, 100),
     }),
   };
+}
+
+/**
+ * Account Balance (`POST /mpesa/accountbalance/v1/query`) of the B2C shortcode, the organisation
+ * that pays pay-outs; Daraja accepts it at once and posts the balance as a Result to
+ * `resultUrl` (Daraja 3.0 "Account Balance" page: `CommandID` `AccountBalance`, `IdentifierType`
+ * 4 for an organisation shortcode).
+ */
+export function accountBalanceCall(account: DarajaAccount, resultUrl: string): DarajaCall {
+  return {
+    method: 'POST',
+    path: '/mpesa/accountbalance/v1/query',
+    invalidTokenCode: DARAJA_INVALID_TOKEN_CODES.accountBalance,
+    body: JSON.stringify({
+      Initiator: account.initiatorName,
+      SecurityCredential: account.securityCredential,
+      CommandID: 'AccountBalance',
+      PartyA: account.b2cShortCode,
+      IdentifierType: '4',
+      Remarks: 'Kolo float',
+      QueueTimeOutURL: resultUrl,
+      ResultURL: resultUrl,
+    }),
+  };
+}
+
+/**
+ * The synchronous answer to Account Balance: `ResponseCode` "0" is REQUESTED (the Result follows
+ * on the ResultURL); anything else is UNKNOWN with Daraja's words.
+ */
+export function accountBalanceAck(status: number, json: unknown): BalanceResult {
+  if (status === 200 && stringField(json, 'ResponseCode') === '0') return { kind: 'REQUESTED' };
+  const error = darajaError(json);
+  return { kind: 'UNKNOWN', error: `M-Pesa Account Balance: HTTP ${status}${error ? ` ${error.errorCode} ${error.errorMessage}` : ''}` };
+}
+
+/** The Daraja account whose available balance pays B2C pay-outs (Safaricom: B2C debits the Utility Account). */
+export const DARAJA_PAY_OUT_ACCOUNT = 'Utility Account';
+
+/**
+ * Reads an Account Balance Result posted to the ResultURL:
+ * `{"Result": {"ResultCode": 0, "ResultParameters": {"ResultParameter": [{"Key": "AccountBalance",
+ * "Value": "Working Account|KES|700000.00|700000.00|0.00|0.00&Utility Account|KES|228037.00|228037.00|0.00|0.00&…"}, …]}}}`
+ * — accounts separated by `&`, each `name|currency|current|available|reserved|uncleared`. The
+ * float is the `Utility Account`'s available balance (`DARAJA_PAY_OUT_ACCOUNT`), in base units.
+ * A non-zero ResultCode (e.g. 2001, wrong initiator), a missing account or an unreadable amount
+ * is UNKNOWN with why.
+ */
+export function accountBalanceResult(body: unknown): BalanceResult {
+  const result = (body as { Result?: Record<string, unknown> } | undefined)?.Result;
+  if (!result || typeof result !== 'object') return { kind: 'UNKNOWN', error: 'M-Pesa Account Balance: no Result' };
+  const code = String(result.ResultCode ?? '');
+  if (code !== '0') return { kind: 'UNKNOWN', error: `M-Pesa Account Balance: ResultCode ${code} ${String(result.ResultDesc ?? '')}`.trim() };
+  const value = darajaItem((result.ResultParameters as { ResultParameter?: unknown } | undefined)?.ResultParameter, 'AccountBalance', 'Key');
+  if (!value) return { kind: 'UNKNOWN', error: 'M-Pesa Account Balance: no AccountBalance parameter' };
+  const account = value
+    .split('&')
+    .map((part) => part.split('|'))
+    .find((fields) => fields[0]?.trim() === DARAJA_PAY_OUT_ACCOUNT);
+  const currency = account?.[1]?.trim();
+  const available = account?.[3]?.trim();
+  if (!currency || !available || !/^-?\d+(\.\d{1,2})?$/.test(available)) {
+    return { kind: 'UNKNOWN', error: `M-Pesa Account Balance: no readable ${DARAJA_PAY_OUT_ACCOUNT} in ${value.slice(0, 200)}` };
+  }
+  return { kind: 'BALANCE', amount: Math.round(Number(available) * 10 ** baseUnitDigits(currency)), currency };
 }
 
 /** A Daraja token, or why there is none. */

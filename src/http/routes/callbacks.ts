@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import type { Services } from '../../services.ts';
 import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
 import { handleSignedCallback } from '../../payments/handle-signed-callback.ts';
+import { receiveBalanceResult } from '../../float/index.ts';
 import { operators, type OperatorKey } from '../../connectors/operators.ts';
 import { fail, ok } from '../envelope.ts';
 import { errorResponses, publicSecurity, success } from '../schemas/openapi.ts';
@@ -93,6 +94,35 @@ export async function callbackRoutes(app: FastifyInstance, services: Services): 
       return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
     });
   }
+
+  /**
+   * `POST /api/v1/callbacks/balance/<token>`: the result of an asynchronous balance query
+   * (Daraja's Account Balance), at the URL the query gave (float/balance-result.ts). Answered 200
+   * at once whatever the token or body; stored after the answer when the token verifies.
+   */
+  app.post<{ Params: { token: string } }>(
+    '/api/v1/callbacks/balance/:token',
+    {
+      schema: {
+        tags: ['Opérateurs'],
+        summary: "Résultat d'une consultation de solde d'un opérateur (float)",
+        description:
+          "Appelé par l'opérateur (Daraja : Account Balance) à l'adresse donnée à la consultation, pas par un marchand. Toujours 200, quel que soit le corps ou le jeton ; le solde n'est enregistré que si le jeton est valide et récent.",
+        operationId: 'receiveBalanceResult',
+        security: publicSecurity,
+        response: { 200: received, ...errorResponses('PAYLOAD_TOO_LARGE') },
+      },
+    },
+    async (request, reply) => {
+      const work = receiveBalanceResult(request.services, request.params.token.slice(0, 512), jsonOf(request.body)).then(
+        (outcome) => request.log.info({ outcome }, 'operator balance result'),
+        (error: unknown) => request.log.error({ err: error }, 'operator balance result: not stored'),
+      );
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+      return reply.code(200).send(ok(null, 'Notification reçue.', services.clock.now()));
+    },
+  );
 
   const schema = (operationId: string) => ({
     tags: ['Opérateurs'],

@@ -329,6 +329,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/callbacks/balance/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Résultat d'une consultation de solde d'un opérateur (float)
+         * @description Appelé par l'opérateur (Daraja : Account Balance) à l'adresse donnée à la consultation, pas par un marchand. Toujours 200, quel que soit le corps ou le jeton ; le solde n'est enregistré que si le jeton est valide et récent.
+         */
+        post: operations["receiveBalanceResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks/{operator}/{token}": {
         parameters: {
             query?: never;
@@ -6647,6 +6667,106 @@ export interface operations {
                         data: {
                             [key: string]: string;
                         } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    receiveBalanceResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Notification reçue (la réponse ne dit rien du jeton ni de la transaction) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Notification reçue.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: null;
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
                     };
                 };

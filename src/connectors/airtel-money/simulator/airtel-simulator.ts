@@ -7,7 +7,11 @@
  * RSA-encrypted with the simulator's public key: `publicKey`, base64 DER), enquiries
  * (`GET /standard/v1/payments/{id}`, `…/disbursements/{id}`) answering `TIP`, `TS`, `TF`, `TA`,
  * and callbacks `{transaction: {id, message, status_code, airtel_money_id}, hash}` to
- * `callbackUrl` when set (hash: HMAC-SHA256 of the transaction with `callbackKey`).
+ * `callbackUrl` when set (hash: HMAC-SHA256 of the transaction with `callbackKey`), and the
+ * wallet's balance (`GET /standard/v1/users/balance`, per `X-Country`: `balances`, major units,
+ * moved by what it did — a successful collection credits it, a disbursement debits it when
+ * accepted and is given back if it fails). A disbursement the balance cannot pay is refused
+ * `DP00900001007` (not enough balance), recorded `TF`, and nothing moves.
  *
  * Outcomes by the last three digits of the number (fault modes): …101 `TF` (insufficient
  * funds), …102 `TA` first, `TS` after `ambiguousForMs` (the money waited), …103 `TIP` forever,
@@ -42,6 +46,8 @@ export interface AirtelSimulatorOptions {
   forgeHashes: boolean;
   /** The simulator's clock, milliseconds (token expiry). */
   now: () => number;
+  /** Country → the wallet's balance, major units (XAF: whole francs); a test may set it. */
+  balances: Record<string, number>;
 }
 
 /** Defaults, documented in docs/going-live.md for rehearsals. */
@@ -59,6 +65,7 @@ export const AIRTEL_SIM_DEFAULTS: AirtelSimulatorOptions = {
   callbackKey: null,
   forgeHashes: false,
   now: () => Date.now(),
+  balances: { CG: 10_000_000, GA: 10_000_000, TD: 10_000_000 },
 };
 
 /** One transaction the simulator holds. */
@@ -110,6 +117,7 @@ const refused = (code: string, message: string) => ({ status: { code, message, r
 export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOptions> & { decisionDelayMs?: number; webhookUrl?: string | undefined } = {}): Promise<AirtelSimulator> {
   const { webhookUrl, ...rest } = overrides;
   const options: AirtelSimulatorOptions = { ...AIRTEL_SIM_DEFAULTS, ...rest, ...(webhookUrl ? { callbackUrl: webhookUrl } : {}) };
+  options.balances = { ...(rest.balances ?? AIRTEL_SIM_DEFAULTS.balances) };
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const publicKey = keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   const tokens = new Map<string, number>();
@@ -126,6 +134,12 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
     void fetch(options.callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined);
   };
   const settle = (t: AirtelSimTransaction, status: AirtelSimTransaction['status'], message: string) => {
+    // The wallet moves with what happened: a collection is credited when it succeeds; a
+    // disbursement, debited when accepted, is given back when it fails.
+    if (t.status !== 'TS' && t.status !== 'TF') {
+      if (status === 'TS' && t.kind === 'PAY_IN') options.balances[t.country] = (options.balances[t.country] ?? 0) + t.amount;
+      if (status === 'TF' && t.kind === 'PAY_OUT') options.balances[t.country] = (options.balances[t.country] ?? 0) + t.amount;
+    }
     t.status = status;
     t.message = message;
     callback(t);
@@ -191,6 +205,7 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
       if (isDisbursement && decryptPkcs1(keys.privateKey, String(json.pin)) !== options.pin) {
         return sendJson(res, 200, { data: { transaction: { id, status: 'TF', message: 'Invalid PIN' } }, status: { code: '200', message: 'Invalid PIN', result_code: 'DP00900001012', success: false } });
       }
+      const short = isDisbursement && (options.balances[country] ?? 0) < amount;
       const t: AirtelSimTransaction = {
         kind: isCollection ? 'PAY_IN' : 'PAY_OUT',
         id,
@@ -204,14 +219,26 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
         airtelMoneyId: `MP${randomBytes(5).toString('hex').toUpperCase()}`,
       };
       transactions.set(id, t);
+      if (short) {
+        t.status = 'TF';
+        t.message = 'Not enough balance';
+        return sendJson(res, 200, { data: { transaction: { id, status: 'TF', message: t.message } }, status: { code: '200', message: t.message, result_code: 'ESB000001', response_code: 'DP00900001007', success: false } });
+      }
+      if (isDisbursement) options.balances[country] = (options.balances[country] ?? 0) - amount;
       decide(t);
       return sendJson(res, 200, ok({ id, status: isCollection ? 'Success.' : 'TIP' }));
+    }
+    if (req.method === 'GET' && path === '/standard/v1/users/balance') {
+      return sendJson(res, 200, { data: { balance: (options.balances[country] ?? 0).toFixed(2), currency, account_status: 'Active' }, status: { code: '200', message: 'SUCCESS', result_code: 'ESB000010', success: true } });
     }
     const enquiry = /^\/standard\/v1\/(payments|disbursements)\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && enquiry) {
       const t = transactions.get(decodeURIComponent(enquiry[2]!));
       if (!t || (t.kind === 'PAY_IN') !== (enquiry[1] === 'payments')) return sendJson(res, 404, refused('404', 'Transaction not found'));
-      return sendJson(res, 200, ok({ airtel_money_id: t.airtelMoneyId, id: t.id, message: t.message, status: t.status }));
+      const answer = ok({ airtel_money_id: t.airtelMoneyId, id: t.id, message: t.message, status: t.status });
+      // A disbursement refused for want of balance keeps saying why.
+      if (t.kind === 'PAY_OUT' && t.status === 'TF' && t.message === 'Not enough balance') answer.status.response_code = 'DP00900001007';
+      return sendJson(res, 200, answer);
     }
     return sendJson(res, 404, refused('404', 'Not found'));
   };

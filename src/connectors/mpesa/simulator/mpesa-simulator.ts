@@ -13,7 +13,9 @@
  * `ResultURL`; the Transaction Status Query naming the transaction by `OriginalConversationID` or
  * `TransactionID` (nothing else), whose `Result` (the live capture's shape: the transaction under
  * `"Originator Conversation ID"`, `ReasonType` a description) is posted to its `ResultURL` under
- * the `ConversationID` it answered. Test and staging tooling only.
+ * the `ConversationID` it answered; Account Balance, whose Result (the `AccountBalance` string of
+ * the Working Account, credited by paid pushes, and the Utility Account, `orgBalance`, debited
+ * by paid B2Cs) is posted to its `ResultURL`. Test and staging tooling only.
  *
  * Fault modes: the fault switch (`fault`: answer `500.003.1001` or hold past the client's
  * timeout, after processing the request or not), latencies (`latencyMs`: token, STK push and
@@ -73,8 +75,13 @@ export interface MpesaSimulatorOptions {
   b2cShortCode: string;
   initiatorName: string;
   securityCredential: string;
-  /** Organisation (B2C working account) balance, whole shillings. */
+  /**
+   * The organisation's Utility Account, whole shillings: debited by each paid B2C (a B2C above it
+   * fails with ResultCode 1), read by Account Balance; a test may set it.
+   */
   orgBalance: number;
+  /** The organisation's Working Account, whole shillings: credited by each paid STK push; read by Account Balance. */
+  workingBalance: number;
   decisionDelayMs: number;
   /** Decision delay for phones ending in `198` ("late success"): long enough to pass the rail's deadline. */
   lateDecisionDelayMs: number;
@@ -108,6 +115,7 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   initiatorName: 'testapi',
   securityCredential: 'sim-security-credential',
   orgBalance: 1_000_000,
+  workingBalance: 0,
   decisionDelayMs: 2000,
   lateDecisionDelayMs: 120_000,
   tokenTtlSeconds: 3599,
@@ -394,6 +402,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       if (trigger) Object.assign(tx, { resultCode: trigger.resultCode, resultDesc: trigger.resultDesc });
       else {
         Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
+        options.workingBalance += tx.amount;
         movements.push({ direction: 'PAY_IN', id: tx.checkoutRequestId, accountReference: tx.accountReference, amount: tx.amount, msisdn: tx.phone, receipt: tx.receipt! });
       }
       sender.send(tx.callbackUrl, 'POST', JSON.stringify(stkCallbackBody(tx)));
@@ -531,6 +540,59 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     });
   };
 
+  /**
+   * Account Balance (`POST /mpesa/accountbalance/v1/query`, `CommandID` `AccountBalance`,
+   * `IdentifierType` 4, `PartyA` the B2C shortcode): accepted at once, then a Result posted to
+   * `ResultURL` whose `AccountBalance` parameter lists the accounts
+   * (`name|KES|current|available|reserved|uncleared`, joined by `&`) from what the simulator holds
+   * at that moment. A wrong initiator is answered by a Result 2001.
+   */
+  const handleAccountBalance = (req: SimRequest, res: http.ServerResponse) => {
+    const refused = denied(req, { status: 401, code: '401.002.01' });
+    if (refused) return sendJson(res, refused.status, refused.body);
+    const body = parse(req);
+    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
+    const problem = initiatorProblem(body);
+    if (problem) return sendJson(res, problem.status, problem.body);
+    if (body.CommandID !== 'AccountBalance' || String(body.IdentifierType) !== '4') {
+      return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
+    }
+    const fault = faultHits(state, 'status');
+    if (fault && !fault.landed) return answerFault(res, fault, busy);
+    const badInitiator = wrongInitiator(body, 'Initiator');
+    const conversationId = `AG_${new Date().toISOString().replace(/\D/g, '').slice(0, 8)}_${randomBytes(10).toString('hex')}`;
+    const originatorConversationId = `${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
+    later(Math.min(options.decisionDelayMs, 50), () => {
+      const head = { ResultType: 0, OriginatorConversationID: originatorConversationId, ConversationID: conversationId, TransactionID: receiptNumber() };
+      const account = (name: string, amount: number) => `${name}|KES|${amount.toFixed(2)}|${amount.toFixed(2)}|0.00|0.00`;
+      const result = badInitiator
+        ? { ...head, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' }
+        : {
+            ...head,
+            ResultCode: 0,
+            ResultDesc: 'The service request is processed successfully.',
+            ResultParameters: {
+              ResultParameter: [
+                {
+                  Key: 'AccountBalance',
+                  Value: [account('Working Account', options.workingBalance), account('Float Account', 0), account('Utility Account', options.orgBalance), account('Charges Paid Account', 0), account('Organization Settlement Account', 0)].join('&'),
+                },
+                { Key: 'BOCompletedTime', Value: Number(darajaTime(new Date(options.nowMs())).replace(/\D/g, '')) },
+              ],
+            },
+            ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://internalsandbox.safaricom.co.ke/mpesa/abresults/v1/submit' } },
+          };
+      sender.send(body.ResultURL as string, 'POST', JSON.stringify({ Result: result }));
+    });
+    if (fault) return answerFault(res, fault, busy);
+    return sendJson(res, 200, {
+      OriginatorConversationID: originatorConversationId,
+      ConversationID: conversationId,
+      ResponseCode: '0',
+      ResponseDescription: 'Accept the service request successfully.',
+    });
+  };
+
   const handleTransactionStatus = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req, { status: 400, code: '400.003.01' });
     if (refused) return sendJson(res, refused.status, refused.body);
@@ -651,7 +713,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     if (req.method === 'POST' && path === '/mpesa/stkpushquery/v1/query') return handleStkQuery(req, res);
     if (req.method === 'POST' && isB2c) return handleB2c(req, res);
     if (req.method === 'POST' && path === '/mpesa/transactionstatus/v1/query') return handleTransactionStatus(req, res);
-    const known = ['/oauth/v1/generate', '/mpesa/stkpush/v1/processrequest', '/mpesa/stkpushquery/v1/query', '/mpesa/b2c/v3/paymentrequest', '/mpesa/transactionstatus/v1/query'];
+    if (req.method === 'POST' && path === '/mpesa/accountbalance/v1/query') return handleAccountBalance(req, res);
+    const known = ['/oauth/v1/generate', '/mpesa/stkpush/v1/processrequest', '/mpesa/stkpushquery/v1/query', '/mpesa/b2c/v3/paymentrequest', '/mpesa/transactionstatus/v1/query', '/mpesa/accountbalance/v1/query'];
     if (known.includes(path)) return sendJson(res, 405, envelope('405.001', 'Method Not Allowed'));
     return sendJson(res, 404, envelope('404.001.01', 'Resource not found'));
   };
