@@ -1,0 +1,239 @@
+/**
+ * Batch pay-outs over HTTP (src/batches): the merchant API (`X-API-KEY` with the PAYOUT scope)
+ * creates and reads batches; the dashboard creates them (finance), reads them, and approves or
+ * rejects (approvers, with a fresh second factor: the dashboard guard) or cancels them
+ * (finance). Thin adapters: parse, call one use case, wrap in the envelope.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { eq } from 'drizzle-orm';
+import {
+  approveBatch,
+  batchItemViews,
+  batchView,
+  closeBatch,
+  createBatch,
+  findBatch,
+  parseBatchCsv,
+  type BatchCreator,
+  type CreateBatchResult,
+} from '../../batches/index.ts';
+import { batches } from '../../db/schema-batches.ts';
+import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
+import { ApiError, validationError } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
+import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
+import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { ok } from '../envelope.ts';
+import { batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams } from '../schemas/batches.ts';
+import { appIdKeyParams, dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
+import { API_KEY_ERRORS, BEARER_ERRORS, BODY_ERRORS, apiKeySecurity, bearerSecurity, errorResponses, success } from '../schemas/openapi.ts';
+import { idempotencyHeader } from './payments.ts';
+
+const CREATE_ERRORS = ['IDEMPOTENCY_KEY_REUSED'] as const;
+const EXAMPLE_BATCH = {
+  id: '7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a',
+  status: 'AWAITING_APPROVAL',
+  environment: 'TEST',
+  currency: 'XAF',
+  itemCount: 2,
+  totalAmount: 95000,
+  feeAmount: 0,
+  reservedAmount: 95000,
+  progress: { waiting: 2, pending: 0, succeeded: 0, failed: 0 },
+  createdBy: null,
+  approvedBy: null,
+  createdAt: '2026-11-20T10:00:00.000Z',
+  expiresAt: '2026-11-23T10:00:00.000Z',
+  approvedAt: null,
+  closedAt: null,
+};
+const EXAMPLE_TOTALS = { itemCount: 2, totalAmount: 95000, feeAmount: 0, reservedAmount: 95000, currency: 'XAF' };
+
+/** The items of a creation body (JSON or CSV) and the row each is reported under. */
+function itemsOf(body: { items?: Record<string, unknown>[] | undefined; csv?: string | undefined }) {
+  if ((body.items === undefined) === (body.csv === undefined)) throw validationError({ items: 'envoyez soit items, soit csv' });
+  if (body.csv !== undefined) return parseBatchCsv(body.csv);
+  return { items: body.items!, rowOf: (index: number) => index + 1 };
+}
+
+async function create(services: Services, creator: BatchCreator, request: FastifyRequest, body: { items?: Record<string, unknown>[] | undefined; csv?: string | undefined; dryRun?: boolean | undefined }) {
+  const { items, rowOf } = itemsOf(body);
+  const result: CreateBatchResult = await createBatch(services, creator, { items, dryRun: body.dryRun === true }, rowOf, idempotencyHeader(request));
+  if (result.dryRun) return { status: 200 as const, data: { dryRun: true, totals: result.totals, batch: null }, message: 'Lot vérifié : rien n’a été enregistré.' };
+  const b = result.batch;
+  const totals = { itemCount: b.itemCount, totalAmount: b.totalAmount, feeAmount: b.feeAmount, reservedAmount: b.reservedAmount, currency: b.currency };
+  return { status: 201 as const, data: { dryRun: false, totals, batch: b }, message: 'Lot de virements créé.' };
+}
+
+/** Registers the merchant API's batch routes. */
+export async function merchantBatchRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  requireApiKeys(app, services);
+
+  r.post(
+    '/api/v1/pay-out/batches',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: 'Créer un lot de virements',
+        description:
+          "Jusqu'à 1 000 virements (items) ou un fichier CSV (csv), vérifiés et chiffrés comme des virements : chaque erreur nomme sa ligne. " +
+          "dryRun: true vérifie sans rien écrire (200). Sinon le lot attend l'approbation d'une personne autre que son créateur (201) ; " +
+          "rien n'est réservé ni envoyé avant. En-tête facultatif Idempotency-Key : la même requête rend le même lot.",
+        operationId: 'createPayOutBatch',
+        security: apiKeySecurity,
+        body: batchCreateRequest,
+        response: {
+          200: success(batchCreateData, 'Lot vérifié (dryRun), rien écrit', { message: 'Lot vérifié : rien n’a été enregistré.', data: { dryRun: true, totals: EXAMPLE_TOTALS, batch: null } }),
+          201: success(batchCreateData, 'Lot créé', { message: 'Lot de virements créé.', data: { dryRun: false, totals: EXAMPLE_TOTALS, batch: EXAMPLE_BATCH } }),
+          ...errorResponses(...BODY_ERRORS, ...API_KEY_ERRORS, ...CREATE_ERRORS, 'INSUFFICIENT_BALANCE'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireApiKey(request, ['PAYOUT']);
+      const out = await create(request.services, { applicationId: auth.applicationId, currency: auth.currency, environment: auth.environment, personId: null }, request, request.body);
+      return reply.code(out.status).send(ok(out.data, out.message, services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/pay-out/batches/:id',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: "Un lot de virements, sa progression et ses éléments",
+        operationId: 'getPayOutBatch',
+        security: apiKeySecurity,
+        params: batchIdParams,
+        response: {
+          200: success(batchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [] } }),
+          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireApiKey(request, ['PAYOUT', 'READ']);
+      const batch = await findBatch(services.db, auth.applicationId, request.params.id);
+      if (batch.environment !== auth.environment) throw new ApiError('BATCH_NOT_FOUND');
+      const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id) };
+      return reply.send(ok(data, 'Lot récupéré.', services.clock.now()));
+    },
+  );
+}
+
+/** Registers the dashboard's batch routes. */
+export async function dashboardBatchRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.addHook('onRequest', dashboardAuthHook(services));
+
+  /** The batch `id` of one of the signed-in merchant's applications (404 BATCH_NOT_FOUND otherwise). */
+  const merchantBatch = async (request: FastifyRequest, id: string) => {
+    const account = requireAccount(request);
+    requireRole(account, 'MERCHANT');
+    const [row] = await services.db.select({ applicationId: batches.applicationId }).from(batches).where(eq(batches.id, id));
+    if (!row) throw new ApiError('BATCH_NOT_FOUND');
+    try {
+      await findAccessibleApplication(services, account, row.applicationId, { write: false });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'APP_NOT_FOUND') throw new ApiError('BATCH_NOT_FOUND');
+      throw error;
+    }
+    return { account, applicationId: row.applicationId };
+  };
+
+  r.post(
+    '/api/v1/merchants/apps/:appId/batches',
+    {
+      schema: {
+        tags: ['Dashboard - Virements'],
+        summary: "Créer un lot de virements depuis l'une de mes applications",
+        description: "Comme POST /api/v1/pay-out/batches ; environment choisit l'environnement (par défaut celui du tableau de bord). Rôle finance.",
+        operationId: 'dashboardCreateBatch',
+        security: bearerSecurity,
+        params: appIdKeyParams,
+        body: batchCreateRequest.extend({ environment: dashboardEnvironmentQuery }),
+        response: {
+          200: success(batchCreateData, 'Lot vérifié (dryRun), rien écrit', { message: 'Lot vérifié : rien n’a été enregistré.', data: { dryRun: true, totals: EXAMPLE_TOTALS, batch: null } }),
+          201: success(batchCreateData, 'Lot créé', { message: 'Lot de virements créé.', data: { dryRun: false, totals: EXAMPLE_TOTALS, batch: EXAMPLE_BATCH } }),
+          ...errorResponses(...BODY_ERRORS, ...BEARER_ERRORS, 'ACCESS_DENIED', 'APP_NOT_FOUND', 'APP_ACCESS_DENIED', ...CREATE_ERRORS, 'INSUFFICIENT_BALANCE'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request);
+      requireRole(account, 'MERCHANT');
+      const appRow = await findAccessibleApplication(services, account, request.params.appId, { write: true });
+      if (appRow.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
+      const environment = await dashboardEnvironment(services.db, account.accountId, request.body.environment);
+      const out = await create(request.services, { applicationId: appRow.id, currency: appRow.currency, environment, personId: account.personId }, request, request.body);
+      return reply.code(out.status).send(ok(out.data, out.message, services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/batches/:id',
+    {
+      schema: {
+        tags: ['Dashboard - Virements'],
+        summary: 'Un lot de virements, sa progression et ses éléments',
+        operationId: 'dashboardGetBatch',
+        security: bearerSecurity,
+        params: batchIdParams,
+        response: {
+          200: success(batchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [] } }),
+          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { applicationId } = await merchantBatch(request, request.params.id);
+      const batch = await findBatch(services.db, applicationId, request.params.id);
+      const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id) };
+      return reply.send(ok(data, 'Lot récupéré.', services.clock.now()));
+    },
+  );
+
+  const decisions = [
+    ['approve', 'Approuver un lot : réserve montants et frais en une écriture, puis les virements partent un à un. Une autre personne que son créateur, rôle approbateur, second facteur récent.', 'Lot approuvé.'],
+    ['reject', "Rejeter un lot qui attend l'approbation (rôle approbateur) : rien n'est réservé ni envoyé.", 'Lot rejeté.'],
+    ['cancel', "Annuler un lot qui attend l'approbation (rôle finance) : rien n'est réservé ni envoyé.", 'Lot annulé.'],
+  ] as const;
+  for (const [action, description, message] of decisions) {
+    r.post(
+      `/api/v1/merchants/batches/:id/${action}`,
+      {
+        schema: {
+          tags: ['Dashboard - Virements'],
+          summary: description.split(' : ')[0]!,
+          description,
+          operationId: `dashboard${action[0]!.toUpperCase()}${action.slice(1)}Batch`,
+          security: bearerSecurity,
+          params: batchIdParams,
+          response: {
+            200: success(batchData, message, { message, data: { ...EXAMPLE_BATCH, status: action === 'approve' ? 'APPROVED' : action === 'reject' ? 'REJECTED' : 'CANCELLED' } }),
+            ...errorResponses(
+              'VALIDATION_ERROR',
+              ...BEARER_ERRORS,
+              'ACCESS_DENIED',
+              'SECOND_FACTOR_ENROLMENT_REQUIRED',
+              ...(action === 'approve' ? (['FRESH_SECOND_FACTOR_REQUIRED', 'BATCH_SELF_APPROVAL', 'INSUFFICIENT_BALANCE'] as const) : []),
+              'BATCH_NOT_FOUND',
+              'BATCH_NOT_AWAITING_APPROVAL',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { account, applicationId } = await merchantBatch(request, request.params.id);
+        const decider = { personId: account.personId };
+        const data =
+          action === 'approve'
+            ? await approveBatch(request.services, applicationId, request.params.id, decider)
+            : await closeBatch(request.services, applicationId, request.params.id, decider, action === 'reject' ? 'REJECTED' : 'CANCELLED');
+        return reply.send(ok(data, message, services.clock.now()));
+      },
+    );
+  }
+}
