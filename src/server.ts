@@ -15,6 +15,7 @@ import { startStatusPoller, type Loop } from './jobs/status-poller.ts';
 import { startLedgerRollUp } from './jobs/ledger-roll-up.ts';
 import { startWebhookWorker } from './jobs/webhook-worker.ts';
 import { startRetentionJob } from './jobs/retention.ts';
+import { startBatchDispatcher } from './jobs/batch-dispatcher.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -37,7 +38,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
-  if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services));
+  if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services), startBatchDispatcher(services));
   return {
     app,
     url,

@@ -7,4 +7,5 @@
 export { BATCH_CSV_COLUMNS, BATCH_ITEMS_MAX, parseBatchCsv, type BatchItemInput } from './batch-items.ts';
 export { createBatch, type BatchCreator, type BatchTotals, type CreateBatchResult } from './create-batch.ts';
 export { approveBatch, closeBatch, expireBatches, type BatchDecider } from './decide-batch.ts';
+export { dispatchBatches, type DispatchRun } from './dispatch-batches.ts';
 export { batchItemViews, batchView, findBatch, type BatchItemView, type BatchProgress, type BatchView } from './batch-view.ts';
