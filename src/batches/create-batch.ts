@@ -49,7 +49,7 @@ export type CreateBatchResult = { dryRun: true; totals: BatchTotals } | { dryRun
 export async function createBatch(
   services: Services,
   creator: BatchCreator,
-  input: { items: readonly unknown[]; dryRun: boolean },
+  input: { items: readonly unknown[]; dryRun: boolean; retryOf?: (index: number) => string },
   rowOf: (index: number) => number,
   idempotencyKey?: string,
 ): Promise<CreateBatchResult> {
@@ -102,7 +102,7 @@ export async function createBatch(
     // Bounded: at most BATCH_ITEMS_MAX rows, in chunks so no statement carries too many parameters.
     for (let i = 0; i < items.length; i += 200) {
       await tx.insert(batchItems).values(
-        items.slice(i, i + 200).map((item) => ({
+        items.slice(i, i + 200).map((item, j) => ({
           id: services.ids.uuid(),
           batchId,
           rowNumber: item.rowNumber,
@@ -113,6 +113,7 @@ export async function createBatch(
           beneficiaryName: item.beneficiaryName,
           merchantReference: item.merchantReference,
           status: 'WAITING',
+          retryOf: input.retryOf?.(i + j) ?? null,
         })),
       );
     }

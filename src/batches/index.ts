@@ -9,3 +9,5 @@ export { createBatch, type BatchCreator, type BatchTotals, type CreateBatchResul
 export { approveBatch, closeBatch, expireBatches, type BatchDecider } from './decide-batch.ts';
 export { dispatchBatches, type DispatchRun } from './dispatch-batches.ts';
 export { batchItemViews, batchView, findBatch, type BatchItemView, type BatchProgress, type BatchView } from './batch-view.ts';
+export { retryFailedItems } from './retry-batch.ts';
+export { BATCH_RESULT_COLUMNS, batchResultsCsv } from './batch-results.ts';

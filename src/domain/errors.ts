@@ -91,6 +91,7 @@ export const ERRORS = {
   // Batch pay-outs.
   BATCH_NOT_FOUND: { status: 404, message: 'Lot de virements introuvable.' },
   BATCH_NOT_AWAITING_APPROVAL: { status: 409, message: "Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré." },
+  BATCH_NOT_FINISHED: { status: 409, message: "Ce lot n'est pas terminé avec des échecs : rien à relancer." },
   BATCH_SELF_APPROVAL: { status: 403, message: "Un lot doit être approuvé par une autre personne que celle qui l'a créé." },
   COLLECTION_NOT_EDITABLE: {
     status: 409,

@@ -93,5 +93,30 @@ describe('dispatching an approved batch (LIVE, MTN simulator)', () => {
     expect(await balance('RESERVED')).toBe(0);
     expect(await balance('AVAILABLE')).toBe(available - 18 * (1000 + (done.feeAmount / 20)));
     await expectLedgerBalanced(h.services.db);
+
+    // The results file: one line per item, its status and pay-out reference.
+    const file = await h.request('GET', `/api/v1/pay-out/batches/${created.id}/results.csv`, { key: t.key });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = file.text.replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toBe('rowNumber,merchantReference,beneficiaryAccount,beneficiaryName,paymentMethod,amount,feeAmount,currency,status,reference,failureReason');
+    expect(lines).toHaveLength(21);
+    expect(lines[5]).toMatch(/^5,AG-5,237677000457,Agent 5,MTN_MOMO_CM,1000,\d+,XAF,FAILED,PO-[0-9A-F]{12},/);
+
+    // Retrying creates a new batch of the 2 failed items only; asking again gives the same batch.
+    const retry = expectSuccess(await h.request('POST', `/api/v1/pay-out/batches/${created.id}/retry`, { key: t.key }), 201);
+    expect(retry).toMatchObject({ status: 'AWAITING_APPROVAL', itemCount: 2, totalAmount: 2000 });
+    expect(expectSuccess(await h.request('POST', `/api/v1/pay-out/batches/${created.id}/retry`, { key: t.key }), 201).id).toBe(retry.id);
+    const sentBefore = transfers().length;
+    await approveBatch(h.services, t.applicationId, retry.id, { personId: '00000000-0000-4000-8000-000000000001' });
+    await dispatchBatches(h.services);
+    const retried = expectSuccess(await h.request('GET', `/api/v1/pay-out/batches/${retry.id}`, { key: t.key }), 200);
+    expect(retried.items.map((i: any) => i.rowNumber)).toEqual([5, 12]);
+    expect(transfers().length - sentBefore).toBe(2);
+    expect(transfers().slice(sentBefore).map((r) => JSON.parse(r.body).payee.partyId).sort()).toEqual(['237677000457', '237677000458']);
+    await waitUntil('the retried pay-outs to settle', async () => expectSuccess(await h.request('GET', `/api/v1/pay-out/batches/${retry.id}`, { key: t.key }), 200).progress.pending === 0);
+    await dispatchBatches(h.services);
+    expect(expectSuccess(await h.request('GET', `/api/v1/pay-out/batches/${retry.id}`, { key: t.key }), 200).status).toBe('PARTLY_FAILED');
+    await expectLedgerBalanced(h.services.db);
   });
 });

@@ -81,6 +81,7 @@ export const KOLO_ERROR_CODES = [
   'BATCH_NOT_FOUND',
   'BATCH_NOT_AWAITING_APPROVAL',
   'BATCH_SELF_APPROVAL',
+  'BATCH_NOT_FINISHED',
 ] as const;
 
 /** One of Kolo's error codes. */

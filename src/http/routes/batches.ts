@@ -4,7 +4,8 @@
  * rejects (approvers, with a fresh second factor: the dashboard guard) or cancels them
  * (finance). Thin adapters: parse, call one use case, wrap in the envelope.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq } from 'drizzle-orm';
 import {
@@ -15,6 +16,8 @@ import {
   createBatch,
   findBatch,
   parseBatchCsv,
+  retryFailedItems,
+  batchResultsCsv,
   type BatchCreator,
   type CreateBatchResult,
 } from '../../batches/index.ts';
@@ -64,6 +67,23 @@ async function create(services: Services, creator: BatchCreator, request: Fastif
   const b = result.batch;
   const totals = { itemCount: b.itemCount, totalAmount: b.totalAmount, feeAmount: b.feeAmount, reservedAmount: b.reservedAmount, currency: b.currency };
   return { status: 201 as const, data: { dryRun: false, totals, batch: b }, message: 'Lot de virements créé.' };
+}
+
+const RESULTS_EXAMPLE =
+  'rowNumber,merchantReference,beneficiaryAccount,beneficiaryName,paymentMethod,amount,feeAmount,currency,status,reference,failureReason\r\n' +
+  '1,SAL-1,237677000001,Awa Ngono,MTN_MOMO_CM,50000,0,XAF,SUCCESS,PO-80E71EA01178,\r\n';
+const RESULTS_DESCRIPTION =
+  'text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête : rowNumber, merchantReference, ' +
+  'beneficiaryAccount, beneficiaryName, paymentMethod, amount, feeAmount (unités de base), currency, status (WAITING, PENDING, SUCCESS, FAILED), reference, failureReason.';
+
+/** Sends the results file of `batch`. */
+async function sendResults(services: Services, reply: FastifyReply, batch: { id: string; currency: string }) {
+  const file = await batchResultsCsv(services.db, batch.id, batch.currency);
+  return reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="lot-${batch.id}.csv"`)
+    .header('cache-control', 'no-store')
+    .send(file);
 }
 
 /** Registers the merchant API's batch routes. */
@@ -119,6 +139,57 @@ export async function merchantBatchRoutes(app: FastifyInstance, services: Servic
       if (batch.environment !== auth.environment) throw new ApiError('BATCH_NOT_FOUND');
       const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id) };
       return reply.send(ok(data, 'Lot récupéré.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/pay-out/batches/:id/retry',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: 'Relancer les éléments en échec d’un lot terminé',
+        description:
+          "Crée un NOUVEAU lot avec les seuls éléments en échec d'un lot PARTLY_FAILED (mêmes lignes), qui attend l'approbation comme tout lot. " +
+          'Relancer encore le même lot rend ce nouveau lot tant qu’il n’a pas été rejeté, annulé ou n’a pas expiré.',
+        operationId: 'retryPayOutBatch',
+        security: apiKeySecurity,
+        params: batchIdParams,
+        response: {
+          201: success(batchData, 'Le lot des éléments relancés', { message: 'Éléments en échec relancés dans un nouveau lot.', data: EXAMPLE_BATCH }),
+          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'INSUFFICIENT_BALANCE'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireApiKey(request, ['PAYOUT']);
+      const batch = await findBatch(services.db, auth.applicationId, request.params.id);
+      if (batch.environment !== auth.environment) throw new ApiError('BATCH_NOT_FOUND');
+      const data = await retryFailedItems(request.services, { applicationId: auth.applicationId, currency: auth.currency, environment: auth.environment, personId: null }, batch.id);
+      return reply.code(201).send(ok(data, 'Éléments en échec relancés dans un nouveau lot.', services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/pay-out/batches/:id/results.csv',
+    {
+      schema: {
+        tags: ['Pay-out'],
+        summary: 'Le fichier des résultats d’un lot (CSV)',
+        description: RESULTS_DESCRIPTION,
+        operationId: 'getPayOutBatchResults',
+        security: apiKeySecurity,
+        params: batchIdParams,
+        response: {
+          200: z.string().meta({ description: 'Fichier CSV (text/csv)', examples: [RESULTS_EXAMPLE] }),
+          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireApiKey(request, ['PAYOUT', 'READ']);
+      const batch = await findBatch(services.db, auth.applicationId, request.params.id);
+      if (batch.environment !== auth.environment) throw new ApiError('BATCH_NOT_FOUND');
+      return sendResults(services, reply, batch);
     },
   );
 }
@@ -192,6 +263,56 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
       const batch = await findBatch(services.db, applicationId, request.params.id);
       const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id) };
       return reply.send(ok(data, 'Lot récupéré.', services.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/merchants/batches/:id/retry',
+    {
+      schema: {
+        tags: ['Dashboard - Virements'],
+        summary: 'Relancer les éléments en échec d’un lot terminé (rôle finance)',
+        description: 'Comme POST /api/v1/pay-out/batches/{id}/retry ; le nouveau lot est créé par la personne connectée, qui ne pourra pas l’approuver.',
+        operationId: 'dashboardRetryBatch',
+        security: bearerSecurity,
+        params: batchIdParams,
+        response: {
+          201: success(batchData, 'Le lot des éléments relancés', { message: 'Éléments en échec relancés dans un nouveau lot.', data: EXAMPLE_BATCH }),
+          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'SECOND_FACTOR_ENROLMENT_REQUIRED', 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'INSUFFICIENT_BALANCE'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { account, applicationId } = await merchantBatch(request, request.params.id);
+      const batch = await findBatch(services.db, applicationId, request.params.id);
+      const data = await retryFailedItems(
+        request.services,
+        { applicationId, currency: batch.currency, environment: batch.environment as BatchCreator['environment'], personId: account.personId },
+        batch.id,
+      );
+      return reply.code(201).send(ok(data, 'Éléments en échec relancés dans un nouveau lot.', services.clock.now()));
+    },
+  );
+
+  r.get(
+    '/api/v1/merchants/batches/:id/results.csv',
+    {
+      schema: {
+        tags: ['Dashboard - Virements'],
+        summary: 'Le fichier des résultats d’un lot (CSV)',
+        description: RESULTS_DESCRIPTION,
+        operationId: 'dashboardGetBatchResults',
+        security: bearerSecurity,
+        params: batchIdParams,
+        response: {
+          200: z.string().meta({ description: 'Fichier CSV (text/csv)', examples: [RESULTS_EXAMPLE] }),
+          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { applicationId } = await merchantBatch(request, request.params.id);
+      return sendResults(services, reply, await findBatch(services.db, applicationId, request.params.id));
     },
   );
 
