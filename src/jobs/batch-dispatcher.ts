@@ -10,5 +10,13 @@ import { startLoop, type Loop } from './status-poller.ts';
 
 /** Starts the dispatcher loop. The per-rail bound is the rate: a run that left items waits for the next interval. */
 export function startBatchDispatcher(services: Services): Loop {
-  return startLoop('batch-dispatcher', services.config.pollerIntervalMs, () => dispatchBatches(services), services.log);
+  // The run's `more` is not passed on: startLoop would go again at once, and the bound is per interval.
+  return startLoop(
+    'batch-dispatcher',
+    services.config.pollerIntervalMs,
+    async () => {
+      await dispatchBatches(services);
+    },
+    services.log,
+  );
 }

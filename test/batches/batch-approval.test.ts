@@ -6,12 +6,11 @@
  * and the automatic approval under the application's amount. Nothing reaches an operator: no
  * pay-out exists before the dispatcher runs.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sentMails } from '../../src/dashboard/mail.ts';
 import { batches } from '../../src/db/schema-batches.ts';
 import { ledgerEntries } from '../../src/db/schema-ledger.ts';
-import { applications } from '../../src/db/schema.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
 import { merchantAccount } from '../../src/ledger/accounts.ts';
 import { fundSandbox } from '../../src/payments/transaction-postings.ts';
@@ -230,7 +229,9 @@ describe('approving a batch', () => {
   });
 
   it('is approved automatically when its amount + fees is under the application’s setting', async () => {
-    await h.services.db.update(applications).set({ batchAutoApproveBelow: 10_000 }).where(and(eq(applications.id, appId)));
+    const settings = `/api/v1/merchants/apps/${appId}/money-settings`;
+    expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', settings), 200)).toEqual({ lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 0 });
+    expectSuccess(await asAccount(h, owner.accessToken, 'PUT', settings, { body: { lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 10_000 } }), 200);
     const available = await balance('AVAILABLE');
     const small = expectSuccess(await h.request('POST', BATCHES, { key, body: { items: items(2) } }), 201).batch;
     expect(small).toMatchObject({ status: 'APPROVED', approvedBy: null });

@@ -28,7 +28,7 @@ import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
-import { batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams } from '../schemas/batches.ts';
+import { BATCH_BODY_EXAMPLE, batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams } from '../schemas/batches.ts';
 import { appIdKeyParams, dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
 import { API_KEY_ERRORS, BEARER_ERRORS, BODY_ERRORS, apiKeySecurity, bearerSecurity, errorResponses, success } from '../schemas/openapi.ts';
 import { idempotencyHeader } from './payments.ts';
@@ -129,7 +129,7 @@ export async function merchantBatchRoutes(app: FastifyInstance, services: Servic
         params: batchIdParams,
         response: {
           200: success(batchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [] } }),
-          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
+          ...errorResponses('INVALID_PARAMETER', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
         },
       },
     },
@@ -156,7 +156,7 @@ export async function merchantBatchRoutes(app: FastifyInstance, services: Servic
         params: batchIdParams,
         response: {
           201: success(batchData, 'Le lot des éléments relancés', { message: 'Éléments en échec relancés dans un nouveau lot.', data: EXAMPLE_BATCH }),
-          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'INSUFFICIENT_BALANCE'),
+          ...errorResponses('INVALID_PARAMETER', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'VALIDATION_ERROR'),
         },
       },
     },
@@ -181,7 +181,7 @@ export async function merchantBatchRoutes(app: FastifyInstance, services: Servic
         params: batchIdParams,
         response: {
           200: z.string().meta({ description: 'Fichier CSV (text/csv)', examples: [RESULTS_EXAMPLE] }),
-          ...errorResponses('VALIDATION_ERROR', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
+          ...errorResponses('INVALID_PARAMETER', ...API_KEY_ERRORS, 'BATCH_NOT_FOUND'),
         },
       },
     },
@@ -224,7 +224,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         operationId: 'dashboardCreateBatch',
         security: bearerSecurity,
         params: appIdKeyParams,
-        body: batchCreateRequest.extend({ environment: dashboardEnvironmentQuery }),
+        body: batchCreateRequest.extend({ environment: dashboardEnvironmentQuery }).meta({ examples: [{ ...BATCH_BODY_EXAMPLE, environment: 'TEST' }] }),
         response: {
           200: success(batchCreateData, 'Lot vérifié (dryRun), rien écrit', { message: 'Lot vérifié : rien n’a été enregistré.', data: { dryRun: true, totals: EXAMPLE_TOTALS, batch: null } }),
           201: success(batchCreateData, 'Lot créé', { message: 'Lot de virements créé.', data: { dryRun: false, totals: EXAMPLE_TOTALS, batch: EXAMPLE_BATCH } }),
@@ -254,7 +254,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         params: batchIdParams,
         response: {
           200: success(batchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [] } }),
-          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
+          ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
         },
       },
     },
@@ -278,7 +278,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         params: batchIdParams,
         response: {
           201: success(batchData, 'Le lot des éléments relancés', { message: 'Éléments en échec relancés dans un nouveau lot.', data: EXAMPLE_BATCH }),
-          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'SECOND_FACTOR_ENROLMENT_REQUIRED', 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'INSUFFICIENT_BALANCE'),
+          ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'SECOND_FACTOR_ENROLMENT_REQUIRED', 'BATCH_NOT_FOUND', 'BATCH_NOT_FINISHED', 'VALIDATION_ERROR'),
         },
       },
     },
@@ -306,7 +306,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         params: batchIdParams,
         response: {
           200: z.string().meta({ description: 'Fichier CSV (text/csv)', examples: [RESULTS_EXAMPLE] }),
-          ...errorResponses('VALIDATION_ERROR', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
+          ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
         },
       },
     },
@@ -335,7 +335,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
           response: {
             200: success(batchData, message, { message, data: { ...EXAMPLE_BATCH, status: action === 'approve' ? 'APPROVED' : action === 'reject' ? 'REJECTED' : 'CANCELLED' } }),
             ...errorResponses(
-              'VALIDATION_ERROR',
+              'INVALID_PARAMETER',
               ...BEARER_ERRORS,
               'ACCESS_DENIED',
               'SECOND_FACTOR_ENROLMENT_REQUIRED',

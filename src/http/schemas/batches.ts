@@ -6,6 +6,14 @@ import { z } from 'zod';
 import { BATCH_ITEMS_MAX } from '../../batches/index.ts';
 import { fr } from './common.ts';
 
+/** An example batch body: two salaries. */
+export const BATCH_BODY_EXAMPLE = {
+  items: [
+    { amount: 50000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa Ngono', merchantReference: 'SAL-2026-11-001' },
+    { amount: 45000, currency: 'XAF', paymentMethod: 'ORANGE_MONEY_CM', beneficiaryAccount: '237699000002', beneficiaryName: 'Paul Mbarga' },
+  ],
+};
+
 /** Body of a batch creation: `items` (JSON) or `csv` (the file's text), and `dryRun`. */
 export const batchCreateRequest = z
   .object({
@@ -21,16 +29,7 @@ export const batchCreateRequest = z
       .describe("Le texte d'un fichier CSV (UTF-8, virgules ou points-virgules) dont la ligne d'en-tête nomme amount, currency, paymentMethod, beneficiaryAccount, beneficiaryName et, si besoin, merchantReference"),
     dryRun: z.boolean(fr('doit être un booléen')).optional().describe('true : vérifie et chiffre le lot sans rien écrire'),
   })
-  .meta({
-    examples: [
-      {
-        items: [
-          { amount: 50000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000001', beneficiaryName: 'Awa Ngono', merchantReference: 'SAL-2026-11-001' },
-          { amount: 45000, currency: 'XAF', paymentMethod: 'ORANGE_MONEY_CM', beneficiaryAccount: '237699000002', beneficiaryName: 'Paul Mbarga' },
-        ],
-      },
-    ],
-  });
+  .meta({ examples: [BATCH_BODY_EXAMPLE] });
 
 /** The totals of a batch, base units of `currency`. */
 export const batchTotalsData = z.object({
