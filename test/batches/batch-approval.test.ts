@@ -6,7 +6,8 @@
  * and the automatic approval under the application's amount. Nothing reaches an operator: no
  * pay-out exists before the dispatcher runs.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { auditLog } from '../../src/db/schema-dashboard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sentMails } from '../../src/dashboard/mail.ts';
 import { batches } from '../../src/db/schema-batches.ts';
@@ -175,6 +176,9 @@ describe('approving a batch', () => {
     await stepUp(approver);
     const approved = expectSuccess(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${created.id}/approve`), 200);
     expect(approved).toMatchObject({ status: 'APPROVED', approvedBy: approver.accountId });
+    // The audit log names the member who approved.
+    const audit = await h.services.db.select().from(auditLog).where(and(eq(auditLog.action, 'BATCH_APPROVED'), eq(auditLog.targetId, created.id)));
+    expect(audit).toEqual([expect.objectContaining({ actorId: approver.accountId, actorRole: 'MEMBER_APPROVER' })]);
     expect(await balance('AVAILABLE')).toBe(before - created.reservedAmount);
     expect(await balance('BATCH_RESERVED')).toBe(created.reservedAmount);
     expect(await batchEntries()).toBe(1);

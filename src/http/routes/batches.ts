@@ -22,11 +22,12 @@ import {
   type CreateBatchResult,
 } from '../../batches/index.ts';
 import { batches } from '../../db/schema-batches.ts';
+import { recordAudit } from '../../dashboard/audit.ts';
 import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import { ApiError, validationError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
-import { dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
 import { BATCH_BODY_EXAMPLE, batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams } from '../schemas/batches.ts';
 import { appIdKeyParams, dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
@@ -239,6 +240,10 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
       if (appRow.status !== 'ACTIVE') throw new ApiError('APP_ACCESS_DENIED');
       const environment = await dashboardEnvironment(services.db, account.accountId, request.body.environment);
       const out = await create(request.services, { applicationId: appRow.id, currency: appRow.currency, environment, personId: account.personId }, request, request.body);
+      if (out.data.batch) {
+        const b = out.data.batch;
+        await recordAudit(request.services, auditActor(request), { action: 'BATCH_CREATED', targetType: 'BATCH', targetId: b.id, after: { status: b.status, itemCount: b.itemCount, reservedAmount: b.reservedAmount } });
+      }
       return reply.code(out.status).send(ok(out.data, out.message, services.clock.now()));
     },
   );
@@ -290,6 +295,7 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         { applicationId, currency: batch.currency, environment: batch.environment as BatchCreator['environment'], personId: account.personId },
         batch.id,
       );
+      await recordAudit(request.services, auditActor(request), { action: 'BATCH_RETRIED', targetType: 'BATCH', targetId: batch.id, after: { retryBatchId: data.id } });
       return reply.code(201).send(ok(data, 'Éléments en échec relancés dans un nouveau lot.', services.clock.now()));
     },
   );
@@ -353,6 +359,13 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
           action === 'approve'
             ? await approveBatch(request.services, applicationId, request.params.id, decider)
             : await closeBatch(request.services, applicationId, request.params.id, decider, action === 'reject' ? 'REJECTED' : 'CANCELLED');
+        await recordAudit(request.services, auditActor(request), {
+          action: `BATCH_${data.status}`,
+          targetType: 'BATCH',
+          targetId: data.id,
+          before: { status: 'AWAITING_APPROVAL' },
+          after: { status: data.status, reservedAmount: data.reservedAmount },
+        });
         return reply.send(ok(data, message, services.clock.now()));
       },
     );
