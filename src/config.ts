@@ -68,6 +68,10 @@ const plainVariables = {
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
   CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 30).default(24),
+  // A batch pay-out not approved within this time expires (src/batches); nothing was reserved yet.
+  BATCH_EXPIRY_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(72),
+  // Items of approved batches sent per rail per dispatcher run (one run per poller interval).
+  BATCH_ITEMS_PER_RAIL_PER_RUN: z.coerce.number().int().min(1).max(100).default(5),
   POLLER_ENABLED: bool.default(true),
   /** The daily reconciliation of each LIVE rail whose operator has a transaction list by API (Wave, M-Pesa; instances with the poller run it). */
   RECONCILIATION_DAILY: bool.default(true),

@@ -17,6 +17,7 @@ import { startWebhookWorker } from './jobs/webhook-worker.ts';
 import { startReconciliationJob } from './jobs/reconciliation.ts';
 import { startRetentionJob } from './jobs/retention.ts';
 import { startFloatJob } from './jobs/float-job.ts';
+import { startBatchDispatcher } from './jobs/batch-dispatcher.ts';
 
 type RunningServices = Pick<Services, 'metrics' | 'config' | 'log'>;
 
@@ -39,7 +40,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const loops: Loop[] = services.config.pollerEnabled ? [startStatusPoller(services)] : [];
   if (services.config.webhookWorkerEnabled) loops.push(startWebhookWorker(services));
   // With the poller: an instance that runs background work also keeps the tables bounded.
-  if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services));
+  if (services.config.pollerEnabled) loops.push(startRetentionJob(services), startLedgerRollUp(services), startBatchDispatcher(services));
   if (services.config.pollerEnabled && services.config.reconciliationDaily) loops.push(startReconciliationJob(services));
   // With the poller too: the float job reads operator balances and sends the pay-outs waiting for float.
   if (services.config.pollerEnabled) loops.push(startFloatJob(services));

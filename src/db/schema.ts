@@ -77,6 +77,8 @@ export const applications = pgTable(
     cancelUrl: text('cancel_url'),
     /** What to do with a late success: REFUND the payer (default) or KEEP it (credited like a pay-in). */
     lateSuccessPolicy: text('late_success_policy').notNull().default('REFUND'),
+    /** A batch pay-out whose amount + fees is below this (base units) is approved without a person; 0: never. */
+    batchAutoApproveBelow: bigint('batch_auto_approve_below', { mode: 'number' }).notNull().default(0),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     deletedAt: ts('deleted_at'),

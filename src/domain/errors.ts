@@ -93,6 +93,11 @@ export const ERRORS = {
   // Fund collections (the codes SharePay's dashboard handles).
   AMOUNT_REQUIRED_FOR_FIXED: { status: 400, message: 'Une collecte à montant fixe doit indiquer son montant (amount).' },
   COLLECTION_NOT_FOUND: { status: 404, message: 'Collecte introuvable.' },
+  // Batch pay-outs.
+  BATCH_NOT_FOUND: { status: 404, message: 'Lot de virements introuvable.' },
+  BATCH_NOT_AWAITING_APPROVAL: { status: 409, message: "Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré." },
+  BATCH_NOT_FINISHED: { status: 409, message: "Ce lot n'est pas terminé avec des échecs : rien à relancer." },
+  BATCH_SELF_APPROVAL: { status: 403, message: "Un lot doit être approuvé par une autre personne que celle qui l'a créé." },
   COLLECTION_NOT_EDITABLE: {
     status: 409,
     message: "Cette collecte est fermée ou expirée : rouvrez-la avant de la modifier.",

@@ -41,6 +41,7 @@ import { dashboardHomeRoutes } from './routes/dashboard-home.ts';
 import { dashboardTeamRoutes } from './routes/dashboard-team.ts';
 import { dashboardTwoFactorRoutes } from './routes/dashboard-two-factor.ts';
 import { webAppRoutes } from './web-app.ts';
+import { dashboardBatchRoutes, merchantBatchRoutes } from './routes/batches.ts';
 import { docsUiOptions, openApiOptions } from './schemas/openapi-document.ts';
 
 declare module 'fastify' {
@@ -156,6 +157,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => healthRoutes(scope, services));
   await app.register(async (scope) => metricsRoutes(scope, services));
   await app.register(async (scope) => paymentRoutes(scope, services));
+  await app.register(async (scope) => merchantBatchRoutes(scope, services));
+  await app.register(async (scope) => dashboardBatchRoutes(scope, services));
   await app.register(async (scope) => webhookRoutes(scope, services));
   await app.register(async (scope) => merchantReadRoutes(scope, services));
   await app.register(async (scope) => railRoutes(scope, services));

@@ -5,7 +5,8 @@
  *
  * Merchant accounts (per application × environment × currency), all CREDIT-normal (Kolo owes
  * them) and never negative: AVAILABLE (may be paid out), PENDING (collected, not yet settled),
- * RESERVED (held for pay-outs in flight).
+ * RESERVED (held for pay-outs in flight), BATCH_RESERVED (held for the items of approved batch
+ * pay-outs not yet sent).
  * Platform accounts (per environment × currency): OPERATOR_FLOAT per rail (DEBIT-normal: money
  * Kolo holds at the operator), FEE_REVENUE, SUSPENSE (unexplained money, e.g. a late success),
  * SUSPENSE_RESERVED (refunds of suspense money in flight), LOSS (DEBIT-normal: money written off
@@ -29,6 +30,7 @@ export type AccountKind =
   | 'AVAILABLE'
   | 'PENDING'
   | 'RESERVED'
+  | 'BATCH_RESERVED'
   | 'OPERATOR_FLOAT'
   | 'FEE_REVENUE'
   | 'SUSPENSE'
@@ -46,7 +48,7 @@ export function merchantAccount(
   applicationId: string,
   environment: string,
   currency: string,
-  kind: 'AVAILABLE' | 'PENDING' | 'RESERVED',
+  kind: 'AVAILABLE' | 'PENDING' | 'RESERVED' | 'BATCH_RESERVED',
 ): AccountSpec {
   return {
     key: `app:${applicationId}:${environment}:${currency}:${kind}`,

@@ -26,6 +26,8 @@ export const WEBHOOK_EVENT_NAMES = [
   'payment.late_success',
   'payout.late_success',
   'payout.reservation_released',
+  'batch.completed',
+  'batch.partly_failed',
   'webhook.test',
 ] as const;
 /** One of the event names. */

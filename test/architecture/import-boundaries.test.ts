@@ -7,8 +7,8 @@
  *   only from `cli/` and tests, and loaded lazily (a dynamic `import()`, run only by
  *   `kolo simulate`) by their operator's definition (`connectors/<operator>/<operator>-operator.ts`);
  * - `accounts/` never imports `payments/`;
- * - the capabilities beside the payments core (`refunds/`, `late-success/`, `withdrawals/`,
- *   `collections/`, `reconciliation/`) are imported from outside their folder only through their entry module,
+ * - the capabilities beside the payments core (`refunds/`, `late-success/`, `withdrawals/`, `batches/`,
+ *   `collections/`, `reconciliation/`, `rails/`, `float/`, `statements/`) are imported from outside their folder only through their entry module,
  *   `index.ts`, which says what each offers;
  * and there is no runtime import cycle: none among the imports the compiled modules keep (a cycle
  * closed by a type-only import is allowed: it is erased before the modules run). The cycles are
@@ -23,7 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The capability folders whose modules outside code reaches only through their `index.ts`. */
-const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections', 'reconciliation', 'rails', 'float', 'statements'];
+const CAPABILITIES = ['refunds', 'late-success', 'withdrawals', 'collections', 'reconciliation', 'rails', 'float', 'statements', 'batches'];
 
 /** The simulators of operators' HTTP APIs and their shared plumbing: test and rehearsal tooling. */
 const SIMULATOR = '^src/connectors/([^/]+/simulator/|simulator-http[.]ts$)';

@@ -100,9 +100,9 @@ describe('a success reported after the deadline', () => {
   it('is credited like a normal pay-in when the application keeps late successes', async () => {
     const t = await tenant('Garde');
     const settings = `/api/v1/merchants/apps/${t.applicationId}/money-settings`;
-    expect((await asAccount(h, merchant.accessToken, 'GET', settings)).json.data).toEqual({ lateSuccessPolicy: 'REFUND' });
+    expect((await asAccount(h, merchant.accessToken, 'GET', settings)).json.data).toEqual({ lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 0 });
     const put = await asAccount(h, merchant.accessToken, 'PUT', settings, { body: { lateSuccessPolicy: 'KEEP' } });
-    expect(put.json.data).toEqual({ lateSuccessPolicy: 'KEEP' });
+    expect(put.json.data).toEqual({ lateSuccessPolicy: 'KEEP', batchAutoApproveBelow: 0 });
     const before = await platformBalances(h);
     const reference = await lateCharge(t);
     await tick(60_000);

@@ -60,7 +60,7 @@ describe('types match the server schemas', () => {
 
   it('event names', () => {
     expectTypeOf<Sdk.KoloEventName>().toEqualTypeOf<(typeof WEBHOOK_EVENT_NAMES)[number]>();
-    expect([...WEBHOOK_EVENT_NAMES].sort()).toHaveLength(12);
+    expect([...WEBHOOK_EVENT_NAMES].sort()).toHaveLength(14);
   });
 });
 

@@ -243,7 +243,7 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('radio', { name: 'Garder le paiement' }).isChecked()).toBe(true);
     const appId = page.url().split('/').pop()!;
     const stored = await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}/money-settings`);
-    expect(stored.json.data).toEqual({ lateSuccessPolicy: 'KEEP' });
+    expect(stored.json.data).toEqual({ lateSuccessPolicy: 'KEEP', batchAutoApproveBelow: 0 });
 
     // A withdrawal account removed after confirming; cancelling first keeps it.
     await page.getByRole('link', { name: 'Retraits' }).click();

@@ -265,6 +265,8 @@ export type KoloEventName =
   | 'payment.late_success'
   | 'payout.late_success'
   | 'payout.reservation_released'
+  | 'batch.completed'
+  | 'batch.partly_failed'
   | 'webhook.test';
 
 /** `data` of a pay-in event: the pay-in status read and your reference. */
@@ -288,6 +290,29 @@ export type PayInLateSuccessData = PayInEventData & {
  */
 export type PayOutReservationData = PayOutEventData & { reservation: { amount: number; outcome: 'CONSUMED' | 'RELEASED' } };
 
+/**
+ * `data` of `batch.completed` (every item paid) and `batch.partly_failed` (at least one failed):
+ * the batch, its totals (base units) and how many of its items were paid or failed. Each item's
+ * own `payout.success` / `payout.failed` is sent as for any pay-out.
+ */
+export interface BatchEventData {
+  id: string;
+  status: 'COMPLETED' | 'PARTLY_FAILED';
+  environment: string;
+  currency: string;
+  itemCount: number;
+  totalAmount: number;
+  feeAmount: number;
+  reservedAmount: number;
+  progress: { waiting: number; pending: number; succeeded: number; failed: number };
+  createdBy: string | null;
+  approvedBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+  approvedAt: string | null;
+  closedAt: string | null;
+}
+
 /** The `data` carried by each event name. */
 export interface KoloEventDataMap {
   'payment.success': PayInEventData;
@@ -301,6 +326,8 @@ export interface KoloEventDataMap {
   'refund.failed': PayOutEventData;
   'payout.late_success': PayOutReservationData;
   'payout.reservation_released': PayOutReservationData;
+  'batch.completed': BatchEventData;
+  'batch.partly_failed': BatchEventData;
   'webhook.test': { message: string };
 }
 

@@ -241,6 +241,13 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     lateSuccessPolicy: z
       .enum(['REFUND', 'KEEP'])
       .describe("Paiement signalé réussi après la clôture : REFUND rembourse le payeur (par défaut), KEEP le crédite comme un paiement"),
+    batchAutoApproveBelow: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe("Un lot de virements dont montants + frais sont sous ce montant (unités de base) est approuvé sans personne ; 0 (par défaut) : jamais. Absent : inchangé"),
   });
 
   r.get(
@@ -256,7 +263,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const app = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: false });
-      return ok({ lateSuccessPolicy: app.lateSuccessPolicy as 'REFUND' | 'KEEP' }, 'Réglages récupérés.', services.clock.now());
+      return ok({ lateSuccessPolicy: app.lateSuccessPolicy as 'REFUND' | 'KEEP', batchAutoApproveBelow: app.batchAutoApproveBelow }, 'Réglages récupérés.', services.clock.now());
     },
   );
 
@@ -274,11 +281,12 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
     },
     async (request) => {
       const app = await findAccessibleApplication(request.services, requireAccount(request), request.params.appId, { write: true });
+      const batchAutoApproveBelow = request.body.batchAutoApproveBelow ?? app.batchAutoApproveBelow;
       await services.db
         .update(applications)
-        .set({ lateSuccessPolicy: request.body.lateSuccessPolicy, updatedAt: services.clock.now() })
+        .set({ lateSuccessPolicy: request.body.lateSuccessPolicy, batchAutoApproveBelow, updatedAt: services.clock.now() })
         .where(eq(applications.id, app.id));
-      return ok({ lateSuccessPolicy: request.body.lateSuccessPolicy }, 'Réglages enregistrés.', services.clock.now());
+      return ok({ lateSuccessPolicy: request.body.lateSuccessPolicy, batchAutoApproveBelow }, 'Réglages enregistrés.', services.clock.now());
     },
   );
 }

@@ -151,6 +151,220 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pay-out/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Créer un lot de virements
+         * @description Jusqu'à 1 000 virements (items) ou un fichier CSV (csv), vérifiés et chiffrés comme des virements : chaque erreur nomme sa ligne. dryRun: true vérifie sans rien écrire (200). Sinon le lot attend l'approbation d'une personne autre que son créateur (201) ; rien n'est réservé ni envoyé avant. En-tête facultatif Idempotency-Key : la même requête rend le même lot.
+         */
+        post: operations["createPayOutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pay-out/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Un lot de virements, sa progression et ses éléments */
+        get: operations["getPayOutBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pay-out/batches/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relancer les éléments en échec d’un lot terminé
+         * @description Crée un NOUVEAU lot avec les seuls éléments en échec d'un lot PARTLY_FAILED (mêmes lignes), qui attend l'approbation comme tout lot. Relancer encore le même lot rend ce nouveau lot tant qu’il n’a pas été rejeté, annulé ou n’a pas expiré.
+         */
+        post: operations["retryPayOutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pay-out/batches/{id}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Le fichier des résultats d’un lot (CSV)
+         * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête : rowNumber, merchantReference, beneficiaryAccount, beneficiaryName, paymentMethod, amount, feeAmount (unités de base), currency, status (WAITING, PENDING, SUCCESS, FAILED), reference, failureReason.
+         */
+        get: operations["getPayOutBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/apps/{appId}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Créer un lot de virements depuis l'une de mes applications
+         * @description Comme POST /api/v1/pay-out/batches ; environment choisit l'environnement (par défaut celui du tableau de bord). Rôle finance.
+         */
+        post: operations["dashboardCreateBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Un lot de virements, sa progression et ses éléments */
+        get: operations["dashboardGetBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relancer les éléments en échec d’un lot terminé (rôle finance)
+         * @description Comme POST /api/v1/pay-out/batches/{id}/retry ; le nouveau lot est créé par la personne connectée, qui ne pourra pas l’approuver.
+         */
+        post: operations["dashboardRetryBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Le fichier des résultats d’un lot (CSV)
+         * @description text/csv; charset=utf-8, UTF-8 avec BOM, séparateur virgule, fins de ligne CRLF, une ligne d’en-tête : rowNumber, merchantReference, beneficiaryAccount, beneficiaryName, paymentMethod, amount, feeAmount (unités de base), currency, status (WAITING, PENDING, SUCCESS, FAILED), reference, failureReason.
+         */
+        get: operations["dashboardGetBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approuver un lot
+         * @description Approuver un lot : réserve montants et frais en une écriture, puis les virements partent un à un. Une autre personne que son créateur, rôle approbateur, second facteur récent.
+         */
+        post: operations["dashboardApproveBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rejeter un lot qui attend l'approbation (rôle approbateur)
+         * @description Rejeter un lot qui attend l'approbation (rôle approbateur) : rien n'est réservé ni envoyé.
+         */
+        post: operations["dashboardRejectBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Annuler un lot qui attend l'approbation (rôle finance)
+         * @description Annuler un lot qui attend l'approbation (rôle finance) : rien n'est réservé ni envoyé.
+         */
+        post: operations["dashboardCancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook": {
         parameters: {
             query?: never;
@@ -4584,6 +4798,3202 @@ export interface operations {
             };
         };
     };
+    createPayOutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "amount": 50000,
+                 *           "currency": "XAF",
+                 *           "paymentMethod": "MTN_MOMO_CM",
+                 *           "beneficiaryAccount": "237677000001",
+                 *           "beneficiaryName": "Awa Ngono",
+                 *           "merchantReference": "SAL-2026-11-001"
+                 *         },
+                 *         {
+                 *           "amount": 45000,
+                 *           "currency": "XAF",
+                 *           "paymentMethod": "ORANGE_MONEY_CM",
+                 *           "beneficiaryAccount": "237699000002",
+                 *           "beneficiaryName": "Paul Mbarga"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Les virements : amount (entier, unités de base), currency, paymentMethod, beneficiaryAccount, beneficiaryName, merchantReference facultatif */
+                    items?: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description Le texte d'un fichier CSV (UTF-8, virgules ou points-virgules) dont la ligne d'en-tête nomme amount, currency, paymentMethod, beneficiaryAccount, beneficiaryName et, si besoin, merchantReference */
+                    csv?: string;
+                    /** @description true : vérifie et chiffre le lot sans rien écrire */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Lot vérifié (dryRun), rien écrit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot vérifié : rien n’a été enregistré.",
+                     *       "data": {
+                     *         "dryRun": true,
+                     *         "totals": {
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "currency": "XAF"
+                     *         },
+                     *         "batch": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            dryRun: boolean;
+                            totals: {
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                /** @description totalAmount + feeAmount : ce que l’approbation réserve */
+                                reservedAmount: number;
+                                currency: string;
+                            };
+                            batch: {
+                                id: string;
+                                /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                                status: string;
+                                environment: string;
+                                currency: string;
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                reservedAmount: number;
+                                progress: {
+                                    waiting: number;
+                                    pending: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                                createdBy: string | null;
+                                /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                                approvedBy: string | null;
+                                createdAt: string;
+                                expiresAt: string;
+                                approvedAt: string | null;
+                                closedAt: string | null;
+                            } | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Lot créé */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot de virements créé.",
+                     *       "data": {
+                     *         "dryRun": false,
+                     *         "totals": {
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "currency": "XAF"
+                     *         },
+                     *         "batch": {
+                     *           "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *           "status": "AWAITING_APPROVAL",
+                     *           "environment": "TEST",
+                     *           "currency": "XAF",
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "progress": {
+                     *             "waiting": 2,
+                     *             "pending": 0,
+                     *             "succeeded": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "createdBy": null,
+                     *           "approvedBy": null,
+                     *           "createdAt": "2026-11-20T10:00:00.000Z",
+                     *           "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *           "approvedAt": null,
+                     *           "closedAt": null
+                     *         }
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            dryRun: boolean;
+                            totals: {
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                /** @description totalAmount + feeAmount : ce que l’approbation réserve */
+                                reservedAmount: number;
+                                currency: string;
+                            };
+                            batch: {
+                                id: string;
+                                /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                                status: string;
+                                environment: string;
+                                currency: string;
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                reservedAmount: number;
+                                progress: {
+                                    waiting: number;
+                                    pending: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                                createdBy: string | null;
+                                /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                                approvedBy: string | null;
+                                createdAt: string;
+                                expiresAt: string;
+                                approvedAt: string | null;
+                                closedAt: string | null;
+                            } | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INSUFFICIENT_BALANCE` : Solde disponible insuffisant pour cette opération (montant et frais compris).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INSUFFICIENT_BALANCE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED` : Cette clé d'idempotence a déjà été utilisée avec une requête différente. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "Cette clé d'idempotence a déjà été utilisée avec une requête différente.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "IDEMPOTENCY_KEY_REUSED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayOutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le lot */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot récupéré.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "AWAITING_APPROVAL",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null,
+                     *         "items": []
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                            items: {
+                                rowNumber: number;
+                                amount: number;
+                                feeAmount: number;
+                                paymentMethod: string;
+                                beneficiaryAccount: string;
+                                beneficiaryName: string;
+                                merchantReference: string | null;
+                                /** @enum {string} */
+                                status: "WAITING" | "PENDING" | "SUCCESS" | "FAILED";
+                                reference: string | null;
+                                failureReason: string | null;
+                            }[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    retryPayOutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le lot des éléments relancés */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Éléments en échec relancés dans un nouveau lot.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "AWAITING_APPROVAL",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `VALIDATION_ERROR` : La requête contient des champs invalides.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "VALIDATION_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FINISHED` : Ce lot n'est pas terminé avec des échecs : rien à relancer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FINISHED",
+                     *       "message": "Ce lot n'est pas terminé avec des échecs : rien à relancer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FINISHED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayOutBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fichier CSV (text/csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example rowNumber,merchantReference,beneficiaryAccount,beneficiaryName,paymentMethod,amount,feeAmount,currency,status,reference,failureReason
+                     *     1,SAL-1,237677000001,Awa Ngono,MTN_MOMO_CM,50000,0,XAF,SUCCESS,PO-80E71EA01178,
+                     */
+                    "application/json": string;
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` : Clé API invalide ou manquante. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `API_KEY_IP_DENIED` : Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.
+             *
+             *     `API_KEY_SCOPE_DENIED` : Cette clé API n'a pas la portée requise pour cette opération. Émettez une clé qui l'inclut depuis le tableau de bord.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "API_KEY_IP_DENIED",
+                     *       "message": "Cette clé API n'est pas autorisée depuis cette adresse IP. Ajoutez l'adresse à la liste autorisée de la clé.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "API_KEY_IP_DENIED" | "API_KEY_SCOPE_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardCreateBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifiant UUID */
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "amount": 50000,
+                 *           "currency": "XAF",
+                 *           "paymentMethod": "MTN_MOMO_CM",
+                 *           "beneficiaryAccount": "237677000001",
+                 *           "beneficiaryName": "Awa Ngono",
+                 *           "merchantReference": "SAL-2026-11-001"
+                 *         },
+                 *         {
+                 *           "amount": 45000,
+                 *           "currency": "XAF",
+                 *           "paymentMethod": "ORANGE_MONEY_CM",
+                 *           "beneficiaryAccount": "237699000002",
+                 *           "beneficiaryName": "Paul Mbarga"
+                 *         }
+                 *       ],
+                 *       "environment": "TEST"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Les virements : amount (entier, unités de base), currency, paymentMethod, beneficiaryAccount, beneficiaryName, merchantReference facultatif */
+                    items?: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description Le texte d'un fichier CSV (UTF-8, virgules ou points-virgules) dont la ligne d'en-tête nomme amount, currency, paymentMethod, beneficiaryAccount, beneficiaryName et, si besoin, merchantReference */
+                    csv?: string;
+                    /** @description true : vérifie et chiffre le lot sans rien écrire */
+                    dryRun?: boolean;
+                    /**
+                     * @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST
+                     * @enum {string}
+                     */
+                    environment?: "LIVE" | "TEST";
+                };
+            };
+        };
+        responses: {
+            /** @description Lot vérifié (dryRun), rien écrit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot vérifié : rien n’a été enregistré.",
+                     *       "data": {
+                     *         "dryRun": true,
+                     *         "totals": {
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "currency": "XAF"
+                     *         },
+                     *         "batch": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            dryRun: boolean;
+                            totals: {
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                /** @description totalAmount + feeAmount : ce que l’approbation réserve */
+                                reservedAmount: number;
+                                currency: string;
+                            };
+                            batch: {
+                                id: string;
+                                /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                                status: string;
+                                environment: string;
+                                currency: string;
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                reservedAmount: number;
+                                progress: {
+                                    waiting: number;
+                                    pending: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                                createdBy: string | null;
+                                /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                                approvedBy: string | null;
+                                createdAt: string;
+                                expiresAt: string;
+                                approvedAt: string | null;
+                                closedAt: string | null;
+                            } | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Lot créé */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot de virements créé.",
+                     *       "data": {
+                     *         "dryRun": false,
+                     *         "totals": {
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "currency": "XAF"
+                     *         },
+                     *         "batch": {
+                     *           "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *           "status": "AWAITING_APPROVAL",
+                     *           "environment": "TEST",
+                     *           "currency": "XAF",
+                     *           "itemCount": 2,
+                     *           "totalAmount": 95000,
+                     *           "feeAmount": 0,
+                     *           "reservedAmount": 95000,
+                     *           "progress": {
+                     *             "waiting": 2,
+                     *             "pending": 0,
+                     *             "succeeded": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "createdBy": null,
+                     *           "approvedBy": null,
+                     *           "createdAt": "2026-11-20T10:00:00.000Z",
+                     *           "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *           "approvedAt": null,
+                     *           "closedAt": null
+                     *         }
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            dryRun: boolean;
+                            totals: {
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                /** @description totalAmount + feeAmount : ce que l’approbation réserve */
+                                reservedAmount: number;
+                                currency: string;
+                            };
+                            batch: {
+                                id: string;
+                                /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                                status: string;
+                                environment: string;
+                                currency: string;
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                reservedAmount: number;
+                                progress: {
+                                    waiting: number;
+                                    pending: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                                createdBy: string | null;
+                                /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                                approvedBy: string | null;
+                                createdAt: string;
+                                expiresAt: string;
+                                approvedAt: string | null;
+                                closedAt: string | null;
+                            } | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` : La requête contient des champs invalides.
+             *
+             *     `MALFORMED_JSON` : Le corps de la requête n'est pas un JSON valide.
+             *
+             *     `INSUFFICIENT_BALANCE` : Solde disponible insuffisant pour cette opération (montant et frais compris).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "La requête contient des champs invalides.",
+                     *       "data": {
+                     *         "amount": "doit être supérieur ou égal à 1"
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "INSUFFICIENT_BALANCE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `APP_ACCESS_DENIED` : Vous n'avez pas accès à cette application.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "APP_ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `APP_NOT_FOUND` : Application introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "APP_NOT_FOUND",
+                     *       "message": "Application introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "APP_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED` : Cette clé d'idempotence a déjà été utilisée avec une requête différente. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "Cette clé d'idempotence a déjà été utilisée avec une requête différente.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "IDEMPOTENCY_KEY_REUSED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE` : Le corps de la requête est trop volumineux (1 Mio au maximum). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "Le corps de la requête est trop volumineux (1 Mio au maximum).",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE` : Le corps de la requête doit être envoyé en application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "Le corps de la requête doit être envoyé en application/json.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le lot */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot récupéré.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "AWAITING_APPROVAL",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null,
+                     *         "items": []
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                            items: {
+                                rowNumber: number;
+                                amount: number;
+                                feeAmount: number;
+                                paymentMethod: string;
+                                beneficiaryAccount: string;
+                                beneficiaryName: string;
+                                merchantReference: string | null;
+                                /** @enum {string} */
+                                status: "WAITING" | "PENDING" | "SUCCESS" | "FAILED";
+                                reference: string | null;
+                                failureReason: string | null;
+                            }[];
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRetryBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Le lot des éléments relancés */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Éléments en échec relancés dans un nouveau lot.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "AWAITING_APPROVAL",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `VALIDATION_ERROR` : La requête contient des champs invalides.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "VALIDATION_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "SECOND_FACTOR_ENROLMENT_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FINISHED` : Ce lot n'est pas terminé avec des échecs : rien à relancer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FINISHED",
+                     *       "message": "Ce lot n'est pas terminé avec des échecs : rien à relancer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FINISHED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fichier CSV (text/csv) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example rowNumber,merchantReference,beneficiaryAccount,beneficiaryName,paymentMethod,amount,feeAmount,currency,status,reference,failureReason
+                     *     1,SAL-1,237677000001,Awa Ngono,MTN_MOMO_CM,50000,0,XAF,SUCCESS,PO-80E71EA01178,
+                     */
+                    "application/json": string;
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardApproveBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lot approuvé. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot approuvé.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "APPROVED",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide.
+             *
+             *     `INSUFFICIENT_BALANCE` : Solde disponible insuffisant pour cette opération (montant et frais compris).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER" | "INSUFFICIENT_BALANCE";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             *
+             *     `FRESH_SECOND_FACTOR_REQUIRED` : Cette action demande de confirmer votre second facteur (POST /api/v1/merchants/me/two-factor/verify) depuis moins de 5 minutes.
+             *
+             *     `BATCH_SELF_APPROVAL` : Un lot doit être approuvé par une autre personne que celle qui l'a créé.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "SECOND_FACTOR_ENROLMENT_REQUIRED" | "FRESH_SECOND_FACTOR_REQUIRED" | "BATCH_SELF_APPROVAL";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_AWAITING_APPROVAL` : Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_AWAITING_APPROVAL",
+                     *       "message": "Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_AWAITING_APPROVAL";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRejectBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lot rejeté. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot rejeté.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "REJECTED",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "SECOND_FACTOR_ENROLMENT_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_AWAITING_APPROVAL` : Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_AWAITING_APPROVAL",
+                     *       "message": "Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_AWAITING_APPROVAL";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    dashboardCancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lot annulé. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lot annulé.",
+                     *       "data": {
+                     *         "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *         "status": "CANCELLED",
+                     *         "environment": "TEST",
+                     *         "currency": "XAF",
+                     *         "itemCount": 2,
+                     *         "totalAmount": 95000,
+                     *         "feeAmount": 0,
+                     *         "reservedAmount": 95000,
+                     *         "progress": {
+                     *           "waiting": 2,
+                     *           "pending": 0,
+                     *           "succeeded": 0,
+                     *           "failed": 0
+                     *         },
+                     *         "createdBy": null,
+                     *         "approvedBy": null,
+                     *         "createdAt": "2026-11-20T10:00:00.000Z",
+                     *         "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *         "approvedAt": null,
+                     *         "closedAt": null
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                            status: string;
+                            environment: string;
+                            currency: string;
+                            itemCount: number;
+                            totalAmount: number;
+                            feeAmount: number;
+                            reservedAmount: number;
+                            progress: {
+                                waiting: number;
+                                pending: number;
+                                succeeded: number;
+                                failed: number;
+                            };
+                            /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                            createdBy: string | null;
+                            /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                            approvedBy: string | null;
+                            createdAt: string;
+                            expiresAt: string;
+                            approvedAt: string | null;
+                            closedAt: string | null;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "SECOND_FACTOR_ENROLMENT_REQUIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_FOUND` : Lot de virements introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_FOUND",
+                     *       "message": "Lot de virements introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `BATCH_NOT_AWAITING_APPROVAL` : Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "BATCH_NOT_AWAITING_APPROVAL",
+                     *       "message": "Ce lot n'attend pas d'approbation : il a déjà été approuvé, rejeté, annulé ou il a expiré.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "BATCH_NOT_AWAITING_APPROVAL";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     getWebhookSettings: {
         parameters: {
             query?: never;
@@ -6333,7 +9743,7 @@ export interface operations {
                                 /** @description Identifiant de l’événement (evt_…), le même que webhook-id et que payload.id */
                                 id: string;
                                 /** @enum {string} */
-                                event: "payment.success" | "payment.failed" | "payment.cancelled" | "payout.success" | "payout.failed" | "payment.refunded" | "refund.success" | "refund.failed" | "payment.late_success" | "payout.late_success" | "payout.reservation_released" | "webhook.test";
+                                event: "payment.success" | "payment.failed" | "payment.cancelled" | "payout.success" | "payout.failed" | "payment.refunded" | "refund.success" | "refund.failed" | "payment.late_success" | "payout.late_success" | "payout.reservation_released" | "batch.completed" | "batch.partly_failed" | "webhook.test";
                                 /** @description ISO 8601, heure locale du serveur, sans fuseau */
                                 createdAt: string;
                                 /** @description Le corps JSON du webhook, exactement tel qu’il est (ou serait) livré */
@@ -25108,6 +28518,8 @@ export interface operations {
                              * @enum {string}
                              */
                             lateSuccessPolicy: "REFUND" | "KEEP";
+                            /** @description Un lot de virements dont montants + frais sont sous ce montant (unités de base) est approuvé sans personne ; 0 (par défaut) : jamais. Absent : inchangé */
+                            batchAutoApproveBelow?: number;
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -25297,6 +28709,8 @@ export interface operations {
                      * @enum {string}
                      */
                     lateSuccessPolicy: "REFUND" | "KEEP";
+                    /** @description Un lot de virements dont montants + frais sont sous ce montant (unités de base) est approuvé sans personne ; 0 (par défaut) : jamais. Absent : inchangé */
+                    batchAutoApproveBelow?: number;
                 };
             };
         };
@@ -25330,6 +28744,8 @@ export interface operations {
                              * @enum {string}
                              */
                             lateSuccessPolicy: "REFUND" | "KEEP";
+                            /** @description Un lot de virements dont montants + frais sont sous ce montant (unités de base) est approuvé sans personne ; 0 (par défaut) : jamais. Absent : inchangé */
+                            batchAutoApproveBelow?: number;
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
