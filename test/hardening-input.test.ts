@@ -37,6 +37,10 @@ describe('malformed ids in dashboard paths', () => {
     const routes: { method: string; path: string }[] = [];
     for (const [path, operations] of Object.entries(spec.paths as Record<string, Record<string, unknown>>)) {
       if (!/\{(id|appId|deliveryId)\}/.test(path)) continue;
+      // The dashboard's routes (a staff or merchant session): the merchant API's take an API key.
+      if (!/^\/api\/v1\/(merchants|admin|auth)\//.test(path)) continue;
+      // A merchant's statements are the merchant's alone: staff get 403 before any parameter is read.
+      if (path.startsWith('/api/v1/merchants/statements/')) continue;
       for (const method of Object.keys(operations)) routes.push({ method: method.toUpperCase(), path });
     }
     expect(routes.length).toBeGreaterThanOrEqual(20);

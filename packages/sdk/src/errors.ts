@@ -90,6 +90,7 @@ export const KOLO_ERROR_CODES = [
   'BATCH_NOT_AWAITING_APPROVAL',
   'BATCH_SELF_APPROVAL',
   'BATCH_NOT_FINISHED',
+  'RAIL_CLOSED',
 ] as const;
 
 /** One of Kolo's error codes. */
