@@ -47,6 +47,15 @@ describe('OperatorLanes', () => {
     await lanes.stop();
   });
 
+  it('an unbounded rate starts every task up to the concurrency at once', async () => {
+    const lanes = new OperatorLanes({ concurrency: 3, ratePerSecond: Number.POSITIVE_INFINITY, queue: 10 });
+    let started = 0;
+    for (let n = 0; n < 8; n++) lanes.submit('sandbox', async () => void (started += 1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started).toBe(8);
+    await lanes.stop();
+  });
+
   it('stopping abandons the waiting tasks and waits for the running ones', async () => {
     const lanes = new OperatorLanes({ concurrency: 1, ratePerSecond: 1000, queue: 5 });
     const running = gate();

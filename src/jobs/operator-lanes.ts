@@ -10,7 +10,7 @@
 export interface LaneLimits {
   /** Tasks running at once per lane. */
   concurrency: number;
-  /** Tasks started per second per lane. */
+  /** Tasks started per second per lane (`Infinity`: no bound). */
   ratePerSecond: number;
   /** Tasks waiting per lane beyond those running. */
   queue: number;
@@ -22,6 +22,7 @@ interface Waiting {
 }
 
 interface Lane {
+  limits: LaneLimits;
   running: number;
   waiting: Waiting[];
   tokens: number;
@@ -31,15 +32,18 @@ interface Lane {
 
 /** The lanes of one poller (one per operator key, created on first use). */
 export class OperatorLanes {
-  readonly #limits: LaneLimits;
+  readonly #limitsOf: (key: string) => LaneLimits;
   readonly #now: () => number;
   readonly #lanes = new Map<string, Lane>();
   #stopped = false;
   #idle: (() => void)[] = [];
 
-  /** `now`: milliseconds (the token bucket's clock); `Date.now` unless a test gives another. */
-  constructor(limits: LaneLimits, now: () => number = Date.now) {
-    this.#limits = limits;
+  /**
+   * `limits`: every lane's bounds, or each lane's by its key. `now`: milliseconds (the token
+   * bucket's clock); `Date.now` unless a test gives another.
+   */
+  constructor(limits: LaneLimits | ((key: string) => LaneLimits), now: () => number = Date.now) {
+    this.#limitsOf = typeof limits === 'function' ? limits : () => limits;
     this.#now = now;
   }
 
@@ -58,7 +62,7 @@ export class OperatorLanes {
   /** Whether lane `key` holds as many tasks (running and waiting) as it may. */
   isFull(key: string): boolean {
     const lane = this.#lanes.get(key);
-    return lane !== undefined && lane.running + lane.waiting.length >= this.#limits.concurrency + this.#limits.queue;
+    return lane !== undefined && lane.running + lane.waiting.length >= lane.limits.concurrency + lane.limits.queue;
   }
 
   /** The keys of the full lanes. */
@@ -94,16 +98,18 @@ export class OperatorLanes {
   #lane(key: string): Lane {
     let lane = this.#lanes.get(key);
     if (!lane) {
-      lane = { running: 0, waiting: [], tokens: this.#limits.ratePerSecond, refilledAt: this.#now(), timer: undefined };
+      const limits = this.#limitsOf(key);
+      lane = { limits, running: 0, waiting: [], tokens: limits.ratePerSecond, refilledAt: this.#now(), timer: undefined };
       this.#lanes.set(key, lane);
     }
     return lane;
   }
 
   #pump(lane: Lane): void {
-    const { concurrency, ratePerSecond } = this.#limits;
+    const { concurrency, ratePerSecond } = lane.limits;
     const now = this.#now();
-    lane.tokens = Math.min(ratePerSecond, lane.tokens + ((now - lane.refilledAt) / 1000) * ratePerSecond);
+    // An unbounded rate (`Infinity`) never runs out of tokens.
+    lane.tokens = Number.isFinite(ratePerSecond) ? Math.min(ratePerSecond, lane.tokens + ((now - lane.refilledAt) / 1000) * ratePerSecond) : Number.POSITIVE_INFINITY;
     lane.refilledAt = now;
     while (!this.#stopped && lane.running < concurrency && lane.waiting.length > 0 && lane.tokens >= 1) {
       lane.tokens -= 1;
@@ -121,7 +127,7 @@ export class OperatorLanes {
       lane.timer = setTimeout(() => {
         lane.timer = undefined;
         this.#pump(lane);
-      }, Math.ceil(((1 - lane.tokens) / ratePerSecond) * 1000));
+      }, Math.max(1, Math.ceil(((1 - lane.tokens) / ratePerSecond) * 1000)));
     }
   }
 }

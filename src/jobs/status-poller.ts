@@ -30,7 +30,7 @@ import type { TransactionRow } from '../payments/transaction-view.ts';
 import { leaseDueTransactions, scheduleNextPolls, type NextPoll } from '../db/queries/transactions.ts';
 import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';
 import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';
-import { OperatorLanes } from './operator-lanes.ts';
+import { OperatorLanes, type LaneLimits } from './operator-lanes.ts';
 
 /** Counts of what one tick did. */
 export interface PollTickResult {
@@ -68,8 +68,8 @@ export async function claimDueAttempts(services: Pick<Services, 'db' | 'clock' |
  * Gives back claims this instance will not work on (it is stopping): due now, so another
  * instance takes them at once instead of waiting for the lease to run out.
  */
-async function releaseClaims(services: Pick<Services, 'db' | 'clock'>, rows: { id: string }[], attempts: { id: string }[]): Promise<void> {
-  const now = services.clock.now();
+async function releaseClaims(services: Pick<Services, 'db' | 'clock'>, rows: { id: string }[], attempts: { id: string }[], delayMs = 0): Promise<void> {
+  const now = new Date(services.clock.now().getTime() + delayMs);
   if (rows.length > 0) {
     await services.db
       .update(transactions)
@@ -91,14 +91,26 @@ type LaneOf = (railCode: string | null) => string;
 async function laneKeys(services: Pick<Services, 'db'>): Promise<{ laneOf: LaneOf; railsOf: (lanes: string[]) => string[] }> {
   const all = await services.db.select({ code: rails.code, operator: rails.operator }).from(rails);
   const operatorOf = new Map(all.map((r) => [r.code, r.operator]));
-  const laneOf: LaneOf = (railCode) => (railCode === null ? 'checkout' : (operatorOf.get(railCode) ?? railCode));
+  const laneOf: LaneOf = (railCode) => (railCode === null ? CHECKOUT_LANE : (operatorOf.get(railCode) ?? railCode));
   return { laneOf, railsOf: (lanes) => all.filter((r) => lanes.includes(laneOf(r.code))).map((r) => r.code) };
 }
 
-/** The lane bounds from the configuration (`POLLER_OPERATOR_CONCURRENCY`, `POLLER_OPERATOR_RATE`). */
-export function laneLimitsOf(config: Services['config']): ConstructorParameters<typeof OperatorLanes>[0] {
-  const { pollerOperatorConcurrency: concurrency, pollerOperatorRate: ratePerSecond } = config;
-  return { concurrency, ratePerSecond, queue: Math.max(concurrency, ratePerSecond * 2) };
+/** The lane of the sandbox: TEST questions, answered in-process by the sandbox connector. */
+export const SANDBOX_LANE = 'sandbox';
+/** The lane of hosted checkouts' own refreshes (their session's end; their attempts have their operators' lanes). */
+export const CHECKOUT_LANE = 'checkout';
+
+/**
+ * Each lane's bounds: an operator's from the configuration (`POLLER_OPERATOR_CONCURRENCY`,
+ * `POLLER_OPERATOR_RATE`); the sandbox's and the checkouts' own 16 at once, at any rate (no
+ * operator is asked there).
+ */
+export function laneLimitsOf(config: Services['config']): (lane: string) => LaneLimits {
+  const { pollerOperatorConcurrency: concurrency, pollerOperatorRate: ratePerSecond, pollerBatchSize } = config;
+  return (lane) =>
+    lane === SANDBOX_LANE || lane === CHECKOUT_LANE
+      ? { concurrency: 16, ratePerSecond: Number.POSITIVE_INFINITY, queue: pollerBatchSize * 2 }
+      : { concurrency, ratePerSecond, queue: Math.max(concurrency, ratePerSecond * 2) };
 }
 
 /**
@@ -227,7 +239,8 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
   const batchSize = services.config.pollerBatchSize;
   const { laneOf, railsOf } = await laneKeys(services);
   const { lanes, writer, abandoned } = work;
-  const submit = <T>(lane: string, item: T, task: (item: T) => Promise<void>, release: (item: T) => void) => {
+  const deferred: { rows: { id: string }[]; attempts: { id: string }[] } = { rows: [], attempts: [] };
+  const submit = <T>(lane: string, item: T, task: (item: T) => Promise<void>, release: (item: T) => void, defer: (item: T) => void) => {
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
     running?.push(finished);
@@ -242,7 +255,9 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
         },
       );
     if (!queued) {
-      release(item);
+      // A full lane (or a stopping instance): asked again a tick later, not claimed again at once.
+      if (signal?.aborted) release(item);
+      else defer(item);
       done();
     }
   };
@@ -252,7 +267,7 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
   services.metrics.pollerClaimed.observe({ kind: 'transactions' }, rows.length);
   for (const row of rows) {
     submit(
-      row.type === 'CHECKOUT' ? 'checkout' : laneOf(row.paymentMethod),
+      row.type === 'CHECKOUT' ? CHECKOUT_LANE : row.environment === 'TEST' ? SANDBOX_LANE : laneOf(row.paymentMethod),
       row,
       async (r) => {
         try {
@@ -266,6 +281,7 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
         }
       },
       (r) => abandoned.rows.push(r),
+      (r) => deferred.rows.push(r),
     );
   }
   await phaseEnd();
@@ -284,6 +300,7 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
         }
       },
       (a) => abandoned.attempts.push(a),
+      (a) => deferred.attempts.push(a),
     );
   }
   await phaseEnd();
@@ -296,9 +313,12 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
     });
   }
   await phaseEnd();
-  // Claims not started (the lane was full, or the instance is stopping) go back at once.
+  // Claims not started: back at once when the instance is stopping (another takes them), a tick
+  // later when their lane was full (the loop then waits a tick rather than claim them again).
   await releaseAbandoned(services, work);
-  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: rows.length === batchSize || attempts.length === batchSize };
+  const isDeferred = deferred.rows.length > 0 || deferred.attempts.length > 0;
+  if (isDeferred) await releaseClaims(services, deferred.rows, deferred.attempts, services.config.pollerIntervalMs);
+  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: !isDeferred && (rows.length === batchSize || attempts.length === batchSize) };
 }
 
 /** The poller's housekeeping: expired idempotency keys, due settlements, automatic withdrawals. */
