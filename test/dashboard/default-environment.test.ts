@@ -199,6 +199,24 @@ describe('write routes', () => {
       }
     }
   });
+  // A dashboard batch: TEST on a TEST merchant; on a LIVE one, answered exactly as with
+  // environment=LIVE (this harness has no LIVE connector), while environment=TEST is a TEST batch.
+  it('POST /api/v1/merchants/apps/{appId}/batches', async () => {
+    const item = { amount: 1000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', beneficiaryAccount: '237677000071', beneficiaryName: 'Awa' };
+    for (const m of merchants) {
+      const path = `/api/v1/merchants/apps/${m.sandbox.applicationId}/batches`;
+      const create = (extra: Record<string, unknown>) => asAccount(h, m.account.accessToken, 'POST', path, { body: { items: [item], ...extra } });
+      const strip = (r: { status: number; json: unknown }) => ({ status: r.status, body: { ...(r.json as object), timestamp: null } });
+      if (m.expected === 'TEST') {
+        expect(expectSuccess(await create({}), 201).batch.environment, m.label).toBe('TEST');
+      } else {
+        const implicit = await create({});
+        if (implicit.status === 201) expect(implicit.json.data.batch.environment, m.label).toBe('LIVE');
+        else expect(strip(implicit), m.label).toEqual(strip(await create({ environment: 'LIVE' })));
+        expect(expectSuccess(await create({ environment: 'TEST' }), 201).batch.environment, m.label).toBe('TEST');
+      }
+    }
+  });
 });
 
 describe('coverage', () => {
@@ -222,6 +240,7 @@ describe('coverage', () => {
       'POST /api/v1/merchants/withdrawals/withdraw',
       'POST /api/v1/merchants/apps/{appId}/transfer',
       'GET /api/v1/merchants/apps/{appId}/transfer/fee',
+      'POST /api/v1/merchants/apps/{appId}/batches',
     ];
     // The platform overview is about every merchant, not one: LIVE unless asked (its own default).
     // The fund collections list takes `environment` as a filter: without it, every collection.
