@@ -57,6 +57,8 @@ describe('the staff reconciliation screen', () => {
     await page.getByRole('listitem').filter({ hasText: 'Chez l’opérateur seulement' }).waitFor();
     await screen(page, 'reconciliation-admin');
     await page.getByLabel('Nature').selectOption('BALANCE_DRIFT');
+    // The filtered list replaces the whole one once its answer is in.
+    await page.getByRole('listitem').filter({ hasText: 'Chez l’opérateur seulement' }).waitFor({ state: 'detached' });
     await expect(page.getByRole('listitem').filter({ hasText: 'Chez l’opérateur seulement' }).count()).resolves.toBe(0);
     const item = page.getByRole('listitem').filter({ hasText: 'Écart de solde' });
     await expect(item.getByRole('region', { name: 'Opérateur' }).getByText('1000000002').count()).resolves.toBe(1);
