@@ -5,7 +5,7 @@
  * open-model arrivals in steps of a mix of 70 % charges (MTN and Orange in turn), 20 % MTN
  * transfers and 10 % status reads.
  *
- * Simulators, by default as issue 51 describes real operators (environment overrides):
+ * Simulators, by default playing operators as they were measured answering real payments (environment overrides):
  * latency log-normal, median BENCH_LIVE_LATENCY_MEDIAN_MS (120), p99 BENCH_LIVE_LATENCY_P99_MS
  * (380), on every call; BENCH_LIVE_5XX_RATE (0.01) of money-moving calls answered 500 after
  * processing, BENCH_LIVE_HOLD_RATE (0.005) held past Kolo's timeout after processing;
@@ -68,7 +68,7 @@ export interface LiveOptions {
   connectorTimeoutMs: number;
 }
 
-/** The options as the environment sets them (defaults: issue 51's operators and steps). */
+/** The options as the environment sets them (defaults: the measured operators and the 100, 250, 500/s steps). */
 export function liveOptionsFromEnv(env: NodeJS.ProcessEnv): LiveOptions {
   const num = (name: string, fallback: number) => {
     const value = Number(env[name] ?? fallback);

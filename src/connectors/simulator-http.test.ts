@@ -1,7 +1,7 @@
 /**
  * The simulators' latency draws follow the distribution they are given (log-normal, median and
  * p99 as configured), and a payer's decision delay falls in its range: what the LIVE-path
- * benchmark relies on to play operators as issue 51 measured them.
+ * benchmark relies on to play operators as they were measured answering real payments.
  */
 import { expect, it } from 'vitest';
 import { decisionDelayOf, latencyOf, NO_LATENCY, sampleLatencyMs } from './simulator-http.ts';
