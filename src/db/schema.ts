@@ -309,6 +309,11 @@ export const transactions = pgTable(
     // Platform-wide periods (admin overview) and a large merchant's newest-first page across
     // several applications: walk the newest rows backward and stop after one page.
     index('transactions_created_idx').on(t.createdAt, t.id),
+    // What a rail's float has committed to LIVE pay-outs (in flight, paid since a reading), read
+    // before each LIVE pay-out is sent: only pay-outs' row versions enter it.
+    index('transactions_live_pay_out_idx')
+      .on(t.paymentMethod, t.status, t.completedAt)
+      .where(sql`${t.direction} = 'PAY_OUT' and ${t.environment} = 'LIVE'`),
     index('transactions_pending_poll_idx').on(t.nextPollAt).where(sql`${t.status} = 'PENDING'`),
     index('transactions_refund_of_idx').on(t.refundOf).where(sql`${t.refundOf} is not null`),
     index('transactions_late_watch_idx').on(t.nextPollAt).where(sql`${t.lateWatchUntil} is not null`),

@@ -14,7 +14,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
-import { committedPayOutAmount, latestKnownFloatReading, floatRailOf, markFloatShort, queuedPayOutTotals } from '../db/queries/float.ts';
+import { floatPosition, markFloatShort, type FloatPosition } from '../db/queries/float.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -27,25 +27,27 @@ export const FLOAT_SHORT_FAILURE = 'MERCHANT_INSUFFICIENT_FUNDS';
  * pay-out for want of float after that reading.
  */
 export async function sendableFloat(db: Db, railCode: string): Promise<number | null> {
-  const reading = await latestKnownFloatReading(db, railCode);
-  if (!reading || reading.amount === null) return null;
-  const rail = await floatRailOf(db, railCode);
-  if (rail?.shortReportedAt && rail.shortReportedAt >= reading.readAt) return 0;
-  const committed = await committedPayOutAmount(db, railCode, reading.readAt);
-  return reading.amount - committed.inFlight - committed.sinceReading;
+  const position = await floatPosition(db, railCode);
+  return position === null ? null : sendableOf(position);
+}
+
+/** What `position` leaves to send (see `sendableFloat`). */
+function sendableOf(position: FloatPosition): number {
+  if (position.shortReportedAt && position.shortReportedAt >= position.readAt) return 0;
+  return position.amount - position.inFlight - position.sinceReading;
 }
 
 /**
  * True when `row` (a pay-out about to be sent on `railCode`) must wait for float: a LIVE pay-out
  * that others already wait ahead of (first in first out), or that the sendable float does not
- * cover. Pay-ins, TEST pay-outs and rails of unknown float never wait.
+ * cover. Pay-ins, TEST pay-outs and rails of unknown float never wait. One round trip.
  */
 export async function mustWaitForFloat(db: Db, row: { direction: string; environment?: string; amount: number }, railCode: string): Promise<boolean> {
   if (row.direction !== 'PAY_OUT' || row.environment !== 'LIVE') return false;
-  const sendable = await sendableFloat(db, railCode);
-  if (sendable === null) return false;
-  if ((await queuedPayOutTotals(db, railCode)).count > 0) return true;
-  return sendable < row.amount;
+  const position = await floatPosition(db, railCode);
+  if (position === null) return false;
+  if (position.queuedCount > 0) return true;
+  return sendableOf(position) < row.amount;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { and, asc, desc, eq, gt, isNotNull, isNull, sql, sum } from 'drizzle-orm';
 import type { Db } from '../client.ts';
+import { runStatement, statement } from '../statement.ts';
 import { transactionEvents, transactions } from '../schema.ts';
 import { floatRails, floatReadings } from '../schema-float.ts';
 
@@ -130,4 +131,62 @@ export async function unqueuePayOut(db: Db, input: { id: string; now: Date; back
     await db.insert(transactionEvents).values({ transactionId: input.id, fromStatus: 'PENDING', toStatus: 'PENDING', cause: 'FLOAT_RELEASED', createdAt: input.now });
   }
   return rows.length === 1;
+}
+
+/**
+ * What a new LIVE pay-out of a rail is checked against, in one round trip (`floatPosition`):
+ * the newest reading that carried a balance, when the operator last refused a pay-out for want of
+ * float, the pay-outs in flight and those paid since that reading (as `committedPayOutAmount`),
+ * and how many wait in the queue. Amounts in base units.
+ */
+export interface FloatPosition {
+  amount: number;
+  readAt: Date;
+  shortReportedAt: Date | null;
+  inFlight: number;
+  sinceReading: number;
+  queuedCount: number;
+}
+
+// The sums read the partial index of LIVE pay-outs (transactions_live_pay_out_idx), never the table.
+const floatPositionSql = statement(
+  'float_position_v1',
+  `with reading as (
+     select amount, read_at from float_readings
+      where rail_code = $1 and amount is not null
+      order by read_at desc, id desc limit 1
+   )
+   select r.amount, r.read_at,
+     (select short_reported_at from float_rails where rail_code = $1) as short_reported_at,
+     (select coalesce(sum(t.amount), 0) from transactions t
+       where t.payment_method = $1 and t.direction = 'PAY_OUT' and t.environment = 'LIVE'
+         and t.status = 'PENDING' and t.initiated_at is not null and t.float_queued_at is null) as in_flight,
+     (select coalesce(sum(t.amount), 0) from transactions t
+       where t.payment_method = $1 and t.direction = 'PAY_OUT' and t.environment = 'LIVE'
+         and t.status = 'SUCCESS' and t.completed_at > r.read_at) as since_reading,
+     (select count(*) from transactions t
+       where t.payment_method = $1 and t.float_queued_at is not null and t.status = 'PENDING') as queued_count
+   from reading r`,
+);
+
+/** The rail's `FloatPosition`, or null when no reading ever carried a balance (the float is unknown). */
+export async function floatPosition(db: Db, railCode: string): Promise<FloatPosition | null> {
+  const { rows } = await runStatement<{
+    amount: string | number;
+    read_at: Date | string;
+    short_reported_at: Date | string | null;
+    in_flight: string | number;
+    since_reading: string | number;
+    queued_count: string | number;
+  }>(db, floatPositionSql, [railCode]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    amount: Number(row.amount),
+    readAt: new Date(row.read_at),
+    shortReportedAt: row.short_reported_at === null ? null : new Date(row.short_reported_at),
+    inFlight: Number(row.in_flight),
+    sinceReading: Number(row.since_reading),
+    queuedCount: Number(row.queued_count),
+  };
 }

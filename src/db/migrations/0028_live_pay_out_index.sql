@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_live_pay_out_idx" ON "transactions" USING btree ("payment_method","status","completed_at") WHERE "transactions"."direction" = 'PAY_OUT' and "transactions"."environment" = 'LIVE';
