@@ -8,6 +8,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
+import { connectionOf, keptBy } from '../db/handle.ts';
 import { transactions } from '../db/schema.ts';
 import { insertStatusEvents, settleStatuses, transactionsById, type StatusSettlement } from '../db/queries/transactions.ts';
 import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
@@ -118,13 +119,100 @@ async function moneyTermsOf(
 /**
  * Applies a transition: `applyTransitions` of one. Returns the updated row, or null when it does
  * not apply (already terminal, not allowed for this kind, or another writer won the race).
+ * Throws what applying it alone throws.
+ *
+ * Group commit: the transitions asked of one database during one turn of the event loop (every
+ * callback and answer whose bytes arrived in it) are applied together, in one database
+ * transaction (`applyTransitions`), at most `GROUP_MAX` at a time; two transitions of the same
+ * transaction never share a group (the second goes in another one). When a group fails as a
+ * whole, each of its transitions is applied on its own, so that one failing transition fails its
+ * own caller only. Inside a database transaction, the transition is applied there, alone.
  */
 export async function applyTransition(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
   input: TransitionInput,
 ): Promise<TransactionRow | null> {
-  const [updated] = await applyTransitions(services, [input]);
-  return updated ?? null;
+  if (connectionOf(services.db).inTransaction) {
+    const [updated] = await applyTransitions(services, [input]);
+    return updated ?? null;
+  }
+  return keptBy(services.db, GROUP_COMMIT, () => new TransitionGroups(services)).add(input);
+}
+
+/** Most transitions of one group commit. */
+const GROUP_MAX = 64;
+const GROUP_COMMIT = Symbol('transition group commit');
+
+interface Waiting {
+  input: TransitionInput;
+  resolve: (row: TransactionRow | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The transitions waiting for the next group commit of one database (see `applyTransition`). */
+class TransitionGroups {
+  readonly #services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>;
+  #waiting: Waiting[] = [];
+  #scheduled = false;
+
+  constructor(services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>) {
+    this.#services = services;
+  }
+
+  add(input: TransitionInput): Promise<TransactionRow | null> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ input, resolve, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      // After the I/O callbacks of this turn, so that every answer that arrived in it joins.
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#flush();
+      });
+    });
+  }
+
+  /**
+   * Splits what waits into groups of distinct transactions, committed concurrently: a second
+   * transition of a transaction runs beside the first, as two callers' transactions would.
+   */
+  #flush(): void {
+    let rest = this.#waiting.splice(0);
+    while (rest.length > 0) {
+      const group: Waiting[] = [];
+      const later: Waiting[] = [];
+      const ids = new Set<string>();
+      for (const w of rest) {
+        if (group.length < GROUP_MAX && !ids.has(w.input.transactionId)) {
+          ids.add(w.input.transactionId);
+          group.push(w);
+        } else later.push(w);
+      }
+      void this.#commit(group);
+      rest = later;
+    }
+  }
+
+  async #commit(group: Waiting[]): Promise<void> {
+    const services = this.#services;
+    if (group.length > 1) {
+      try {
+        const applied = new Map((await applyTransitions(services, group.map((w) => w.input))).map((row) => [row.id, row]));
+        for (const w of group) w.resolve(applied.get(w.input.transactionId) ?? null);
+        return;
+      } catch {
+        // One of them may be the cause (or a deadlock with another writer): each on its own.
+      }
+    }
+    for (const w of group) {
+      try {
+        const [updated] = await applyTransitions(services, [w.input]);
+        w.resolve(updated ?? null);
+      } catch (error) {
+        w.reject(error);
+      }
+    }
+  }
 }
 
 /**
