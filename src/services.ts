@@ -11,6 +11,7 @@ import type { Ids } from './domain/ids.ts';
 import type { ConnectorRegistry } from './connectors/registry.ts';
 import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
 import { createLiveConnectors } from './connectors/live-connectors.ts';
+import { operatorTransport } from './connectors/operator-http.ts';
 import { createConnectorStateStore } from './db/queries/connector-state.ts';
 import type { StatusChangeListener } from './payments/apply-transition.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
@@ -63,7 +64,7 @@ export function createServices(
       lateDelayMs: base.config.sandboxLateDelayMs,
     }),
     live: createLiveConnectors(base.config, {
-      fetch: (input, init) => globalThis.fetch(input, init),
+      fetch: operatorTransport(),
       clock: base.clock,
       uuid: base.ids.uuid,
       // Operator tokens are secrets: sealed at rest with the webhook secrets' key.

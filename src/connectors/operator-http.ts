@@ -1,14 +1,44 @@
 /**
- * The one way connectors speak HTTP: the injected `fetch`, a whole-request timeout
- * (`AbortSignal.timeout`) joined to the caller's signal (Kolo giving up on the operation), the
- * body read as text and parsed as JSON when it is JSON. A timeout, an abort on the way, a reset
- * or a refused connection is `UNREACHABLE` (ambiguous), never an exception; a request whose
- * caller had already given up is never sent (`NOT_SENT`). Error strings name the method, path
- * and status only: never a header, so never a secret.
+ * The one way connectors speak HTTP: the injected transport (`FetchFn`; `operatorTransport` in
+ * production), a whole-request timeout (`AbortSignal.timeout`) joined to the caller's signal
+ * (Kolo giving up on the operation), the body read as text and parsed as JSON when it is JSON. A
+ * timeout, an abort on the way, a reset or a refused connection is `UNREACHABLE` (ambiguous),
+ * never an exception; a request whose caller had already given up is never sent (`NOT_SENT`).
+ * Error strings name the method, path and status only: never a header, so never a secret.
  */
+import { Agent, request as undiciRequest } from 'undici';
 
-/** The `fetch` connectors use (global `fetch` in production; tests may wrap it). */
-export type FetchFn = (input: string, init: RequestInit) => Promise<Response>;
+/** An operator's answer as the transport hands it over: status and the whole body as text. */
+export interface TransportResponse {
+  status: number;
+  text: string;
+}
+
+/**
+ * How connectors send one request: resolves with the answer (any status), rejects on a network
+ * error, a reset or when `signal` aborts. Redirects are not followed. `operatorTransport()` in
+ * production; tests may wrap it.
+ */
+export type FetchFn = (request: OperatorRequest, signal: AbortSignal) => Promise<TransportResponse>;
+
+/**
+ * The production transport: undici's `request` over one keep-alive connection pool per
+ * operator origin (undici's `Agent`), without the WHATWG `fetch` layer (streams, Request and
+ * Response objects) that a server-to-server JSON call does not need. Redirects are not followed.
+ */
+export function operatorTransport(): FetchFn {
+  const dispatcher = new Agent();
+  return async (request, signal) => {
+    const answer = await undiciRequest(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal,
+      dispatcher,
+    });
+    return { status: answer.statusCode, text: await answer.body.text() };
+  };
+}
 
 /** An HTTP answer: status, raw text and parsed JSON (undefined when not JSON). */
 export interface OperatorResponse {
@@ -65,14 +95,8 @@ export async function callOperator(
   if (signal?.aborted) return { kind: 'NOT_SENT', error: `${label}: abandoned by Kolo before it was sent` };
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetchFn(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-    const text = await response.text();
+    const response = await fetchFn(request, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    const text = response.text;
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
@@ -81,12 +105,12 @@ export async function callOperator(
     }
     return { kind: 'RESPONSE', status: response.status, text, json };
   } catch (error) {
-    const e = error as { name?: string; message?: string; cause?: { code?: string } };
+    const e = error as { message?: string; code?: string; cause?: { code?: string } };
     const why = signal?.aborted
       ? 'abandoned by Kolo on the way'
-      : e.name === 'TimeoutError' || e.name === 'AbortError'
+      : timeout.aborted
         ? `timeout after ${timeoutMs} ms`
-        : (e.cause?.code ?? e.message ?? 'network error');
+        : (e.code ?? e.cause?.code ?? e.message ?? 'network error');
     return { kind: 'UNREACHABLE', error: `${label}: ${why}` };
   }
 }

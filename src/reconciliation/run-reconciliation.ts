@@ -12,7 +12,7 @@ import { koloSideOf } from '../db/queries/reconciliation.ts';
 import { reconciliationCases, reconciliationRuns } from '../db/schema-reconciliation.ts';
 import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
-import type { FetchFn } from '../connectors/operator-http.ts';
+import { operatorTransport, type FetchFn } from '../connectors/operator-http.ts';
 import type { Services } from '../services.ts';
 import { matchRecords, type CaseKind } from './match-records.ts';
 import { operatorRecordsFor, type RecordSource } from './operator-view.ts';
@@ -62,7 +62,7 @@ export async function runReconciliation(
   if (!(from < to) || to.getTime() - from.getTime() > RUN_PERIOD_MAX_MS) {
     throw new ApiError('VALIDATION_ERROR', { data: { to: 'La période doit être non vide et durer au plus 31 jours.' } });
   }
-  const fetch: FetchFn = services.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const fetch: FetchFn = services.fetch ?? operatorTransport();
   // Operator tokens are shared with the connectors (Daraja's: a new one invalidates the previous).
   const sharedState = createConnectorStateStore(services.db, services.webhookSecretBox, services.clock);
   const { source, records, covers } = await operatorRecordsFor({ config: services.config, fetch, sharedState, now: () => services.clock.now() }, railCode, { from, to }, input.file);

@@ -18,6 +18,7 @@ import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { createMpesaConnector } from '../../src/connectors/mpesa/mpesa-connector.ts';
+import { operatorTransport } from '../../src/connectors/operator-http.ts';
 import { createConnectorStateStore } from '../../src/db/queries/connector-state.ts';
 import { connectorState } from '../../src/db/schema-operations.ts';
 import { ledgerAccounts, ledgerEntries, ledgerLines } from '../../src/db/schema-ledger.ts';
@@ -306,7 +307,7 @@ describe('one Daraja token for every instance', () => {
   it('two instances sharing one database fetch one token between them; a refused one is replaced once, from the store', async () => {
     const store = createConnectorStateStore(h.services.db, h.services.webhookSecretBox, h.clock);
     const instance = () =>
-      createMpesaConnector({ config: h.services.config.mpesa!, fetch: (input, init) => globalThis.fetch(input, init), clock: h.clock, timeoutMs: 1000, sharedState: store });
+      createMpesaConnector({ config: h.services.config.mpesa!, fetch: operatorTransport(), clock: h.clock, timeoutMs: 1000, sharedState: store });
     const tokenCalls = () => sim.requests.filter((r) => r.path === '/oauth/v1/generate').length;
     // The running service shares the same store: start from no token at all.
     await h.services.db.delete(connectorState).where(like(connectorState.key, 'mpesa:token:%'));

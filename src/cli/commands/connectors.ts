@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { systemClock } from '../../domain/clock.ts';
 import { callbackBaseUrlWarning, createLiveConnectors } from '../../connectors/live-connectors.ts';
 import { operators } from '../../connectors/operators.ts';
+import { operatorTransport } from '../../connectors/operator-http.ts';
 import type { CliContext } from '../context.ts';
 import { configOf } from '../database.ts';
 import { print } from '../output.ts';
@@ -13,7 +14,7 @@ import { print } from '../output.ts';
 /** `kolo connectors check`. */
 export async function connectorsCheck(ctx: CliContext, opts: { json?: boolean | undefined }): Promise<void> {
   const config = configOf(ctx);
-  const live = createLiveConnectors(config, { fetch: (input, init) => globalThis.fetch(input, init), clock: systemClock, uuid: randomUUID });
+  const live = createLiveConnectors(config, { fetch: operatorTransport(), clock: systemClock, uuid: randomUUID });
   if (live.size === 0) {
     const switches = operators.map((operator) => operator.enabledBy);
     const set = `${switches.slice(0, -1).join(', ')} or ${switches.at(-1)}`;
