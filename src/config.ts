@@ -84,6 +84,8 @@ const plainVariables = {
   /** Poller questions started per second per operator. */
   POLLER_OPERATOR_RATE: z.coerce.number().int().min(1).max(10_000).default(100),
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Connections open at once to one operator (its base URL's origin), every call together; a call beyond waits for one within its timeout. */
+  OPERATOR_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(4096).default(128),
   SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SANDBOX_LATE_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
   /** Opening available balance of a TEST application (per currency), base units; 0 for none. */

@@ -64,7 +64,7 @@ export function createServices(
       lateDelayMs: base.config.sandboxLateDelayMs,
     }),
     live: createLiveConnectors(base.config, {
-      fetch: operatorTransport(),
+      fetch: operatorTransport({ connectionsPerOrigin: base.config.operatorMaxConnections }),
       clock: base.clock,
       uuid: base.ids.uuid,
       // Operator tokens are secrets: sealed at rest with the webhook secrets' key.

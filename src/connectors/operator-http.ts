@@ -23,11 +23,13 @@ export type FetchFn = (request: OperatorRequest, signal: AbortSignal) => Promise
 
 /**
  * The production transport: undici's `request` over one keep-alive connection pool per
- * operator origin (undici's `Agent`), without the WHATWG `fetch` layer (streams, Request and
- * Response objects) that a server-to-server JSON call does not need. Redirects are not followed.
+ * operator origin (undici's `Agent`), of at most `connectionsPerOrigin` connections (unbounded
+ * when absent; a request beyond them waits for a free one, its timeout running), without the
+ * WHATWG `fetch` layer (streams, Request and Response objects) that a server-to-server JSON call
+ * does not need. Redirects are not followed.
  */
-export function operatorTransport(): FetchFn {
-  const dispatcher = new Agent();
+export function operatorTransport(options: { connectionsPerOrigin?: number } = {}): FetchFn {
+  const dispatcher = new Agent({ connections: options.connectionsPerOrigin ?? null });
   return async (request, signal) => {
     const answer = await undiciRequest(request.url, {
       method: request.method,
