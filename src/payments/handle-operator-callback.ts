@@ -177,7 +177,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
       row.operatorReference = reading.operatorReference;
     }
-    await refreshTransaction(services, row, { prompted: true });
+    await refreshTransaction(services, row, { prompted: true, rail });
     return 'QUERIED';
   }
   const [attempt] = await services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.callbackToken, token)).limit(1);

@@ -21,7 +21,7 @@ import { scheduleNextPolls } from '../db/queries/transactions.ts';
 import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { conclusiveStatus, initiationLeaseEnd, initiationStateOf } from './initiation-window.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
-import { findRail } from './rails.ts';
+import { findRail, type RailRow } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -45,6 +45,8 @@ export interface RefreshOptions {
    * so it is asked at once even when the initiation's answer is not recorded yet.
    */
   prompted?: boolean;
+  /** The transaction's rail as the caller just read it (a callback's handler): not read again. */
+  rail?: RailRow | null;
 }
 
 /** Refreshes one PENDING transaction `row` (already claimed by the caller). */
@@ -73,7 +75,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     return { kind: 'SCHEDULE', at: new Date(now.getTime() + 60_000) };
   }
   // Active or not: a rail deactivated after this transaction was accepted must still settle it.
-  const rail = await findRail(services.db, row.paymentMethod);
+  const rail = options.rail?.code === row.paymentMethod ? options.rail : await findRail(services.db, row.paymentMethod);
   const connector = rail ? resolveConnector(services.connectors, rail.code, row.environment as Environment) : null;
   if (!rail || !connector) {
     services.log.error({ reference: row.reference, rail: row.paymentMethod }, 'rail of a pending transaction is unavailable');
