@@ -36,6 +36,11 @@ export interface DatabaseConnection {
   readonly genericPlanPool: pg.Pool | undefined;
   readonly inTransaction: boolean;
   readonly kept: Map<object | symbol, unknown>;
+  /**
+   * Caches of committed rows that never change (`knownBy`), shared by a database handle and the
+   * handles of its transactions.
+   */
+  readonly known: Map<object | symbol, unknown>;
   readonly over: (client: pg.PoolClient | PgliteQueryable) => DrizzleDb;
   savepoints: number;
 }
@@ -54,8 +59,8 @@ const connectionKey = Symbol('kolo.databaseConnection');
 export type Db = Omit<DrizzleDb, 'transaction'> & { readonly [connectionKey]: DatabaseConnection };
 
 /** `drizzle` (a Drizzle database over `connection.client`) as a `Db` carrying `connection`. */
-export function databaseHandle(drizzle: DrizzleDb, connection: Omit<DatabaseConnection, 'kept' | 'savepoints'>): Db {
-  return Object.assign(drizzle, { [connectionKey]: { ...connection, kept: new Map(), savepoints: 0 } }) as unknown as Db;
+export function databaseHandle(drizzle: DrizzleDb, connection: Omit<DatabaseConnection, 'kept' | 'known' | 'savepoints'> & { known?: Map<object | symbol, unknown> }): Db {
+  return Object.assign(drizzle, { [connectionKey]: { ...connection, kept: new Map(), known: connection.known ?? new Map(), savepoints: 0 } }) as unknown as Db;
 }
 
 /** The state `db` carries (see `DatabaseConnection`). */
@@ -72,6 +77,18 @@ export function keptBy<T>(db: Db, key: object | symbol, create: () => T): T {
   const { kept } = connectionOf(db);
   let value = kept.get(key) as T | undefined;
   if (value === undefined) kept.set(key, (value = create()));
+  return value;
+}
+
+/**
+ * What `db`'s database is known to hold under `key`, created by `create` on first use and shared
+ * by the database handle and its transactions' handles: only for rows committed and never changed
+ * or deleted afterwards (a ledger account's id, say), since every transaction reads it.
+ */
+export function knownBy<T>(db: Db, key: object | symbol, create: () => T): T {
+  const { known } = connectionOf(db);
+  let value = known.get(key) as T | undefined;
+  if (value === undefined) known.set(key, (value = create()));
   return value;
 }
 
@@ -114,7 +131,7 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Prom
 
 /** A transaction's handle over `client`, from its database handle's `connection`. */
 function overClient(connection: DatabaseConnection, client: pg.PoolClient | PgliteQueryable): Db {
-  return databaseHandle(connection.over(client), { client, genericPlanPool: undefined, inTransaction: true, over: connection.over });
+  return databaseHandle(connection.over(client), { client, genericPlanPool: undefined, inTransaction: true, over: connection.over, known: connection.known });
 }
 
 async function savepoint<T>(db: Db, connection: DatabaseConnection, work: (tx: Db) => Promise<T>): Promise<T> {

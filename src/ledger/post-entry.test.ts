@@ -148,3 +148,49 @@ const linesOfEntries = statement(
      join ledger_entries e on e.id = l.entry_id join ledger_accounts a on a.id = l.account_id
     where l.entry_id = any($1::bigint[])`,
 );
+
+describe('accounts created by a posting that is rolled back', () => {
+  const spec = (key: string, isNonNegative: boolean): AccountSpec => ({ key, kind: isNonNegative ? 'AVAILABLE' : 'OPERATOR_FLOAT', currency: 'XAF', normalSide: isNonNegative ? 'CREDIT' : 'DEBIT', isNonNegative });
+  const credit = (merchant: AccountSpec, float: AccountSpec, amount: number, kind: string) => ({
+    kind,
+    transactionId: null,
+    currency: 'XAF',
+    lines: [
+      { account: float, amount },
+      { account: merchant, amount: -amount },
+    ],
+    createdAt: new Date(),
+  });
+
+  it('are created again by the next posting, whether the transaction or only a savepoint was rolled back', async () => {
+    const { db } = testDatabase();
+    const float = spec('test:rollback:float', false);
+    for (const [n, nested] of [false, true].entries()) {
+      const merchant = spec(`test:rollback:merchant:${n}`, true);
+      await expect(
+        transaction(db, async (tx) => {
+          if (nested) {
+            await transaction(tx, async (sp) => {
+              await postEntry(sp, credit(merchant, float, 700, `ROLLED_BACK_${n}`));
+              throw new Error('savepoint refused');
+            }).catch(() => {});
+            // The account created in the rolled-back savepoint is gone; a posting still in this transaction recreates it.
+            await postEntry(tx, credit(merchant, float, 300, `KEPT_IN_TRANSACTION_${n}`));
+            expect(await accountBalance(tx, merchant.key)).toBe(300);
+          } else {
+            await postEntry(tx, credit(merchant, float, 700, `ROLLED_BACK_${n}`));
+          }
+          throw new Error('transaction refused');
+        }),
+      ).rejects.toThrow('transaction refused');
+      // Both accounts asked again: the merchant's is created anew, the float's was there.
+      await postEntry(db, credit(merchant, float, 500, `KEPT_${n}`));
+      expect(await accountBalance(db, merchant.key)).toBe(500);
+      // A spend from it, known now, is still checked against its balance.
+      await expect(postEntry(db, credit(merchant, float, -501, `OVERDRAWN_${n}`))).rejects.toBeInstanceOf(InsufficientFundsError);
+      await postEntry(db, credit(merchant, float, -500, `SPENT_${n}`));
+      expect(await accountBalance(db, merchant.key)).toBe(0);
+    }
+    expect((await verifyLedger(db)).discrepancies).toEqual([]);
+  });
+});

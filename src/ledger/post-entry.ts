@@ -4,7 +4,8 @@
  * that only adds to balances or moves money on accounts that may go negative (a pay-in's credit,
  * the rail's float, fee revenue): its balance changes are appended as delta rows, folded into the
  * stored balances later in batches (`rollUpBalances`). Round trips:
- * 1. the touched accounts' ids (created on first use; no lock);
+ * 1. the touched accounts' ids (created on first use; no lock), unless every one is known already
+ *    (an account committed earlier keeps its id: `ensureAccounts`);
  * 2. only when the posting spends from an account that must not go negative (a merchant's
  *    available balance for a pay-out, say): that account's row is locked (key order, so two
  *    postings never deadlock) until the caller's transaction ends, so that no other spend races
@@ -20,7 +21,7 @@
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
 import type { Db } from '../db/client.ts';
-import { ensureAccounts, insertPosting, lockAccounts, type BalanceDelta } from '../db/queries/ledger.ts';
+import { ensureAccounts, forgetAccounts, insertPosting, lockAccounts, type BalanceDelta } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
 /**
@@ -108,12 +109,19 @@ export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]
     spends.map((s) => s.accountId),
   );
   const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
-  const { ids, refused } = await insertPosting(tx, {
-    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
-    lines,
-    deltas: accounts.filter((a) => a.delta !== 0n).map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta })),
-    spends,
-  });
+  let posted: Awaited<ReturnType<typeof insertPosting>>;
+  try {
+    posted = await insertPosting(tx, {
+      entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
+      lines,
+      deltas: accounts.filter((a) => a.delta !== 0n).map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta })),
+      spends,
+    });
+  } catch (error) {
+    forgetAccounts(tx, accounts.map((a) => a.spec.key));
+    throw error;
+  }
+  const { ids, refused } = posted;
   if (refused.length > 0) throw new InsufficientFundsError(refused);
   return ids;
 }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../client.ts';
+import { knownBy } from '../handle.ts';
 import { runStatement, statement } from '../statement.ts';
 
 /** An account as the ledger stores it: its unique key and what it is. */
@@ -25,9 +26,12 @@ export interface AccountId {
   key: string;
 }
 
-// The accounts' ids, creating the missing ones (zero balance); see `ensureAccounts`.
+// The accounts' ids, creating the missing ones (zero balance); see `ensureAccounts`. `settled`:
+// the row was written by a transaction older than this one, so it is committed for good (an
+// account is never deleted); a row this transaction (or one of its savepoints, whose ids come
+// after the transaction's own) may have written is not.
 const ensureAccountsSql = statement(
-  'ensure_ledger_accounts_v1',
+  'ensure_ledger_accounts_v2',
   `with wanted as (
      select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::uuid[], $7::text[])
        as w(key, kind, currency, normal_side, is_non_negative, application_id, environment)
@@ -37,23 +41,45 @@ const ensureAccountsSql = statement(
      on conflict (key) do nothing
      returning id, key
    )
-   select id, key from created
+   select id, key, false as settled from created
    union all
-   select a.id, a.key from ledger_accounts a join wanted w on w.key = a.key`,
+   select a.id, a.key, a.xmin::text::bigint < (pg_current_xact_id()::text::bigint % 4294967296) as settled
+     from ledger_accounts a join wanted w on w.key = a.key`,
 );
+
+/** The ids of settled accounts by key, per database (`knownBy`), at most `KNOWN_ACCOUNTS_MAX`. */
+const KNOWN_ACCOUNTS = Symbol('ledger account ids');
+const KNOWN_ACCOUNTS_MAX = 50_000;
+
+/**
+ * Forgets the ids of `keys` (a posting on them failed: should one of them come from a rolled-back
+ * creation, the next posting creates it again).
+ */
+export function forgetAccounts(db: Db, keys: string[]): void {
+  const known = knownBy(db, KNOWN_ACCOUNTS, () => new Map<string, number>());
+  for (const key of keys) known.delete(key);
+}
 
 /**
  * The ids of `accounts`, creating with a zero balance those that do not exist yet, in one
- * statement that locks nothing. An account created at the same moment by another, still open
- * transaction is not seen by this statement's snapshot: it is asked again (after that
- * transaction ends), at most three times. Throws when an account is still missing then.
+ * statement that locks nothing, or none at all when every id is known: the id of an account
+ * committed by an earlier transaction is kept for the life of the database handle (accounts are
+ * never deleted), so a posting on the platform's and a merchant's usual accounts does not ask
+ * for them again. An account created at the same moment by another, still open transaction is
+ * not seen by this statement's snapshot: it is asked again (after that transaction ends), at most
+ * three times. Throws when an account is still missing then.
  */
 export async function ensureAccounts(db: Db, input: { accounts: LedgerAccount[]; createdAt: Date }): Promise<Map<string, number>> {
   const createdAt = input.createdAt.toISOString();
+  const known = knownBy(db, KNOWN_ACCOUNTS, () => new Map<string, number>());
   const ids = new Map<string, number>();
-  let missing = input.accounts;
+  let missing = input.accounts.filter((a) => {
+    const id = known.get(a.key);
+    if (id !== undefined) ids.set(a.key, id);
+    return id === undefined;
+  });
   for (let attempt = 0; attempt < 3 && missing.length > 0; attempt++) {
-    const { rows } = await runStatement<{ id: number | string; key: string }>(db, ensureAccountsSql, [
+    const { rows } = await runStatement<{ id: number | string; key: string; settled: boolean }>(db, ensureAccountsSql, [
       missing.map((a) => a.key),
       missing.map((a) => a.kind),
       missing.map((a) => a.currency),
@@ -63,7 +89,11 @@ export async function ensureAccounts(db: Db, input: { accounts: LedgerAccount[];
       missing.map((a) => a.environment ?? null),
       createdAt,
     ]);
-    for (const r of rows) ids.set(r.key, Number(r.id));
+    if (known.size + rows.length > KNOWN_ACCOUNTS_MAX) known.clear();
+    for (const r of rows) {
+      ids.set(r.key, Number(r.id));
+      if (r.settled) known.set(r.key, Number(r.id));
+    }
     missing = missing.filter((a) => !ids.has(a.key));
   }
   if (missing.length > 0) throw new Error(`ledger: accounts ${missing.map((a) => a.key).join(', ')} could not be created`);
