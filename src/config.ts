@@ -141,6 +141,12 @@ const plainVariables = {
   ADMIN_PASSWORD: z.string().min(12).max(128).optional(),
   /** How often the float job reads each LIVE rail's operator balance (float/). */
   FLOAT_READ_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /**
+   * Longest wait between two balance queries of a rail whose operator gives no balance (errors, no
+   * answer, an asynchronous Result that never comes): the wait doubles from FLOAT_READ_INTERVAL_MS
+   * per unanswered query up to this (float/read-backoff.ts).
+   */
+  FLOAT_READ_BACKOFF_MAX_MS: z.coerce.number().int().min(1000).max(7 * 86_400_000).default(3_600_000),
   /** Longest a pay-out waits for its rail's float before it fails `FLOAT_WAIT_EXPIRED`. */
   FLOAT_QUEUE_MAX_WAIT_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(240),
   /**

@@ -47,35 +47,79 @@ export class StatementFormatError extends Error {
 export const STATEMENT_ROWS_MAX = 100_000;
 
 /**
- * The rows of a statement CSV as objects keyed by header, each with its 1-based line number
- * (csv-parse). Throws `StatementFormatError` when the text is not CSV, when a column of
- * `required` is missing from the header, or when there are more than `STATEMENT_ROWS_MAX` rows.
+ * The header names a statement column is accepted under: its name as Kolo documents it first,
+ * then its aliases. Names are compared without case, accents, spaces, `_`, `-`, `.` or `/`
+ * (`External Transaction Id`, `external_transaction_id` and `EXTERNAL TRANSACTION ID` are one).
  */
-export function parseStatementCsv(csv: string, options: { delimiter: string; required: readonly string[] }): { line: number; row: Record<string, string> }[] {
+export type StatementColumns = Record<string, readonly string[]>;
+
+/** `name` reduced for comparison: no case, accents, spaces, `_`, `-`, `.` or `/`. */
+export function headerKey(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\s_\-./]+/g, '');
+}
+
+/**
+ * The rows of a statement CSV as objects keyed by the documented name of each column of
+ * `columns` found in the header (under its name or an alias; other columns are ignored), each
+ * with its 1-based line number (csv-parse). Throws `StatementFormatError` (French) when the text
+ * is not CSV, when a column of `required` is missing from the header (listing each missing
+ * column with the names it is accepted under, and the columns found), or when there are more
+ * than `STATEMENT_ROWS_MAX` rows.
+ */
+export function parseStatementCsv(
+  csv: string,
+  options: { delimiter: string; columns: StatementColumns; required: readonly string[] },
+): { line: number; row: Record<string, string> }[] {
+  const text = csv.replace(/^\uFEFF/, '');
+  const header = firstLineColumns(text, options.delimiter);
+  // Documented name of each header position, when it names a known column (first one wins).
+  const byKey = new Map<string, string>();
+  for (const [name, aliases] of Object.entries(options.columns)) for (const alias of [name, ...aliases]) byKey.set(headerKey(alias), name);
+  const found = new Set(header.map((h) => byKey.get(headerKey(h))).filter((n): n is string => n !== undefined));
+  const missing = options.required.filter((c) => !found.has(c));
+  if (missing.length > 0) {
+    const accepted = missing.map((c) => {
+      const aliases = options.columns[c] ?? [];
+      return aliases.length > 0 ? `« ${c} » (ou ${aliases.map((a) => `« ${a} »`).join(', ')})` : `« ${c} »`;
+    });
+    throw new StatementFormatError(
+      `présentation inconnue : colonne(s) manquante(s) ${accepted.join(', ')} ; colonnes de la ligne d'en-tête : ${header.filter((h) => h !== '').map((h) => `« ${h} »`).join(', ') || 'aucune'}`,
+    );
+  }
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parse(csv.replace(/^\uFEFF/, ''), {
+    records = parse(text, {
       delimiter: options.delimiter,
-      columns: (header: string[]) => header.map((h) => h.trim()),
+      columns: (names: string[]) => {
+        const seen = new Set<string>();
+        return names.map((h) => {
+          const name = byKey.get(headerKey(h));
+          // An unknown column, or a second one naming a known column, is ignored.
+          if (!name || seen.has(name)) return false;
+          seen.add(name);
+          return name;
+        });
+      },
       skip_empty_lines: true,
       trim: true,
       info: true,
       to: STATEMENT_ROWS_MAX + 1,
     }) as { record: Record<string, string>; info: { lines: number } }[];
   } catch (e) {
-    throw new StatementFormatError(`not a CSV file (${(e as Error).message})`);
+    throw new StatementFormatError(`ce n'est pas un fichier CSV lisible (${(e as Error).message})`);
   }
-  if (records.length > STATEMENT_ROWS_MAX) throw new StatementFormatError(`more than ${STATEMENT_ROWS_MAX} rows`);
-  const header = firstLineColumns(csv, options.delimiter);
-  const missing = options.required.filter((c) => !header.includes(c));
-  if (missing.length > 0) throw new StatementFormatError(`missing column(s) ${missing.join(', ')} in the header line`);
+  if (records.length > STATEMENT_ROWS_MAX) throw new StatementFormatError(`plus de ${STATEMENT_ROWS_MAX} lignes`);
   return records.map((r) => ({ line: r.info.lines, row: r.record }));
 }
 
-/** The header's column names (trimmed), for the missing-column check even when there is no data row. */
+/** The header's column names (trimmed, unquoted), for the missing-column check even when there is no data row. */
 function firstLineColumns(csv: string, delimiter: string): string[] {
-  const first = csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  return first.split(delimiter).map((c) => c.trim().replace(/^"|"$/g, ''));
+  const first = csv.split(/\r?\n/, 1)[0] ?? '';
+  return first.split(delimiter).map((c) => c.trim().replace(/^"|"$/g, '').trim());
 }
 
 /** `value` as a signed integer of base units from a decimal string of major units (`decimals` digits), or null. */

@@ -8,4 +8,5 @@ export { railFloat, railFloats, liveRailCodes, watermarksOf, type RailFloat } fr
 export { readRailFloat, runFloatTick, settleFloat, storeReading } from './read-float.ts';
 export { cancelMerchantPayOut, cancelQueuedPayOut, expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
 export { balanceResultUrl, readBalanceToken, BALANCE_RESULT_MAX_AGE_MS } from './balance-token.ts';
+export { balanceRetryDelayMs, unansweredBalanceQueries } from './read-backoff.ts';
 export { receiveBalanceResult, type BalanceResultOutcome } from './balance-result.ts';

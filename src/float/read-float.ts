@@ -14,6 +14,7 @@ import { observeFloat } from './float-metrics.ts';
 import { balanceResultUrl } from './balance-token.ts';
 import { findRail } from '../payments/rails.ts';
 import type { BalanceResult } from '../connectors/connector.ts';
+import { isBalanceQueryAllowed, noteBalanceKnown, noteBalanceQuery } from './read-backoff.ts';
 
 /**
  * Reads `railCode`'s operator balance now (bounded by `CONNECTOR_TIMEOUT_MS`) and stores the
@@ -27,6 +28,8 @@ export async function readRailFloat(services: Services, railCode: string): Promi
   const before = await railFloat(services, railCode);
   if (!connector || !before) return null;
   const resultUrl = balanceResultUrl(services, railCode);
+  // Unanswered until a balance is stored (read-backoff.ts).
+  if (connector.readBalance) noteBalanceQuery(services, railCode, services.clock.now());
   const result = connector.readBalance
     ? await withTimeout((signal) => connector.readBalance!(signal, resultUrl), services.config.connectorTimeoutMs)
     : ({ kind: 'UNKNOWN', error: "l'opérateur ne propose pas de consultation de solde" } as const);
@@ -50,6 +53,7 @@ export async function storeReading(services: Services, railCode: string, result:
     await insertFloatReading(services.db, { railCode, amount: null, currency: result.currency, error: `currency ${result.currency} is not the rail's ${rail.currency}`, readAt });
   } else if (result.kind === 'BALANCE') {
     await insertFloatReading(services.db, { railCode, amount: result.amount, currency: result.currency, error: null, readAt });
+    noteBalanceKnown(services, railCode);
   } else {
     const error = result.kind === 'UNKNOWN' ? result.error : 'no balance in the answer';
     await insertFloatReading(services.db, { railCode, amount: null, currency: null, error: error.slice(0, 500), readAt });
@@ -74,7 +78,8 @@ export async function settleFloat(services: Services, railCode: string): Promise
 
 /**
  * One pass of the float job: each LIVE rail whose last reading is older than
- * `FLOAT_READ_INTERVAL_MS` (or never read) is read; every rail's queue is then settled (sent if
+ * `FLOAT_READ_INTERVAL_MS` (or never read), and whose balance queries are not held back by
+ * their back-off (read-backoff.ts), is read; every rail's queue is then settled (sent if
  * covered, failed past its maximum wait). Returns how many rails were read.
  */
 export async function runFloatTick(services: Services): Promise<number> {
@@ -83,7 +88,8 @@ export async function runFloatTick(services: Services): Promise<number> {
   let read = 0;
   for (const railCode of liveRailCodes(services)) {
     const last = await latestFloatReading(services.db, railCode);
-    if (!last || now - last.readAt.getTime() >= services.config.floatReadIntervalMs) {
+    const isDue = !last || now - last.readAt.getTime() >= services.config.floatReadIntervalMs;
+    if (isDue && isBalanceQueryAllowed(services, railCode, services.clock.now())) {
       await readRailFloat(services, railCode);
       read++;
     } else {

@@ -12,6 +12,7 @@
  * | pay-out FAILED (not held)     | merchant RESERVED R        | merchant AVAILABLE R                         |
  * | held pay-out paid late        | merchant RESERVED R        | OPERATOR_FLOAT(rail) A, FEE_REVENUE F        |
  * | held pay-out not paid         | merchant RESERVED R        | merchant AVAILABLE R                         |
+ * | released pay-out found paid   | merchant AVAILABLE R, then RESERVED R | merchant RESERVED R, then OPERATOR_FLOAT(rail) A, FEE_REVENUE F |
  * | late success                  | OPERATOR_FLOAT(rail) A     | SUSPENSE A                                   |
  * | late success kept             | SUSPENSE A                 | merchant AVAILABLE A−F, FEE_REVENUE F        |
  * | sandbox opening / top-up      | SANDBOX_FUNDING X          | merchant AVAILABLE X (TEST only)             |
@@ -220,6 +221,31 @@ export function planPayOutResolution(row: TransactionRow, paid: boolean, now: Da
       },
     ],
   };
+}
+
+/**
+ * Posts, in `tx`, the payment of a funded pay-out whose reservation R = A + F was already released
+ * (it failed, and the operator is later found to have paid it: reconciliation/): R is reserved
+ * again from its funding source (`RECON_PAYOUT_RESERVE`), then consumed as for any paid pay-out
+ * (`PAYOUT_SUCCESS`: A to the rail's float, F to fee revenue). Throws InsufficientFundsError when
+ * the funding source cannot cover R (the caller's transaction must roll back).
+ */
+export async function postPayOutPaidAfterRelease(tx: Db, services: LedgerServices, row: TransactionRow): Promise<void> {
+  if (row.reservedAmount === null || row.reservedAmount <= 0) throw new Error(`pay-out ${row.reference} has no reservation`);
+  const { source, holding } = fundingOf(row);
+  const now = services.clock.now();
+  await postEntry(tx, {
+    kind: 'RECON_PAYOUT_RESERVE',
+    transactionId: row.id,
+    currency: row.currency,
+    description: "Virement payé par l'opérateur constaté au rapprochement : réservation reconstituée",
+    createdAt: now,
+    lines: [
+      { account: source, amount: row.reservedAmount },
+      { account: holding, amount: -row.reservedAmount },
+    ],
+  });
+  await writePlan(tx, services, planPayOutResolution(row, true, now));
 }
 
 /** Posts `planPayOutResolution` of a held pay-out in `tx` (late-success/). */

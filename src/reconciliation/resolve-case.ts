@@ -2,9 +2,11 @@
  * Resolving a reconciliation case: staff choose an action that does what it says, inside one
  * database transaction with the case's compare-and-set (OPEN → RESOLVED, so two resolutions
  * cannot both post) and the audit entry (actor, action, note):
- * - APPLY_OPERATOR_SUCCESS: the operator's success of a pay-in Kolo closed as failed, applied
- *   through the late-success path (postings from the rail's float, the application's late-success
- *   policy, `payment.late_success` event and webhook);
+ * - APPLY_OPERATOR_SUCCESS: the operator's success of a payment Kolo counts as not moved. A
+ *   pay-in closed as failed: the late-success path (postings from the rail's float, the
+ *   application's late-success policy, `payment.late_success` event and webhook). A pay-out: its
+ *   reservation settled as paid (`applyPayOutSuccess`: still PENDING through the state machine,
+ *   else the late-success path of pay-outs), `payout.success` or `payout.late_success`;
  * - RECORD_REVERSAL: the operator reversed a payment Kolo counts as done: a RECON_REVERSAL entry
  *   takes it back from the merchant's available balance (a pay-in: net to the merchant and fee
  *   back out of fee revenue) or gives it back (a pay-out), against the rail's float;
@@ -21,7 +23,12 @@ import { ApiError } from '../domain/errors.ts';
 import { isUuid } from '../domain/ids.ts';
 import { merchantAccount, operatorFloatAccount, platformAccount } from '../ledger/accounts.ts';
 import { InsufficientFundsError, postEntry, type PostingLine } from '../ledger/post-entry.ts';
-import { recordLateSuccess } from '../late-success/index.ts';
+import { recordLateSuccess, settleHeldPayOut } from '../late-success/index.ts';
+import { applyTransitionsIn, creditRefund } from '../payments/apply-transition.ts';
+import { postPayOutPaidAfterRelease } from '../payments/transaction-postings.ts';
+import type { TransactionRow } from '../payments/transaction-view.ts';
+import type { Environment } from '../connectors/registry.ts';
+import { insertEventWithDelivery, transactionEventData } from '../webhooks/webhook-events.ts';
 import type { Services } from '../services.ts';
 import type { CaseEvidence } from './match-records.ts';
 
@@ -148,14 +155,75 @@ async function applyAction(tx: Db, services: Parameters<typeof resolveCase>[0], 
     return;
   }
 
-  // APPLY_OPERATOR_SUCCESS: a pay-in closed without money that the operator says was paid.
-  if (row.kind !== 'STATUS_MISMATCH' || evidence.operator?.kind !== 'PAYMENT' || evidence.operator.status !== 'SUCCEEDED' || txRow.direction !== 'PAY_IN') throw notApplicable();
+  // APPLY_OPERATOR_SUCCESS: a payment Kolo counts as not moved that the operator says was paid.
+  if (row.kind !== 'STATUS_MISMATCH' || evidence.operator?.kind !== 'PAYMENT' || evidence.operator.status !== 'SUCCEEDED') throw notApplicable();
+  const operatorTransactionId = evidence.operator.operatorTransactionId;
+  if (txRow.direction === 'PAY_OUT') {
+    await applyPayOutSuccess(tx, services, row, txRow, operatorTransactionId);
+    return;
+  }
   const decision = await recordLateSuccess(tx, services, txRow.id, {
     railCode: row.railCode,
     msisdn: txRow.payerAccount ?? '',
     operatorReference: txRow.operatorReference,
-    operatorTransactionId: evidence.operator.operatorTransactionId,
+    operatorTransactionId,
     origin: 'RECONCILIATION',
   });
   if (decision === null) throw notApplicable();
+}
+
+/**
+ * The operator's success of pay-out `txRow`, which Kolo counts as not paid, applied in `tx`:
+ * - still PENDING (sent, its answer not yet learnt): MONEY_MOVED through the state machine
+ *   (`applyTransitionsIn`): SUCCESS, the reservation consumed (PAYOUT_SUCCESS), `payout.success`;
+ * - FAILED with its reservation held (failed at its deadline without an answer): the late-success
+ *   path of held pay-outs (`settleHeldPayOut`): consumed, `payout.late_success`;
+ * - FAILED with its reservation released: reserved again from its funding source and consumed
+ *   (`postPayOutPaidAfterRelease`), flagged `isLateSuccess`, a LATE_SUCCESS event and
+ *   `payout.late_success`; the status stays FAILED (terminal). INSUFFICIENT_BALANCE when the
+ *   merchant's available balance no longer covers it.
+ * Anything else (a queued pay-out never sent, an unfunded one, one already found paid) does not fit.
+ */
+async function applyPayOutSuccess(tx: Db, services: Parameters<typeof resolveCase>[0], row: CaseRow, txRow: TransactionRow, operatorTransactionId: string): Promise<void> {
+  const notApplicable = () => new ApiError('RECONCILIATION_ACTION_NOT_APPLICABLE');
+  const origin = 'RECONCILIATION';
+  if (txRow.reservedAmount === null || txRow.isLateSuccess) throw notApplicable();
+  if (txRow.status === 'PENDING') {
+    if (txRow.floatQueuedAt !== null && txRow.initiatedAt === null) throw notApplicable();
+    const changed = await applyTransitionsIn(tx, services, [
+      { transactionId: txRow.id, event: 'MONEY_MOVED', cause: 'RECONCILIATION', operatorTransactionId, detail: { caseId: row.id, origin, operatorTransactionId } },
+    ]);
+    if (changed.length === 0) throw notApplicable();
+    return;
+  }
+  if (txRow.status !== 'FAILED') throw notApplicable();
+  if (txRow.isReservationHeld) {
+    const settled = await settleHeldPayOut(tx, services, txRow.id, { paid: true, operatorReference: null, operatorTransactionId, origin });
+    if (!settled) throw notApplicable();
+    return;
+  }
+  const now = services.clock.now();
+  const [paid] = await tx
+    .update(transactions)
+    .set({ isLateSuccess: true, lateWatchUntil: null, nextPollAt: null, operatorTransactionId, updatedAt: now })
+    .where(and(eq(transactions.id, txRow.id), eq(transactions.isLateSuccess, false), eq(transactions.isReservationHeld, false)))
+    .returning();
+  if (!paid) throw notApplicable();
+  await postPayOutPaidAfterRelease(tx, services, paid);
+  await creditRefund(tx, services, paid);
+  await tx.insert(transactionEvents).values({
+    transactionId: paid.id,
+    fromStatus: paid.status,
+    toStatus: paid.status,
+    cause: 'LATE_SUCCESS',
+    detail: { origin, caseId: row.id, operatorTransactionId, consumed: paid.reservedAmount },
+    createdAt: now,
+  });
+  await insertEventWithDelivery(tx, services, {
+    applicationId: paid.applicationId,
+    environment: paid.environment as Environment,
+    event: 'payout.late_success',
+    data: { ...transactionEventData(paid, services.config.publicBaseUrl), reservation: { amount: paid.reservedAmount, outcome: 'CONSUMED' } },
+    transactionId: paid.id,
+  });
 }

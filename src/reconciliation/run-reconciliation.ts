@@ -3,9 +3,12 @@
  * (operator-view.ts), reads Kolo's side (the rail's transactions, their operator-float postings,
  * what their merchants were told), matches them (match-records.ts) and opens one case per
  * mismatch not already opened (the case key is unique: a rerun of the same period opens nothing
- * new). The run records its counts and the rail's drift: Σ of the amounts of its open cases.
+ * new). A MERCHANT_NOT_TOLD case of the rail whose merchant was told since (the final webhook
+ * acknowledged with a 2xx, or the event read in the events feed) is closed by the next run
+ * (`closeToldCases`). The run records its counts and the rail's drift: Σ of the amounts of its
+ * open cases.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../db/client.ts';
 import { createConnectorStateStore } from '../db/queries/connector-state.ts';
 import { koloSideOf } from '../db/queries/reconciliation.ts';
@@ -14,6 +17,7 @@ import { transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import { operatorTransport, type FetchFn } from '../connectors/operator-http.ts';
 import type { Services } from '../services.ts';
+import { eventNameFor } from '../webhooks/webhook-events.ts';
 import { matchRecords, type CaseKind } from './match-records.ts';
 import { operatorRecordsFor, type RecordSource } from './operator-view.ts';
 
@@ -121,11 +125,61 @@ export async function runReconciliation(
     // Their status answers and webhooks say `reconciliation: "IN_REVIEW"` while a case is open.
     const inReview = [...new Set(opened.flatMap((o) => (o.transactionId ? [o.transactionId] : [])))];
     if (inReview.length > 0) await tx.update(transactions).set({ isInReconciliation: true }).where(inArray(transactions.id, inReview));
+    const closed = await closeToldCases(tx, railCode, now);
     const openedByKind: Partial<Record<CaseKind, number>> = {};
     for (const o of opened) openedByKind[o.kind as CaseKind] = (openedByKind[o.kind as CaseKind] ?? 0) + 1;
     const drift = await openDrift(tx, railCode);
     await tx.update(reconciliationRuns).set({ casesOpened: opened.length, drift, finishedAt: services.clock.now() }).where(eq(reconciliationRuns.id, runId));
-    services.log.info({ runId, railCode, records: records.length, opened: opened.length, drift }, 'reconciliation run');
+    services.log.info({ runId, railCode, records: records.length, opened: opened.length, closedAsTold: closed, drift }, 'reconciliation run');
     return { id: runId, railCode, from, to, source, operatorRecords: records.length, koloTransactions: kolo.length, matched, casesOpened: opened.length, openedByKind, drift, currency };
   });
+}
+
+/** The note of a MERCHANT_NOT_TOLD case a run closed because the merchant was told since. */
+export const TOLD_SINCE_NOTE = "Clos automatiquement : le marchand a été informé depuis (webhook final acquitté par un 2xx ou événement lu dans le flux d'événements).";
+
+/**
+ * Closes, in `tx`, the open MERCHANT_NOT_TOLD cases of `railCode` (whatever their period) whose
+ * transaction's final event has since been delivered with a 2xx or read in the events feed: the
+ * same test that opens them (`toldEvents` of `koloSideOf`). Each becomes RESOLVED, resolution
+ * ACCEPT, no actor, `TOLD_SINCE_NOTE`; its transaction leaves review when no other case is open.
+ * Returns how many were closed.
+ */
+async function closeToldCases(tx: Db, railCode: string, now: Date): Promise<number> {
+  const open = await tx
+    .select({ id: reconciliationCases.id, transactionId: reconciliationCases.transactionId, reference: transactions.reference })
+    .from(reconciliationCases)
+    .innerJoin(transactions, eq(transactions.id, reconciliationCases.transactionId))
+    .where(
+      and(
+        eq(reconciliationCases.railCode, railCode),
+        eq(reconciliationCases.kind, 'MERCHANT_NOT_TOLD'),
+        eq(reconciliationCases.status, 'OPEN'),
+        isNotNull(reconciliationCases.transactionId),
+      ),
+    );
+  if (open.length === 0) return 0;
+  // An empty period: only the transactions named by reference are read.
+  const rows = await koloSideOf(tx, { railCode, environment: ENVIRONMENT, from: new Date(0), to: new Date(0), operatorIds: [], references: open.map((o) => o.reference) });
+  const told = new Set(
+    rows.filter((r) => {
+      const expected = eventNameFor(r);
+      return expected !== null && r.toldEvents.includes(expected);
+    }).map((r) => r.id),
+  );
+  const caseIds = open.filter((o) => told.has(o.transactionId!)).map((o) => o.id);
+  if (caseIds.length === 0) return 0;
+  const closed = await tx
+    .update(reconciliationCases)
+    .set({ status: 'RESOLVED', resolution: 'ACCEPT', resolutionNote: TOLD_SINCE_NOTE, resolvedBy: null, resolvedAt: now })
+    .where(and(inArray(reconciliationCases.id, caseIds), eq(reconciliationCases.status, 'OPEN')))
+    .returning({ transactionId: reconciliationCases.transactionId });
+  const ids = [...new Set(closed.flatMap((c) => (c.transactionId ? [c.transactionId] : [])))];
+  if (ids.length > 0) {
+    await tx
+      .update(transactions)
+      .set({ isInReconciliation: sql`exists (select 1 from ${reconciliationCases} c where c.transaction_id = ${transactions.id} and c.status = 'OPEN')` })
+      .where(inArray(transactions.id, ids));
+  }
+  return closed.length;
 }

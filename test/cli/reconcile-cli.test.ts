@@ -37,7 +37,7 @@ describe('kolo reconcile', () => {
     const refused = await run(['reconcile', '--rail', 'MTN_MOMO_CM', ...PERIOD, '--file', bad]);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('STATEMENT_FILE_INVALID');
-    expect(refused.err).toContain('line 3');
+    expect(refused.err).toContain('ligne 3');
   });
 
   it('opens one case per movement Kolo never asked for, reports the drift; the same file again opens nothing', async () => {

@@ -2,9 +2,9 @@
  * Reconciliation of MTN_MOMO_CM with LIVE keys against the MTN simulator, from the partner
  * portal's statement export (CSV) that the simulator writes from what it did: no file → 400
  * STATEMENT_FILE_REQUIRED (MTN has no transaction list by API); a malformed file → 400
- * STATEMENT_FILE_INVALID naming the line, and nothing imported (no run, no case); the clean
- * export opens nothing; each planted discrepancy opens exactly one case of its kind; a second
- * import opens nothing; a recorded reversal posts it back from the merchant and the ledger stays
+ * STATEMENT_FILE_INVALID naming the line (an unknown layout: listing the missing columns), and
+ * nothing imported (no run, no case); the clean export opens nothing; each planted discrepancy
+ * opens exactly one case of its kind; a second import opens nothing; a recorded reversal posts it back from the merchant and the ledger stays
  * verified.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,10 +68,11 @@ describe('MTN reconciliation from the statement export (LIVE, simulator)', () =>
     const refused = await staff.run({ railCode: RAIL, from, to, file: badAmount });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: 'STATEMENT_FILE_INVALID' });
-    expect(refused.json.message).toContain('line 3');
+    expect(refused.json.message).toContain('ligne 3');
     const noColumn = await staff.run({ railCode: RAIL, from, to, file: good.replace('External Transaction Id', 'Ref') });
     expect(noColumn.json.code).toBe('STATEMENT_FILE_INVALID');
-    expect(noColumn.json.message).toContain('External Transaction Id');
+    expect(noColumn.json.message).toContain('présentation inconnue : colonne(s) manquante(s) « External Transaction Id » (ou « External Id », « externalId », « External Reference »)');
+    expect(noColumn.json.message).toContain('« Ref »');
     const notCsv = await staff.run({ railCode: RAIL, from, to, file: 'Id,Date\n"unterminated,2026' });
     expect(notCsv.json.code).toBe('STATEMENT_FILE_INVALID');
     expect((await staff.as(staff.admin, 'GET', '/api/v1/admin/reconciliation/runs')).json.data.totalElements).toBe(0);

@@ -63,7 +63,7 @@ describe('Orange reconciliation from the statement export (LIVE, simulator)', ()
     const refused = await staff.run({ railCode: RAIL, from, to, file: badDate });
     expect(refused.status).toBe(400);
     expect(refused.json.code).toBe('STATEMENT_FILE_INVALID');
-    expect(refused.json.message).toContain('line 2');
+    expect(refused.json.message).toContain('ligne 2');
     expect((await staff.as(staff.admin, 'GET', '/api/v1/admin/reconciliation/runs')).json.data.totalElements).toBe(0);
 
     const clean = await staff.run({ railCode: RAIL, from, to, file: good });

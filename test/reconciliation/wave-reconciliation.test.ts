@@ -181,13 +181,16 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     expect(await balanceOf(float)).toBe(floatBefore - 1500 - 20_000 + 3000);
     await expectLedgerClean();
 
-    // A pay-out paid by Wave but failed at Kolo: not a pay-in, so only a write-off fits.
+    // A pay-out paid by Wave but failed at Kolo: reserved again from the merchant and paid.
     const paidOut = await of('STATUS_MISMATCH', refs.f);
-    const wrong = await resolve(paidOut.id, 'APPLY_OPERATOR_SUCCESS');
-    expect(wrong.status).toBe(409);
-    expect(wrong.json.code).toBe('RECONCILIATION_ACTION_NOT_APPLICABLE');
-    expect((await resolve(paidOut.id, 'WRITE_OFF')).status).toBe(200);
-    expect(await balanceOf(loss)).toBe(1500 + 5000);
+    const f = await rowOf(h, refs.f!);
+    const availableBeforePayOut = await balanceOf(available);
+    expect((await resolve(paidOut.id, 'APPLY_OPERATOR_SUCCESS')).status).toBe(200);
+    expect(await rowOf(h, refs.f!)).toMatchObject({ status: 'FAILED', isLateSuccess: true });
+    expect(await balanceOf(available)).toBe(availableBeforePayOut - f.reservedAmount!);
+    expect(await balanceOf(float)).toBe(floatBefore - 1500 - 20_000 + 3000 - 5000);
+    expect(await webhookTypes(h, refs.f!)).toEqual(['payout.failed', 'payout.late_success']);
+    expect(await balanceOf(loss)).toBe(1500);
     await expectLedgerClean();
 
     // Accept: nothing posted.
@@ -210,8 +213,8 @@ describe('Wave reconciliation (LIVE, simulator)', () => {
     expect(entries.map((e) => e.action).sort()).toEqual([
       'RECONCILIATION_ACCEPT',
       'RECONCILIATION_APPLY_OPERATOR_SUCCESS',
+      'RECONCILIATION_APPLY_OPERATOR_SUCCESS',
       'RECONCILIATION_RECORD_REVERSAL',
-      'RECONCILIATION_WRITE_OFF',
       'RECONCILIATION_WRITE_OFF',
       'RECONCILIATION_WRITE_OFF',
     ]);
