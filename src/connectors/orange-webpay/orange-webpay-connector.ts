@@ -183,7 +183,7 @@ export function createOrangeWebpayConnector(options: OrangeWebpayOptions): Conne
     async check(): Promise<ConnectorCheck[]> {
       const token = await options.tokens.get('webpay', true);
       const who = `client id ${maskSecret(config.clientId)}, merchant key ${maskSecret(merchant.merchantKey)}`;
-      const product = `ORANGE_WEBPAY_${merchant.country} webpayment`;
+      const product = 'ORANGE_WEBPAY webpayment';
       return [
         'token' in token ? { product, ok: true, detail: `token obtained (${who})` } : { product, ok: false, detail: `${token.error} (${who})` },
       ];
