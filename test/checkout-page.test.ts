@@ -10,6 +10,8 @@ import { createCheckout, formClient } from './helpers/checkout.ts';
 import { transactionEvents, transactions } from '../src/db/schema.ts';
 import { checkoutAttempts } from '../src/db/schema-checkout.ts';
 import { pollOnce } from '../src/jobs/status-poller.ts';
+import { collectionRails } from '../src/collections/pay-fund-collection.ts';
+import type { FundCollectionRow } from '../src/collections/fund-collections.ts';
 
 let h: Harness;
 let t: Tenant;
@@ -335,5 +337,28 @@ describe('checkout rate limits', () => {
     const fifth = await b.post(`${other.path}/pay`, { _csrf: otherPage.csrf!, rail: 'MTN_MOMO_CM', phone: '677123456' });
     expect(fifth.status).toBe(429);
     expect(fifth.html).toContain('Trop de tentatives');
+  });
+});
+
+describe('checkout page: the rails of the currency and the merchant\'s country', () => {
+  const railsOn = async (tenant: Tenant) => {
+    const c = await createCheckout(h, tenant, { currency: 'XOF' });
+    const page = await formClient(h).get(c.path);
+    expect(page.status).toBe(200);
+    return [...page.html.matchAll(/name="rail" value="([A-Z0-9_]+)"/g)].map((m) => m[1]).sort();
+  };
+
+  it('offers a Senegalese merchant Senegal\'s XOF rails only, and the fund collection page the same', async () => {
+    const senegal = await h.createTenant({ currency: 'XOF', country: 'SN' });
+    expect(await railsOn(senegal)).toEqual(['ORANGE_MONEY_SN', 'WAVE_SN']);
+    expect(
+      (await collectionRails(h.services, { currency: 'XOF', environment: 'TEST', applicationId: senegal.applicationId } as FundCollectionRow)).map((r) => r.code).sort(),
+    ).toEqual(['ORANGE_MONEY_SN', 'WAVE_SN']);
+  });
+
+  it('offers every country\'s XOF rails to a merchant without a country, or whose country has none', async () => {
+    const everywhere = ['MOOV_MONEY_BJ', 'MTN_MOMO_BJ', 'MTN_MOMO_CI', 'ORANGE_MONEY_CI', 'ORANGE_MONEY_SN', 'WAVE_CI', 'WAVE_SN'];
+    expect(await railsOn(await h.createTenant({ currency: 'XOF' }))).toEqual(everywhere);
+    expect(await railsOn(await h.createTenant({ currency: 'XOF', country: 'CM' }))).toEqual(everywhere);
   });
 });

@@ -49,6 +49,8 @@ export interface TestResponse {
 
 export interface TenantOptions {
   currency?: string;
+  /** The merchant account's country (ISO 3166 alpha-2); unset: none. */
+  country?: string;
   environment?: 'TEST' | 'LIVE';
   application?: Partial<NewApplication>;
 }
@@ -129,6 +131,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     const merchant = await createMerchant(services, {
       fullName: `Marchand ${tenantCounter}`,
       email: `marchand${tenantCounter}-${randomBytes(3).toString('hex')}@example.test`,
+      ...(options.country ? { country: options.country } : {}),
     });
     const application = await createApplication(services, {
       merchantId: merchant.id,

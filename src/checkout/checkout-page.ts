@@ -25,7 +25,7 @@ import { sendError } from '../http/error-handler.ts';
 import { cancelCheckout } from '../payments/cancel-checkout.ts';
 import { checkoutCsrfSecret } from './csrf.ts';
 import { findLatestAttempt, findPendingAttempt, type CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
-import { activeRailsForCurrency, type RailRow } from '../payments/rails.ts';
+import { offeredRails, type RailRow } from '../payments/rails.ts';
 import { refreshCheckout } from '../payments/refresh-checkout.ts';
 import { startCheckoutAttempt } from '../payments/start-checkout-attempt.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
@@ -234,10 +234,9 @@ async function loadApplication(services: Services, applicationId: string): Promi
   return app ?? { name: 'Paiement', logoUrl: null, themeColor: null };
 }
 
-/** Active rails of the checkout's currency that can serve its environment (a connector exists). */
+/** The rails offered to the checkout's payer: its currency and environment, the merchant's country (`offeredRails`). */
 async function availableRails(services: Services, row: TransactionRow): Promise<RailRow[]> {
-  const rails = await activeRailsForCurrency(services.db, row.currency);
-  return rails.filter((r) => resolveConnector(services.connectors, r.code, row.environment as Environment) !== null);
+  return offeredRails(services, row);
 }
 
 /** The browser's CSRF nonce: the cookie's when valid, else a new one set as a cookie now. */

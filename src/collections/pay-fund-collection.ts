@@ -17,7 +17,7 @@ import type { Services } from '../services.ts';
 import { collectionStatus, findCollectionBySlug, type FundCollectionRow } from './fund-collections.ts';
 import { initiateTransaction } from '../payments/initiate-transaction.ts';
 import { insertTransaction } from '../payments/insert-transaction.ts';
-import { activeRailsForCurrency, type RailRow } from '../payments/rails.ts';
+import { offeredRails, type RailRow } from '../payments/rails.ts';
 import { refreshTransaction } from '../payments/refresh-transaction.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import { transaction } from '../db/client.ts';
@@ -64,10 +64,9 @@ export async function findOpenCollection(services: Pick<Services, 'db' | 'clock'
   return { row: found.row, application: found.application };
 }
 
-/** Active rails of the collection's currency that can serve its environment (a connector exists). */
+/** The rails offered to the collection's payers: its currency and environment, the merchant's country (`offeredRails`). */
 export async function collectionRails(services: Pick<Services, 'db' | 'connectors'>, row: FundCollectionRow): Promise<RailRow[]> {
-  const rails = await activeRailsForCurrency(services.db, row.currency);
-  return rails.filter((r) => resolveConnector(services.connectors, r.code, row.environment as Environment) !== null);
+  return offeredRails(services, row);
 }
 
 /**

@@ -252,6 +252,13 @@ export interface Connector {
   getStatus(query: StatusQuery, signal: AbortSignal): Promise<StatusResult>;
   /** Reads a callback body (parsed JSON, or undefined); absent: callbacks only trigger a status query. */
   readCallback?(body: unknown, query: StatusQuery): CallbackReading;
+  /**
+   * Why an unsigned callback body is not the operator's, or null when it is: for operators that
+   * authenticate their callbacks with a value answered at initiation (Orange Web Payment's
+   * `notif_token`), looked up by the initiation's `operatorReference`. A callback with a problem is
+   * ignored: nothing is queried, nothing changes. Absent: every callback is a hint. Never throws.
+   */
+  callbackProblem?(body: unknown, operatorReference: string | null): Promise<string | null>;
   /** Fetches a token for each product (for `kolo connectors check`); absent on the sandbox. */
   check?(): Promise<ConnectorCheck[]>;
   /**

@@ -10,9 +10,10 @@ import { orangeMoney } from './orange-money/orange-money-operator.ts';
 import { mpesa } from './mpesa/mpesa-operator.ts';
 import { wave } from './wave/wave-operator.ts';
 import { airtelMoney } from './airtel-money/airtel-money-operator.ts';
+import { orangeWebpay } from './orange-webpay/orange-webpay-operator.ts';
 
 /** Every operator, in the order their variables are documented and checked. */
-export const OPERATORS = [mtnMomo, orangeMoney, mpesa, wave, airtelMoney] as const;
+export const OPERATORS = [mtnMomo, orangeMoney, mpesa, wave, airtelMoney, orangeWebpay] as const;
 
 type Registered = (typeof OPERATORS)[number];
 

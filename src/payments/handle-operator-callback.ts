@@ -22,7 +22,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
-import { FAILURE_CODES, type CallbackReading, type FailureCode, type ReportedFailure, type StatusQuery, type StatusResult } from '../connectors/connector.ts';
+import { FAILURE_CODES, type CallbackReading, type Connector, type FailureCode, type ReportedFailure, type StatusQuery, type StatusResult } from '../connectors/connector.ts';
 import { applyTransition } from './apply-transition.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
@@ -38,8 +38,10 @@ import type { TransactionRow } from './transaction-view.ts';
 /**
  * What a callback led to (for logs and tests; the operator always gets 200). `INCONCLUSIVE`: the
  * answer to Kolo's own status query, without a verdict: nothing changed, nothing asked.
+ * `IGNORED`: the connector found the body is not its operator's (`Connector.callbackProblem`,
+ * Orange Web Payment's `notif_token`): nothing changed, nothing asked.
  */
-export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED' | 'INCONCLUSIVE';
+export type CallbackOutcome = 'UNKNOWN_TOKEN' | 'ALREADY_SETTLED' | 'QUERIED' | 'APPLIED' | 'INCONCLUSIVE' | 'IGNORED';
 
 /** Shape of a callback token (hex, see `newCallbackToken`); anything else is unknown at once. */
 const TOKEN_SHAPE = /^[0-9a-f]{16,128}$/;
@@ -120,6 +122,16 @@ function isApplicable(reading: Extract<CallbackReading, { kind: 'RESULT' }>, dir
   return direction === 'PAY_IN' || reading.isStatusQueryAnswer;
 }
 
+/**
+ * True when `connector` finds `body` is not its operator's callback for the initiation named
+ * `operatorReference` (`Connector.callbackProblem`); logged with `reference`.
+ */
+async function isForged(services: Services, connector: Connector | null, body: unknown, operatorReference: string | null, reference: string): Promise<boolean> {
+  const problem = connector?.callbackProblem ? await connector.callbackProblem(body, operatorReference) : null;
+  if (problem) services.log.warn({ reference, problem }, 'operator callback ignored');
+  return problem !== null;
+}
+
 /** Handles a callback on `/api/v1/callbacks/<operatorPath>/<token>`. Never throws for bad input. */
 export async function handleOperatorCallback(services: Services, operatorPath: string, token: string, body?: unknown): Promise<CallbackOutcome> {
   if (!TOKEN_SHAPE.test(token)) return 'UNKNOWN_TOKEN';
@@ -128,6 +140,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
     const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
     if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
+    if (await isForged(services, connector, body, row.operatorReference, row.reference)) return 'IGNORED';
     // Read only where it can matter: a request still in flight, or a pay-out whose reservation is held.
     const isOpen = row.status === 'PENDING' || row.isReservationHeld;
     const query = isOpen && row.initiatedAt ? await queryOf(services.db, row, rail, row.initiatedAt, services.clock.now()) : null;
@@ -184,9 +197,10 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   if (!attempt) return 'UNKNOWN_TOKEN';
   const rail = await findRail(services.db, attempt.railCode);
   if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
-  if (attempt.status !== 'PENDING') return (await reopenAttemptWatch(services, attempt)) ? 'QUERIED' : 'ALREADY_SETTLED';
   const [owner] = await services.db.select({ environment: transactions.environment }).from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
   const connector = owner ? resolveConnector(services.connectors, rail.code, owner.environment as Environment) : null;
+  if (await isForged(services, connector, body, attempt.operatorReference, attempt.correlationId)) return 'IGNORED';
+  if (attempt.status !== 'PENDING') return (await reopenAttemptWatch(services, attempt)) ? 'QUERIED' : 'ALREADY_SETTLED';
   if (connector?.readCallback && attempt.initiatedAt) {
     const reading = connector.readCallback(body, {
       direction: 'PAY_IN',

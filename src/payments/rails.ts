@@ -7,7 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { railByCode, type RailRow } from '../db/queries/rails.ts';
 import type { Db } from '../db/client.ts';
-import { providers } from '../db/schema.ts';
+import { accounts, applications, providers } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Connector } from '../connectors/connector.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
@@ -38,6 +38,32 @@ export async function activeRailsForCurrency(db: Db, currency: string): Promise<
     .from(providers)
     .where(and(eq(providers.currency, currency), eq(providers.active, true)))
     .orderBy(providers.code);
+}
+
+/**
+ * The rails a hosted page (checkout, fund collection) offers its payer: active rails of the page's
+ * `currency` that serve its `environment` (a connector exists), narrowed to the merchant account's
+ * country when the account has one and at least one of those rails is in it. A currency is shared
+ * by several markets (XOF: Senegal, Côte d'Ivoire, Mali…): a Senegalese merchant's payers are
+ * offered Senegal's rails, not Mali's. An account without a country, or whose country has none
+ * of those rails, is offered every country's.
+ */
+export async function offeredRails(
+  services: Pick<Services, 'db' | 'connectors'>,
+  page: { currency: string; environment: string; applicationId: string },
+): Promise<RailRow[]> {
+  const rails = (await activeRailsForCurrency(services.db, page.currency)).filter(
+    (r) => resolveConnector(services.connectors, r.code, page.environment as Environment) !== null,
+  );
+  const [owner] = await services.db
+    .select({ country: accounts.country })
+    .from(applications)
+    .innerJoin(accounts, eq(accounts.id, applications.merchantId))
+    .where(eq(applications.id, page.applicationId))
+    .limit(1);
+  const country = owner?.country ?? null;
+  const local = country ? rails.filter((r) => r.country === country) : [];
+  return local.length > 0 ? local : rails;
 }
 
 /** Throws AMOUNT_BELOW_MINIMUM / AMOUNT_ABOVE_MAXIMUM against `[min, max]` (base units). */

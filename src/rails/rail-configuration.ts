@@ -65,10 +65,18 @@ export interface ApplicationConfiguration {
   rails: RailConfiguration[];
 }
 
+/**
+ * Rails whose operator serves them through a page rather than a prompt, by code prefix: Orange
+ * Money Web Payment (`ORANGE_WEBPAY_<country>`, operator `ORANGE_MONEY`, whose Cameroon OM API
+ * rail prompts the phone).
+ */
+const REDIRECT_RAIL_PREFIXES: readonly string[] = ['ORANGE_WEBPAY_'];
+
 /** The customer authorisation of `rail` for a key in `environment`: a LIVE redirect connector says REDIRECT. */
 function authorizationOf(services: Pick<Services, 'connectors'>, rail: RailRow, environment: 'LIVE' | 'TEST'): CustomerAuthorization {
   const connector = environment === 'LIVE' ? resolveConnector(services.connectors, rail.code, 'LIVE') : null;
   if (connector?.payInFlow === 'REDIRECT') return 'REDIRECT';
+  if (REDIRECT_RAIL_PREFIXES.some((prefix) => rail.code.startsWith(prefix))) return 'REDIRECT';
   return AUTHORIZATION_BY_OPERATOR[rail.operator] ?? 'PIN_PROMPT';
 }
 

@@ -1,5 +1,5 @@
 /**
- * `kolo simulate mtn|orange|mpesa|wave --port N` and `kolo connectors check`: the simulators answer their
+ * `kolo simulate mtn|orange|mpesa|wave|orange-webpay --port N` and `kolo connectors check`: the simulators answer their
  * operator's token endpoint; the check fetches a token from each configured operator, prints
  * what works with secrets masked, warns about a callback base URL operators cannot reach, and
  * exits non-zero when something fails. The simulate command also runs as a real process that
@@ -13,7 +13,8 @@ import { runCli, type CliResult } from '../../src/cli/run.ts';
 import { MTN_SIM_DEFAULTS, startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
 import { startOrangeSimulator, type OrangeSimulator } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
 import { freePort, startServe } from '../helpers/cli.ts';
-import { mpesaEnv, mtnEnv, orangeEnv, waveEnv } from '../helpers/live.ts';
+import { mpesaEnv, mtnEnv, orangeEnv, orangeWebpayEnv, waveEnv } from '../helpers/live.ts';
+import { ORANGE_WEBPAY_SIM_DEFAULTS } from '../../src/connectors/orange-webpay/simulator/orange-webpay-simulator.ts';
 import { startMpesaSimulator } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
 import { startWaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 
@@ -66,6 +67,27 @@ describe('kolo simulate', () => {
     expect((await fetch(`http://127.0.0.1:${port}/collection/token/`, { method: 'POST' })).status).toBe(401);
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+  });
+});
+
+describe('Orange Money Web Payment: kolo simulate and kolo connectors check', () => {
+  it('the simulator runs in process and answers its token endpoint; the check obtains a token for each country, secrets masked', async () => {
+    const sim = await run(['simulate', 'orange-webpay', '--port', '0']);
+    try {
+      const url = /listening on (\S+)/.exec(sim.out)![1]!;
+      expect((await fetch(`${url}/oauth/v3/token`, { method: 'POST', body: 'grant_type=client_credentials' })).status).toBe(401);
+      const env = { ...orangeWebpayEnv({ url }, ['CI', 'ML']), CALLBACK_BASE_URL: 'https://kolo.example.com' };
+      const { result, out } = await run(['connectors', 'check'], env);
+      expect(result).toEqual({ exitCode: 0 });
+      expect(out).toMatch(/^OK {3}ORANGE_WEBPAY_CI ORANGE_WEBPAY webpayment: token obtained/m);
+      expect(out).toMatch(/^OK {3}ORANGE_WEBPAY_ML ORANGE_WEBPAY webpayment: token obtained/m);
+      for (const secret of [ORANGE_WEBPAY_SIM_DEFAULTS.clientSecret, ORANGE_WEBPAY_SIM_DEFAULTS.merchantKeys.CI!, ORANGE_WEBPAY_SIM_DEFAULTS.merchantKeys.ML!]) expect(out).not.toContain(secret);
+      const refused = await run(['connectors', 'check'], { ...env, ORANGE_WEBPAY_CLIENT_SECRET: 'not-the-secret' });
+      expect(refused.result).toEqual({ exitCode: 1 });
+      expect(refused.out).toMatch(/^FAIL ORANGE_WEBPAY_CI ORANGE_WEBPAY webpayment: Orange WebPay token: HTTP 401/m);
+    } finally {
+      if ('service' in sim.result) await sim.result.service.stop();
+    }
   });
 });
 

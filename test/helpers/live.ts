@@ -12,6 +12,7 @@ import { MTN_SIM_DEFAULTS, type MtnSimulator } from '../../src/connectors/mtn-mo
 import { ORANGE_SIM_DEFAULTS } from '../../src/connectors/orange-money/simulator/orange-simulator.ts';
 import { MPESA_SIM_DEFAULTS } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
 import { WAVE_SIM_DEFAULTS } from '../../src/connectors/wave/simulator/wave-simulator.ts';
+import { ORANGE_WEBPAY_SIM_DEFAULTS } from '../../src/connectors/orange-webpay/simulator/orange-webpay-simulator.ts';
 
 /** The environment variables that point the MTN connector at `sim` with its default credentials. */
 export function mtnEnv(sim: Pick<MtnSimulator, 'url'>, overrides: Record<string, string> = {}): Record<string, string> {
@@ -141,6 +142,21 @@ export function waveEnv(sim: { url: string }, overrides: Record<string, string> 
     WAVE_SN_PAYOUT_API_KEY: d.wallets.SN.payoutApiKey,
     WAVE_CI_CHECKOUT_API_KEY: d.wallets.CI.checkoutApiKey,
     WAVE_CI_PAYOUT_API_KEY: d.wallets.CI.payoutApiKey,
+    ...overrides,
+  };
+}
+
+/**
+ * The environment variables that point the Orange Money Web Payment connector at `sim` with its
+ * default credentials, for the countries `countries` (production paths, market currencies).
+ */
+export function orangeWebpayEnv(sim: { url: string }, countries: readonly string[] = ['CI', 'SN'], overrides: Record<string, string> = {}): Record<string, string> {
+  const d = ORANGE_WEBPAY_SIM_DEFAULTS;
+  return {
+    ORANGE_WEBPAY_BASE_URL: sim.url,
+    ORANGE_WEBPAY_CLIENT_ID: d.clientId,
+    ORANGE_WEBPAY_CLIENT_SECRET: d.clientSecret,
+    ORANGE_WEBPAY_MERCHANT_KEYS: countries.map((c) => `${c}:${d.merchantKeys[c]}`).join(','),
     ...overrides,
   };
 }

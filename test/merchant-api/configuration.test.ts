@@ -6,7 +6,9 @@
  * never answers, …100 a customer's decline) over the sliding window, with staff's override for
  * LIVE (ADMIN sets and clears it, SUPPORT reads it, a merchant reaches neither).
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providers } from '../../src/db/schema.ts';
 import { CONFIGURATION_EXAMPLE } from '../../src/http/routes/rails.ts';
 import { configurationData } from '../../src/http/schemas/rails.ts';
 import { AVAILABILITY_WINDOW_MS, observedStatus } from '../../src/rails/index.ts';
@@ -68,6 +70,26 @@ describe('GET /api/v1/configuration: rails', () => {
     const data = await configuration((await h.createTenant({ currency: 'XOF' })).key);
     expect(railOf(data, 'WAVE_SN')).toMatchObject({ authorization: 'REDIRECT', instructions: { fr: "Validez le paiement dans l'application Wave", en: 'Approve the payment in the Wave app' } });
     expect(railOf(data, 'MTN_MOMO_CI')).toMatchObject({ authorization: 'PIN_PROMPT' });
+  });
+
+  it('says an Orange Money Web Payment customer pays by redirect, an Orange Money Côte d\'Ivoire one by a PIN prompt, once staff activate the rail', async () => {
+    const t = await h.createTenant({ currency: 'XOF' });
+    expect(railOf(await configuration(t.key), 'ORANGE_WEBPAY_CI')).toBeUndefined();
+    await h.services.db.update(providers).set({ active: true }).where(eq(providers.code, 'ORANGE_WEBPAY_CI'));
+    try {
+      const data = await configuration(t.key);
+      expect(railOf(data, 'ORANGE_WEBPAY_CI')).toMatchObject({
+        operator: 'ORANGE_MONEY',
+        country: 'CI',
+        currency: 'XOF',
+        decimals: 0,
+        authorization: 'REDIRECT',
+        instructions: { fr: 'Confirmez le paiement sur la page Orange Money avec le code reçu par SMS', en: 'Confirm the payment on the Orange Money page with the code sent by SMS' },
+      });
+      expect(railOf(data, 'ORANGE_MONEY_CI')).toMatchObject({ authorization: 'PIN_PROMPT' });
+    } finally {
+      await h.services.db.update(providers).set({ active: false }).where(eq(providers.code, 'ORANGE_WEBPAY_CI'));
+    }
   });
 
   it('lists for a LIVE key only the rails whose connector is configured', async () => {
