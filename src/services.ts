@@ -12,7 +12,7 @@ import type { ConnectorRegistry } from './connectors/registry.ts';
 import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.ts';
 import { createLiveConnectors } from './connectors/live-connectors.ts';
 import { createConnectorStateStore } from './db/queries/connector-state.ts';
-import type { StatusChangeListener } from './payments/apply-transition.ts';
+import type { StatusChangeListener } from './payments/index.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
 import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
 import { webhookOutboxListener } from './webhooks/webhook-events.ts';
