@@ -13,7 +13,7 @@ import { createSandboxConnector } from './connectors/sandbox/sandbox-connector.t
 import { createLiveConnectors } from './connectors/live-connectors.ts';
 import { operatorTransport } from './connectors/operator-http.ts';
 import { createConnectorStateStore } from './db/queries/connector-state.ts';
-import type { StatusChangeListener } from './payments/apply-transition.ts';
+import type { StatusChangeListener } from './payments/index.ts';
 import { createHttpSender, type WebhookSender } from './webhooks/http-sender.ts';
 import { createSecretBox, loadWebhookEncryptionKey, type SecretBox } from './webhooks/secret-box.ts';
 import { webhookOutboxListener } from './webhooks/webhook-events.ts';

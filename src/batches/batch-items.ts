@@ -9,8 +9,7 @@ import { z } from 'zod';
 import { ApiError, validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { Environment } from '../connectors/registry.ts';
-import { computeFee, railTermsFor } from '../payments/fees.ts';
-import { resolveRailFor } from '../payments/rails.ts';
+import { computeFee, railTermsFor, resolveRailFor } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 
 /** At most this many items per batch (the anchors' bound: MoneyHash bulk pay-outs). */

@@ -14,7 +14,7 @@ import { batchItems, batches } from '../db/schema-batches.ts';
 import { applications } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Environment } from '../connectors/registry.ts';
-import { hashRequest } from '../payments/idempotency.ts';
+import { hashRequest } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { checkBatchItems } from './batch-items.ts';
 import { batchView, type BatchView } from './batch-view.ts';

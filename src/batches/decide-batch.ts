@@ -16,7 +16,7 @@ import { batches } from '../db/schema-batches.ts';
 import { ApiError } from '../domain/errors.ts';
 import { merchantAccount } from '../ledger/accounts.ts';
 import { InsufficientFundsError, postEntry } from '../ledger/post-entry.ts';
-import { ensureSandboxOpening } from '../payments/transaction-postings.ts';
+import { ensureSandboxOpening } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { batchView, findBatch, type BatchRow, type BatchView } from './batch-view.ts';
 

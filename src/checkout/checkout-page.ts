@@ -22,13 +22,18 @@ import { isAcceptingPayments } from '../accounts/applications.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { ok } from '../http/envelope.ts';
 import { sendError } from '../http/error-handler.ts';
-import { cancelCheckout } from '../payments/cancel-checkout.ts';
+import {
+  cancelCheckout,
+  type CheckoutAttemptRow,
+  findLatestAttempt,
+  findPendingAttempt,
+  offeredRails,
+  type RailRow,
+  refreshCheckout,
+  startCheckoutAttempt,
+  type TransactionRow,
+} from '../payments/index.ts';
 import { checkoutCsrfSecret } from './csrf.ts';
-import { findLatestAttempt, findPendingAttempt, type CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
-import { offeredRails, type RailRow } from '../payments/rails.ts';
-import { refreshCheckout } from '../payments/refresh-checkout.ts';
-import { startCheckoutAttempt } from '../payments/start-checkout-attempt.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, isCsrfNonce, isValidCsrfToken, newCsrfNonce } from './csrf.ts';
 import { checkoutPaths, renderForm, renderFormExpired, renderMessage, renderRequestError, renderResult, renderTooManyAttempts, renderWaiting, type PageApplication } from './checkout-view.ts';

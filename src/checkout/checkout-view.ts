@@ -6,9 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import type { RailRow } from '../payments/rails.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
-import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
+import type { CheckoutAttemptRow, RailRow, TransactionRow } from '../payments/index.ts';
 import { brandColours, formatAmount, formatMsisdn, themeColour } from './format.ts';
 import { failureMessage, ussdHintText, type PageMessages } from './page-messages.ts';
 import { returnUrl } from './return-url.ts';

@@ -28,7 +28,7 @@ import {
   refreshCollectPayment,
   type OpenCollection,
 } from '../collections/index.ts';
-import { findRail, type RailRow } from '../payments/rails.ts';
+import { findRail, type RailRow } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { renderFormExpired, renderMessage, renderRequestError, renderTooManyAttempts } from './checkout-view.ts';
 import { collectPaths, collectStatusToken, isValidCollectStatusToken } from './collect-token.ts';

@@ -5,7 +5,7 @@
  */
 import { nationalNumber, normalizeMsisdn } from '../domain/msisdn.ts';
 import { operatorOfNumber } from '../domain/operator-prefixes.ts';
-import type { RailRow } from '../payments/rails.ts';
+import type { RailRow } from '../payments/index.ts';
 import type { PageMessages } from './page-messages.ts';
 
 /** The MSISDN of `phone` for `rail`, or the error shown beside the field (in `m`'s language). */

@@ -15,11 +15,7 @@ import { nationalNumber, normalizeMsisdn } from '../domain/msisdn.ts';
 import { operatorOfNumber } from '../domain/operator-prefixes.ts';
 import type { Services } from '../services.ts';
 import { collectionStatus, findCollectionBySlug, type FundCollectionRow } from './fund-collections.ts';
-import { initiateTransaction } from '../payments/initiate-transaction.ts';
-import { insertTransaction } from '../payments/insert-transaction.ts';
-import { offeredRails, type RailRow } from '../payments/rails.ts';
-import { refreshTransaction } from '../payments/refresh-transaction.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import { initiateTransaction, offeredRails, insertTransaction, type RailRow, refreshTransaction, type TransactionRow } from '../payments/index.ts';
 import { transaction } from '../db/client.ts';
 
 /** A payment as the page or the JSON API sends it (free text already bounded by the caller). */

@@ -114,6 +114,13 @@ export interface SimulatorEntry {
 export interface Operator<Key extends string = string, Shape extends z.ZodRawShape = z.ZodRawShape, Settings = unknown> {
   key: Key;
   title: string;
+  /** The operator's code in the rails it serves (`rails.operator`, e.g. `MPESA`). */
+  code: string;
+  /**
+   * Its segment in the per-transaction callback URLs Kolo gives it,
+   * `/api/v1/callbacks/<callbackSegment>/<token>`, unique among operators.
+   */
+  callbackSegment: string;
   enabledBy: keyof Shape & string;
   config: OperatorConfig<Shape, Settings>;
   connectors(settings: Settings, deps: LiveConnectorDeps): [railCode: string, connector: Connector][];

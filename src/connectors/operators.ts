@@ -1,7 +1,7 @@
 /**
  * The operators Kolo speaks to, one line each. Configuration (`config.ts`), the LIVE connectors
- * (`live-connectors.ts`), the signed callback routes (`http/routes/callbacks.ts`) and
- * `kolo simulate` all iterate this list: adding an operator is its folder plus one line here
+ * (`live-connectors.ts`), the callback routes and URLs (`http/routes/callbacks.ts`,
+ * `callbackSegmentOf`) and `kolo simulate` all iterate this list: adding an operator is its folder plus one line here
  * (`connectors/README.md`).
  */
 import type { Operator, OperatorSettings } from './operator.ts';
@@ -36,3 +36,13 @@ export const operatorsEnvShape = Object.assign({}, ...OPERATORS.map((o) => o.con
  * long as each operator's functions get the settings its own `config` made (`config[o.key]`).
  */
 export const operators: readonly Operator[] = OPERATORS as unknown as readonly Operator[];
+
+/**
+ * The segment of the rails' operator `code` (`rails.operator`) in per-transaction callback URLs,
+ * `/api/v1/callbacks/<segment>/<token>`: its definition's `callbackSegment` (`MPESA` → `daraja`);
+ * for a code no definition has (rails only the sandbox serves, `SANDBOX`), the code in lower
+ * case with `-` for `_` (`MOOV_MONEY` → `moov-money`).
+ */
+export function callbackSegmentOf(code: string): string {
+  return operators.find((o) => o.code === code)?.callbackSegment ?? code.toLowerCase().replace(/_/g, '-');
+}

@@ -14,7 +14,7 @@ import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { applications, transactions } from '../db/schema.ts';
 import { authThrottle } from '../db/schema-dashboard.ts';
 import { ApiError } from '../domain/errors.ts';
-import { refreshTransaction, type RefreshOutcome } from '../payments/refresh-transaction.ts';
+import { type RefreshOutcome, refreshTransaction } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { merchantTransactionWhere } from './transactions.ts';
 

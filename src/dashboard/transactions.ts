@@ -11,7 +11,7 @@ import { and, asc, desc, eq, gte, ilike, inArray, isNull, like, lt, or, sql, typ
 import type { Db } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
-import { heldAmountOf } from '../payments/transaction-view.ts';
+import { heldAmountOf } from '../payments/core.ts';
 import { refundability, type Refundability } from '../refunds/index.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../domain/errors.ts';

@@ -12,11 +12,7 @@ import { queuedPayOuts, unqueuePayOut } from '../db/queries/float.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import { resolveConnector } from '../connectors/registry.ts';
-import { applyTransitionsIn } from '../payments/apply-transition.ts';
-import { initiateTransaction } from '../payments/initiate-transaction.ts';
-import { sendableFloat } from '../payments/float-queue.ts';
-import { findRail } from '../payments/rails.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import { applyTransitionsIn, findRail, initiateTransaction, sendableFloat, type TransactionRow } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 
 /** At most this many queued pay-outs sent per rail and pass (the next pass sends more). */

@@ -6,8 +6,7 @@
 import { accountBalance } from '../ledger/balances.ts';
 import { operatorFloatAccount } from '../ledger/accounts.ts';
 import { committedPayOutAmount, floatRailOf, latestFloatReading, latestKnownFloatReading, queuedPayOutTotals } from '../db/queries/float.ts';
-import { findRail, type RailRow } from '../payments/rails.ts';
-import { sendableFloat } from '../payments/float-queue.ts';
+import { findRail, type RailRow, sendableFloat } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { floatStateOf, type FloatState, type Watermarks } from './float-state.ts';
 

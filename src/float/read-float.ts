@@ -5,14 +5,13 @@
  * if it now covers them (`releaseQueuedPayOuts`).
  */
 import { insertFloatReading, latestFloatReading } from '../db/queries/float.ts';
-import { withTimeout } from '../payments/initiate-transaction.ts';
+import { findRail, withTimeout } from '../payments/index.ts';
 import type { Services } from '../services.ts';
 import { notifyCrossing } from './notify-float.ts';
 import { expireQueuedPayOuts, releaseQueuedPayOuts } from './float-queue-jobs.ts';
 import { liveRailCodes, railFloat, type RailFloat } from './rail-float.ts';
 import { observeFloat } from './float-metrics.ts';
 import { balanceResultUrl } from './balance-token.ts';
-import { findRail } from '../payments/rails.ts';
 import type { BalanceResult } from '../connectors/connector.ts';
 import { isBalanceQueryAllowed, noteBalanceKnown, noteBalanceQuery } from './read-backoff.ts';
 

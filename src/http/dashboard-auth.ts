@@ -147,6 +147,15 @@ export function requireRole(account: DashboardAccount, ...roles: Exclude<Role, '
 }
 
 /**
+ * `onRequest` hook of the staff routes that read: ADMIN or SUPPORT, else 403 ACCESS_DENIED. Async
+ * on purpose: a synchronous Fastify hook would have to call `done`.
+ */
+export const staffRead = async (request: FastifyRequest): Promise<void> => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
+
+/** `onRequest` hook of the staff routes that change something: ADMIN only, else 403 ACCESS_DENIED. */
+export const adminOnly = async (request: FastifyRequest): Promise<void> => requireRole(requireAccount(request), 'ADMIN');
+
+/**
  * The application `appId` as `account` may see it. 404 APP_NOT_FOUND when it does not exist,
  * is deleted, or (MERCHANT) belongs to another merchant, so ids of others cannot be probed.
  * SUPPORT reads any application and gets 403 ACCESS_DENIED on `write`; ADMIN reads and writes any.

@@ -19,14 +19,19 @@ import { providers as rails, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { deleteExpiredIdempotencyKeys } from '../db/queries/retention.ts';
-import { decideRefresh, type RefreshDecision, type RefreshOutcome } from '../payments/refresh-transaction.ts';
-import { applyTransition, applyTransitions } from '../payments/apply-transition.ts';
-import { refreshAttempt } from '../payments/refresh-checkout.ts';
-import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
-import { releaseDueSettlements } from '../payments/transaction-postings.ts';
+import {
+  applyTransition,
+  applyTransitions,
+  type CheckoutAttemptRow,
+  decideRefresh,
+  refreshAttempt,
+  type RefreshDecision,
+  type RefreshOutcome,
+  releaseDueSettlements,
+  type TransactionRow,
+} from '../payments/index.ts';
 import { watchLateSuccesses } from '../late-success/index.ts';
 import { runAutomaticWithdrawals } from '../withdrawals/index.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
 import { leaseDueTransactions, scheduleNextPolls, type NextPoll } from '../db/queries/transactions.ts';
 import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';
 import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';

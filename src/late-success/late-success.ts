@@ -39,17 +39,26 @@ import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { InitiationState, StatusQuery, StatusResult } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { insertEventWithDelivery, transactionEventData, type WebhookEventName } from '../webhooks/webhook-events.ts';
-import { applyTransitionsIn, creditRefund } from '../payments/apply-transition.ts';
-import { computeFee, railTermsFor } from '../payments/fees.ts';
-import { callbackUrlFor, withTimeout } from '../payments/initiate-transaction.ts';
-import { conclusiveStatus, initiationStateOf } from '../payments/initiation-window.ts';
-import { HELD_PAY_OUT_ASK_MS } from '../payments/late-watch.ts';
-import { nextAskAt, watchDelayMs } from '../payments/poll-schedule.ts';
-import { findRail, type RailRow } from '../payments/rails.ts';
+import {
+  applyTransitionsIn,
+  callbackUrlFor,
+  type CheckoutAttemptRow,
+  computeFee,
+  conclusiveStatus,
+  creditPayIn,
+  creditRefund,
+  findRail,
+  HELD_PAY_OUT_ASK_MS,
+  initiationStateOf,
+  nextAskAt,
+  postPayOutResolution,
+  type RailRow,
+  railTermsFor,
+  type TransactionRow,
+  watchDelayMs,
+  withTimeout,
+} from '../payments/core.ts';
 import { insertRefund } from '../refunds/index.ts';
-import { creditPayIn, postPayOutResolution } from '../payments/transaction-postings.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
-import type { CheckoutAttemptRow } from '../payments/checkout-attempt-records.ts';
 
 /** What the operator told us: the rail and number that paid, and its ids. */
 export interface LateSuccessReport {

@@ -4,8 +4,7 @@
  * the one case where the count runs ahead of the database), and `countCreated` every
  * transaction created (idempotent replays excluded).
  */
-import type { StatusChangeListener } from '../payments/apply-transition.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import type { StatusChangeListener, TransactionRow } from '../payments/core.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The rail label of a row: its rail code, or `CHECKOUT` for a checkout not yet paid. */

@@ -27,7 +27,7 @@ import { applyTransition } from './apply-transition.ts';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
-import { operatorSlug } from './initiate-transaction.ts';
+import { callbackSegmentOf } from '../connectors/operators.ts';
 import { findRail } from './rails.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
@@ -138,7 +138,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   const [row] = await services.db.select().from(transactions).where(eq(transactions.callbackToken, token)).limit(1);
   if (row) {
     const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
-    if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
+    if (!rail || callbackSegmentOf(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
     if (await isForged(services, connector, body, row.operatorReference, row.reference)) return 'IGNORED';
     // Read only where it can matter: a request still in flight, or a pay-out whose reservation is held.
@@ -196,7 +196,7 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   const [attempt] = await services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.callbackToken, token)).limit(1);
   if (!attempt) return 'UNKNOWN_TOKEN';
   const rail = await findRail(services.db, attempt.railCode);
-  if (!rail || operatorSlug(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
+  if (!rail || callbackSegmentOf(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
   const [owner] = await services.db.select({ environment: transactions.environment }).from(transactions).where(eq(transactions.id, attempt.transactionId)).limit(1);
   const connector = owner ? resolveConnector(services.connectors, rail.code, owner.environment as Environment) : null;
   if (await isForged(services, connector, body, attempt.operatorReference, attempt.correlationId)) return 'IGNORED';

@@ -19,6 +19,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, InitiateRequest, PrepareRequest } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
+import { callbackSegmentOf } from '../connectors/operators.ts';
 import { recordInitiation } from '../db/queries/transactions.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
@@ -36,18 +37,12 @@ export function newCallbackToken(services: Pick<Services, 'ids'>): string {
   return services.ids.hex(CALLBACK_TOKEN_BYTES);
 }
 
-/** The URL an operator calls back for `token`: `<CALLBACK_BASE_URL>/api/v1/callbacks/<operator>/<token>`. */
-export function callbackUrlFor(services: Pick<Services, 'config'>, operator: string, token: string): string {
-  return `${services.config.callbackBaseUrl}/api/v1/callbacks/${operatorSlug(operator)}/${token}`;
-}
-
 /**
- * `MTN_MOMO` → `mtn-momo`: the operator's segment in callback URLs. M-Pesa's is `daraja`:
- * Safaricom refuses callback URLs containing "mpesa" (Safaricom's Daraja documentation).
+ * The URL an operator calls back for `token`: `<CALLBACK_BASE_URL>/api/v1/callbacks/<segment>/<token>`,
+ * the segment of the rail's `operator` code from the operator registry (`callbackSegmentOf`).
  */
-export function operatorSlug(operator: string): string {
-  if (operator === 'MPESA') return 'daraja';
-  return operator.toLowerCase().replace(/_/g, '-');
+export function callbackUrlFor(services: Pick<Services, 'config'>, operator: string, token: string): string {
+  return `${services.config.callbackBaseUrl}/api/v1/callbacks/${callbackSegmentOf(operator)}/${token}`;
 }
 
 /** What an initiation gives the caller: the operator's page to send the customer to (redirect rails). */

@@ -16,14 +16,20 @@ import { applications, transactionEvents, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
-import { computeFee, railTermsFor, type FeeRule } from '../payments/fees.ts';
-import { createOnce, findReplay, idempotencyScope } from '../payments/idempotency.ts';
-import { initiateTransaction } from '../payments/initiate-transaction.ts';
-import { insertTransaction } from '../payments/insert-transaction.ts';
-import { findActiveRail } from '../payments/rails.ts';
-import { getTransaction } from '../payments/get-transaction.ts';
-import { reservePayOut } from '../payments/transaction-postings.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import {
+  computeFee,
+  createOnce,
+  type FeeRule,
+  findActiveRail,
+  findReplay,
+  getTransaction,
+  idempotencyScope,
+  initiateTransaction,
+  insertTransaction,
+  railTermsFor,
+  reservePayOut,
+  type TransactionRow,
+} from '../payments/core.ts';
 
 /** A refund request: the pay-in's reference, an amount (default: all that remains) and a reason. */
 export interface RefundInput {

@@ -9,8 +9,7 @@
 import type { Environment } from '../connectors/registry.ts';
 import { insertEventsWithDeliveries, type NewEventWithDelivery } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
-import type { StatusChangeListener } from '../payments/apply-transition.ts';
-import { statusView, type TransactionRow } from '../payments/transaction-view.ts';
+import { type StatusChangeListener, statusView, type TransactionRow } from '../payments/core.ts';
 import type { Services } from '../services.ts';
 
 /** Event names, as existing webhook receivers of SharePay's interface expect them. */

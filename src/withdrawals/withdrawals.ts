@@ -19,12 +19,18 @@ import { ApiError, validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
-import { computeFee, railTermsFor, type FeeRule } from '../payments/fees.ts';
-import { initiateTransaction } from '../payments/initiate-transaction.ts';
-import { insertFundedPayOut } from '../payments/insert-funded-pay-out.ts';
-import { findActiveRail, resolveRailFor, type RailRow } from '../payments/rails.ts';
-import { ensureSandboxOpening } from '../payments/transaction-postings.ts';
-import type { TransactionRow } from '../payments/transaction-view.ts';
+import {
+  computeFee,
+  ensureSandboxOpening,
+  type FeeRule,
+  findActiveRail,
+  initiateTransaction,
+  insertFundedPayOut,
+  type RailRow,
+  railTermsFor,
+  resolveRailFor,
+  type TransactionRow,
+} from '../payments/index.ts';
 
 /** A withdrawal account row. */
 export type WithdrawalAccountRow = typeof withdrawalAccounts.$inferSelect;

@@ -10,6 +10,10 @@
  * - the capabilities beside the payments core (`refunds/`, `late-success/`, `withdrawals/`, `batches/`,
  *   `collections/`, `reconciliation/`, `rails/`, `float/`, `statements/`) are imported from outside their folder only through their entry module,
  *   `index.ts`, which says what each offers;
+ * - `payments/` is imported from outside its folder only through its entry modules: `index.ts`, or
+ *   `core.ts` (rows, rails, fees, status changes, postings, initiation) for the capabilities the
+ *   payments flows themselves use (`late-success/`, `refunds/`, `webhooks/`, `metrics/`, the
+ *   dashboard's transaction view), which `index.ts` would reach back at run time;
  * and there is no runtime import cycle: none among the imports the compiled modules keep (a cycle
  * closed by a type-only import is allowed: it is erased before the modules run). The cycles are
  * looked for in a second cruise of the compiled imports only, because dependency-cruiser records
@@ -64,6 +68,12 @@ const boundaries: IFlattenedRuleSet = {
       from: { path: '^src/accounts/' },
       to: { path: '^src/payments/' },
     },
+    {
+      name: 'payments-only-through-its-entry-modules',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/payments/' },
+      to: { path: '^src/payments/', pathNot: '^src/payments/(index|core)[.]ts$' },
+    },
     ...CAPABILITIES.map((capability) => ({
       name: `${capability}-only-through-its-entry-module`,
       severity: 'error' as const,
@@ -73,9 +83,20 @@ const boundaries: IFlattenedRuleSet = {
   ],
 };
 
-/** Over the imports the compiled modules keep: no cycle. */
+/**
+ * Over the imports the compiled modules keep: no cycle, and the payments core reaches none of the
+ * capabilities that import it and that the payments flows use.
+ */
 const runtime: IFlattenedRuleSet = {
-  forbidden: [{ name: 'no-runtime-cycle', severity: 'error', from: {}, to: { circular: true } }],
+  forbidden: [
+    { name: 'no-runtime-cycle', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'payments-core-below-its-users',
+      severity: 'error',
+      from: { path: '^src/payments/core[.]ts$' },
+      to: { path: '^src/(late-success|refunds|webhooks|dashboard)/', reachable: true },
+    },
+  ],
 };
 
 /** Cruises src/ against `ruleSet`; `typeImports`: whether type-only imports count (before compilation). */
@@ -136,7 +157,7 @@ describe('import boundaries of src/', () => {
     expect(violationsOf(all)).toEqual([]);
   });
 
-  it('has no runtime import cycle', () => {
+  it('has no runtime import cycle, and the payments core does not reach back to its users', () => {
     expect(violationsOf(compiled)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../src/db/schema.ts';
 import type { Connector } from '../../src/connectors/connector.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
-import { operatorSlug } from '../../src/payments/initiate-transaction.ts';
+import { callbackSegmentOf } from '../../src/connectors/operators.ts';
 import { initiationLeaseEnd } from '../../src/payments/initiation-window.ts';
 import { handleOperatorCallback } from '../../src/payments/handle-operator-callback.ts';
 import { refreshTransaction } from '../../src/payments/refresh-transaction.ts';
@@ -114,7 +114,7 @@ describe('a stored initiation whose answer is not recorded yet', () => {
     // Past the sandbox's delay, well before the send lease ends: the callback overtakes our answer.
     h.clock.advance(h.config.sandboxDelayMs + 500);
     expect(h.clock.now().getTime()).toBeLessThan(initiationLeaseEnd(stored!.inFlightUntil!).getTime());
-    const outcome = await handleOperatorCallback(h.services, operatorSlug('MTN_MOMO'), stored!.callbackToken!);
+    const outcome = await handleOperatorCallback(h.services, callbackSegmentOf('MTN_MOMO'), stored!.callbackToken!);
     expect(outcome).toBe('QUERIED');
     expect(statusQueries).toEqual([stored!.reference]);
     expect((await transactionRow(h, stored!.reference)).status).toBe('SUCCESS');

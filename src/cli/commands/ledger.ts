@@ -5,7 +5,7 @@
  */
 import { findApplication } from '../../accounts/applications.ts';
 import { verifyLedger } from '../../ledger/verify-ledger.ts';
-import { fundSandbox } from '../../payments/transaction-postings.ts';
+import { fundSandbox } from '../../payments/index.ts';
 import { CommandError, type CliContext } from '../context.ts';
 import { withRuntime } from '../database.ts';
 import { print, progress } from '../output.ts';

@@ -8,7 +8,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import { nationalNumber } from '../../domain/msisdn.ts';
 import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import { callOperator, createTokenCache, maskSecret, stringField, untilAborted, type FetchFn, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable } from '../operator-http.ts';
+import { callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
+import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import type { AirtelMoneyConfig } from './airtel-money-config.ts';
 import { AIRTEL_MARKETS } from './airtel-money-config.ts';
 import {
@@ -37,9 +38,6 @@ export interface AirtelMoneyOptions {
 /** Renewal margin before a token's expiry: Airtel's tokens last 180 s, so a request never carries one about to lapse. */
 export const AIRTEL_TOKEN_MARGIN_MS = 30_000;
 
-type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
-type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
-
 /** The Airtel connector, plus the balance query of one country's wallet. */
 export interface AirtelMoneyConnector extends Connector {
   /** Reads the balance of the wallet serving `country` (`GET /standard/v1/users/balance`). Never throws; aborted: UNKNOWN. */
@@ -53,7 +51,7 @@ export interface AirtelMoneyConnector extends Connector {
  */
 export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelMoneyConnector {
   const { config, timeoutMs } = options;
-  const tokens = createTokenCache<TokenError>(
+  const tokens = createTokenCache<BearerTokenError>(
     () => options.clock.now().getTime(),
     AIRTEL_TOKEN_MARGIN_MS,
     async () => {
@@ -77,26 +75,20 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
   );
 
   /** Sends `call` with the bearer token; on a 401 (request not processed), renews it once and resends. */
-  async function send(call: AirtelCall, signal: AbortSignal): Promise<Sent> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await untilAborted(tokens.get('app', attempt > 0), signal, 'Airtel token');
-      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
-      const answer = await callOperator(
+  function send(call: AirtelCall, signal: AbortSignal): Promise<BearerSent> {
+    return sendWithBearer(tokens, 'app', 'Airtel token', signal, (token) =>
+      callOperator(
         options.fetch,
         {
           method: call.method,
           url: `${config.baseUrl}${call.path}`,
-          headers: { 'Content-Type': 'application/json', Accept: '*/*', 'X-Country': call.country, 'X-Currency': call.currency, Authorization: `Bearer ${token.token}` },
+          headers: { 'Content-Type': 'application/json', Accept: '*/*', 'X-Country': call.country, 'X-Currency': call.currency, Authorization: `Bearer ${token}` },
           body: call.body,
         },
         timeoutMs,
         signal,
-      );
-      if (answer.kind !== 'RESPONSE') return answer;
-      if (answer.status === 401 && attempt === 0) continue;
-      return answer;
-    }
-    throw new Error('unreachable: the loop returns on its second pass');
+      ),
+    );
   }
 
   return {

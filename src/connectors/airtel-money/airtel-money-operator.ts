@@ -12,6 +12,8 @@ import { airtelCallbackProblem, airtelCallbackReference } from './airtel-transfo
 export const airtelMoney = defineOperator({
   key: 'airtelMoney',
   title: 'Airtel Money',
+  code: 'AIRTEL_MONEY',
+  callbackSegment: 'airtel-money',
   enabledBy: 'AIRTEL_MONEY_BASE_URL',
   config: airtelMoneyConfig,
   connectors: (settings, deps) => {

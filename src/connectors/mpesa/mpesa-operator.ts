@@ -10,6 +10,9 @@ import { createMpesaConnector } from './mpesa-connector.ts';
 export const mpesa = defineOperator({
   key: 'mpesa',
   title: 'M-Pesa',
+  code: 'MPESA',
+  // Safaricom refuses callback URLs containing "mpesa" (Safaricom's Daraja documentation).
+  callbackSegment: 'daraja',
   enabledBy: 'MPESA_BASE_URL',
   config: mpesaConfig,
   connectors: (config, deps) => [['MPESA_KE', createMpesaConnector({ ...deps, config })]],

@@ -9,18 +9,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { MtnMomoMarketSettings } from './mtn-momo-config.ts';
 import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import {
-  basicAuth,
-  callOperator,
-  createTokenCache,
-  maskSecret,
-  stringField,
-  untilAborted,
-  type FetchFn,
-  type OperatorNotSent,
-  type OperatorResponse,
-  type OperatorUnreachable,
-} from '../operator-http.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
+import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import {
   mtnAccountHolderCall,
   mtnAccountHolderResult,
@@ -50,16 +40,12 @@ export interface MtnMomoOptions {
 /** Safety margin before a token's expiry: MTN asks for a new token before `expires_in` (3600 s). */
 export const MTN_TOKEN_MARGIN_MS = 60_000;
 
-type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
-/** What `send` answers: MTN's response, or why there is none (`NOT_SENT`: nothing left Kolo). */
-type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
-
 /** Creates the MTN MoMo connector from its configuration. */
 export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
   const { config, timeoutMs } = options;
   const credentials = (product: MtnProduct) => config[product];
 
-  const tokens = createTokenCache<TokenError>(
+  const tokens = createTokenCache<BearerTokenError>(
     () => options.clock.now().getTime(),
     MTN_TOKEN_MARGIN_MS,
     async (product) => {
@@ -84,31 +70,23 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
   );
 
   /**
-   * Sends `call` with the product's bearer token; on a 401, refreshes the token once and resends.
-   * NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
+   * Sends `call` with the product's bearer token; on a 401 (the request was not processed), refreshes
+   * the token once and resends. NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
    */
-  async function send(call: MtnCall, signal: AbortSignal): Promise<Sent> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await untilAborted(tokens.get(call.product, attempt > 0), signal, `MTN ${call.product} token`);
-      // No token: the request never left.
-      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
-      const answer = await callOperator(
+  function send(call: MtnCall, signal: AbortSignal): Promise<BearerSent> {
+    return sendWithBearer(tokens, call.product, `MTN ${call.product} token`, signal, (token) =>
+      callOperator(
         options.fetch,
         {
           method: call.method,
           url: `${config.baseUrl}${call.path}`,
-          headers: { ...call.headers, Authorization: `Bearer ${token.token}`, 'Ocp-Apim-Subscription-Key': credentials(call.product).subscriptionKey },
+          headers: { ...call.headers, Authorization: `Bearer ${token}`, 'Ocp-Apim-Subscription-Key': credentials(call.product).subscriptionKey },
           body: call.body,
         },
         timeoutMs,
         signal,
-      );
-      if (answer.kind !== 'RESPONSE') return answer;
-      // A 401 means the request was not processed: resending it with a fresh token is safe.
-      if (answer.status === 401 && attempt === 0) continue;
-      return answer;
-    }
-    throw new Error('unreachable: the loop returns on its second pass');
+      ),
+    );
   }
 
   return {

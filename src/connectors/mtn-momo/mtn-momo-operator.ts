@@ -10,6 +10,8 @@ import { createMtnMomoConnector } from './mtn-momo-connector.ts';
 export const mtnMomo = defineOperator({
   key: 'mtnMomo',
   title: 'MTN MoMo',
+  code: 'MTN_MOMO',
+  callbackSegment: 'mtn-momo',
   enabledBy: 'MTN_MOMO_BASE_URL',
   config: mtnMomoConfig,
   connectors: (settings, deps) => settings.markets.map((market) => [market.railCode, createMtnMomoConnector({ ...deps, config: market })]),

@@ -10,18 +10,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { OrangeMoneyConfig } from './orange-money-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import {
-  basicAuth,
-  callOperator,
-  createTokenCache,
-  maskSecret,
-  stringField,
-  untilAborted,
-  type FetchFn,
-  type OperatorNotSent,
-  type OperatorResponse,
-  type OperatorUnreachable,
-} from '../operator-http.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
+import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import { orangeInitCall, orangeInitResult, orangePayCall, orangePayResult, orangeStatusCall, orangeStatusResult, type OrangeCall } from './orange-transformers.ts';
 
 /** Dependencies of the Orange connector. */
@@ -37,16 +27,12 @@ export interface OrangeMoneyOptions {
 /** Safety margin before the token's expiry. */
 export const ORANGE_TOKEN_MARGIN_MS = 60_000;
 
-type TokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
-/** What `send` answers: Orange's response, or why there is none (`NOT_SENT`: nothing left Kolo). */
-type Sent = OperatorResponse | OperatorUnreachable | OperatorNotSent | { kind: 'TOKEN_REFUSED'; error: string };
-
 /** Creates the Orange Money Cameroon connector. */
 export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connector {
   const { config, timeoutMs } = options;
   const xAuthToken = Buffer.from(`${config.apiUsername}:${config.apiPassword}`, 'utf8').toString('base64');
 
-  const tokens = createTokenCache<TokenError>(
+  const tokens = createTokenCache<BearerTokenError>(
     () => options.clock.now().getTime(),
     ORANGE_TOKEN_MARGIN_MS,
     async () => {
@@ -70,31 +56,24 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
   );
 
   /**
-   * Sends `call` with the bearer and X-AUTH-TOKEN; on a 401, refreshes the token once and resends.
+   * Sends `call` with the bearer and X-AUTH-TOKEN; on a 401 (the gateway refusing the token: the
+   * request never reached Orange Money), refreshes the token once and resends.
    * NOT_SENT when `signal` aborts before the request leaves, or no token could be had.
    */
-  async function send(call: OrangeCall, signal: AbortSignal): Promise<Sent> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await untilAborted(tokens.get('om', attempt > 0), signal, 'Orange Money token');
-      // No token: the request never left.
-      if (!('token' in token)) return token.kind === 'UNREACHABLE' ? { kind: 'NOT_SENT', error: token.error } : token;
-      const answer = await callOperator(
+  function send(call: OrangeCall, signal: AbortSignal): Promise<BearerSent> {
+    return sendWithBearer(tokens, 'om', 'Orange Money token', signal, (token) =>
+      callOperator(
         options.fetch,
         {
           method: call.method,
           url: `${config.baseUrl}${call.path}`,
-          headers: { ...call.headers, Authorization: `Bearer ${token.token}`, 'X-AUTH-TOKEN': xAuthToken },
+          headers: { ...call.headers, Authorization: `Bearer ${token}`, 'X-AUTH-TOKEN': xAuthToken },
           body: call.body,
         },
         timeoutMs,
         signal,
-      );
-      if (answer.kind !== 'RESPONSE') return answer;
-      // A 401 is the gateway refusing the token: the request never reached Orange Money.
-      if (answer.status === 401 && attempt === 0) continue;
-      return answer;
-    }
-    throw new Error('unreachable: the loop returns on its second pass');
+      ),
+    );
   }
 
   return {

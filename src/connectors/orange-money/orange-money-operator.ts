@@ -7,6 +7,8 @@ import { createOrangeMoneyConnector } from './orange-money-connector.ts';
 export const orangeMoney = defineOperator({
   key: 'orangeMoney',
   title: 'Orange Money',
+  code: 'ORANGE_MONEY',
+  callbackSegment: 'orange-money',
   enabledBy: 'ORANGE_MONEY_BASE_URL',
   config: orangeMoneyConfig,
   connectors: (config, deps) => [['ORANGE_MONEY_CM', createOrangeMoneyConnector({ ...deps, config })]],

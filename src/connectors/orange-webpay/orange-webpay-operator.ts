@@ -13,6 +13,9 @@ import { createOrangeWebpayConnector, createWebpayTokens } from './orange-webpay
 export const orangeWebpay = defineOperator({
   key: 'orangeWebpay',
   title: 'Orange Money Web Payment',
+  // The customer pays from an Orange Money wallet: its rails' operator, and its callbacks' path, are Orange Money's.
+  code: 'ORANGE_MONEY',
+  callbackSegment: 'orange-money',
   enabledBy: 'ORANGE_WEBPAY_BASE_URL',
   config: orangeWebpayConfig,
   connectors: (settings, deps) => {

@@ -12,6 +12,8 @@ import { waveEventSubject, waveSignatureProblem } from './wave-transformers.ts';
 export const wave = defineOperator({
   key: 'wave',
   title: 'Wave',
+  code: 'WAVE',
+  callbackSegment: 'wave',
   enabledBy: 'WAVE_BASE_URL',
   config: waveConfig,
   connectors: (config, deps) =>

@@ -9,8 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Services } from '../../services.ts';
-import { handleOperatorCallback } from '../../payments/handle-operator-callback.ts';
-import { handleSignedCallback } from '../../payments/handle-signed-callback.ts';
+import { handleOperatorCallback, handleSignedCallback } from '../../payments/index.ts';
 import { receiveBalanceResult } from '../../float/index.ts';
 import { operators, type OperatorKey } from '../../connectors/operators.ts';
 import { fail, ok } from '../envelope.ts';

@@ -23,17 +23,16 @@ import {
 } from '../../dashboard/admin.ts';
 import { listAudit } from '../../dashboard/audit.ts';
 import type { Services } from '../../services.ts';
-import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { adminOnly, auditActor, dashboardAuthHook, staffRead } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
 import { currencySchema, fr, requiredText, uuidParam } from '../schemas/common.ts';
 import { idParams, pageOf, pageQuery, profileData, toPage, ts } from '../schemas/dashboard.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
-import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { BODY_ERRORS, STAFF_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
 import { EXAMPLE_IDS, EXAMPLE_PROFILE, EXAMPLE_TIME, examplePage } from '../schemas/examples.ts';
 import { deleteFeeOverride, listFeeOverrides, setFeeOverride, type FeeOverrideView } from '../../dashboard/fee-overrides.ts';
 
 /** Codes of every administration route: the bearer, and a role other than the route's (403 ACCESS_DENIED). */
-const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
 const STAFF = { ...EXAMPLE_PROFILE, id: EXAMPLE_IDS.staff, fullName: 'Paul Essomba', email: 'paul@kolo.example.cm', role: 'SUPPORT' as const, phone: null, country: null };
 const PROVIDER = {
   id: EXAMPLE_IDS.provider,
@@ -155,9 +154,6 @@ export async function dashboardAdminRoutes(app: FastifyInstance, services: Servi
   r.addHook('onRequest', dashboardAuthHook(services));
   const now = () => services.clock.now();
   const tags = ['Administration'];
-  // Async on purpose: a synchronous Fastify hook would have to call `done`.
-  const staffRead = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
-  const adminOnly = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
 
   r.get(
     '/api/v1/admin/merchants',

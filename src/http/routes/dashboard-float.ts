@@ -9,12 +9,11 @@ import { z } from 'zod';
 import { ApiError } from '../../domain/errors.ts';
 import { railFloats, readRailFloat } from '../../float/index.ts';
 import type { Services } from '../../services.ts';
-import { dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { adminOnly, dashboardAuthHook, staffRead } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
-import { BEARER_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
+import { STAFF_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
 
-const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
 const FLOAT_STATES = ['OK', 'LOW', 'CRITICAL', 'UNKNOWN'] as const;
 
 /** One LIVE rail's float (`float/rail-float.ts` `RailFloat`); amounts in base units of `currency`. */
@@ -63,8 +62,6 @@ export async function dashboardFloatRoutes(app: FastifyInstance, services: Servi
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.addHook('onRequest', dashboardAuthHook(services));
   const tags = ['Administration'];
-  const staffRead = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
-  const adminOnly = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
 
   r.get(
     '/api/v1/admin/float',

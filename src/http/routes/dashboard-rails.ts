@@ -8,15 +8,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { clearAvailabilityOverride, liveRailAvailabilities, setAvailabilityOverride } from '../../rails/index.ts';
 import type { Services } from '../../services.ts';
-import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { adminOnly, auditActor, dashboardAuthHook, staffRead } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
 import { ts } from '../schemas/dashboard.ts';
 import { EXAMPLE_TIME } from '../schemas/examples.ts';
-import { BEARER_ERRORS, BODY_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
+import { BODY_ERRORS, STAFF_ERRORS, errorResponses, noContent, success } from '../schemas/openapi.ts';
 import { availabilityOverrideBody, availabilityOverrideParams, railAvailabilityData } from '../schemas/rails.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
-
-const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
 
 const EXAMPLE = {
   providerCode: 'MTN_MOMO_CM',
@@ -34,8 +32,6 @@ export async function dashboardRailRoutes(app: FastifyInstance, services: Servic
   r.addHook('onRequest', dashboardAuthHook(services));
   const now = () => services.clock.now();
   const tags = ['Administration'];
-  const staffRead = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
-  const adminOnly = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
 
   r.get(
     '/api/v1/admin/rails/availability',

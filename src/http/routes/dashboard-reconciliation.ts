@@ -20,14 +20,13 @@ import {
   type RunSummary,
 } from '../../reconciliation/index.ts';
 import type { Services } from '../../services.ts';
-import { auditActor, dashboardAuthHook, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { adminOnly, auditActor, dashboardAuthHook, staffRead } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';
 import { requiredText } from '../schemas/common.ts';
 import { idParams, pageOf, pageQuery, toPage } from '../schemas/dashboard.ts';
-import { BEARER_ERRORS, BODY_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
+import { BODY_ERRORS, STAFF_ERRORS, errorResponses, success } from '../schemas/openapi.ts';
 import { bearerSecurity as security } from './dashboard-auth.ts';
 
-const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const;
 const RAIL = z.string().trim().regex(/^[A-Z][A-Z0-9_]{1,39}$/, 'doit être un code de moyen de paiement (ex. WAVE_SN)');
 const ISO = z.iso.datetime({ offset: true });
 const EXAMPLE_RUN_ID = '6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b';
@@ -154,8 +153,6 @@ export async function dashboardReconciliationRoutes(app: FastifyInstance, servic
   r.addHook('onRequest', dashboardAuthHook(services));
   const now = () => services.clock.now();
   const tags = ['Rapprochement'];
-  const staffRead = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN', 'SUPPORT');
-  const adminOnly = async (request: Parameters<typeof requireAccount>[0]) => requireRole(requireAccount(request), 'ADMIN');
 
   r.post(
     '/api/v1/admin/reconciliation/runs',

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { listEvents } from '../../payments/list-events.ts';
+import { listEvents } from '../../payments/index.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { envelopeOf, ok } from '../envelope.ts';

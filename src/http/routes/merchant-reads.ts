@@ -4,8 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { listTransactions } from '../../payments/list-transactions.ts';
-import { readApplicationBalance } from '../../payments/read-balance.ts';
+import { listTransactions, readApplicationBalance } from '../../payments/index.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
 import { envelopeOf, ok } from '../envelope.ts';

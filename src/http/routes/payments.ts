@@ -5,11 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { validationError } from '../../domain/errors.ts';
-import { createCharge } from '../../payments/create-charge.ts';
-import { createCheckout } from '../../payments/create-checkout.ts';
-import { createTransfer } from '../../payments/create-transfer.ts';
-import { readTransactionStatus } from '../../payments/get-transaction.ts';
-import { payInStatusView, payOutStatusView } from '../../payments/transaction-view.ts';
+import { createCharge, createCheckout, createTransfer, payInStatusView, payOutStatusView, readTransactionStatus } from '../../payments/index.ts';
 import { refundPayment } from '../../refunds/index.ts';
 import { cancelQueuedPayOut } from '../../float/index.ts';
 import { refundData, refundRequest } from '../schemas/money.ts';

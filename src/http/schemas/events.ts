@@ -4,7 +4,7 @@
  * INVALID_PARAMETER) and generate `/openapi.json`.
  */
 import { z } from 'zod';
-import { decodeEventCursor, EVENT_PAGE_DEFAULT, EVENT_PAGE_MAX } from '../../payments/list-events.ts';
+import { decodeEventCursor, EVENT_PAGE_DEFAULT, EVENT_PAGE_MAX } from '../../payments/index.ts';
 import { WEBHOOK_EVENT_NAMES } from '../../webhooks/webhook-events.ts';
 import { fr } from './common.ts';
 

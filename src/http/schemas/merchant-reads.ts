@@ -4,7 +4,7 @@
  * `/openapi.json`.
  */
 import { z } from 'zod';
-import { decodeTransactionCursor, TRANSACTION_PAGE_DEFAULT, TRANSACTION_PAGE_MAX } from '../../payments/list-transactions.ts';
+import { decodeTransactionCursor, TRANSACTION_PAGE_DEFAULT, TRANSACTION_PAGE_MAX } from '../../payments/index.ts';
 import { fr } from './common.ts';
 import { payInStatusData, payOutStatusData } from './payments.ts';
 import { transactionFilterQuery } from './transactions.ts';

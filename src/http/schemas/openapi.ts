@@ -25,6 +25,9 @@ export const API_KEY_ERRORS = ['UNAUTHORIZED', 'API_KEY_IP_DENIED', 'API_KEY_SCO
 /** Codes of the bearer check (http/dashboard-auth.ts, dashboard/tokens.ts). */
 export const BEARER_ERRORS = ['UNAUTHORIZED', 'INVALID_TOKEN', 'INVALID_TOKEN_TYPE', 'TOKEN_EXPIRED', 'ACCOUNT_NOT_ACTIVE'] as const satisfies readonly ErrorCode[];
 
+/** The errors of a staff route: the bearer's, and 403 ACCESS_DENIED to an account without the role. */
+export const STAFF_ERRORS = [...BEARER_ERRORS, 'ACCESS_DENIED'] as const satisfies readonly ErrorCode[];
+
 /**
  * A success response: the envelope around `data`, with the response's `description` and one
  * example (`message` as the route writes it, `data` of the schema's output type; a Date is

@@ -540,48 +540,49 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     });
   };
 
+  /** `value` when it is a non-empty string, else null. */
+  const nonEmpty = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
   /**
-   * Account Balance (`POST /mpesa/accountbalance/v1/query`, `CommandID` `AccountBalance`,
-   * `IdentifierType` 4, `PartyA` the B2C shortcode): accepted at once, then a Result posted to
-   * `ResultURL` whose `AccountBalance` parameter lists the accounts
-   * (`name|KES|current|available|reserved|uncleared`, joined by `&`) from what the simulator holds
-   * at that moment. A wrong initiator is answered by a Result 2001.
+   * What Daraja's asynchronous queries (Account Balance, Transaction Status) share: the request
+   * checked (a bad token answered `refusal`, then JSON, the initiator's credential, `CommandID`
+   * with `IdentifierType` 4, then the query's own `invalid` check, a 400), a `status` fault, then
+   * an answer at once with fresh conversation ids and, a moment later, a Result posted to
+   * `ResultURL`: `accept(body)`'s result (read when the request arrives, built when the Result is
+   * sent) under the conversation ids, or 2001 when the initiator is wrong.
    */
-  const handleAccountBalance = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req, { status: 401, code: '401.002.01' });
+  const handleResultQuery = (
+    req: SimRequest,
+    res: http.ServerResponse,
+    query: {
+      refusal: { status: number; code: string };
+      commandId: string;
+      /** Fields the Result carries after the conversation ids, whatever it says (Account Balance: `TransactionID`). */
+      head?: () => Record<string, unknown>;
+      invalid?: (body: Record<string, unknown>) => string | null;
+      accept: (body: Record<string, unknown>) => (head: Record<string, unknown>) => Record<string, unknown>;
+    },
+  ) => {
+    const refused = denied(req, query.refusal);
     if (refused) return sendJson(res, refused.status, refused.body);
     const body = parse(req);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
     const problem = initiatorProblem(body);
     if (problem) return sendJson(res, problem.status, problem.body);
-    if (body.CommandID !== 'AccountBalance' || String(body.IdentifierType) !== '4') {
+    if (body.CommandID !== query.commandId || String(body.IdentifierType) !== '4') {
       return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
     }
+    const invalid = query.invalid?.(body);
+    if (invalid) return sendJson(res, 400, envelope('400.002.02', `Bad Request - ${invalid}`));
     const fault = faultHits(state, 'status');
     if (fault && !fault.landed) return answerFault(res, fault, busy);
+    const resultOf = query.accept(body);
     const badInitiator = wrongInitiator(body, 'Initiator');
     const conversationId = `AG_${new Date().toISOString().replace(/\D/g, '').slice(0, 8)}_${randomBytes(10).toString('hex')}`;
     const originatorConversationId = `${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
     later(Math.min(options.decisionDelayMs, 50), () => {
-      const head = { ResultType: 0, OriginatorConversationID: originatorConversationId, ConversationID: conversationId, TransactionID: receiptNumber() };
-      const account = (name: string, amount: number) => `${name}|KES|${amount.toFixed(2)}|${amount.toFixed(2)}|0.00|0.00`;
-      const result = badInitiator
-        ? { ...head, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' }
-        : {
-            ...head,
-            ResultCode: 0,
-            ResultDesc: 'The service request is processed successfully.',
-            ResultParameters: {
-              ResultParameter: [
-                {
-                  Key: 'AccountBalance',
-                  Value: [account('Working Account', options.workingBalance), account('Float Account', 0), account('Utility Account', options.orgBalance), account('Charges Paid Account', 0), account('Organization Settlement Account', 0)].join('&'),
-                },
-                { Key: 'BOCompletedTime', Value: Number(darajaTime(new Date(options.nowMs())).replace(/\D/g, '')) },
-              ],
-            },
-            ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://internalsandbox.safaricom.co.ke/mpesa/abresults/v1/submit' } },
-          };
+      const head = { ResultType: 0, OriginatorConversationID: originatorConversationId, ConversationID: conversationId, ...query.head?.() };
+      const result = badInitiator ? { ...head, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' } : resultOf(head);
       sender.send(body.ResultURL as string, 'POST', JSON.stringify({ Result: result }));
     });
     if (fault) return answerFault(res, fault, busy);
@@ -593,69 +594,80 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     });
   };
 
-  const handleTransactionStatus = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req, { status: 400, code: '400.003.01' });
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body);
-    if (problem) return sendJson(res, problem.status, problem.body);
-    if (body.CommandID !== 'TransactionStatusQuery' || String(body.IdentifierType) !== '4') {
-      return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
-    }
-    // The transaction is named by OriginalConversationID or TransactionID (Daraja 3.0
-    // "TransactionStatus" page); an OriginatorConversationID names nothing here.
-    const original = typeof body.OriginalConversationID === 'string' && body.OriginalConversationID !== '' ? body.OriginalConversationID : null;
-    const receipt = typeof body.TransactionID === 'string' && body.TransactionID !== '' ? body.TransactionID : null;
-    if (!original && !receipt) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid OriginalConversationID or TransactionID'));
-    const fault = faultHits(state, 'status');
-    if (fault && !fault.landed) return answerFault(res, fault, busy);
-    const tx = original ? b2c.get(original) : [...b2c.values()].find((t) => t.receipt === receipt);
-    const badInitiator = wrongInitiator(body, 'Initiator');
-    const conversationId = `AG_${new Date().toISOString().replace(/\D/g, '').slice(0, 8)}_${randomBytes(10).toString('hex')}`;
-    const originatorConversationId = `${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}-1`;
-    later(Math.min(options.decisionDelayMs, 50), () => {
-      const head = { ResultType: 0, OriginatorConversationID: originatorConversationId, ConversationID: conversationId };
-      const result = badInitiator
-        ? { ...head, ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' }
-        : tx
-          ? {
-              ...head,
-              ResultCode: 0,
-              ResultDesc: 'The service request has been accepted successfully.',
-              TransactionID: tx.receipt ?? '',
-              ResultParameters: {
-                ResultParameter: [
-                  { Key: 'ReceiptNo', Value: tx.receipt ?? '' },
-                  { Key: 'Conversation ID', Value: tx.conversationId },
-                  { Key: 'FinalisedTime', Value: 20191219114550 },
-                  { Key: 'Amount', Value: tx.amount },
-                  { Key: 'TransactionStatus', Value: tx.resultCode === null ? 'Pending' : tx.resultCode === 0 ? 'Completed' : 'Failed' },
-                  { Key: 'ReasonType', Value: 'Business Payment to Customer via API' },
-                  tx.resultCode === null || tx.resultCode === 0 || !options.statusResultHasReason
-                    ? { Key: 'TransactionReason' }
-                    : { Key: 'TransactionReason', Value: tx.resultDesc },
-                  { Key: 'DebitPartyCharges', Value: 'Fee For B2C Payment|KES|33.00' },
-                  { Key: 'DebitAccountType', Value: 'Utility Account' },
-                  { Key: 'InitiatedTime', Value: 20191219114550 },
-                  { Key: options.statusResultNameKey, Value: tx.originatorConversationId },
-                  { Key: 'CreditPartyName', Value: `${tx.partyB} - John Doe` },
-                  { Key: 'DebitPartyName', Value: `${options.b2cShortCode} - Kolo` },
-                ],
+  /**
+   * Account Balance (`POST /mpesa/accountbalance/v1/query`, `CommandID` `AccountBalance`,
+   * `IdentifierType` 4, `PartyA` the B2C shortcode): accepted at once, then a Result posted to
+   * `ResultURL` whose `AccountBalance` parameter lists the accounts
+   * (`name|KES|current|available|reserved|uncleared`, joined by `&`) from what the simulator holds
+   * at that moment. A wrong initiator is answered by a Result 2001.
+   */
+  const handleAccountBalance = (req: SimRequest, res: http.ServerResponse) =>
+    handleResultQuery(req, res, {
+      refusal: { status: 401, code: '401.002.01' },
+      commandId: 'AccountBalance',
+      head: () => ({ TransactionID: receiptNumber() }),
+      accept: () => (head) => {
+        const account = (name: string, amount: number) => `${name}|KES|${amount.toFixed(2)}|${amount.toFixed(2)}|0.00|0.00`;
+        return {
+          ...head,
+          ResultCode: 0,
+          ResultDesc: 'The service request is processed successfully.',
+          ResultParameters: {
+            ResultParameter: [
+              {
+                Key: 'AccountBalance',
+                Value: [account('Working Account', options.workingBalance), account('Float Account', 0), account('Utility Account', options.orgBalance), account('Charges Paid Account', 0), account('Organization Settlement Account', 0)].join('&'),
               },
-              ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: typeof body.Occasion === 'string' ? body.Occasion : '' } },
-            }
-          : { ...head, ResultCode: 'R000001', ResultDesc: 'The transaction could not be found.', TransactionID: '' };
-      sender.send(body.ResultURL as string, 'POST', JSON.stringify({ Result: result }));
+              { Key: 'BOCompletedTime', Value: Number(darajaTime(new Date(options.nowMs())).replace(/\D/g, '')) },
+            ],
+          },
+          ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://internalsandbox.safaricom.co.ke/mpesa/abresults/v1/submit' } },
+        };
+      },
     });
-    if (fault) return answerFault(res, fault, busy);
-    return sendJson(res, 200, {
-      OriginatorConversationID: originatorConversationId,
-      ConversationID: conversationId,
-      ResponseCode: '0',
-      ResponseDescription: 'Accept the service request successfully.',
+
+  const handleTransactionStatus = (req: SimRequest, res: http.ServerResponse) =>
+    handleResultQuery(req, res, {
+      refusal: { status: 400, code: '400.003.01' },
+      commandId: 'TransactionStatusQuery',
+      // The transaction is named by OriginalConversationID or TransactionID (Daraja 3.0
+      // "TransactionStatus" page); an OriginatorConversationID names nothing here.
+      invalid: (body) => (nonEmpty(body.OriginalConversationID) || nonEmpty(body.TransactionID) ? null : 'Invalid OriginalConversationID or TransactionID'),
+      accept: (body) => {
+        const original = nonEmpty(body.OriginalConversationID);
+        const receipt = nonEmpty(body.TransactionID);
+        const tx = original ? b2c.get(original) : [...b2c.values()].find((t) => t.receipt === receipt);
+        return (head) =>
+          tx
+            ? {
+                ...head,
+                ResultCode: 0,
+                ResultDesc: 'The service request has been accepted successfully.',
+                TransactionID: tx.receipt ?? '',
+                ResultParameters: {
+                  ResultParameter: [
+                    { Key: 'ReceiptNo', Value: tx.receipt ?? '' },
+                    { Key: 'Conversation ID', Value: tx.conversationId },
+                    { Key: 'FinalisedTime', Value: 20191219114550 },
+                    { Key: 'Amount', Value: tx.amount },
+                    { Key: 'TransactionStatus', Value: tx.resultCode === null ? 'Pending' : tx.resultCode === 0 ? 'Completed' : 'Failed' },
+                    { Key: 'ReasonType', Value: 'Business Payment to Customer via API' },
+                    tx.resultCode === null || tx.resultCode === 0 || !options.statusResultHasReason
+                      ? { Key: 'TransactionReason' }
+                      : { Key: 'TransactionReason', Value: tx.resultDesc },
+                    { Key: 'DebitPartyCharges', Value: 'Fee For B2C Payment|KES|33.00' },
+                    { Key: 'DebitAccountType', Value: 'Utility Account' },
+                    { Key: 'InitiatedTime', Value: 20191219114550 },
+                    { Key: options.statusResultNameKey, Value: tx.originatorConversationId },
+                    { Key: 'CreditPartyName', Value: `${tx.partyB} - John Doe` },
+                    { Key: 'DebitPartyName', Value: `${options.b2cShortCode} - Kolo` },
+                  ],
+                },
+                ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: typeof body.Occasion === 'string' ? body.Occasion : '' } },
+              }
+            : { ...head, ResultCode: 'R000001', ResultDesc: 'The transaction could not be found.', TransactionID: '' };
+      },
     });
-  };
 
   const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
     const body = await readBody(incoming);
