@@ -1,8 +1,9 @@
 /**
  * Batch pay-outs over HTTP (src/batches): the merchant API (`X-API-KEY` with the PAYOUT scope)
- * creates and reads batches; the dashboard creates them (finance), reads them, and approves or
- * rejects (approvers, with a fresh second factor: the dashboard guard) or cancels them
- * (finance). Thin adapters: parse, call one use case, wrap in the envelope.
+ * creates and reads batches; the dashboard creates them (finance), lists and reads them (each
+ * with what the signed-in person may do to it), and approves or rejects (approvers, with a fresh
+ * second factor: the dashboard guard) or cancels them (finance). Thin adapters: parse, call one
+ * use case, wrap in the envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
