@@ -24,10 +24,7 @@ export type BatchCreated = ApiData<'/api/v1/merchants/apps/{appId}/batches', 'po
 /** A decision on a batch. */
 export type BatchDecision = 'approve' | 'reject' | 'cancel';
 /** A downloaded results file. */
-export interface BatchResultsFile {
-  file: Blob;
-  fileName: string;
-}
+export type BatchResultsFile = { file: Blob; fileName: string };
 
 export const batchesQueryKeys = queryKeysFactory<'batches', BatchListQuery>('batches');
 
