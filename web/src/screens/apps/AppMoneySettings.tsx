@@ -8,7 +8,7 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatMoney, parseAmount } from '../../format';
+import { amountFieldText, parseAmount } from '../../format';
 import { useMoneySettings, useUpdateMoneySettings, type LateSuccessPolicy, type MoneySettingsBody } from '../../hooks/api/applications';
 import { needsStepUp, StepUpDialog } from '../../step-up';
 import { CardForm, Field, QueryView, SaveWithStatus } from '../../ui';
@@ -57,7 +57,7 @@ export function AppMoneySettings({ appId, currency }: { appId: string; currency:
               label={t('apps.autoApprove', { currency })}
               name="batchAutoApproveBelow"
               inputMode="decimal"
-              defaultValue={data.batchAutoApproveBelow ? formatMoney(data.batchAutoApproveBelow, currency, 'en').replace(/[^\d.]/g, '') : ''}
+              defaultValue={data.batchAutoApproveBelow ? amountFieldText(data.batchAutoApproveBelow, currency) : ''}
               aria-invalid={isAmountBad}
               aria-describedby="auto-approve-help"
             />
