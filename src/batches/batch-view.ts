@@ -2,7 +2,7 @@
  * What a batch pay-out looks like to the merchant API and the dashboard: its totals, status and
  * progress, and its items with the pay-out each became. Reads scoped to one application.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { batchItems, batches } from '../db/schema-batches.ts';
 import { transactions } from '../db/schema.ts';
@@ -133,4 +133,35 @@ export async function batchView(db: Db, row: BatchRow): Promise<BatchView> {
     approvedAt: row.approvedAt?.toISOString() ?? null,
     closedAt: row.closedAt?.toISOString() ?? null,
   };
+}
+
+/** A batch in a list: its view and the application it belongs to. */
+export interface BatchListItem extends BatchView {
+  applicationId: string;
+}
+
+/**
+ * Page `page` (from 0) of `size` batches of `applicationIds` in `environment`, newest first, and
+ * how many there are in all. Each with its progress (one grouped query per batch of the page).
+ */
+export async function listBatches(
+  db: Db,
+  applicationIds: string[],
+  environment: string,
+  page: number,
+  size: number,
+): Promise<{ content: BatchListItem[]; total: number }> {
+  if (applicationIds.length === 0) return { content: [], total: 0 };
+  const where = and(inArray(batches.applicationId, applicationIds), eq(batches.environment, environment));
+  const [count] = await db.select({ n: sql<number>`count(*)::int`.mapWith(Number) }).from(batches).where(where);
+  const rows = await db
+    .select()
+    .from(batches)
+    .where(where)
+    .orderBy(desc(batches.createdAt), desc(batches.id))
+    .limit(size)
+    .offset(page * size);
+  const content: BatchListItem[] = [];
+  for (const row of rows) content.push({ ...(await batchView(db, row)), applicationId: row.applicationId });
+  return { content, total: count?.n ?? 0 };
 }

@@ -8,6 +8,6 @@ export { BATCH_CSV_COLUMNS, BATCH_ITEMS_MAX, parseBatchCsv, type BatchItemInput 
 export { createBatch, type BatchCreator, type BatchTotals, type CreateBatchResult } from './create-batch.ts';
 export { approveBatch, closeBatch, expireBatches, type BatchDecider } from './decide-batch.ts';
 export { dispatchBatches, type DispatchRun } from './dispatch-batches.ts';
-export { batchItemViews, batchView, findBatch, type BatchItemView, type BatchProgress, type BatchView } from './batch-view.ts';
+export { batchItemViews, batchView, findBatch, listBatches, type BatchItemView, type BatchListItem, type BatchProgress, type BatchView } from './batch-view.ts';
 export { retryFailedItems } from './retry-batch.ts';
 export { BATCH_RESULT_COLUMNS, batchResultsCsv } from './batch-results.ts';

@@ -73,7 +73,8 @@ export function routePermission(method: string, url: string): Permission {
  * The writes that ask for a fresh second factor (within `STEP_UP_MS` of second-factor.ts) from a
  * person who has one or must have one: sending a transfer, adding a withdrawal account, creating,
  * rotating or re-scoping an API key, changing the webhook URL (its own route, or the
- * application's settings that carry it) and approving a batch.
+ * application's settings that carry it), changing the money settings (the amount under which
+ * batches are approved without a person, the late-success policy) and approving a batch.
  */
 const STEP_UP_RULES: readonly [string, RegExp][] = [
   ['POST', /^\/api\/v1\/merchants\/apps\/:appId\/transfer$/],
@@ -82,6 +83,7 @@ const STEP_UP_RULES: readonly [string, RegExp][] = [
   ['PATCH', /^\/api\/v1\/merchants\/apps\/:appId\/api-keys\/active$/],
   ['PATCH', /^\/api\/v1\/merchants\/apps\/:appId\/webhook$/],
   ['PATCH', /^\/api\/v1\/merchants\/apps\/:id$/],
+  ['PUT', /^\/api\/v1\/merchants\/apps\/:appId\/money-settings$/],
   ['POST', /^\/api\/v1\/merchants\/batches\/:id\/approve$/],
 ];
 

@@ -14,7 +14,10 @@ export interface HolderBalance {
   currency: string;
   available: number;
   pending: number;
+  /** Held for pay-outs in flight (RESERVED). */
   reserved: number;
+  /** Held for the items of approved batches not yet sent (BATCH_RESERVED). */
+  batchReserved: number;
 }
 
 /** The application's balances in `environment`, one per currency that has accounts, sorted by currency. */
@@ -26,15 +29,16 @@ export async function holderBalances(db: Db, applicationId: string, environment:
       and(
         eq(ledgerAccounts.applicationId, applicationId),
         eq(ledgerAccounts.environment, environment),
-        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED']),
+        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED', 'BATCH_RESERVED']),
       ),
     );
   const byCurrency = new Map<string, HolderBalance>();
   for (const row of rows) {
-    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0 };
+    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0, batchReserved: 0 };
     if (row.kind === 'AVAILABLE') b.available = row.balance;
     else if (row.kind === 'PENDING') b.pending = row.balance;
-    else b.reserved = row.balance;
+    else if (row.kind === 'RESERVED') b.reserved = row.balance;
+    else b.batchReserved = row.balance;
     byCurrency.set(row.currency, b);
   }
   return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
@@ -56,17 +60,18 @@ export async function sumHolderBalances(db: Db, applicationIds: string[], enviro
       and(
         inArray(ledgerAccounts.applicationId, applicationIds),
         eq(ledgerAccounts.environment, environment),
-        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED']),
+        inArray(ledgerAccounts.kind, ['AVAILABLE', 'PENDING', 'RESERVED', 'BATCH_RESERVED']),
       ),
     )
     .groupBy(ledgerAccounts.kind, ledgerAccounts.currency);
   const byCurrency = new Map<string, HolderBalance>();
   for (const row of rows) {
-    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0 };
+    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, pending: 0, reserved: 0, batchReserved: 0 };
     const total = Number(row.total);
     if (row.kind === 'AVAILABLE') b.available = total;
     else if (row.kind === 'PENDING') b.pending = total;
-    else b.reserved = total;
+    else if (row.kind === 'RESERVED') b.reserved = total;
+    else b.batchReserved = total;
     byCurrency.set(row.currency, b);
   }
   return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));

@@ -22,7 +22,10 @@ export type { DashboardTransaction };
 export interface BalanceLine {
   availableAmount: number;
   pendingAmount: number;
+  /** Held for pay-outs in flight. */
   reservedAmount: number;
+  /** Held for the items of approved batches not yet sent (the BATCH_RESERVED account). */
+  batchReservedAmount: number;
   currency: string;
 }
 
@@ -62,7 +65,7 @@ export async function merchantBalances(services: Services, merchantId: string, q
   const currencies = new Set([...apps.map((a) => a.currency), ...sums.map((s) => s.currency)]);
   return [...currencies].sort().map((currency) => {
     const s = sums.find((x) => x.currency === currency);
-    return { availableAmount: s?.available ?? 0, pendingAmount: s?.pending ?? 0, reservedAmount: s?.reserved ?? 0, currency };
+    return { availableAmount: s?.available ?? 0, pendingAmount: s?.pending ?? 0, reservedAmount: s?.reserved ?? 0, batchReservedAmount: s?.batchReserved ?? 0, currency };
   });
 }
 

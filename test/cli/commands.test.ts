@@ -124,8 +124,8 @@ describe('progress on a terminal', () => {
     const result = await runCli(['ledger', 'verify'], { DATA_DIR: 'memory://', LOG_LEVEL: 'silent' }, { out: (t) => (out += t), err: (t) => (err += t), isErrTty: true });
     expect(result).toEqual({ exitCode: 0 });
     expect(out).toBe('ledger OK: 0 accounts, 0 entries, 0 lines\n');
-    expect(err.startsWith('\rledger verify: check 1/5: Σ of all lines\u001b[K')).toBe(true);
-    expect(err.endsWith('\rledger verify: check 5/5: pay-out reservations\u001b[K\n')).toBe(true);
+    expect(err.startsWith('\rledger verify: check 1/6: Σ of all lines\u001b[K')).toBe(true);
+    expect(err.endsWith('\rledger verify: check 6/6: batch reservations\u001b[K\n')).toBe(true);
     expect(err.match(/\n/g)).toHaveLength(1);
   }, 120_000);
 });
@@ -270,10 +270,11 @@ describe('kolo list and show', () => {
     expect(verify.code, verify.stderr).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, discrepancies: [] });
     const lines = verify.stderr.trim().split('\n');
-    expect(lines).toHaveLength(5);
-    expect(lines[0]).toBe('ledger verify: check 1/5: Σ of all lines');
-    expect(lines[2]).toMatch(/^ledger verify: check 3\/5: every balance = Σ of its lines \(\d+ accounts\)$/);
-    expect(lines[4]).toBe('ledger verify: check 5/5: pay-out reservations');
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toBe('ledger verify: check 1/6: Σ of all lines');
+    expect(lines[2]).toMatch(/^ledger verify: check 3\/6: every balance = Σ of its lines \(\d+ accounts\)$/);
+    expect(lines[4]).toBe('ledger verify: check 5/6: pay-out reservations');
+    expect(lines[5]).toBe('ledger verify: check 6/6: batch reservations');
     expect((await runKolo(['ledger', 'verify', '--no-progress'], env)).stderr).toBe('');
   }, 120_000);
 });

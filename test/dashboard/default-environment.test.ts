@@ -217,6 +217,16 @@ describe('write routes', () => {
       }
     }
   });
+  // The batch list, read after the test above made each merchant a TEST batch (and a LIVE one
+  // where LIVE took it): the two environments' lists differ, and none asked reads the merchant's.
+  it('GET /api/v1/merchants/batches', async () => {
+    for (const m of merchants) {
+      const path = '/api/v1/merchants/batches';
+      const [implicit, live, test] = [await read(m.account.accessToken, path), await read(m.account.accessToken, withQuery(path, 'environment=LIVE')), await read(m.account.accessToken, withQuery(path, 'environment=TEST'))];
+      expect(live, `${m.label}: LIVE and TEST answers must differ`).not.toEqual(test);
+      expect(implicit, `${m.label} reads ${m.expected} by default`).toEqual(m.expected === 'LIVE' ? live : test);
+    }
+  });
 });
 
 describe('coverage', () => {
@@ -241,6 +251,7 @@ describe('coverage', () => {
       'POST /api/v1/merchants/apps/{appId}/transfer',
       'GET /api/v1/merchants/apps/{appId}/transfer/fee',
       'POST /api/v1/merchants/apps/{appId}/batches',
+      'GET /api/v1/merchants/batches',
     ];
     // The platform overview is about every merchant, not one: LIVE unless asked (its own default).
     // The fund collections list takes `environment` as a filter: without it, every collection.

@@ -80,15 +80,15 @@ describe('balances from the ledger', () => {
 
     const live = await as(merchant, 'GET', '/api/v1/merchants/balance?environment=LIVE');
     const liveXaf = expectSuccess(live, 200).find((b: { currency: string }) => b.currency === 'XAF');
-    expect(liveXaf).toEqual({ availableAmount: 0, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' });
+    expect(liveXaf).toEqual({ availableAmount: 0, pendingAmount: 0, reservedAmount: 0, batchReservedAmount: 0, currency: 'XAF' });
 
     const t = await merchantApp('Soldes');
     const one = (await as(merchant, 'GET', `/api/v1/merchants/balance?environment=TEST&appId=${t.applicationId}`)).json.data;
-    expect(one).toEqual([{ availableAmount: 1_000_000, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' }]);
+    expect(one).toEqual([{ availableAmount: 1_000_000, pendingAmount: 0, reservedAmount: 0, batchReservedAmount: 0, currency: 'XAF' }]);
     await chargeTo(h, t, 'SUCCESS'); // +4 925
     expectSuccess(await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: 2000 }) }), 201);
     const after = (await as(merchant, 'GET', `/api/v1/merchants/balance?environment=TEST&appId=${t.applicationId}`)).json.data;
-    expect(after).toEqual([{ availableAmount: 1_000_000 + 4925 - 2000, pendingAmount: 0, reservedAmount: 2000, currency: 'XAF' }]);
+    expect(after).toEqual([{ availableAmount: 1_000_000 + 4925 - 2000, pendingAmount: 0, reservedAmount: 2000, batchReservedAmount: 0, currency: 'XAF' }]);
 
     // The balances count the pay-out; the day's figures and lists are of pay-ins only.
     const dashboard = expectSuccess(await as(merchant, 'GET', `/api/v1/merchants/dashboard?environment=TEST&appId=${t.applicationId}`), 200);
@@ -160,7 +160,7 @@ describe('the overview as SharePay’s dashboard reads it', () => {
     // The balance is the ledger's: every pay-out, withdrawal and refund left it.
     const available = 1_000_000 + 4925 + 4925 + 7880 - 2000 - 1000 - 2000;
     expect(overview).toMatchObject({ availableBalance: available, pendingBalance: 0, currency: 'XAF' });
-    expect(expectSuccess(await mine('GET', '/api/v1/merchants/balance'), 200)).toEqual([{ availableAmount: available, pendingAmount: 0, reservedAmount: 0, currency: 'XAF' }]);
+    expect(expectSuccess(await mine('GET', '/api/v1/merchants/balance'), 200)).toEqual([{ availableAmount: available, pendingAmount: 0, reservedAmount: 0, batchReservedAmount: 0, currency: 'XAF' }]);
     // Today's pay-ins, whatever their status; the volume of the paid ones net of fees (the refund does not reduce it).
     expect(overview.todayTransactionCount).toBe(4);
     expect(overview.dailyVolume).toBe(4925 + 7880);

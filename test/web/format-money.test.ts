@@ -4,12 +4,21 @@
  * M-Pesa moves), GHS in hundredths. A merchant typing 500 KES in the transfer form sends 500.
  */
 import { describe, expect, it } from 'vitest';
-import { formatMoney, parseAmount } from '../../web/src/format.ts';
+import { amountFieldText, formatMoney, parseAmount } from '../../web/src/format.ts';
 import { formatAmount } from '../../src/checkout/format.ts';
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
 
 describe('money in the dashboard', () => {
+  it('shows a stored amount in a form field as parseAmount reads it back', () => {
+    expect(amountFieldText(50_000, 'XAF')).toBe('50000');
+    expect(amountFieldText(500, 'KES')).toBe('500');
+    expect(amountFieldText(1250, 'GHS')).toBe('12.50');
+    for (const [amount, currency] of [[50_000, 'XAF'], [500, 'KES'], [1250, 'GHS'], [7, 'GHS']] as const) {
+      expect(parseAmount(amountFieldText(amount, currency), currency, 'en')).toBe(amount);
+    }
+  });
+
   it('reads a typed amount as the base units the API takes', () => {
     expect(parseAmount('500', 'KES', 'en')).toBe(500);
     expect(parseAmount('1 500', 'KES', 'fr')).toBe(1500);

@@ -35,6 +35,12 @@ export function parseAmount(text: string, currency: string, language: string): n
   return Math.round(Number(normalised) * 10 ** digits);
 }
 
+/** An amount in base units as a form field shows it, readable by `parseAmount` (`12.50`, `50000`). */
+export function amountFieldText(amount: number, currency: string): string {
+  const digits = baseUnitDigits(currency);
+  return digits === 0 ? String(amount) : (amount / 10 ** digits).toFixed(digits);
+}
+
 /**
  * The zone of the server, i.e. of the API's zone-less timestamps (the profile's
  * `serverTimeZone`); undefined until known, then such timestamps are read in the reader's zone.

@@ -32,6 +32,8 @@ const Applications = lazy(() => import('./screens/apps/AppList'));
 const ApplicationDetail = lazy(() => import('./screens/apps/AppDetail'));
 const Collections = lazy(() => import('./screens/collections/Collections'));
 const Payouts = lazy(() => import('./screens/payouts/Payouts'));
+const Batches = lazy(() => import('./screens/batches/Batches'));
+const BatchDetail = lazy(() => import('./screens/batches/BatchDetail'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Team = lazy(() => import('./screens/team/Team'));
 const Merchants = lazy(() => import('./screens/admin/Merchants'));
@@ -90,6 +92,8 @@ function AppRoutes() {
             <Route path="apps/:appId" element={<ApplicationDetail />} />
             <Route path="collections" element={<Collections />} />
             <Route path="payouts" element={<Payouts />} />
+            <Route path="batches" element={<Batches />} />
+            <Route path="batches/:id" element={<BatchDetail />} />
             <Route path="team" element={<Team />} />
             <Route path="statements" element={<Statements />} />
           </>

@@ -210,3 +210,13 @@ export function PagedList<T>({ query, page, onPage, empty, children }: { query: 
     </QueryView>
   );
 }
+
+/** Saves a downloaded file (`file`) under `fileName`, as the browser's download. */
+export function saveFile({ file, fileName }: { file: Blob; fileName: string }): void {
+  const url = URL.createObjectURL(file);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  URL.revokeObjectURL(url);
+}

@@ -84,3 +84,38 @@ export async function reservationMismatches(
       order by t.reference limit ${limit}`),
   );
 }
+
+/**
+ * Applications whose BATCH_RESERVED balance (stored + pending deltas) per environment and
+ * currency is not Σ (amount + fee) of the WAITING items of their approved batches (APPROVED or
+ * PROCESSING): the money approval reserved and the dispatcher has not yet moved to a pay-out.
+ * Both sides are read in full outer join, so a reservation without items and items without a
+ * reservation are both reported; by key.
+ */
+export async function batchReservationMismatches(
+  db: Db,
+  limit: number,
+): Promise<{ application_id: string; environment: string; currency: string; held: string; expected: string }[]> {
+  return rowsOf(
+    await db.execute(sql`
+      with held as (
+        select a.application_id, a.environment, a.currency,
+               sum(a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0)) as held
+        from ledger_accounts a where a.kind = 'BATCH_RESERVED'
+        group by a.application_id, a.environment, a.currency
+      ), expected as (
+        select b.application_id, b.environment, b.currency, sum(i.amount + i.fee_amount) as expected
+        from batch_items i join batches b on b.id = i.batch_id
+        where i.status = 'WAITING' and b.status in ('APPROVED', 'PROCESSING')
+        group by b.application_id, b.environment, b.currency
+      )
+      select coalesce(h.application_id, e.application_id)::text as application_id,
+             coalesce(h.environment, e.environment) as environment,
+             coalesce(h.currency, e.currency) as currency,
+             coalesce(h.held, 0)::text as held, coalesce(e.expected, 0)::text as expected
+      from held h full outer join expected e
+        on e.application_id = h.application_id and e.environment = h.environment and e.currency = h.currency
+      where coalesce(h.held, 0) <> coalesce(e.expected, 0)
+      order by 1, 2, 3 limit ${limit}`),
+  );
+}

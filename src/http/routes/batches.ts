@@ -1,13 +1,14 @@
 /**
  * Batch pay-outs over HTTP (src/batches): the merchant API (`X-API-KEY` with the PAYOUT scope)
- * creates and reads batches; the dashboard creates them (finance), reads them, and approves or
- * rejects (approvers, with a fresh second factor: the dashboard guard) or cancels them
- * (finance). Thin adapters: parse, call one use case, wrap in the envelope.
+ * creates and reads batches; the dashboard creates them (finance), lists and reads them (each
+ * with what the signed-in person may do to it), and approves or rejects (approvers, with a fresh
+ * second factor: the dashboard guard) or cancels them (finance). Thin adapters: parse, call one
+ * use case, wrap in the envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import {
   approveBatch,
   batchItemViews,
@@ -15,6 +16,7 @@ import {
   closeBatch,
   createBatch,
   findBatch,
+  listBatches,
   parseBatchCsv,
   retryFailedItems,
   batchResultsCsv,
@@ -22,15 +24,17 @@ import {
   type CreateBatchResult,
 } from '../../batches/index.ts';
 import { batches } from '../../db/schema-batches.ts';
+import { applications } from '../../db/schema.ts';
 import { recordAudit } from '../../dashboard/audit.ts';
 import { dashboardEnvironment } from '../../dashboard/dashboard-environment.ts';
 import { ApiError, validationError } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 import { requireApiKey, requireApiKeys } from '../api-key-auth.ts';
-import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole } from '../dashboard-auth.ts';
+import { auditActor, dashboardAuthHook, findAccessibleApplication, requireAccount, requireRole, type DashboardAccount } from '../dashboard-auth.ts';
+import { memberMay } from '../../dashboard/team-roles.ts';
 import { ok } from '../envelope.ts';
-import { BATCH_BODY_EXAMPLE, batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams } from '../schemas/batches.ts';
-import { appIdKeyParams, dashboardEnvironmentQuery } from '../schemas/dashboard.ts';
+import { BATCH_BODY_EXAMPLE, batchCreateData, batchCreateRequest, batchData, batchDetailData, batchIdParams, batchListItemData, batchListQuery, dashboardBatchDetailData, type BATCH_ACTIONS } from '../schemas/batches.ts';
+import { appIdKeyParams, dashboardEnvironmentQuery, pageOf, toPage } from '../schemas/dashboard.ts';
 import { API_KEY_ERRORS, BEARER_ERRORS, BODY_ERRORS, apiKeySecurity, bearerSecurity, errorResponses, success } from '../schemas/openapi.ts';
 import { idempotencyHeader } from './payments.ts';
 
@@ -85,6 +89,24 @@ async function sendResults(services: Services, reply: FastifyReply, batch: { id:
     .header('content-disposition', `attachment; filename="lot-${batch.id}.csv"`)
     .header('cache-control', 'no-store')
     .send(file);
+}
+
+/**
+ * What `account` may do to `batch` now: approve (the APPROVE permission, not its creator) or
+ * reject while it awaits approval, cancel it then (FINANCE), retry its failed items once it is
+ * PARTLY_FAILED (FINANCE). The same rules the routes enforce, so the screen offers no button the
+ * API would refuse for the role or the status.
+ */
+function allowedActions(account: DashboardAccount, batch: { status: string; createdBy: string | null }): (typeof BATCH_ACTIONS)[number][] {
+  const role = account.memberRole ?? 'VIEWER';
+  const actions: (typeof BATCH_ACTIONS)[number][] = [];
+  if (batch.status === 'AWAITING_APPROVAL') {
+    if (memberMay(role, 'APPROVE') && batch.createdBy !== account.personId) actions.push('APPROVE');
+    if (memberMay(role, 'APPROVE')) actions.push('REJECT');
+    if (memberMay(role, 'FINANCE')) actions.push('CANCEL');
+  }
+  if (batch.status === 'PARTLY_FAILED' && memberMay(role, 'FINANCE')) actions.push('RETRY');
+  return actions;
 }
 
 /** Registers the merchant API's batch routes. */
@@ -249,6 +271,40 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
   );
 
   r.get(
+    '/api/v1/merchants/batches',
+    {
+      schema: {
+        tags: ['Dashboard - Virements'],
+        summary: 'Mes lots de virements, les plus récents d’abord, avec leur progression',
+        description:
+          "Une page d'objets (content, totalPages…) : les lots de mes applications (ou de l'application appId) dans l'environnement " +
+          'environment (par défaut celui du tableau de bord).',
+        operationId: 'dashboardListBatches',
+        security: bearerSecurity,
+        querystring: batchListQuery,
+        response: {
+          200: success(pageOf(batchListItemData), 'Les lots de la page', {
+            message: 'Lots récupérés.',
+            data: toPage([{ ...EXAMPLE_BATCH, applicationId: '3f0c2b1a-5d4e-4f6a-8b7c-9d0e1f2a3b4c' }], 1, 0, 20),
+          }),
+          ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'APP_NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request);
+      requireRole(account, 'MERCHANT');
+      const { appId, environment: requested, page, size } = request.query;
+      const environment = await dashboardEnvironment(services.db, account.accountId, requested);
+      const ids = appId
+        ? [(await findAccessibleApplication(services, account, appId, { write: false })).id]
+        : (await services.db.select({ id: applications.id }).from(applications).where(and(eq(applications.merchantId, account.accountId), isNull(applications.deletedAt)))).map((a) => a.id);
+      const { content, total } = await listBatches(services.db, ids, environment, page, size);
+      return reply.send(ok(toPage(content, total, page, size), 'Lots récupérés.', services.clock.now()));
+    },
+  );
+
+  r.get(
     '/api/v1/merchants/batches/:id',
     {
       schema: {
@@ -258,15 +314,15 @@ export async function dashboardBatchRoutes(app: FastifyInstance, services: Servi
         security: bearerSecurity,
         params: batchIdParams,
         response: {
-          200: success(batchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [] } }),
+          200: success(dashboardBatchDetailData, 'Le lot', { message: 'Lot récupéré.', data: { ...EXAMPLE_BATCH, items: [], allowedActions: ['REJECT', 'CANCEL'] } }),
           ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'ACCESS_DENIED', 'BATCH_NOT_FOUND'),
         },
       },
     },
     async (request, reply) => {
-      const { applicationId } = await merchantBatch(request, request.params.id);
+      const { account, applicationId } = await merchantBatch(request, request.params.id);
       const batch = await findBatch(services.db, applicationId, request.params.id);
-      const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id) };
+      const data = { ...(await batchView(services.db, batch)), items: await batchItemViews(services.db, batch.id), allowedActions: allowedActions(account, batch) };
       return reply.send(ok(data, 'Lot récupéré.', services.clock.now()));
     },
   );

@@ -65,7 +65,7 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
         operationId: 'listBalances', summary: 'Mes soldes par devise (issus du grand livre)',
         security: bearerSecurity,
         querystring: balanceQuery,
-        response: { 200: success(z.array(balanceLine), 'Un solde par devise (unités de base)', { message: 'Soldes récupérés.', data: [{ availableAmount: 990000, pendingAmount: 4925, reservedAmount: 10000, currency: 'XAF' }] }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
+        response: { 200: success(z.array(balanceLine), 'Un solde par devise (unités de base)', { message: 'Soldes récupérés.', data: [{ availableAmount: 990000, pendingAmount: 4925, reservedAmount: 10000, batchReservedAmount: 95000, currency: 'XAF' }] }), ...errorResponses('INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND') },
       },
     },
     async (request) => {
@@ -271,10 +271,13 @@ export async function dashboardMoneyRoutes(app: FastifyInstance, services: Servi
       schema: {
         tags,
         operationId: 'putMoneySettings', summary: "Modifier les réglages d'argent d'une application",
+        description:
+          "Propriétaire ou administrateur. Qui a (ou doit avoir) un second facteur le confirme d'abord (moins de 5 minutes) : " +
+          '403 FRESH_SECOND_FACTOR_REQUIRED sinon, comme pour les autres réglages qui font sortir de l’argent.',
         security: bearerSecurity,
         params: appIdKeyParams,
         body: moneySettings.meta({ examples: [{ lateSuccessPolicy: 'KEEP' }] }),
-        response: { 200: success(moneySettings, 'Les réglages enregistrés', { message: 'Réglages enregistrés.', data: { lateSuccessPolicy: 'REFUND' as const } }), ...errorResponses(...BODY_ERRORS, 'INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND', 'ACCESS_DENIED') },
+        response: { 200: success(moneySettings, 'Les réglages enregistrés', { message: 'Réglages enregistrés.', data: { lateSuccessPolicy: 'REFUND' as const } }), ...errorResponses(...BODY_ERRORS, 'INVALID_PARAMETER', ...BEARER_ERRORS, 'APP_NOT_FOUND', 'ACCESS_DENIED', 'SECOND_FACTOR_ENROLMENT_REQUIRED', 'FRESH_SECOND_FACTOR_REQUIRED') },
       },
     },
     async (request) => {

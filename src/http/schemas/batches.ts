@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BATCH_ITEMS_MAX } from '../../batches/index.ts';
 import { fr } from './common.ts';
+import { dashboardEnvironmentQuery, pageQuery } from './dashboard.ts';
 
 /** An example batch body: two salaries. */
 export const BATCH_BODY_EXAMPLE = {
@@ -86,3 +87,22 @@ export const batchCreateData = z.object({
 
 /** Path parameter of a batch. */
 export const batchIdParams = z.object({ id: z.uuid(fr('doit être un identifiant de lot')) });
+
+/** A batch in the dashboard's list: the batch and its application. */
+export const batchListItemData = batchData.extend({ applicationId: z.string() });
+
+/** Query of the dashboard's batch list: page, size, environment and optionally one application. */
+export const batchListQuery = pageQuery.extend({
+  environment: dashboardEnvironmentQuery,
+  appId: z.uuid(fr('doit être un identifiant d’application')).optional().describe('Une seule de mes applications'),
+});
+
+/** What the signed-in person may do to a batch now, as the dashboard's batch screen offers it. */
+export const BATCH_ACTIONS = ['APPROVE', 'REJECT', 'CANCEL', 'RETRY'] as const;
+
+/** A batch with its items, and what the signed-in person may do to it (the dashboard). */
+export const dashboardBatchDetailData = batchDetailData.extend({
+  allowedActions: z
+    .array(z.enum(BATCH_ACTIONS))
+    .describe("Ce que la personne connectée peut faire maintenant selon son rôle et l'état du lot : APPROVE (approbateur qui ne l'a pas créé), REJECT, CANCEL, RETRY"),
+});

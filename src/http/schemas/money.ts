@@ -26,6 +26,7 @@ export const balanceLine = z.object({
   availableAmount: z.number().describe('Disponible pour des virements et retraits'),
   pendingAmount: z.number().describe('Encaissé, pas encore réglé par le moyen de paiement'),
   reservedAmount: z.number().describe('Réservé pour des virements en cours'),
+  batchReservedAmount: z.number().describe('Réservé pour les éléments de lots approuvés pas encore envoyés (montants et frais)'),
   currency: z.string(),
 });
 

@@ -248,6 +248,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchants/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Mes lots de virements, les plus récents d’abord, avec leur progression
+         * @description Une page d'objets (content, totalPages…) : les lots de mes applications (ou de l'application appId) dans l'environnement environment (par défaut celui du tableau de bord).
+         */
+        get: operations["dashboardListBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/batches/{id}": {
         parameters: {
             query?: never;
@@ -1574,7 +1594,10 @@ export type paths = {
         };
         /** Réglages d'argent d'une application (succès tardifs) */
         get: operations["getMoneySettings"];
-        /** Modifier les réglages d'argent d'une application */
+        /**
+         * Modifier les réglages d'argent d'une application
+         * @description Propriétaire ou administrateur. Qui a (ou doit avoir) un second facteur le confirme d'abord (moins de 5 minutes) : 403 FRESH_SECOND_FACTOR_REQUIRED sinon, comme pour les autres réglages qui font sortir de l’argent.
+         */
         put: operations["putMoneySettings"];
         post?: never;
         delete?: never;
@@ -6417,6 +6440,282 @@ export interface operations {
             };
         };
     };
+    dashboardListBatches: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                /** @description LIVE ou TEST. Par défaut : LIVE si le marchand a une clé API LIVE active ou au moins une transaction LIVE, sinon TEST */
+                environment?: "LIVE" | "TEST";
+                /** @description Une seule de mes applications */
+                appId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Les lots de la page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": "SUCCESS",
+                     *       "message": "Lots récupérés.",
+                     *       "data": {
+                     *         "content": [
+                     *           {
+                     *             "id": "7b0e5a62-1c2d-4c8e-9a51-2f3e4d5c6b7a",
+                     *             "status": "AWAITING_APPROVAL",
+                     *             "environment": "TEST",
+                     *             "currency": "XAF",
+                     *             "itemCount": 2,
+                     *             "totalAmount": 95000,
+                     *             "feeAmount": 0,
+                     *             "reservedAmount": 95000,
+                     *             "progress": {
+                     *               "waiting": 2,
+                     *               "pending": 0,
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             "createdBy": null,
+                     *             "approvedBy": null,
+                     *             "createdAt": "2026-11-20T10:00:00.000Z",
+                     *             "expiresAt": "2026-11-23T10:00:00.000Z",
+                     *             "approvedAt": null,
+                     *             "closedAt": null,
+                     *             "applicationId": "3f0c2b1a-5d4e-4f6a-8b7c-9d0e1f2a3b4c"
+                     *           }
+                     *         ],
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "size": 20,
+                     *         "number": 0,
+                     *         "page": 0,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        message: string;
+                        data: {
+                            content: {
+                                id: string;
+                                /** @description AWAITING_APPROVAL, APPROVED, PROCESSING, COMPLETED, PARTLY_FAILED, REJECTED, CANCELLED, EXPIRED */
+                                status: string;
+                                environment: string;
+                                currency: string;
+                                itemCount: number;
+                                totalAmount: number;
+                                feeAmount: number;
+                                reservedAmount: number;
+                                progress: {
+                                    waiting: number;
+                                    pending: number;
+                                    succeeded: number;
+                                    failed: number;
+                                };
+                                /** @description La personne du tableau de bord qui l’a créé ; null pour une clé API */
+                                createdBy: string | null;
+                                /** @description La personne qui l’a approuvé ; null si approuvé automatiquement ou pas encore */
+                                approvedBy: string | null;
+                                createdAt: string;
+                                expiresAt: string;
+                                approvedAt: string | null;
+                                closedAt: string | null;
+                                applicationId: string;
+                            }[];
+                            totalElements: number;
+                            totalPages: number;
+                            size: number;
+                            /** @description Index de la page, à partir de 0 */
+                            number: number;
+                            /** @description Le même index que number */
+                            page: number;
+                            first: boolean;
+                            last: boolean;
+                        };
+                        /** @description ISO 8601, heure locale du serveur, sans fuseau */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INVALID_PARAMETER` : Un paramètre de l'URL est invalide. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INVALID_PARAMETER",
+                     *       "message": "Un paramètre de l'URL est invalide.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INVALID_PARAMETER";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHORIZED` : Clé API invalide ou manquante.
+             *
+             *     `INVALID_TOKEN` : Jeton d'accès invalide.
+             *
+             *     `INVALID_TOKEN_TYPE` : Ce jeton n'est pas du type attendu.
+             *
+             *     `TOKEN_EXPIRED` : Votre session a expiré. Reconnectez-vous.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Clé API invalide ou manquante.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TOKEN_TYPE" | "TOKEN_EXPIRED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /**
+             * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
+             *
+             *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "message": "Ce compte n'est pas actif.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `APP_NOT_FOUND` : Application introuvable. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "APP_NOT_FOUND",
+                     *       "message": "Application introuvable.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "APP_NOT_FOUND";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_SERVER_ERROR` : Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Une erreur interne est survenue. Vérifiez le statut de la transaction avant de réessayer.",
+                     *       "data": null,
+                     *       "timestamp": "2026-11-20T10:00:00.000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        code: "INTERNAL_SERVER_ERROR";
+                        /** @description En français ; le texte par défaut du code, ou un texte plus précis */
+                        message: string;
+                        /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */
+                        data: {
+                            [key: string]: string;
+                        } | null;
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     dashboardGetBatch: {
         parameters: {
             query?: never;
@@ -6460,7 +6759,11 @@ export interface operations {
                      *         "expiresAt": "2026-11-23T10:00:00.000Z",
                      *         "approvedAt": null,
                      *         "closedAt": null,
-                     *         "items": []
+                     *         "items": [],
+                     *         "allowedActions": [
+                     *           "REJECT",
+                     *           "CANCEL"
+                     *         ]
                      *       },
                      *       "timestamp": "2026-11-20T10:00:00.000"
                      *     }
@@ -6508,6 +6811,8 @@ export interface operations {
                                 reference: string | null;
                                 failureReason: string | null;
                             }[];
+                            /** @description Ce que la personne connectée peut faire maintenant selon son rôle et l'état du lot : APPROVE (approbateur qui ne l'a pas créé), REJECT, CANCEL, RETRY */
+                            allowedActions: ("APPROVE" | "REJECT" | "CANCEL" | "RETRY")[];
                         };
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
                         timestamp: string;
@@ -26694,6 +26999,7 @@ export interface operations {
                      *           "availableAmount": 990000,
                      *           "pendingAmount": 4925,
                      *           "reservedAmount": 10000,
+                     *           "batchReservedAmount": 95000,
                      *           "currency": "XAF"
                      *         }
                      *       ],
@@ -26713,6 +27019,8 @@ export interface operations {
                             pendingAmount: number;
                             /** @description Réservé pour des virements en cours */
                             reservedAmount: number;
+                            /** @description Réservé pour les éléments de lots approuvés pas encore envoyés (montants et frais) */
+                            batchReservedAmount: number;
                             currency: string;
                         }[];
                         /** @description ISO 8601, heure locale du serveur, sans fuseau */
@@ -28832,6 +29140,10 @@ export interface operations {
              * @description `ACCOUNT_NOT_ACTIVE` : Ce compte n'est pas actif.
              *
              *     `ACCESS_DENIED` : Vous n'avez pas accès à cette ressource.
+             *
+             *     `SECOND_FACTOR_ENROLMENT_REQUIRED` : Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil avant cette action.
+             *
+             *     `FRESH_SECOND_FACTOR_REQUIRED` : Cette action demande de confirmer votre second facteur (POST /api/v1/merchants/me/two-factor/verify) depuis moins de 5 minutes.
              */
             403: {
                 headers: {
@@ -28851,7 +29163,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         /** @enum {string} */
-                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED";
+                        code: "ACCOUNT_NOT_ACTIVE" | "ACCESS_DENIED" | "SECOND_FACTOR_ENROLMENT_REQUIRED" | "FRESH_SECOND_FACTOR_REQUIRED";
                         /** @description En français ; le texte par défaut du code, ou un texte plus précis */
                         message: string;
                         /** @description null, sauf VALIDATION_ERROR et INVALID_PARAMETER : champ → message */

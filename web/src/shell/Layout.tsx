@@ -72,6 +72,7 @@ export function Layout() {
         ['/', t('shell.home')],
         ['/transactions', t('shell.transactions')],
         ['/payouts', t('shell.payouts')],
+        ['/batches', t('shell.batches')],
         ['/statements', t('shell.statements')],
         ['/collections', t('shell.collections')],
         ['/apps', t('shell.applications')],

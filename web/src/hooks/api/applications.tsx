@@ -84,12 +84,15 @@ export function useMoneySettings(appId: string, options?: QueryHookOptions<Money
   });
 }
 
-/** Saves the late-success policy of application `appId` (the variable); the answer replaces the shown settings. */
-export function useUpdateMoneySettings(appId: string, options?: MutationHookOptions<MoneySettings, LateSuccessPolicy>) {
+/**
+ * Saves the money settings of application `appId` (the variable: the late-success policy and,
+ * when given, the automatic-approval amount of batches); the answer replaces the shown settings.
+ */
+export function useUpdateMoneySettings(appId: string, options?: MutationHookOptions<MoneySettings, MoneySettingsBody>) {
   const queryClient = useQueryClient();
   return useMutation({
     ...options,
-    mutationFn: (lateSuccessPolicy) => unwrap(api.PUT('/api/v1/merchants/apps/{appId}/money-settings', { params: { path: { appId } }, body: { lateSuccessPolicy } })),
+    mutationFn: (body) => unwrap(api.PUT('/api/v1/merchants/apps/{appId}/money-settings', { params: { path: { appId } }, body })),
     onSuccess: async (...args) => {
       queryClient.setQueryData(applicationsQueryKeys.moneySettings(appId), args[0]);
       await options?.onSuccess?.(...args);

@@ -151,7 +151,7 @@ export default function AppDetail() {
           }}
         </QueryView>
       </section>
-      <AppMoneySettings appId={appId} />
+      {app.data && <AppMoneySettings appId={appId} currency={app.data.currency} />}
       <AppWebhooks appId={appId} />
       <section aria-labelledby="delete-app" className="card">
         <h2 id="delete-app">{t('apps.delete')}</h2>

@@ -59,6 +59,10 @@ export default function Home() {
                       <dd>
                         <Money amount={line.reservedAmount} currency={line.currency} />
                       </dd>
+                      <dt>{t('home.batchReserved')}</dt>
+                      <dd>
+                        <Money amount={line.batchReservedAmount} currency={line.currency} />
+                      </dd>
                     </dl>
                   </div>
                 ))}

@@ -57,6 +57,9 @@ export default function Payouts() {
                 <span className="big">
                   <Money amount={line.availableAmount} currency={line.currency} />
                 </span>
+                <span className="muted">
+                  {t('home.batchReserved')} : <Money amount={line.batchReservedAmount} currency={line.currency} />
+                </span>
               </div>
             ))}
           </div>
