@@ -29,6 +29,7 @@
  * the operator, initiation-window.ts) releases it (PAYOUT_RELEASE, a
  * `payout.reservation_released` webhook). The status stays FAILED `TIMEOUT`: FAILED is terminal.
  */
+import { refundedPaymentOf } from '../payments/refunded-payment.ts';
 import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { applications, transactionEvents, transactions } from '../db/schema.ts';
@@ -516,6 +517,8 @@ async function askOperator(
     initiation: asked.initiation,
     ...extra(rail),
   };
+  const refund = await refundedPaymentOf(services.db, row);
+  if (refund) query.refund = refund;
   const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
   return { status: conclusiveStatus(status, asked.initiation), railCode: rail.code };
 }

@@ -17,7 +17,7 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
-import type { Connector, FailureCode, InitiateRequest, PrepareRequest } from '../connectors/connector.ts';
+import type { Connector, FailureCode, InitiateRequest, PrepareRequest, RefundedPayment } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { recordInitiation } from '../db/queries/transactions.ts';
 import { applyTransition } from './apply-transition.ts';
@@ -27,6 +27,7 @@ import { nextPollDelayMs } from './poll-schedule.ts';
 import { transaction } from '../db/client.ts';
 import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
 import { mustWaitForFloat, queueForFloat } from './float-queue.ts';
+import { refundedPaymentOf } from './refunded-payment.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -60,7 +61,7 @@ export type InitiationRow = Pick<
   TransactionRow,
   'id' | 'reference' | 'direction' | 'payerAccount' | 'beneficiaryAccount' | 'amount' | 'currency' | 'description' | 'deadlineAt'
 > &
-  Partial<Pick<TransactionRow, 'floatResends' | 'environment'>>;
+  Partial<Pick<TransactionRow, 'floatResends' | 'environment' | 'type' | 'fundingSource' | 'refundOf'>>;
 
 /**
  * Steps 1–2 already done by the creator, in the creating write: the prepared operator id, the
@@ -83,7 +84,7 @@ function storedInFlightUntil(services: Pick<Services, 'config'>, storedAt: Date)
   return inFlightUntilAfter(new Date(storedAt.getTime() + services.config.connectorTimeoutMs));
 }
 
-function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date): PrepareRequest {
+function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date, refund?: RefundedPayment): PrepareRequest {
   const msisdn = row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount;
   if (!msisdn) throw new Error(`transaction ${row.reference} has no account to initiate`);
   return {
@@ -96,6 +97,7 @@ function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date)
     description: row.description,
     initiatedAt,
     ...(row.floatResends ? { resend: row.floatResends } : {}),
+    ...(refund ? { refund } : {}),
   };
 }
 
@@ -155,7 +157,7 @@ export async function initiateTransaction(
     return {};
   }
   const initiatedAt = services.clock.now();
-  const request = prepareRequestFor(row, rail, initiatedAt);
+  const request = prepareRequestFor(row, rail, initiatedAt, await refundedPaymentOf(services.db, row));
   const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);
   const prepared = await withTimeout((signal) => connector.prepare(request, signal), services.config.connectorTimeoutMs);
   if (prepared.kind === 'FAILED') {
@@ -214,7 +216,8 @@ async function sendInitiation(
   stored: StoredInitiation,
 ): Promise<Initiated> {
   // The prepare request, extended with what the send needs.
-  const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt), {
+  const refund = await refundedPaymentOf(services.db, row);
+  const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt, refund), {
     operatorReference: stored.operatorReference,
     callbackUrl: callbackUrlFor(services, rail.operator, stored.callbackToken),
     // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.
