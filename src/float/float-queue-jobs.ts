@@ -16,6 +16,7 @@ import { applyTransitionsIn } from '../payments/apply-transition.ts';
 import { initiateTransaction } from '../payments/initiate-transaction.ts';
 import { sendableFloat } from '../payments/float-queue.ts';
 import { findRail } from '../payments/rails.ts';
+import { isPayOutHeld } from '../rails/index.ts';
 import type { TransactionRow } from '../payments/transaction-view.ts';
 import type { Services } from '../services.ts';
 
@@ -26,6 +27,7 @@ const EXPIRE_BATCH = 200;
 
 /**
  * Sends `railCode`'s queued pay-outs, oldest first, while the sendable float covers the next one
+ * and the rail is OPERATIONAL for pay-outs (nothing while it is DELAYED or CLOSED)
  * (strict FIFO: a large pay-out at the head holds back smaller ones behind it). With an unknown
  * float (no balance query, or no reading yet), one pay-out is sent per pass as a probe: the
  * operator then judges, and a refusal for want of float queues it again. Returns how many were
@@ -35,6 +37,8 @@ export async function releaseQueuedPayOuts(services: Services, railCode: string)
   const rail = await findRail(services.db, railCode);
   const connector = rail ? resolveConnector(services.connectors, railCode, 'LIVE') : null;
   if (!rail || !connector) return 0;
+  // A rail DELAYED or CLOSED for pay-outs keeps its queue until it is OPERATIONAL again.
+  if (await isPayOutHeld(services, railCode)) return 0;
   let sendable = await sendableFloat(services.db, railCode);
   let sent = 0;
   for (const row of await queuedPayOuts(services.db, railCode, RELEASE_BATCH)) {

@@ -28,6 +28,7 @@ import { transaction } from '../db/client.ts';
 import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
 import { mustWaitForFloat, queueForFloat } from './float-queue.ts';
 import { refundedPaymentOf } from './refunded-payment.ts';
+import { isPayOutHeld } from '../rails/index.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -140,8 +141,10 @@ export function firstPollAt(initiatedAt: Date): Date {
 /**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
  * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`). A LIVE pay-out
- * the rail's float cannot cover is queued instead, nothing sent (float-queue.ts), unless
- * `options.isReleasedFromQueue` (the float job took it out of the queue, float checked).
+ * the rail's float cannot cover, or on a rail DELAYED or CLOSED for pay-outs
+ * (`rails/availability.ts`), is queued instead, nothing sent (float-queue.ts), unless
+ * `options.isReleasedFromQueue` (the float job took it out of the queue, float and availability
+ * checked).
  */
 export async function initiateTransaction(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
@@ -152,9 +155,13 @@ export async function initiateTransaction(
   options: { isReleasedFromQueue?: boolean } = {},
 ): Promise<Initiated> {
   if (stored) return sendInitiation(services, row, rail, connector, stored);
-  if (!options.isReleasedFromQueue && (await mustWaitForFloat(services.db, row, rail.code))) {
-    await queueForFloat(services, row, rail.code);
-    return {};
+  if (!options.isReleasedFromQueue) {
+    // A LIVE pay-out on a rail DELAYED or CLOSED for pay-outs waits, like one short of float.
+    const isHeld = row.direction === 'PAY_OUT' && row.environment === 'LIVE' && (await isPayOutHeld(services, rail.code));
+    if (isHeld || (await mustWaitForFloat(services.db, row, rail.code))) {
+      await queueForFloat(services, row, rail.code, isHeld ? 'RAIL_AVAILABILITY' : 'FLOAT');
+      return {};
+    }
   }
   const initiatedAt = services.clock.now();
   const request = prepareRequestFor(row, rail, initiatedAt, await refundedPaymentOf(services.db, row));
