@@ -13,6 +13,7 @@
  * Reads of a PENDING checkout run its backstop (`refreshCheckout`: at most one operator call,
  * only when the attempt is due), so the page follows the payment without waiting for the poller.
  */
+import { isRailClosed } from '../rails/index.ts';
 import { readFileSync } from 'node:fs';
 import { registerPublicPagePlugins } from './page-plugins.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -150,6 +151,10 @@ export async function checkoutPageRoutes(app: FastifyInstance, services: Service
       const msisdn = checked.msisdn;
       if (errors.rail || errors.phone || !rail || !msisdn) {
         return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 400, { values: { rail: railCode, phone }, errors });
+      }
+      // A LIVE rail CLOSED for pay-ins takes no new attempt (RAIL_CLOSED): nothing is written or sent.
+      if (row.environment === 'LIVE' && (await isRailClosed(request.services, 'LIVE', rail.code, 'PAY_IN'))) {
+        return renderFormReply(request.services, request, reply, row, rails, csrfSecret, isSecure, 503, { values: { rail: railCode, phone }, errors: { rail: m.errors.railClosed(rail.name) } });
       }
       const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment)!;
       const result = await startCheckoutAttempt(request.services, row, { rail, connector, msisdn, maxAttempts: services.config.checkoutMaxAttempts });

@@ -74,6 +74,8 @@ export interface PageMessages {
   errors: {
     chooseOperator: string;
     railLimits: (rail: string, min: string, max: string) => string;
+    /** The rail is CLOSED for pay-ins (RAIL_CLOSED): nothing was sent. */
+    railClosed: (rail: string) => string;
     amountBelowRail: (rail: string, min: string) => string;
     amountAboveRail: (rail: string, max: string) => string;
     phoneRequired: string;
@@ -209,6 +211,7 @@ const fr: PageMessages = {
   errors: {
     chooseOperator: 'Choisissez votre opérateur.',
     railLimits: (rail, min, max) => `${rail} accepte les paiements de ${min} à ${max}. Choisissez un autre opérateur.`,
+    railClosed: (rail) => `${rail} est fermé pour le moment (l'opérateur ne répond plus). Réessayez plus tard ou choisissez un autre opérateur.`,
     amountBelowRail: (rail, min) => `${rail} accepte les paiements à partir de ${min}. Choisissez un autre montant ou un autre opérateur.`,
     amountAboveRail: (rail, max) => `${rail} accepte les paiements jusqu'à ${max}. Choisissez un autre montant ou un autre opérateur.`,
     phoneRequired: 'Saisissez votre numéro de téléphone.',
@@ -354,6 +357,7 @@ const en: PageMessages = {
   errors: {
     chooseOperator: 'Choose your operator.',
     railLimits: (rail, min, max) => `${rail} accepts payments from ${min} to ${max}. Choose another operator.`,
+    railClosed: (rail) => `${rail} is closed for now (the operator no longer answers). Try again later or choose another operator.`,
     amountBelowRail: (rail, min) => `${rail} accepts payments from ${min}. Choose another amount or another operator.`,
     amountAboveRail: (rail, max) => `${rail} accepts payments up to ${max}. Choose another amount or another operator.`,
     phoneRequired: 'Enter your phone number.',

@@ -43,6 +43,25 @@ export interface PrepareRequest {
    * new one for each resend.
    */
   resend?: number;
+  /**
+   * Pay-outs that refund a pay-in (a merchant-funded refund): that pay-in as the operator knows
+   * it. Operators whose refund API names the original payment (Airtel's
+   * `POST /standard/v1/payments/refund` by `airtel_money_id`) refund through it; the others pay
+   * the refund out like any transfer and ignore it. Absent for every other pay-out.
+   */
+  refund?: RefundedPayment;
+}
+
+/**
+ * The pay-in a refund pays back, as its operator knows it: our reference, the operator-side id
+ * of its initiation, the operator's id of its money movement (null when its answers never gave
+ * one) and its amount (base units).
+ */
+export interface RefundedPayment {
+  reference: string;
+  operatorReference: string | null;
+  operatorTransactionId: string | null;
+  amount: number;
 }
 
 /**
@@ -126,6 +145,8 @@ export interface StatusQuery {
    * Transaction Status result has no ResultCode): the cause is this one.
    */
   reportedFailure?: ReportedFailure | null;
+  /** A refund's pay-out: the pay-in it pays back (`PrepareRequest.refund`); absent otherwise. */
+  refund?: RefundedPayment;
 }
 
 /** A failure as a connector read it: our code and the operator's own words. */
@@ -240,6 +261,12 @@ export interface Connector {
    * prepared after the insert (Orange Money asks the operator for a payToken).
    */
   readonly preparesLocally?: boolean;
+  /**
+   * True when the operator refunds a pay-in through its own refund API, by the pay-in's id
+   * (`PrepareRequest.refund`), and only in full (Airtel): a merchant refund is then the pay-in's
+   * whole amount, once. Absent: a refund is a pay-out like a transfer, of any amount.
+   */
+  readonly refundsWholePayments?: boolean;
   /** Obtains the operator-side id of an initiation; never moves money. Aborted: UNREACHABLE. */
   prepare(request: PrepareRequest, signal: AbortSignal): Promise<PrepareResult>;
   /**

@@ -1,20 +1,27 @@
 /**
  * Which operator a mobile number belongs to, from the first digits of its national significant
- * number: one table per country (ISO 3166 alpha-2), listing only the ranges a source confirms.
- * Used to tell a customer that the number typed does not match the operator chosen, before a
- * pay-in request is sent to the wrong network, and by number resolution (`rails/resolve-number.ts`)
- * to name the rails a number belongs to.
+ * number: one table per country (ISO 3166 alpha-2) where Kolo has a rail, listing only the ranges
+ * a source confirms. Used to tell a customer that the number typed does not match the operator
+ * chosen, before a pay-in request is sent to the wrong network, and by number resolution
+ * (`rails/resolve-number.ts`) to name the rails a number belongs to.
  *
  * Sources: Cameroon — MTN's market table of the MTN MoMo Open API reference (67, 650–654, 680–684)
  * and the Orange ranges existing Cameroonian integrations use (640, 655–659, 686–689, 69);
- * Côte d'Ivoire — the ten-digit plan of 2021 (ARTCI): 05 MTN, 07 Orange, 01 Moov. A country
- * missing here, or a prefix no row lists, names no operator: the number is then not second-guessed.
+ * Côte d'Ivoire — the ten-digit plan of 2021 (ARTCI): 05 MTN, 07 Orange, 01 Moov. For the other
+ * countries with a rail the references give no operator ranges: their table is empty, and a
+ * number there names no operator (number resolution then answers every rail of the country). A prefix no row lists names no operator either: the
+ * number is then not second-guessed.
  */
 
 /** One country's numbering: national prefixes by operator (as in rails' `operator` column). */
 export interface CountryNumberPlan {
-  /** Operator → the national-number prefixes that belong to it (`'67'`, `'650'`…). */
+  /**
+   * Operator → the national-number prefixes that belong to it (`'67'`, `'650'`…); empty when no
+   * source confirms the country's operator ranges.
+   */
   prefixes: Readonly<Record<string, readonly string[]>>;
+  /** Where the ranges come from, or why there are none. */
+  source: string;
 }
 
 /** `from`…`to` (inclusive, same length) as prefix strings: `range(650, 654)` → `['650', …, '654']`. */
@@ -22,13 +29,17 @@ function range(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 }
 
-/** The known number plans, by ISO 3166 alpha-2 country. */
+/** A country whose operator ranges no source confirms: its country code, and an empty table. */
+const NO_OPERATOR_RANGES = (countryCode: string): CountryNumberPlan => ({ prefixes: {}, source: `+${countryCode}: the references give no operator ranges` });
+
+/** The number plans of every country where a rail is seeded, by ISO 3166 alpha-2 country. */
 export const NUMBER_PLANS: Readonly<Record<string, CountryNumberPlan>> = {
   CM: {
     prefixes: {
       MTN_MOMO: ['67', ...range(650, 654), ...range(680, 684)],
       ORANGE_MONEY: ['640', ...range(655, 659), ...range(686, 689), '69'],
     },
+    source: "MTN MoMo Open API market table (MTN); Cameroonian integrations' Orange ranges",
   },
   CI: {
     prefixes: {
@@ -36,7 +47,20 @@ export const NUMBER_PLANS: Readonly<Record<string, CountryNumberPlan>> = {
       ORANGE_MONEY: ['07'],
       MOOV_MONEY: ['01'],
     },
+    source: 'ARTCI ten-digit plan of 2021; MTN MoMo Open API market table',
   },
+  BJ: NO_OPERATOR_RANGES('229'),
+  CG: NO_OPERATOR_RANGES('242'),
+  GA: NO_OPERATOR_RANGES('241'),
+  GH: NO_OPERATOR_RANGES('233'),
+  GN: NO_OPERATOR_RANGES('224'),
+  KE: NO_OPERATOR_RANGES('254'),
+  SN: NO_OPERATOR_RANGES('221'),
+  SZ: NO_OPERATOR_RANGES('268'),
+  TD: NO_OPERATOR_RANGES('235'),
+  UG: NO_OPERATOR_RANGES('256'),
+  ZA: NO_OPERATOR_RANGES('27'),
+  ZM: NO_OPERATOR_RANGES('260'),
 };
 
 /**
@@ -61,7 +85,11 @@ export function operatorOfNumber(nationalNumber: string, country: string): strin
   return best?.operator ?? null;
 }
 
-/** True when `country` has a known number plan (so a number matching none of its prefixes is on no listed network). */
+/**
+ * True when `country`'s operator ranges are known (its table lists at least one operator), so a
+ * number matching none of its prefixes is on no listed network. False for a country without a
+ * table or with an empty one: its numbers name no operator and exclude no rail.
+ */
 export function hasNumberPlan(country: string): boolean {
-  return NUMBER_PLANS[country] !== undefined;
+  return Object.keys(NUMBER_PLANS[country]?.prefixes ?? {}).length > 0;
 }

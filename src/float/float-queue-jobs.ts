@@ -13,6 +13,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import { resolveConnector } from '../connectors/registry.ts';
 import { applyTransitionsIn, findRail, initiateTransaction, sendableFloat, type TransactionRow } from '../payments/index.ts';
+import { isPayOutHeld } from '../rails/index.ts';
 import type { Services } from '../services.ts';
 
 /** At most this many queued pay-outs sent per rail and pass (the next pass sends more). */
@@ -22,6 +23,7 @@ const EXPIRE_BATCH = 200;
 
 /**
  * Sends `railCode`'s queued pay-outs, oldest first, while the sendable float covers the next one
+ * and the rail is OPERATIONAL for pay-outs (nothing while it is DELAYED or CLOSED)
  * (strict FIFO: a large pay-out at the head holds back smaller ones behind it). With an unknown
  * float (no balance query, or no reading yet), one pay-out is sent per pass as a probe: the
  * operator then judges, and a refusal for want of float queues it again. Returns how many were
@@ -31,6 +33,8 @@ export async function releaseQueuedPayOuts(services: Services, railCode: string)
   const rail = await findRail(services.db, railCode);
   const connector = rail ? resolveConnector(services.connectors, railCode, 'LIVE') : null;
   if (!rail || !connector) return 0;
+  // A rail DELAYED or CLOSED for pay-outs keeps its queue until it is OPERATIONAL again.
+  if (await isPayOutHeld(services, railCode)) return 0;
   let sendable = await sendableFloat(services.db, railCode);
   let sent = 0;
   for (const row of await queuedPayOuts(services.db, railCode, RELEASE_BATCH)) {

@@ -54,6 +54,7 @@ import {
   postPayOutResolution,
   type RailRow,
   railTermsFor,
+  refundedPaymentOf,
   type TransactionRow,
   watchDelayMs,
   withTimeout,
@@ -525,6 +526,8 @@ async function askOperator(
     initiation: asked.initiation,
     ...extra(rail),
   };
+  const refund = await refundedPaymentOf(services.db, row);
+  if (refund) query.refund = refund;
   const status = await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs);
   return { status: conclusiveStatus(status, asked.initiation), railCode: rail.code };
 }

@@ -25,6 +25,7 @@ export { insertFundedPayOut } from './insert-funded-pay-out.ts';
 export { insertTransaction } from './insert-transaction.ts';
 export { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
 export { nextAskAt, watchDelayMs } from './poll-schedule.ts';
+export { refundedPaymentOf } from './refunded-payment.ts';
 export { activeRailsForCurrency, findActiveRail, findRail, offeredRails, resolveRailFor, type RailRow } from './rails.ts';
 export { creditPayIn, ensureSandboxOpening, fundSandbox, postPayOutPaidAfterRelease, postPayOutResolution, releaseDueSettlements, reservePayOut } from './transaction-postings.ts';
 export { heldAmountOf, payInStatusView, payOutStatusView, statusView, type TransactionRow } from './transaction-view.ts';

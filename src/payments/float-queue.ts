@@ -53,12 +53,15 @@ export async function mustWaitForFloat(db: Db, row: { direction: string; environ
 /**
  * Queues the never-sent PENDING pay-out `id` (compare-and-set: still PENDING, not initiated),
  * keeping its place if it was queued already; the poller leaves it alone (no next poll, no
- * deadline: the queue's maximum wait bounds it). Records a `FLOAT_QUEUED` event. True when queued.
+ * deadline: the queue's maximum wait bounds it). Records a `FLOAT_QUEUED` event whose
+ * `detail.waitingFor` says why: `FLOAT` (the rail's float does not cover it) or
+ * `RAIL_AVAILABILITY` (the rail is DELAYED or CLOSED for pay-outs). True when queued.
  */
 export async function queueForFloat(
   services: Pick<Services, 'db' | 'clock' | 'log'>,
   row: Pick<TransactionRow, 'id' | 'reference'>,
   railCode: string,
+  waitingFor: 'FLOAT' | 'RAIL_AVAILABILITY' = 'FLOAT',
 ): Promise<boolean> {
   const now = services.clock.now();
   const rows = await services.db
@@ -67,8 +70,11 @@ export async function queueForFloat(
     .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
     .returning({ id: transactions.id });
   if (rows.length === 0) return false;
-  await services.db.insert(transactionEvents).values({ transactionId: row.id, fromStatus: 'PENDING', toStatus: 'PENDING', cause: 'FLOAT_QUEUED', detail: { rail: railCode }, createdAt: now });
-  services.log.info({ reference: row.reference, rail: railCode }, 'pay-out queued: the rail float does not cover it');
+  await services.db.insert(transactionEvents).values({ transactionId: row.id, fromStatus: 'PENDING', toStatus: 'PENDING', cause: 'FLOAT_QUEUED', detail: { rail: railCode, waitingFor }, createdAt: now });
+  services.log.info(
+    { reference: row.reference, rail: railCode },
+    waitingFor === 'FLOAT' ? 'pay-out queued: the rail float does not cover it' : 'pay-out queued: the rail is delayed or closed for pay-outs',
+  );
   return true;
 }
 

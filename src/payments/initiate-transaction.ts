@@ -17,7 +17,7 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { transactionEvents, transactions } from '../db/schema.ts';
-import type { Connector, FailureCode, InitiateRequest, PrepareRequest } from '../connectors/connector.ts';
+import type { Connector, FailureCode, InitiateRequest, PrepareRequest, RefundedPayment } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { callbackSegmentOf } from '../connectors/operators.ts';
 import { recordInitiation } from '../db/queries/transactions.ts';
@@ -28,6 +28,8 @@ import { nextPollDelayMs } from './poll-schedule.ts';
 import { transaction } from '../db/client.ts';
 import { inFlightUntilAfter, sendDeadlineOf } from './initiation-window.ts';
 import { mustWaitForFloat, queueForFloat } from './float-queue.ts';
+import { refundedPaymentOf } from './refunded-payment.ts';
+import { isPayOutHeld } from '../rails/index.ts';
 
 /** Bytes of randomness in a callback token (hex in the URL path). */
 const CALLBACK_TOKEN_BYTES = 24;
@@ -55,7 +57,7 @@ export type InitiationRow = Pick<
   TransactionRow,
   'id' | 'reference' | 'direction' | 'payerAccount' | 'beneficiaryAccount' | 'amount' | 'currency' | 'description' | 'deadlineAt'
 > &
-  Partial<Pick<TransactionRow, 'floatResends' | 'environment'>>;
+  Partial<Pick<TransactionRow, 'floatResends' | 'environment' | 'type' | 'fundingSource' | 'refundOf'>>;
 
 /**
  * Steps 1–2 already done by the creator, in the creating write: the prepared operator id, the
@@ -78,7 +80,7 @@ function storedInFlightUntil(services: Pick<Services, 'config'>, storedAt: Date)
   return inFlightUntilAfter(new Date(storedAt.getTime() + services.config.connectorTimeoutMs));
 }
 
-function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date): PrepareRequest {
+function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date, refund?: RefundedPayment): PrepareRequest {
   const msisdn = row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount;
   if (!msisdn) throw new Error(`transaction ${row.reference} has no account to initiate`);
   return {
@@ -91,6 +93,7 @@ function prepareRequestFor(row: InitiationRow, rail: RailRow, initiatedAt: Date)
     description: row.description,
     initiatedAt,
     ...(row.floatResends ? { resend: row.floatResends } : {}),
+    ...(refund ? { refund } : {}),
   };
 }
 
@@ -133,8 +136,10 @@ export function firstPollAt(initiatedAt: Date): Date {
 /**
  * Initiates `row` on `rail` through `connector`. Never throws for operator outcomes. With
  * `stored`, steps 1–2 were done in the creating write (`prepareBeforeInsert`). A LIVE pay-out
- * the rail's float cannot cover is queued instead, nothing sent (float-queue.ts), unless
- * `options.isReleasedFromQueue` (the float job took it out of the queue, float checked).
+ * the rail's float cannot cover, or on a rail DELAYED or CLOSED for pay-outs
+ * (`rails/availability.ts`), is queued instead, nothing sent (float-queue.ts), unless
+ * `options.isReleasedFromQueue` (the float job took it out of the queue, float and availability
+ * checked).
  */
 export async function initiateTransaction(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'log' | 'statusListeners' | 'ids'>,
@@ -145,12 +150,16 @@ export async function initiateTransaction(
   options: { isReleasedFromQueue?: boolean } = {},
 ): Promise<Initiated> {
   if (stored) return sendInitiation(services, row, rail, connector, stored);
-  if (!options.isReleasedFromQueue && (await mustWaitForFloat(services.db, row, rail.code))) {
-    await queueForFloat(services, row, rail.code);
-    return {};
+  if (!options.isReleasedFromQueue) {
+    // A LIVE pay-out on a rail DELAYED or CLOSED for pay-outs waits, like one short of float.
+    const isHeld = row.direction === 'PAY_OUT' && row.environment === 'LIVE' && (await isPayOutHeld(services, rail.code));
+    if (isHeld || (await mustWaitForFloat(services.db, row, rail.code))) {
+      await queueForFloat(services, row, rail.code, isHeld ? 'RAIL_AVAILABILITY' : 'FLOAT');
+      return {};
+    }
   }
   const initiatedAt = services.clock.now();
-  const request = prepareRequestFor(row, rail, initiatedAt);
+  const request = prepareRequestFor(row, rail, initiatedAt, await refundedPaymentOf(services.db, row));
   const deadlineAt = row.deadlineAt ?? new Date(initiatedAt.getTime() + rail.pendingTimeoutSeconds * 1000);
   const prepared = await withTimeout((signal) => connector.prepare(request, signal), services.config.connectorTimeoutMs);
   if (prepared.kind === 'FAILED') {
@@ -209,7 +218,8 @@ async function sendInitiation(
   stored: StoredInitiation,
 ): Promise<Initiated> {
   // The prepare request, extended with what the send needs.
-  const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt), {
+  const refund = await refundedPaymentOf(services.db, row);
+  const request: InitiateRequest = Object.assign(prepareRequestFor(row, rail, stored.initiatedAt, refund), {
     operatorReference: stored.operatorReference,
     callbackUrl: callbackUrlFor(services, rail.operator, stored.callbackToken),
     // Redirect rails only: a direct charge has no hosted page; the customer comes back to our site.

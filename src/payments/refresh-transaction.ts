@@ -23,6 +23,7 @@ import { conclusiveStatus, initiationLeaseEnd, initiationStateOf } from './initi
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
 import { findRail, type RailRow } from './rails.ts';
 import { refreshCheckout } from './refresh-checkout.ts';
+import { refundedPaymentOf } from './refunded-payment.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** What happened to a transaction on this poll. */
@@ -119,6 +120,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
   const msisdn = (row.direction === 'PAY_IN' ? row.payerAccount : row.beneficiaryAccount) ?? '';
   // Taken before the question: only an answer given after `inFlightUntil` proves it never landed.
   const initiation = initiationStateOf(row, now);
+  const refund = await refundedPaymentOf(services.db, row);
   const query = {
     direction: row.direction as 'PAY_IN' | 'PAY_OUT',
     reference: row.reference,
@@ -131,6 +133,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
     callbackUrl: row.callbackToken ? callbackUrlFor(services, rail.operator, row.callbackToken) : null,
     statusQueryReference: row.statusQueryReference,
     ...(row.floatResends ? { resend: row.floatResends } : {}),
+    ...(refund ? { refund } : {}),
   };
   const status = conclusiveStatus(await withTimeout((signal) => connector.getStatus(query, signal), services.config.connectorTimeoutMs), initiation);
   switch (status.kind) {

@@ -18,8 +18,6 @@
  */
 import { and, eq, gte, isNotNull, sql } from 'drizzle-orm';
 import type { Environment } from '../connectors/registry.ts';
-import type { AuditActor } from '../dashboard/audit.ts';
-import { recordAudit } from '../dashboard/audit.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
 import { providers, railAvailabilityOverrides, transactions } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -160,67 +158,49 @@ export async function liveRailAvailabilities(services: Pick<Services, 'db' | 'cl
   return railAvailabilities(services, 'LIVE', rails.map((r) => r.code));
 }
 
-/**
- * Sets staff's availability of `providerCode` for `direction` (replacing any earlier one), audited
- * as RAIL_AVAILABILITY_SET. Throws PROVIDER_NOT_FOUND for an unknown rail.
- */
-export async function setAvailabilityOverride(
-  services: Services,
-  actor: AuditActor,
-  input: { providerCode: string; direction: RailDirection; status: AvailabilityStatus; reason?: string | undefined },
-): Promise<void> {
-  const [rail] = await services.db.select({ code: providers.code }).from(providers).where(eq(providers.code, input.providerCode));
-  if (!rail) throw new ApiError('PROVIDER_NOT_FOUND');
-  const values = { status: input.status, reason: input.reason ?? null, setBy: actor.actorId, setAt: services.clock.now() };
-  await services.db
-    .insert(railAvailabilityOverrides)
-    .values({ providerCode: input.providerCode, direction: input.direction, ...values })
-    .onConflictDoUpdate({ target: [railAvailabilityOverrides.providerCode, railAvailabilityOverrides.direction], set: values });
-  forgetClosedChecks(services);
-  await recordAudit(services, actor, { action: 'RAIL_AVAILABILITY_SET', targetType: 'PROVIDER', targetId: input.providerCode, after: { direction: input.direction, status: input.status, reason: values.reason } });
-}
-
-/**
- * Removes staff's availability of `providerCode` for `direction` (the traffic decides again),
- * audited as RAIL_AVAILABILITY_CLEARED. Throws RESOURCE_NOT_FOUND when there is none.
- */
-export async function clearAvailabilityOverride(services: Services, actor: AuditActor, providerCode: string, direction: RailDirection): Promise<void> {
-  const deleted = await services.db
-    .delete(railAvailabilityOverrides)
-    .where(and(eq(railAvailabilityOverrides.providerCode, providerCode), eq(railAvailabilityOverrides.direction, direction)))
-    .returning();
-  if (deleted.length === 0) throw new ApiError('RESOURCE_NOT_FOUND');
-  forgetClosedChecks(services);
-  await recordAudit(services, actor, { action: 'RAIL_AVAILABILITY_CLEARED', targetType: 'PROVIDER', targetId: providerCode, before: { direction, status: deleted[0]!.status } });
-}
-
 /** How long a rail's computed availability answers the charges' check, milliseconds of the service clock. */
 export const CLOSED_CHECK_TTL_MS = 5000;
 
 const closedChecks = Symbol('rail closed checks');
 
 /**
- * True when `code` is CLOSED for `direction` in `environment` (computed or set by staff): the
- * check a new charge passes (`payments/create-charge.ts`, which then answers RAIL_CLOSED). The
- * answer is computed at most once per `CLOSED_CHECK_TTL_MS` per rail, direction and environment in
- * this process (concurrent checks share one computation), so a charge costs no scan of the
- * window's traffic; setting or clearing an override here forgets the answers at once.
+ * The availability of `code` for `direction` in `environment` (computed or set by staff), as the
+ * checks before sending read it: computed at most once per `CLOSED_CHECK_TTL_MS` per rail,
+ * direction and environment in this process (concurrent checks share one computation), so a
+ * charge or a pay-out costs no scan of the window's traffic; setting or clearing an override here
+ * forgets the answers at once.
  */
-export async function isRailClosed(services: Pick<Services, 'db' | 'clock'>, environment: Environment, code: string, direction: RailDirection): Promise<boolean> {
-  const cache = keptBy(services.db, closedChecks, () => new Map<string, { until: number; closed: Promise<boolean> }>());
+export async function railStatus(services: Pick<Services, 'db' | 'clock'>, environment: Environment, code: string, direction: RailDirection): Promise<AvailabilityStatus> {
+  const cache = keptBy(services.db, closedChecks, () => new Map<string, { until: number; status: Promise<AvailabilityStatus> }>());
   const now = services.clock.now().getTime();
   const k = `${environment}:${key(code, direction)}`;
   const hit = cache.get(k);
-  if (hit && hit.until > now) return hit.closed;
-  const closed = railAvailabilities(services, environment, [code]).then(
-    (all) => all.find((a) => a.direction === direction)?.status === 'CLOSED',
-  );
-  cache.set(k, { until: now + CLOSED_CHECK_TTL_MS, closed });
-  closed.catch(() => cache.delete(k));
-  return closed;
+  if (hit && hit.until > now) return hit.status;
+  const status = railAvailabilities(services, environment, [code]).then((all) => all.find((a) => a.direction === direction)?.status ?? 'OPERATIONAL');
+  cache.set(k, { until: now + CLOSED_CHECK_TTL_MS, status });
+  status.catch(() => cache.delete(k));
+  return status;
+}
+
+/**
+ * True when `code` is CLOSED for `direction` in `environment` (`railStatus`): the check a new
+ * charge and a checkout attempt pass (`payments/create-charge.ts`,
+ * `payments/start-checkout-attempt.ts`, which then answer RAIL_CLOSED).
+ */
+export async function isRailClosed(services: Pick<Services, 'db' | 'clock'>, environment: Environment, code: string, direction: RailDirection): Promise<boolean> {
+  return (await railStatus(services, environment, code, direction)) === 'CLOSED';
+}
+
+/**
+ * True when LIVE pay-outs on `code` must wait rather than be sent: its PAY_OUT availability is
+ * DELAYED or CLOSED (`railStatus`). They wait in the float queue (`payments/float-queue.ts`) and
+ * go out, once each, when the rail is OPERATIONAL again.
+ */
+export async function isPayOutHeld(services: Pick<Services, 'db' | 'clock'>, code: string): Promise<boolean> {
+  return (await railStatus(services, 'LIVE', code, 'PAY_OUT')) !== 'OPERATIONAL';
 }
 
 /** Forgets the cached answers of `isRailClosed` (an override changed). */
-function forgetClosedChecks(services: Pick<Services, 'db'>): void {
+export function forgetClosedChecks(services: Pick<Services, 'db'>): void {
   keptBy(services.db, closedChecks, () => new Map()).clear();
 }

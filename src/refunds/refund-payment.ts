@@ -8,7 +8,9 @@
  * in the same database transaction, and a pay-in refunded in full moves SUCCESS → REFUNDED (the
  * only transition out of SUCCESS), with its event and `payment.refunded` webhook. The refund itself
  * announces `refund.success` / `refund.failed`. A refund of a late success (see late-success.ts) is
- * funded from SUSPENSE and carries no fee.
+ * funded from SUSPENSE and carries no fee. On a rail whose operator refunds whole payments by their
+ * own id (`Connector.refundsWholePayments`: Airtel), a merchant refund is the pay-in's whole
+ * amount, once, and the connector sends it to that refund API (`PrepareRequest.refund`).
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -119,13 +121,16 @@ export async function refundability(
   payment: Pick<TransactionRow, 'id' | 'direction' | 'status' | 'amount' | 'paymentMethod' | 'payerAccount' | 'environment'>,
 ): Promise<Refundability> {
   const amount = await refundableAmount(services.db, payment);
-  const isRefundable = amount > 0 && Boolean(payment.payerAccount) && (await refundRail(services, payment)) !== null;
+  const route = amount > 0 && payment.payerAccount ? await refundRail(services, payment) : null;
+  // A rail that refunds whole payments only (Airtel) refunds one that nothing has been refunded of.
+  const isRefundable = route !== null && (!route.connector.refundsWholePayments || amount === payment.amount);
   return { isRefundable, refundableAmount: amount };
 }
 
 /**
  * Refunds the pay-in `input.reference` of `caller.applicationId`. Throws TRANSACTION_NOT_FOUND,
- * REFUND_NOT_ALLOWED (not SUCCESS), REFUND_AMOUNT_EXCEEDED (more than what remains),
+ * REFUND_NOT_ALLOWED (not SUCCESS; on a whole-payments rail, not the whole amount, a second
+ * refund, or no operator transaction id), REFUND_AMOUNT_EXCEEDED (more than what remains),
  * PROVIDER_NOT_FOUND (rail gone), INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_REUSED.
  */
 export async function refundPayment(services: Services, caller: RefundCaller, input: RefundInput, idempotencyKey?: string): Promise<RefundData> {
@@ -149,6 +154,17 @@ export async function refundMerchantPayment(services: Services, merchantId: stri
     .where(and(eq(transactions.reference, input.reference), eq(transactions.direction, 'PAY_IN'), eq(applications.merchantId, merchantId)));
   if (!found) throw new ApiError('TRANSACTION_NOT_FOUND');
   return startRefund(services, found.payment, { amount: input.amount, reason: input.reason ?? null, funding: 'MERCHANT' });
+}
+
+/**
+ * Why a refund on a rail that refunds whole payments only (`Connector.refundsWholePayments`:
+ * Airtel Money) is refused: a partial amount, a payment already (partly) refunded, or a payment
+ * whose operator id Kolo never learnt.
+ */
+function wholeOnlyMessage(locked: TransactionRow, remaining: number): string {
+  if (remaining !== locked.amount) return "Ce paiement a déjà été remboursé : sur ce moyen de paiement, l'opérateur ne rembourse un paiement qu'une fois, en entier.";
+  if (!locked.operatorTransactionId) return "L'opérateur n'a pas communiqué l'identifiant de ce paiement : il ne peut pas être remboursé par ce moyen.";
+  return `Sur ce moyen de paiement, l'opérateur ne rembourse un paiement qu'en entier : ${locked.amount} ${locked.currency}.`;
 }
 
 /** How a refund is started: its amount (default: all that remains), reason and funding source. */
@@ -180,7 +196,7 @@ export async function startRefund(
     // Concurrent refunds of one pay-in take turns here; the sum below is then exact.
     const [locked] = await tx.select().from(transactions).where(eq(transactions.id, payment.id)).for('update');
     if (!locked || (!isSuspense && locked.status !== 'SUCCESS')) throw new ApiError('REFUND_NOT_ALLOWED');
-    return insertRefund(tx, services, locked, { ...options, railCode: rail.code, feeRule: terms?.rule ?? null });
+    return insertRefund(tx, services, locked, { ...options, railCode: rail.code, feeRule: terms?.rule ?? null, isWholeOnly: !isSuspense && connector.refundsWholePayments === true });
   });
   if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
   return result.data;
@@ -198,11 +214,14 @@ export async function insertRefund(
   tx: Db,
   services: Pick<Services, 'ids' | 'clock' | 'config' | 'db'>,
   locked: TransactionRow,
-  options: StartRefundOptions & { railCode: string; feeRule: FeeRule | null; pollAt?: Date; beneficiaryAccount?: string },
+  options: StartRefundOptions & { railCode: string; feeRule: FeeRule | null; pollAt?: Date; beneficiaryAccount?: string; isWholeOnly?: boolean },
 ): Promise<{ row: TransactionRow; data: RefundData }> {
   const now = services.clock.now();
   const remaining = options.funding === 'SUSPENSE' ? locked.amount : locked.amount - (await committedRefunds(tx, locked.id));
   const amount = options.amount ?? remaining;
+  if (options.isWholeOnly && (amount !== locked.amount || remaining !== locked.amount || !locked.operatorTransactionId)) {
+    throw new ApiError('REFUND_NOT_ALLOWED', { message: wholeOnlyMessage(locked, remaining) });
+  }
   if (amount < 1 || amount > remaining) {
     throw new ApiError('REFUND_AMOUNT_EXCEEDED', {
       message: `Le montant demandé dépasse ce qui reste à rembourser sur ce paiement (${Math.max(remaining, 0)} ${locked.currency}).`,

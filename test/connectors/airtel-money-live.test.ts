@@ -15,9 +15,9 @@ import { airtelCallbackHash } from '../../src/connectors/airtel-money/airtel-tra
 import { providers } from '../../src/db/schema.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { expectLedgerBalanced } from '../helpers/ledger.ts';
+import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
 import { rowOf, waitUntil } from '../helpers/live.ts';
-import { expectSuccess, PATHS } from '../helpers/merchant-api.ts';
+import { expectError, expectSuccess, PATHS } from '../helpers/merchant-api.ts';
 
 const CALLBACK_KEY = 'airtel-callback-key';
 
@@ -164,6 +164,80 @@ describe('Airtel Money token and pay-out', () => {
     await poll();
     expect(await rowOf(h, transfer)).toMatchObject({ status: 'SUCCESS' });
     expect(sim.moved().find((m) => m.reference === transfer)).toMatchObject({ direction: 'PAY_OUT', amount: 2000, currency: 'XAF' });
+    await expectLedgerBalanced(h.services.db);
+  });
+});
+
+describe('Airtel Money refunds, by Airtel’s transaction id', () => {
+  const refundRequests = () => sim.requests.filter((r) => r.method === 'POST' && r.path === '/standard/v1/payments/refund');
+  const settledCharge = async (payerAccount: string) => {
+    const reference = await charge(payerAccount);
+    await waitUntil('the charge to succeed', async () => (await rowOf(h, reference)).status === 'SUCCESS');
+    return reference;
+  };
+  const refund = async (body: Record<string, unknown>) => h.request('POST', PATHS.refund, { key: t.key, body });
+  // A refund is funded from the merchant's available balance: a payment's net amount is short of it by its fee.
+  beforeAll(async () => {
+    const funding = await charge('242051000010', 50_000);
+    await waitUntil('the funding charge', async () => (await rowOf(h, funding)).status === 'SUCCESS');
+  });
+
+  it('refunds a payment in full through Airtel’s refund, never a disbursement: SUCCESS, then REFUNDED', async () => {
+    const payment = await settledCharge('242051000011');
+    const moneyId = sim.transactions.get(payment)!.airtelMoneyId;
+    const disbursementsBefore = sim.requests.filter((r) => r.path === '/standard/v1/disbursements/').length;
+    const before = refundRequests().length;
+    const created = expectSuccess(await refund({ reference: payment, reason: 'Commande annulée' }), 201);
+    expect(created).toMatchObject({ paymentReference: payment, status: 'PENDING', amount: 5000 });
+    const sent = refundRequests().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers).toMatchObject({ 'x-country': 'CG', 'x-currency': 'XAF' });
+    expect(JSON.parse(sent[0]!.body)).toEqual({ transaction: { airtel_money_id: moneyId } });
+    await poll();
+    expect(await rowOf(h, created.reference)).toMatchObject({ status: 'SUCCESS', operatorTransactionId: sim.transactions.get(payment)!.refundId });
+    expect((await rowOf(h, payment)).status).toBe('REFUNDED');
+    expect(sim.requests.filter((r) => r.path === '/standard/v1/disbursements/')).toHaveLength(disbursementsBefore);
+    // Airtel moved the money back once.
+    expect(sim.moved().filter((m) => m.reference === payment && m.direction === 'PAY_OUT')).toHaveLength(1);
+    await expectLedgerBalanced(h.services.db);
+  });
+
+  it('refuses a partial refund, and a second one, before anything is written or sent', async () => {
+    const payment = await settledCharge('242051000012');
+    const before = refundRequests().length;
+    const partial = await refund({ reference: payment, amount: 2000 });
+    expectError(partial, 400, 'REFUND_NOT_ALLOWED');
+    expect(partial.json.message).toContain("qu'en entier : 5000 XAF");
+    expect(refundRequests()).toHaveLength(before);
+    expectSuccess(await refund({ reference: payment }), 201);
+    const second = await refund({ reference: payment });
+    expectError(second, 400, 'REFUND_NOT_ALLOWED');
+    expect(second.json.message).toContain('déjà été remboursé');
+    expect(refundRequests()).toHaveLength(before + 1);
+    await poll();
+    await expectLedgerBalanced(h.services.db);
+  });
+
+  it('an ambiguous answer (refunded, answer lost) leaves the money reserved until Airtel says SUCCESS, refunded once', async () => {
+    const payment = await settledCharge('242051000013');
+    await poll();
+    const reserved = async () => (await tenantBalances(h, t, 'LIVE')).reserved - reservedBefore;
+    const reservedBefore = (await tenantBalances(h, t, 'LIVE')).reserved;
+    sim.options.refundFaults.push('LOST_ANSWER', 'UNAVAILABLE');
+    const created = expectSuccess(await refund({ reference: payment }), 201);
+    expect(await rowOf(h, created.reference)).toMatchObject({ status: 'PENDING', initiationOutcome: 'UNKNOWN' });
+    expect(await reserved()).toBe(5000);
+    expect((await rowOf(h, payment)).status).toBe('SUCCESS');
+    // Asked again, Airtel is unavailable: still nothing decided, the money still held.
+    await poll(60_000);
+    expect(await rowOf(h, created.reference)).toMatchObject({ status: 'PENDING' });
+    expect(await reserved()).toBe(5000);
+    // Asked again, Airtel answers what it did: refunded (once).
+    await poll(60_000);
+    expect(await rowOf(h, created.reference)).toMatchObject({ status: 'SUCCESS' });
+    expect((await rowOf(h, payment)).status).toBe('REFUNDED');
+    expect(await reserved()).toBe(0);
+    expect(sim.moved().filter((m) => m.reference === payment && m.direction === 'PAY_OUT')).toHaveLength(1);
     await expectLedgerBalanced(h.services.db);
   });
 });

@@ -8,7 +8,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providers } from '../../src/db/schema.ts';
+import { providers, transactions } from '../../src/db/schema.ts';
+import { checkoutAttempts } from '../../src/db/schema-checkout.ts';
 import { CONFIGURATION_EXAMPLE } from '../../src/http/routes/rails.ts';
 import { configurationData } from '../../src/http/schemas/rails.ts';
 import { AVAILABILITY_WINDOW_MS, observedStatus } from '../../src/rails/index.ts';
@@ -230,6 +231,19 @@ describe('rail availability for staff', () => {
     expect(refused.json.message).toMatch(/fermé/);
     expect(await countTransactions(h, live.applicationId)).toBe(0);
     expectSuccess(await h.request('POST', '/api/v1/pay-in/charge', { key: (await h.createTenant()).key, body }), 201);
+    expect((await asAccount(h, admin.accessToken, 'DELETE', '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_IN')).status).toBe(204);
+  });
+
+  it("refuses a LIVE hosted checkout's attempt on a rail closed for pay-ins with a 503 page, writing and sending nothing", async () => {
+    const checkout = await createCheckout(h, live, { merchantReference: 'CLOSED-ATTEMPT' });
+    const b = formClient(h);
+    const page = await b.get(checkout.path);
+    expect((await asAccount(h, admin.accessToken, 'PUT', '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_IN', { body: { status: 'CLOSED' } })).status).toBe(204);
+    const refused = await b.post(`${checkout.path}/pay`, { _csrf: page.csrf!, rail: 'MTN_MOMO_CM', phone: '677000001' });
+    expect(refused.status).toBe(503);
+    expect(refused.html).toContain('est fermé pour le moment');
+    const [row] = await h.services.db.select().from(transactions).where(eq(transactions.reference, checkout.reference));
+    expect(await h.services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.transactionId, row!.id))).toHaveLength(0);
     expect((await asAccount(h, admin.accessToken, 'DELETE', '/api/v1/admin/rails/MTN_MOMO_CM/availability/PAY_IN')).status).toBe(204);
   });
 

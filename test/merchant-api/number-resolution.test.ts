@@ -10,17 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateApiKey } from '../../src/accounts/api-keys.ts';
 import { NUMBER_RESOLUTION_EXAMPLE } from '../../src/http/routes/rails.ts';
 import { numberResolutionData } from '../../src/http/schemas/rails.ts';
+import { inArray } from 'drizzle-orm';
+import { providers } from '../../src/db/schema.ts';
+import { hasNumberPlan, NUMBER_PLANS } from '../../src/domain/operator-prefixes.ts';
 import { activeRails } from '../../src/rails/index.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { expectError, expectSuccess, expectValidationError } from '../helpers/merchant-api.ts';
 
 const PATH = '/api/v1/numbers/resolve';
+const SEEDED_INACTIVE = ['MTN_MOMO_CG', 'AIRTEL_MONEY_CG', 'AIRTEL_MONEY_GA', 'AIRTEL_MONEY_TD'];
 
 let h: Harness;
 let xaf: Tenant;
 beforeAll(async () => {
   h = await startHarness();
   xaf = await h.createTenant();
+  // Seeded inactive: a deployment serving Congo, Gabon and Chad turns them on.
+  await h.services.db.update(providers).set({ active: true }).where(inArray(providers.code, SEEDED_INACTIVE));
 });
 afterAll(async () => h?.close());
 
@@ -42,12 +48,22 @@ const VALID = [
   { number: '+224 664 00 01 00', country: undefined, e164: '+224664000100', at: 'GN', operator: null, rails: ['MTN_MOMO_GN'] },
   { number: '7600 0100', country: 'SZ', e164: '+26876000100', at: 'SZ', operator: null, rails: ['MTN_MOMO_SZ'] },
   { number: '083 000 0100', country: 'ZA', e164: '+27830000100', at: 'ZA', operator: null, rails: ['MTN_MOMO_ZA'] },
+  { number: '+242 06 123 4567', country: undefined, e164: '+242061234567', at: 'CG', operator: null, rails: ['AIRTEL_MONEY_CG', 'MTN_MOMO_CG'] },
+  { number: '06 03 12 34', country: 'GA', e164: '+24106031234', at: 'GA', operator: null, rails: ['AIRTEL_MONEY_GA'] },
+  { number: '00235 63 01 23 45', country: undefined, e164: '+23563012345', at: 'TD', operator: null, rails: ['AIRTEL_MONEY_TD'] },
 ];
 
 describe('POST /api/v1/numbers/resolve: valid numbers', () => {
-  it('covers every country that has an active rail', async () => {
-    const countries = new Set((await activeRails(h.services)).map((r) => r.country));
+  it('covers every country that has a rail, each with its own prefix table', async () => {
+    const countries = new Set((await h.services.db.select({ country: providers.country }).from(providers)).map((r) => r.country));
+    expect(new Set((await activeRails(h.services)).map((r) => r.country))).toEqual(countries);
     expect(new Set(VALID.map((v) => v.at))).toEqual(countries);
+    expect(new Set(Object.keys(NUMBER_PLANS))).toEqual(countries);
+  });
+
+  it('names an operator only where its table lists ranges; elsewhere every rail of the country', () => {
+    for (const row of VALID) expect(row.operator === null || hasNumberPlan(row.at), row.at).toBe(true);
+    expect(Object.keys(NUMBER_PLANS).filter(hasNumberPlan).sort()).toEqual(['CI', 'CM']);
   });
 
   for (const row of VALID) {

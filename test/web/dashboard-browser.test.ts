@@ -16,7 +16,7 @@
  * horizontal scrolling at 360 px, and run through axe-core (no serious or critical violation).
  * Needs web/dist (`npm run build`); builds it once when it is missing.
  */
-import { setAvailabilityOverride } from '../../src/rails/index.ts';
+import { setAvailabilityOverride } from '../../src/dashboard/rail-availability-overrides.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../domain/clock.ts';
 import { nationalNumber } from '../../domain/msisdn.ts';
-import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, RefundedPayment, Rail, StatusResult } from '../connector.ts';
 import { callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
 import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import type { AirtelMoneyConfig } from './airtel-money-config.ts';
@@ -19,6 +19,8 @@ import {
   airtelDisbursementCall,
   airtelEnquiryCall,
   airtelInitiateResult,
+  airtelRefundCall,
+  airtelRefundResult,
   airtelStatusResult,
   encryptAirtelPin,
   type AirtelCall,
@@ -91,9 +93,18 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
     );
   }
 
+  /** Asks Airtel to refund `refund` in full (`POST /standard/v1/payments/refund`); see `airtelRefundResult`. */
+  async function sendRefund(refund: RefundedPayment & { operatorTransactionId: string }, rail: Rail, signal: AbortSignal): Promise<StatusResult | { kind: 'NOT_SENT'; error: string } | { kind: 'TOKEN_REFUSED'; error: string }> {
+    const answer = await send(airtelRefundCall(refund.operatorTransactionId, rail.country, rail.currency), signal);
+    if (answer.kind === 'NOT_SENT' || answer.kind === 'TOKEN_REFUSED') return answer;
+    if (answer.kind === 'UNREACHABLE') return answer;
+    return airtelRefundResult(answer.status, answer.json, refund.operatorTransactionId);
+  }
+
   return {
     operator: 'AIRTEL_MONEY',
     preparesLocally: true,
+    refundsWholePayments: true,
 
     async prepare(request): Promise<PrepareResult> {
       // Airtel's transaction.id is ours: our reference, known before Airtel hears of it. Airtel
@@ -102,6 +113,17 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
     },
 
     async initiate(request, signal): Promise<InitiateResult> {
+      if (request.direction === 'PAY_OUT' && request.refund) {
+        // A refund is Airtel's refund of the payment itself, whole: never a disbursement.
+        const { refund } = request;
+        if (!refund.operatorTransactionId) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: `Airtel: payment ${refund.reference} has no airtel_money_id to refund` };
+        if (refund.amount !== request.amount) return { kind: 'FAILED', failureCode: 'INVALID_REQUEST', failureReason: 'Airtel refunds a payment in full only' };
+        const answer = await sendRefund({ ...refund, operatorTransactionId: refund.operatorTransactionId }, request.rail, signal);
+        if (answer.kind === 'TOKEN_REFUSED') return { kind: 'FAILED', failureCode: 'CONFIGURATION_ERROR', failureReason: answer.error };
+        // SUCCESS: refunded; the status query (the same refund, answered again) records it.
+        if (answer.kind === 'SUCCEEDED') return { kind: 'ACCEPTED', operatorReference: request.operatorReference };
+        return answer.kind === 'NOT_SENT' ? answer : { kind: 'UNREACHABLE', error: 'error' in answer ? answer.error : `Airtel refund: ${answer.kind}` };
+      }
       // Airtel takes the national significant number, without the country code (`05…` in Congo).
       const msisdn = nationalNumber(request.msisdn, request.rail.country);
       const common = { id: request.operatorReference, reference: request.reference, msisdn, amount: request.amount, country: request.rail.country, currency: request.currency };
@@ -114,6 +136,14 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
 
     async getStatus(query, signal): Promise<StatusResult> {
       if (!query.operatorReference) return { kind: 'NOT_FOUND' };
+      if (query.direction === 'PAY_OUT' && query.refund) {
+        // Airtel documents no enquiry of a refund. Its refund is keyed by the payment's
+        // airtel_money_id and refunds that payment once, so asking it again is the enquiry:
+        // SUCCESS means refunded; anything else leaves the money where it is.
+        if (!query.refund.operatorTransactionId) return { kind: 'UNREACHABLE', error: 'Airtel: the refunded payment has no airtel_money_id' };
+        const answer = await sendRefund({ ...query.refund, operatorTransactionId: query.refund.operatorTransactionId }, query.rail, signal);
+        return answer.kind === 'NOT_SENT' || answer.kind === 'TOKEN_REFUSED' ? { kind: 'UNREACHABLE', error: answer.error } : answer;
+      }
       const answer = await send(airtelEnquiryCall(query.direction, query.operatorReference, query.rail.country, query.rail.currency), signal);
       if (answer.kind !== 'RESPONSE') return { kind: 'UNREACHABLE', error: answer.error };
       return airtelStatusResult(answer.status, answer.json, query.direction, query.initiation === 'UNKNOWN');

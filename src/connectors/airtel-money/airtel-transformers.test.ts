@@ -1,7 +1,7 @@
 /** Airtel's wire format: every documented status mapped, anything else unknown; the wallet short; the balance; the callback hash; the PIN's encryption. */
 import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { airtelBalanceResult, airtelCallbackHash, airtelCallbackProblem, airtelInitiateResult, airtelStatusResult, encryptAirtelPin } from './airtel-transformers.ts';
+import { airtelBalanceResult, airtelCallbackHash, airtelCallbackProblem, airtelInitiateResult, airtelRefundCall, airtelRefundResult, airtelStatusResult, encryptAirtelPin } from './airtel-transformers.ts';
 
 const enquiry = (status: string, message = 'm') => ({ data: { transaction: { airtel_money_id: 'MP1', id: 'PI-1', message, status } }, status: { success: true } });
 
@@ -68,5 +68,25 @@ describe("Airtel's wallet short and balance", () => {
     expect(airtelBalanceResult(200, { balance: 7000, currency: 'XAF' })).toEqual({ kind: 'BALANCE', amount: 7000, currency: 'XAF' });
     expect(airtelBalanceResult(200, { data: { balance: 'n/a', currency: 'XAF' } })).toMatchObject({ kind: 'UNKNOWN' });
     expect(airtelBalanceResult(403, { status: { success: false } })).toMatchObject({ kind: 'UNKNOWN' });
+  });
+});
+
+describe('airtel refund', () => {
+  const answer = (status: string, id = 'RF1', success = true) => ({ data: { transaction: { airtel_money_id: id, status } }, status: { code: '200', result_code: 'ESB000010', success } });
+
+  it('names the payment by its airtel_money_id only', () => {
+    expect(airtelRefundCall('MP1', 'CG', 'XAF')).toEqual({ method: 'POST', path: '/standard/v1/payments/refund', country: 'CG', currency: 'XAF', body: '{"transaction":{"airtel_money_id":"MP1"}}' });
+  });
+
+  it('reads SUCCESS as refunded, keeping the refund’s own id but not the payment’s echoed back', () => {
+    expect(airtelRefundResult(200, answer('SUCCESS'), 'MP1')).toEqual({ kind: 'SUCCEEDED', operatorReference: null, operatorTransactionId: 'RF1' });
+    expect(airtelRefundResult(200, answer('SUCCESS', 'MP1'), 'MP1')).toEqual({ kind: 'SUCCEEDED', operatorReference: null, operatorTransactionId: null });
+  });
+
+  it('takes every other answer as unknown, never as a failure: the money stays where it is', () => {
+    expect(airtelRefundResult(200, answer('FAILED'), 'MP1').kind).toBe('UNREACHABLE');
+    expect(airtelRefundResult(200, answer('SUCCESS', 'RF1', false), 'MP1').kind).toBe('UNREACHABLE');
+    expect(airtelRefundResult(400, { status: { code: '400', success: false } }, 'MP1').kind).toBe('UNREACHABLE');
+    expect(airtelRefundResult(500, undefined, 'MP1').kind).toBe('UNREACHABLE');
   });
 });

@@ -135,6 +135,34 @@ export function airtelStatusResult(status: number, json: unknown, direction: 'PA
   return documentedOutcome(direction === 'PAY_IN' ? AIRTEL_STATUSES : AIRTEL_PAY_OUT_STATUSES, code, reason, { operatorReference: null, operatorTransactionId: moneyId });
 }
 
+/**
+ * `POST /standard/v1/payments/refund`: refunds, in full, the collection Airtel knows as
+ * `airtelMoneyId` (its `airtel_money_id`, as the enquiry and the callback gave it). The body
+ * names nothing of ours: the payment's id is the only key, and Airtel refunds a payment once.
+ */
+export function airtelRefundCall(airtelMoneyId: string, country: string, currency: string): AirtelCall {
+  return { method: 'POST', path: '/standard/v1/payments/refund', country, currency, body: JSON.stringify({ transaction: { airtel_money_id: airtelMoneyId } }) };
+}
+
+/**
+ * Reads the refund's answer `200 {"data": {"transaction": {"airtel_money_id": "…", "status":
+ * "SUCCESS"}}, "status": {"code": "200", "result_code": "ESB000010", "success": true}}` (the
+ * answer Airtel's documentation shows): SUCCEEDED, with the answer's `airtel_money_id` as the
+ * refund's own id when it is not `paymentMoneyId` (the refunded payment's, echoed back). Airtel
+ * documents no refusal of a refund, so anything else — another HTTP status, `success` false, a
+ * status other than SUCCESS, no body — is unknown (UNREACHABLE): the money stays where it is and
+ * Kolo asks again.
+ */
+export function airtelRefundResult(status: number, json: unknown, paymentMoneyId: string): StatusResult {
+  const transaction = (json as { data?: { transaction?: { status?: unknown; airtel_money_id?: unknown } } } | undefined)?.data?.transaction;
+  if (status === 200 && isSuccess(json) === true && typeof transaction?.status === 'string' && transaction.status.toUpperCase() === 'SUCCESS') {
+    // The refund's own id when Airtel gives one; the payment's echoed back names no new movement.
+    const moneyId = typeof transaction.airtel_money_id === 'string' && transaction.airtel_money_id !== paymentMoneyId ? transaction.airtel_money_id : null;
+    return { kind: 'SUCCEEDED', operatorReference: null, operatorTransactionId: moneyId };
+  }
+  return { kind: 'UNREACHABLE', error: `Airtel refund: HTTP ${status} ${JSON.stringify(json ?? null).slice(0, 200)}` };
+}
+
 /** `GET /standard/v1/users/balance`: the balance of the application's wallet in `country`. */
 export function airtelBalanceCall(country: string, currency: string): AirtelCall {
   return { method: 'GET', path: '/standard/v1/users/balance', country, currency };

@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { clearAvailabilityOverride, liveRailAvailabilities, setAvailabilityOverride } from '../../rails/index.ts';
+import { liveRailAvailabilities } from '../../rails/index.ts';
+import { clearAvailabilityOverride, setAvailabilityOverride } from '../../dashboard/rail-availability-overrides.ts';
 import type { Services } from '../../services.ts';
 import { adminOnly, auditActor, dashboardAuthHook, staffRead } from '../dashboard-auth.ts';
 import { ok } from '../envelope.ts';

@@ -10,7 +10,9 @@
  * `callbackUrl` when set (hash: HMAC-SHA256 of the transaction with `callbackKey`), and the
  * wallet's balance (`GET /standard/v1/users/balance`, per `X-Country`: `balances`, major units,
  * moved by what it did — a successful collection credits it, a disbursement debits it when
- * accepted and is given back if it fails). A disbursement the balance cannot pay is refused
+ * accepted and is given back if it fails; a refund debits it), refunds
+ * (`POST /standard/v1/payments/refund` by `airtel_money_id`: a successful collection, once, in
+ * full; asked again, the same SUCCESS; `refundFaults` lose or refuse answers). A disbursement the balance cannot pay is refused
  * `DP00900001007` (not enough balance), recorded `TF`, and nothing moves.
  *
  * Outcomes by the last three digits of the number (fault modes): …101 `TF` (insufficient
@@ -48,6 +50,11 @@ export interface AirtelSimulatorOptions {
   now: () => number;
   /** Country → the wallet's balance, major units (XAF: whole francs); a test may set it. */
   balances: Record<string, number>;
+  /**
+   * Faults of the next refund requests, one consumed per request: `LOST_ANSWER` refunds, then
+   * answers 500 (the answer lost); `UNAVAILABLE` answers 503 and does nothing.
+   */
+  refundFaults: Array<'LOST_ANSWER' | 'UNAVAILABLE'>;
 }
 
 /** Defaults, documented in docs/going-live.md for rehearsals. */
@@ -66,6 +73,7 @@ export const AIRTEL_SIM_DEFAULTS: AirtelSimulatorOptions = {
   forgeHashes: false,
   now: () => Date.now(),
   balances: { CG: 10_000_000, GA: 10_000_000, TD: 10_000_000 },
+  refundFaults: [],
 };
 
 /** One transaction the simulator holds. */
@@ -80,6 +88,8 @@ export interface AirtelSimTransaction {
   status: 'TIP' | 'TS' | 'TF' | 'TA';
   message: string;
   airtelMoneyId: string;
+  /** Set once the collection is refunded (`POST /standard/v1/payments/refund`): the refund's own id. */
+  refundId?: string;
 }
 
 /** A running Airtel simulator. */
@@ -118,6 +128,7 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
   const { webhookUrl, ...rest } = overrides;
   const options: AirtelSimulatorOptions = { ...AIRTEL_SIM_DEFAULTS, ...rest, ...(webhookUrl ? { callbackUrl: webhookUrl } : {}) };
   options.balances = { ...(rest.balances ?? AIRTEL_SIM_DEFAULTS.balances) };
+  options.refundFaults = [...(rest.refundFaults ?? [])];
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const publicKey = keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   const tokens = new Map<string, number>();
@@ -228,6 +239,21 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
       decide(t);
       return sendJson(res, 200, ok({ id, status: isCollection ? 'Success.' : 'TIP' }));
     }
+    if (req.method === 'POST' && path === '/standard/v1/payments/refund') {
+      const moneyId = json.transaction?.airtel_money_id;
+      const t = [...transactions.values()].find((c) => c.kind === 'PAY_IN' && c.airtelMoneyId === moneyId && c.country === country);
+      if (!t) return sendJson(res, 400, refused('400', 'Transaction not found'));
+      if (t.status !== 'TS') return sendJson(res, 400, refused('400', 'Transaction not refundable'));
+      const fault = options.refundFaults.shift();
+      if (fault === 'UNAVAILABLE') return sendJson(res, 503, refused('503', 'Service unavailable'));
+      // A payment is refunded once: asked again, the refund answers what it did.
+      if (!t.refundId) {
+        t.refundId = `RF${randomBytes(5).toString('hex').toUpperCase()}`;
+        options.balances[country] = (options.balances[country] ?? 0) - t.amount;
+      }
+      if (fault === 'LOST_ANSWER') return sendJson(res, 500, refused('500', 'Internal error'));
+      return sendJson(res, 200, { data: { transaction: { airtel_money_id: t.refundId, status: 'SUCCESS' } }, status: { code: '200', message: 'SUCCESS', result_code: 'ESB000010', success: true } });
+    }
     if (req.method === 'GET' && path === '/standard/v1/users/balance') {
       return sendJson(res, 200, { data: { balance: (options.balances[country] ?? 0).toFixed(2), currency, account_status: 'Active' }, status: { code: '200', message: 'SUCCESS', result_code: 'ESB000010', success: true } });
     }
@@ -254,10 +280,15 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
     expireTokens: () => {
       for (const token of tokens.keys()) tokens.set(token, 0);
     },
-    moved: () =>
-      [...transactions.values()]
+    moved: () => [
+      ...[...transactions.values()]
         .filter((t) => t.status === 'TS')
         .map((t) => ({ reference: t.reference, operatorReference: t.id, direction: t.kind, amount: t.amount, currency: t.currency, msisdn: t.msisdn, operatorTransactionId: t.airtelMoneyId })),
+      // A refund pays the collection's payer back; Airtel knows it by the collection's ids only.
+      ...[...transactions.values()]
+        .filter((t) => t.refundId)
+        .map((t) => ({ reference: t.reference, operatorReference: t.id, direction: 'PAY_OUT' as const, amount: t.amount, currency: t.currency, msisdn: t.msisdn, operatorTransactionId: t.refundId! })),
+    ],
     close: server.close,
   };
 }

@@ -1,6 +1,6 @@
-/** Staff: the payment rails, their limits and fees; ADMIN turns one on or off and edits it. */
+/** Staff: the payment rails, their limits and fees, their LIVE availability; ADMIN turns one on or off, edits it and sets or clears its availability. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client';
+import { api, expectNoContent, unwrap } from '../../api/client';
 import type { ApiBody, ApiData } from '../../api/types';
 import { invalidate, queryKeysFactory, type MutationHookOptions, type QueryHookOptions } from './query-keys';
 
@@ -48,4 +48,34 @@ export const railAvailabilityQueryKeys = queryKeysFactory<'rail-availability'>('
 /** Every active rail's LIVE availability, per direction (staff). */
 export function useRailAvailability(options?: QueryHookOptions<RailAvailability[]>) {
   return useQuery({ ...options, queryKey: railAvailabilityQueryKeys.list(), queryFn: () => unwrap(api.GET('/api/v1/admin/rails/availability')) });
+}
+
+/** What staff set for one rail and direction: the status that replaces the computed one in LIVE, and why. */
+export type RailAvailabilityOverride = { code: string; direction: RailAvailability['direction']; status: RailAvailability['status']; reason?: string };
+
+/** Sets staff's LIVE availability of a rail for one direction (ADMIN; audited `RAIL_AVAILABILITY_SET`). */
+export function useSetRailAvailability(options?: MutationHookOptions<void, RailAvailabilityOverride>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...options,
+    mutationFn: ({ code, direction, status, reason }) =>
+      expectNoContent(api.PUT('/api/v1/admin/rails/{code}/availability/{direction}', { params: { path: { code, direction } }, body: { status, ...(reason ? { reason } : {}) } })),
+    onSuccess: async (...args) => {
+      await invalidate(queryClient, [railAvailabilityQueryKeys.all]);
+      await options?.onSuccess?.(...args);
+    },
+  });
+}
+
+/** Removes staff's availability of a rail for one direction: the traffic decides again (ADMIN; audited `RAIL_AVAILABILITY_CLEARED`). */
+export function useClearRailAvailability(options?: MutationHookOptions<void, Pick<RailAvailabilityOverride, 'code' | 'direction'>>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...options,
+    mutationFn: ({ code, direction }) => expectNoContent(api.DELETE('/api/v1/admin/rails/{code}/availability/{direction}', { params: { path: { code, direction } } })),
+    onSuccess: async (...args) => {
+      await invalidate(queryClient, [railAvailabilityQueryKeys.all]);
+      await options?.onSuccess?.(...args);
+    },
+  });
 }

@@ -1,12 +1,13 @@
 /**
  * Staff: the payment rails (limits, fees, active, LIVE availability per direction); ADMIN turns one
- * on or off and edits its limits and fees.
+ * on or off, edits its limits and fees, and sets or clears its LIVE availability by hand.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../auth/session';
 import { useAdminRails, useRailAvailability, useToggleRail, type RailAvailability } from '../../hooks/api/admin-rails';
 import { ErrorBox, Money, QueryView, StatusBadge } from '../../ui';
+import { AvailabilityForm } from './AvailabilityForm';
 import { RailForm } from './RailForm';
 
 export default function Rails() {
@@ -14,6 +15,7 @@ export default function Rails() {
   const { user } = useSession();
   const isAdmin = user?.role === 'ADMIN';
   const [editing, setEditing] = useState<string | null>(null);
+  const [settingAvailability, setSettingAvailability] = useState<string | null>(null);
   const rails = useAdminRails();
   const toggle = useToggleRail();
   const availability = useRailAvailability();
@@ -70,9 +72,22 @@ export default function Rails() {
                         {t('admin.edit')}
                       </button>
                     )}
+                    {isAdmin && availabilityText(rail.code, 'PAY_IN') !== null && settingAvailability !== rail.code && (
+                      <button type="button" className="secondary" aria-label={`${t('admin.availabilityButton')} ${rail.name}`} onClick={() => setSettingAvailability(rail.code)}>
+                        {t('admin.availabilityButton')}
+                      </button>
+                    )}
                   </span>
                 </div>
                 {isAdmin && editing === rail.id && <RailForm rail={rail} onDone={() => setEditing(null)} />}
+                {isAdmin && settingAvailability === rail.code && (
+                  <AvailabilityForm
+                    code={rail.code}
+                    name={rail.name}
+                    current={availability.data?.filter((a) => a.providerCode === rail.code) ?? []}
+                    onDone={() => setSettingAvailability(null)}
+                  />
+                )}
               </li>
             ))}
           </ul>
