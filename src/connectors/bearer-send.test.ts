@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sendWithBearer, type BearerTokenError } from './bearer-send.ts';
-import { createTokenCache, type OperatorResponse, type OperatorUnreachable } from './operator-http.ts';
+import { requestAccessToken, sendWithBearer, type BearerTokenError } from './bearer-send.ts';
+import { createTokenCache, type FetchFn, type OperatorResponse, type OperatorUnreachable } from './operator-http.ts';
 
 /** A token cache whose fetches hand out `token-1`, `token-2`… (or `failure`), counted. */
 function countingTokens(failure?: BearerTokenError) {
@@ -84,5 +84,29 @@ describe('sendWithBearer', () => {
     const { send, sentWith } = sender(response(200));
     expect(await sendWithBearer(tokens, 'app', 'test token', controller.signal, send)).toEqual({ kind: 'NOT_SENT', error: 'test token: abandoned by Kolo' });
     expect(sentWith).toEqual([]);
+  });
+});
+
+describe('requestAccessToken', () => {
+  const tokenRequest = { method: 'POST' as const, url: 'http://operator.test/token', headers: { Authorization: 'Basic c2VjcmV0' }, body: 'grant_type=client_credentials' };
+  const answering = (status: number, body: unknown): FetchFn => async () => ({ status, text: JSON.stringify(body) });
+
+  it('gives the token and its lifetime, or the default lifetime when the operator names none', async () => {
+    expect(await requestAccessToken(answering(200, { access_token: 'tok-1', expires_in: 180 }), tokenRequest, 1000, 'Test token', 3600)).toEqual({ token: 'tok-1', expiresInSeconds: 180 });
+    expect(await requestAccessToken(answering(200, { access_token: 'tok-2' }), tokenRequest, 1000, 'Test token', 3600)).toEqual({ token: 'tok-2', expiresInSeconds: 3600 });
+  });
+
+  it('is TOKEN_REFUSED on a refusal, naming the status and the operator’s code but no credential', async () => {
+    const refused = await requestAccessToken(answering(401, { error: 'invalid_client' }), tokenRequest, 1000, 'Test token', 3600);
+    expect(refused).toEqual({ kind: 'TOKEN_REFUSED', error: 'Test token: HTTP 401 invalid_client' });
+    expect(await requestAccessToken(answering(200, { token_type: 'Bearer' }), tokenRequest, 1000, 'Test token', 3600)).toEqual({ kind: 'TOKEN_REFUSED', error: 'Test token: HTTP 200' });
+  });
+
+  it('is UNREACHABLE on a 5xx or no answer', async () => {
+    expect(await requestAccessToken(answering(503, {}), tokenRequest, 1000, 'Test token', 3600)).toEqual({ kind: 'UNREACHABLE', error: 'Test token: HTTP 503' });
+    const reset: FetchFn = async () => {
+      throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    };
+    expect(await requestAccessToken(reset, tokenRequest, 1000, 'Test token', 3600)).toEqual({ kind: 'UNREACHABLE', error: 'POST /token: ECONNRESET' });
   });
 });

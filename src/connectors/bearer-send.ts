@@ -1,8 +1,9 @@
 /**
- * The bearer-token loop the token-based connectors (MTN MoMo, Orange Money, Airtel Money) share:
- * send with the cached token, and on a 401 renew the token once and send again.
+ * What the token-based connectors (MTN MoMo, Orange Money, Orange Web Payment, Airtel Money)
+ * share: the request for an OAuth 2.0 access token, and the bearer-token loop (send with the
+ * cached token, and on a 401 renew the token once and send again).
  */
-import { untilAborted, type OperatorNotSent, type OperatorResponse, type OperatorUnreachable, type TokenCache } from './operator-http.ts';
+import { callOperator, stringField, untilAborted, type FetchFn, type OperatorNotSent, type OperatorRequest, type OperatorResponse, type OperatorUnreachable, type TokenCache } from './operator-http.ts';
 
 /** Why a connector has no token: the operator refused its credentials, or gave no answer (timeout, 5xx). */
 export type BearerTokenError = { kind: 'TOKEN_REFUSED'; error: string } | { kind: 'UNREACHABLE'; error: string };
@@ -41,4 +42,34 @@ export async function sendWithBearer(
     if (answer.kind === 'RESPONSE' && answer.status === 401 && attempt === 0) continue;
     return answer;
   }
+}
+
+/** An access token and how long it lives, seconds. */
+export interface AccessToken {
+  token: string;
+  expiresInSeconds: number;
+}
+
+/**
+ * Asks an operator's token endpoint for an access token (OAuth 2.0 client credentials, RFC 6749
+ * §4.4): `request` as the operator documents it (its URL, credentials and body). A 200 with an
+ * `access_token` is the token, living `expires_in` seconds (`defaultExpiresInSeconds` when
+ * absent); no answer or a 5xx is UNREACHABLE; anything else is TOKEN_REFUSED. The error names
+ * `label`, the status and the operator's `error` code, never a credential.
+ */
+export async function requestAccessToken(
+  fetch: FetchFn,
+  request: OperatorRequest,
+  timeoutMs: number,
+  label: string,
+  defaultExpiresInSeconds: number,
+): Promise<AccessToken | BearerTokenError> {
+  const answer = await callOperator(fetch, request, timeoutMs);
+  if (answer.kind === 'UNREACHABLE') return answer;
+  const token = stringField(answer.json, 'access_token');
+  const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
+  if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : defaultExpiresInSeconds };
+  const code = stringField(answer.json, 'error');
+  const detail = `${label}: HTTP ${answer.status}${code ? ` ${code}` : ''}`;
+  return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
 }

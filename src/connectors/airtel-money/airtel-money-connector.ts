@@ -8,8 +8,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import { nationalNumber } from '../../domain/msisdn.ts';
 import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, RefundedPayment, Rail, StatusResult } from '../connector.ts';
-import { callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
-import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
+import { callOperator, createTokenCache, maskSecret, type FetchFn } from '../operator-http.ts';
+import { requestAccessToken, sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import type { AirtelMoneyConfig } from './airtel-money-config.ts';
 import { AIRTEL_MARKETS } from './airtel-money-config.ts';
 import {
@@ -56,8 +56,8 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
   const tokens = createTokenCache<BearerTokenError>(
     () => options.clock.now().getTime(),
     AIRTEL_TOKEN_MARGIN_MS,
-    async () => {
-      const answer = await callOperator(
+    async () =>
+      requestAccessToken(
         options.fetch,
         {
           method: 'POST',
@@ -66,14 +66,9 @@ export function createAirtelMoneyConnector(options: AirtelMoneyOptions): AirtelM
           body: JSON.stringify({ client_id: config.clientId, client_secret: config.clientSecret, grant_type: 'client_credentials' }),
         },
         timeoutMs,
-      );
-      if (answer.kind === 'UNREACHABLE') return answer;
-      const token = stringField(answer.json, 'access_token');
-      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
-      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 180 };
-      const detail = `Airtel token: HTTP ${answer.status}`;
-      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
-    },
+        'Airtel token',
+        180,
+      ),
   );
 
   /** Sends `call` with the bearer token; on a 401 (request not processed), renews it once and resends. */

@@ -9,8 +9,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { MtnMomoMarketSettings } from './mtn-momo-config.ts';
 import type { BalanceResult, Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
-import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, type FetchFn } from '../operator-http.ts';
+import { requestAccessToken, sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import {
   mtnAccountHolderCall,
   mtnAccountHolderResult,
@@ -51,7 +51,7 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
     async (product) => {
       const c = credentials(product as MtnProduct);
       // No body: MTN lists "a body on an API that takes none, e.g. /token" as a 400 cause.
-      const answer = await callOperator(
+      return requestAccessToken(
         options.fetch,
         {
           method: 'POST',
@@ -59,13 +59,9 @@ export function createMtnMomoConnector(options: MtnMomoOptions): Connector {
           headers: { Authorization: basicAuth(c.apiUser, c.apiKey), 'Ocp-Apim-Subscription-Key': c.subscriptionKey },
         },
         timeoutMs,
+        `MTN ${product} token`,
+        3600,
       );
-      if (answer.kind === 'UNREACHABLE') return answer;
-      const token = stringField(answer.json, 'access_token');
-      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
-      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
-      const detail = `MTN ${product} token: HTTP ${answer.status}${stringField(answer.json, 'error') ? ` ${stringField(answer.json, 'error')}` : ''}`;
-      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
     },
   );
 

@@ -10,8 +10,8 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { OrangeMoneyConfig } from './orange-money-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
-import { basicAuth, callOperator, createTokenCache, maskSecret, stringField, type FetchFn } from '../operator-http.ts';
-import { sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
+import { basicAuth, callOperator, createTokenCache, maskSecret, type FetchFn } from '../operator-http.ts';
+import { requestAccessToken, sendWithBearer, type BearerSent, type BearerTokenError } from '../bearer-send.ts';
 import { orangeInitCall, orangeInitResult, orangePayCall, orangePayResult, orangeStatusCall, orangeStatusResult, type OrangeCall } from './orange-transformers.ts';
 
 /** Dependencies of the Orange connector. */
@@ -35,8 +35,8 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
   const tokens = createTokenCache<BearerTokenError>(
     () => options.clock.now().getTime(),
     ORANGE_TOKEN_MARGIN_MS,
-    async () => {
-      const answer = await callOperator(
+    async () =>
+      requestAccessToken(
         options.fetch,
         {
           method: 'POST',
@@ -45,14 +45,9 @@ export function createOrangeMoneyConnector(options: OrangeMoneyOptions): Connect
           body: 'grant_type=client_credentials',
         },
         timeoutMs,
-      );
-      if (answer.kind === 'UNREACHABLE') return answer;
-      const token = stringField(answer.json, 'access_token');
-      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
-      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
-      const detail = `Orange Money token: HTTP ${answer.status}${stringField(answer.json, 'error') ? ` ${stringField(answer.json, 'error')}` : ''}`;
-      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
-    },
+        'Orange Money token',
+        3600,
+      ),
   );
 
   /**

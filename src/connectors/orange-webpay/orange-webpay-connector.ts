@@ -13,12 +13,12 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { OrangeWebpayConfig, OrangeWebpayMerchant } from './orange-webpay-config.ts';
 import type { Connector, ConnectorCheck, InitiateResult, PrepareResult, StatusResult } from '../connector.ts';
+import { requestAccessToken } from '../bearer-send.ts';
 import {
   basicAuth,
   callOperator,
   createTokenCache,
   maskSecret,
-  stringField,
   untilAborted,
   type FetchFn,
   type OperatorNotSent,
@@ -76,8 +76,8 @@ export function createWebpayTokens(config: OrangeWebpayConfig, fetch: FetchFn, c
   return createTokenCache<TokenError>(
     () => clock.now().getTime(),
     WEBPAY_TOKEN_MARGIN_MS,
-    async () => {
-      const answer = await callOperator(
+    async () =>
+      requestAccessToken(
         fetch,
         {
           method: 'POST',
@@ -86,14 +86,9 @@ export function createWebpayTokens(config: OrangeWebpayConfig, fetch: FetchFn, c
           body: 'grant_type=client_credentials',
         },
         timeoutMs,
-      );
-      if (answer.kind === 'UNREACHABLE') return answer;
-      const token = stringField(answer.json, 'access_token');
-      const expiresIn = Number((answer.json as { expires_in?: unknown } | undefined)?.expires_in);
-      if (answer.status === 200 && token) return { token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
-      const detail = `Orange WebPay token: HTTP ${answer.status}${stringField(answer.json, 'error') ? ` ${stringField(answer.json, 'error')}` : ''}`;
-      return answer.status >= 500 ? { kind: 'UNREACHABLE', error: detail } : { kind: 'TOKEN_REFUSED', error: detail };
-    },
+        'Orange WebPay token',
+        3600,
+      ),
   );
 }
 
