@@ -19,6 +19,8 @@ import { expectError, expectSuccess, expectValidationError } from '../helpers/me
 
 const PATH = '/api/v1/numbers/resolve';
 const SEEDED_INACTIVE = ['MTN_MOMO_CG', 'AIRTEL_MONEY_CG', 'AIRTEL_MONEY_GA', 'AIRTEL_MONEY_TD'];
+/** Orange Money Web Payment's rails, seeded inactive too: a deployment holding those merchant wallets turns them on. */
+const WEBPAY = ['ORANGE_WEBPAY_CI', 'ORANGE_WEBPAY_SN', 'ORANGE_WEBPAY_ML', 'ORANGE_WEBPAY_BF', 'ORANGE_WEBPAY_GN', 'ORANGE_WEBPAY_MG', 'ORANGE_WEBPAY_CM'];
 
 let h: Harness;
 let xaf: Tenant;
@@ -26,7 +28,7 @@ beforeAll(async () => {
   h = await startHarness();
   xaf = await h.createTenant();
   // Seeded inactive: a deployment serving Congo, Gabon and Chad turns them on.
-  await h.services.db.update(providers).set({ active: true }).where(inArray(providers.code, SEEDED_INACTIVE));
+  await h.services.db.update(providers).set({ active: true }).where(inArray(providers.code, [...SEEDED_INACTIVE, ...WEBPAY]));
 });
 afterAll(async () => h?.close());
 
@@ -35,22 +37,25 @@ const resolve = async (body: Record<string, unknown>, key = xaf.key) => expectSu
 /** One valid number per country where a rail is seeded, in a different common form each time. */
 const VALID = [
   { number: '+237 6 77 00 01 00', country: undefined, e164: '+237677000100', at: 'CM', operator: 'MTN_MOMO', rails: ['MTN_MOMO_CM'] },
-  { number: '00237 699 00 01 00', country: undefined, e164: '+237699000100', at: 'CM', operator: 'ORANGE_MONEY', rails: ['ORANGE_MONEY_CM'] },
+  { number: '00237 699 00 01 00', country: undefined, e164: '+237699000100', at: 'CM', operator: 'ORANGE_MONEY', rails: ['ORANGE_MONEY_CM', 'ORANGE_WEBPAY_CM'] },
   { number: '237684000100', country: 'CM', e164: '+237684000100', at: 'CM', operator: 'MTN_MOMO', rails: ['MTN_MOMO_CM'] },
   { number: '05 00 00 01 00', country: 'CI', e164: '+2250500000100', at: 'CI', operator: 'MTN_MOMO', rails: ['MTN_MOMO_CI', 'WAVE_CI'] },
-  { number: '+225 07 00 00 01 00', country: undefined, e164: '+2250700000100', at: 'CI', operator: 'ORANGE_MONEY', rails: ['ORANGE_MONEY_CI', 'WAVE_CI'] },
-  { number: '77 000 01 00', country: 'SN', e164: '+221770000100', at: 'SN', operator: null, rails: ['ORANGE_MONEY_SN', 'WAVE_SN'] },
+  { number: '+225 07 00 00 01 00', country: undefined, e164: '+2250700000100', at: 'CI', operator: 'ORANGE_MONEY', rails: ['ORANGE_MONEY_CI', 'ORANGE_WEBPAY_CI', 'WAVE_CI'] },
+  { number: '77 000 01 00', country: 'SN', e164: '+221770000100', at: 'SN', operator: null, rails: ['ORANGE_MONEY_SN', 'ORANGE_WEBPAY_SN', 'WAVE_SN'] },
   { number: '024 123 4567', country: 'GH', e164: '+233241234567', at: 'GH', operator: null, rails: ['MTN_MOMO_GH'] },
   { number: '+256 772 000 100', country: undefined, e164: '+256772000100', at: 'UG', operator: null, rails: ['AIRTEL_MONEY_UG', 'MTN_MOMO_UG'] },
   { number: '0712 000 100', country: 'KE', e164: '+254712000100', at: 'KE', operator: null, rails: ['AIRTEL_MONEY_KE', 'MPESA_KE'] },
   { number: '+229 01 97 00 01 00', country: 'BJ', e164: '+2290197000100', at: 'BJ', operator: null, rails: ['MOOV_MONEY_BJ', 'MTN_MOMO_BJ'] },
   { number: '096 1000100', country: 'ZM', e164: '+260961000100', at: 'ZM', operator: null, rails: ['MTN_MOMO_ZM'] },
-  { number: '+224 664 00 01 00', country: undefined, e164: '+224664000100', at: 'GN', operator: null, rails: ['MTN_MOMO_GN'] },
+  { number: '+224 664 00 01 00', country: undefined, e164: '+224664000100', at: 'GN', operator: null, rails: ['MTN_MOMO_GN', 'ORANGE_WEBPAY_GN'] },
   { number: '7600 0100', country: 'SZ', e164: '+26876000100', at: 'SZ', operator: null, rails: ['MTN_MOMO_SZ'] },
   { number: '083 000 0100', country: 'ZA', e164: '+27830000100', at: 'ZA', operator: null, rails: ['MTN_MOMO_ZA'] },
   { number: '+242 06 123 4567', country: undefined, e164: '+242061234567', at: 'CG', operator: null, rails: ['AIRTEL_MONEY_CG', 'MTN_MOMO_CG'] },
   { number: '06 03 12 34', country: 'GA', e164: '+24106031234', at: 'GA', operator: null, rails: ['AIRTEL_MONEY_GA'] },
   { number: '00235 63 01 23 45', country: undefined, e164: '+23563012345', at: 'TD', operator: null, rails: ['AIRTEL_MONEY_TD'] },
+  { number: '+223 76 00 01 00', country: undefined, e164: '+22376000100', at: 'ML', operator: null, rails: ['ORANGE_WEBPAY_ML'] },
+  { number: '70 00 01 00', country: 'BF', e164: '+22670000100', at: 'BF', operator: null, rails: ['ORANGE_WEBPAY_BF'] },
+  { number: '032 00 001 00', country: 'MG', e164: '+261320000100', at: 'MG', operator: null, rails: ['ORANGE_WEBPAY_MG'] },
 ];
 
 describe('POST /api/v1/numbers/resolve: valid numbers', () => {
