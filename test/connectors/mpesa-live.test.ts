@@ -18,6 +18,7 @@ import { callbacksIdle } from '../../src/http/routes/callbacks.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { createMpesaConnector } from '../../src/connectors/mpesa/mpesa-connector.ts';
+import { setAvailabilityOverride } from '../../src/dashboard/rail-availability-overrides.ts';
 import { operatorTransport } from '../../src/connectors/operator-http.ts';
 import { createConnectorStateStore } from '../../src/db/queries/connector-state.ts';
 import { connectorState } from '../../src/db/schema-operations.ts';
@@ -44,6 +45,11 @@ beforeAll(async () => {
   sim = await startMpesaSimulator({ decisionDelayMs: 30 });
   receiver = await startReceiver();
   ({ h, t } = await startLiveHarness(mpesaEnv(sim), receiver.url, undefined, 'KES'));
+  // These tests plant one fault after another on the same rail, each judged on its own: pinned
+  // OPERATIONAL, the rail's availability (computed from its recent errors) never holds a pay-out.
+  for (const direction of ['PAY_IN', 'PAY_OUT'] as const) {
+    await setAvailabilityOverride(h.services, { actorId: null, actorRole: 'ADMIN', clientIp: null }, { providerCode: 'MPESA_KE', direction, status: 'OPERATIONAL' });
+  }
 });
 afterAll(async () => {
   await h?.close();
