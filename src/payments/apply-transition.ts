@@ -10,14 +10,13 @@ import { eq, sql } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { connectionOf, keptBy } from '../db/handle.ts';
 import { transactions } from '../db/schema.ts';
-import { insertStatusEvents, settleStatuses, transactionsById, type StatusSettlement } from '../db/queries/transactions.ts';
+import { settleStatuses, transactionsForTransition, type StatusSettlement, type StoredFeeTerms } from '../db/queries/transactions.ts';
 import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
-import { computeFee, railTermsFor } from './fees.ts';
+import { computeFee, railTermsFrom } from './fees.ts';
 import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
-import type { RailTerms } from './fees.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
 import { FLOAT_SHORT_FAILURE, requeueShortPayOutsIn } from './float-queue.ts';
 
@@ -95,25 +94,19 @@ function isFloatShortRefusal(current: TransactionRow, input: TransitionInput): b
 
 /**
  * The fee and settlement delay a status change fixes: a pay-in's fee is fixed when the money
- * moves (SUCCESS), on the rail that moved it, with the merchant's override if any; otherwise
- * the row's fee stays and nothing is held. `terms` caches rail terms across a batch.
+ * moves (SUCCESS), on the rail that moved it, with the merchant's override if any (`payInTerms`,
+ * read with the row); otherwise the row's fee stays and nothing is held.
  */
-async function moneyTermsOf(
-  tx: Db,
+function moneyTermsOf(
   current: TransactionRow,
+  payInTerms: StoredFeeTerms,
   to: TransactionStatus,
-  terms?: Map<string, RailTerms>,
-): Promise<{ feeAmount: number | null; settlementDelaySeconds: number }> {
+): { feeAmount: number | null; settlementDelaySeconds: number } {
   if (to !== 'SUCCESS' || current.direction !== 'PAY_IN' || !current.paymentMethod) {
     return { feeAmount: current.feeAmount, settlementDelaySeconds: 0 };
   }
-  const key = `${current.paymentMethod}:${current.applicationId}`;
-  let railTerms = terms?.get(key);
-  if (!railTerms) {
-    railTerms = await railTermsFor(tx, current.paymentMethod, 'PAY_IN', current.applicationId);
-    terms?.set(key, railTerms);
-  }
-  return { feeAmount: computeFee(current.amount, railTerms.rule, 'PAY_IN'), settlementDelaySeconds: railTerms.settlementDelaySeconds };
+  const terms = railTermsFrom(payInTerms, 'PAY_IN');
+  return { feeAmount: computeFee(current.amount, terms.rule, 'PAY_IN'), settlementDelaySeconds: terms.settlementDelaySeconds };
 }
 
 /**
@@ -244,15 +237,15 @@ export async function applyTransitionsIn(
   inputs: TransitionInput[],
 ): Promise<TransactionRow[]> {
   if (inputs.length === 0) return [];
-  const byId = new Map((await transactionsById(tx, inputs.map((i) => i.transactionId))).map((r) => [r.id, r]));
+  const byId = new Map((await transactionsForTransition(tx, inputs.map((i) => i.transactionId))).map((r) => [r.row.id, r]));
   const now = services.clock.now();
-  const terms = new Map<string, RailTerms>();
   const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
   const settlements: StatusSettlement[] = [];
   const shortOfFloat: { row: TransactionRow; failureReason: string | null }[] = [];
   for (const input of inputs) {
-    const current = byId.get(input.transactionId);
-    if (!current) continue;
+    const read = byId.get(input.transactionId);
+    if (!read) continue;
+    const current = read.row;
     const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
     if (!result.ok) continue;
     if (isFloatShortRefusal(current, input)) {
@@ -262,7 +255,7 @@ export async function applyTransitionsIn(
       continue;
     }
     const isFailed = result.to === 'FAILED';
-    const { feeAmount, settlementDelaySeconds } = await moneyTermsOf(tx, current, result.to, terms);
+    const { feeAmount, settlementDelaySeconds } = moneyTermsOf(current, read.payInTerms, result.to);
     const watch = watchAfter(current, input.event, services.config, now);
     planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
     settlements.push({
@@ -275,6 +268,8 @@ export async function applyTransitionsIn(
       operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
       feeAmount,
       ...watch,
+      cause: input.cause,
+      detail: input.detail ?? (isFailed ? { failureReason: input.failureReason ?? null } : null),
     });
   }
   if (shortOfFloat.length > 0) await requeueShortPayOutsIn(tx, services, shortOfFloat);
@@ -287,17 +282,6 @@ export async function applyTransitionsIn(
     const row = updatedById.get(p.input.transactionId);
     if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
   }
-  await insertStatusEvents(tx, {
-    events: changes.map((c) => ({
-      transactionId: c.row.id,
-      fromStatus: c.previous,
-      toStatus: c.row.status,
-      cause: c.input.cause,
-      failureCode: c.row.status === 'FAILED' ? c.row.failureCode : null,
-      detail: c.input.detail ?? (c.row.status === 'FAILED' ? { failureReason: c.row.failureReason } : null),
-    })),
-    now,
-  });
   await postStatusChanges(
     tx,
     services,

@@ -8,6 +8,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import type { StoredFeeTerms } from '../db/queries/transactions.ts';
 import { applications, merchantFeeOverrides, providers } from '../db/schema.ts';
 
 /** A fee rule: basis points (1 bp = 0.01 %) and a fixed amount in base units. */
@@ -43,18 +44,16 @@ export interface RailTerms {
 
 /**
  * The terms of `railCode` in `direction` for the merchant owning `applicationId`: the merchant's
- * fee override when one exists, else the rail's fee. One query. A rail that no longer exists
- * charges nothing and settles at once.
+ * fee override when one exists, else the rail's fee (`railTermsFrom`). One query. A rail that no
+ * longer exists charges nothing and settles at once.
  */
 export async function railTermsFor(db: Db, railCode: string, direction: FeeDirection, applicationId: string): Promise<RailTerms> {
   const [row] = await db
     .select({
-      payIn: providers.feePercentage,
-      payInFixed: providers.feeFixed,
-      payOut: providers.payOutFeePercentage,
-      payOutFixed: providers.payOutFeeFixed,
+      feePercentage: direction === 'PAY_IN' ? providers.feePercentage : providers.payOutFeePercentage,
+      feeFixed: direction === 'PAY_IN' ? providers.feeFixed : providers.payOutFeeFixed,
       settlementDelaySeconds: providers.settlementDelaySeconds,
-      overridePct: merchantFeeOverrides.feePercentage,
+      overridePercentage: merchantFeeOverrides.feePercentage,
       overrideFixed: merchantFeeOverrides.feeFixed,
     })
     .from(providers)
@@ -69,14 +68,20 @@ export async function railTermsFor(db: Db, railCode: string, direction: FeeDirec
     )
     .where(eq(providers.code, railCode))
     .limit(1);
-  if (!row) return { rule: { basisPoints: 0, fixed: 0 }, settlementDelaySeconds: 0 };
-  const settlementDelaySeconds = direction === 'PAY_IN' ? row.settlementDelaySeconds : 0;
-  if (row.overridePct !== null && row.overrideFixed !== null) {
-    return { rule: { basisPoints: basisPointsOf(row.overridePct), fixed: row.overrideFixed }, settlementDelaySeconds };
+  return railTermsFrom(row ?? null, direction);
+}
+
+/**
+ * The terms that stored fee terms give in `direction`: the merchant's override (`overridePercentage`
+ * and `overrideFixed`, both set) when there is one, else the rail's fee of that direction; the
+ * settlement delay is the rail's for a pay-in, none for a pay-out. `stored` null, or without the
+ * rail's fee (a rail that no longer exists): no fee, no delay.
+ */
+export function railTermsFrom(stored: StoredFeeTerms | null, direction: FeeDirection): RailTerms {
+  if (!stored || stored.feePercentage === null || stored.feeFixed === null) return { rule: { basisPoints: 0, fixed: 0 }, settlementDelaySeconds: 0 };
+  const settlementDelaySeconds = direction === 'PAY_IN' ? (stored.settlementDelaySeconds ?? 0) : 0;
+  if (stored.overridePercentage !== null && stored.overrideFixed !== null) {
+    return { rule: { basisPoints: basisPointsOf(stored.overridePercentage), fixed: Number(stored.overrideFixed) }, settlementDelaySeconds };
   }
-  const rule =
-    direction === 'PAY_IN'
-      ? { basisPoints: basisPointsOf(row.payIn), fixed: row.payInFixed }
-      : { basisPoints: basisPointsOf(row.payOut), fixed: row.payOutFixed };
-  return { rule, settlementDelaySeconds };
+  return { rule: { basisPoints: basisPointsOf(stored.feePercentage), fixed: Number(stored.feeFixed) }, settlementDelaySeconds };
 }

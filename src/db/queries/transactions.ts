@@ -9,7 +9,7 @@
  * through `inCallerScope`, the same rule without the reference.
  */
 import { createHash } from 'node:crypto';
-import { getTableColumns, inArray } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { mapRow, perDatabase } from '../batch.ts';
 import type { Db } from '../client.ts';
 import { transactions } from '../schema.ts';
@@ -284,12 +284,58 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
   return (rows[0]?.created ?? 0) > 0 ? row : null;
 }
 
-/** The rows of `ids` (any order; an unknown id has none), in one statement. */
-export function transactionsById(db: Db, ids: string[]): Promise<TransactionRow[]> {
-  return db.select().from(transactions).where(inArray(transactions.id, ids));
+/**
+ * The fee terms stored for a pay-in's rail: the rail's pay-in fee (`feePercentage` as stored, a
+ * decimal string; `feeFixed` in base units) and settlement delay, and the merchant's pay-in
+ * override of that rail (both null when none). All null when the rail no longer exists.
+ */
+export interface StoredFeeTerms {
+  feePercentage: string | null;
+  feeFixed: number | null;
+  settlementDelaySeconds: number | null;
+  overridePercentage: string | null;
+  overrideFixed: number | null;
 }
 
-// Status changes' compare-and-set: every row still in its expected status takes its new one (one statement).
+// The rows a status change reads, with each pay-in's fee terms (its rail's, and its merchant's
+// override), so that the fee fixed at SUCCESS costs no second statement. Planned at each
+// execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
+const forTransition = statement(
+  'transactions_for_transition_v1',
+  `select t.*,
+          p.fee_percentage::text as terms_fee_percentage, p.fee_fixed as terms_fee_fixed,
+          p.settlement_delay_seconds as terms_settlement_delay_seconds,
+          o.fee_percentage::text as terms_override_percentage, o.fee_fixed as terms_override_fixed
+     from transactions t
+     left join providers p on t.direction = 'PAY_IN' and p.code = t.payment_method
+     left join applications a on t.direction = 'PAY_IN' and a.id = t.application_id
+     left join merchant_fee_overrides o on o.merchant_id = a.merchant_id and o.provider_code = t.payment_method and o.direction = 'PAY_IN'
+    where t.id = any($1::uuid[])`,
+  { customPlan: true },
+);
+
+const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * The rows of `ids` (any order; an unknown id has none), each with its pay-in fee terms
+ * (`StoredFeeTerms`; all null for a pay-out), in one statement.
+ */
+export async function transactionsForTransition(db: Db, ids: string[]): Promise<{ row: TransactionRow; payInTerms: StoredFeeTerms }[]> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, forTransition, [ids]);
+  return rows.map((raw) => ({
+    row: mapRow(transactions, raw),
+    payInTerms: {
+      feePercentage: (raw.terms_fee_percentage as string | null) ?? null,
+      feeFixed: numberOrNull(raw.terms_fee_fixed),
+      settlementDelaySeconds: numberOrNull(raw.terms_settlement_delay_seconds),
+      overridePercentage: (raw.terms_override_percentage as string | null) ?? null,
+      overrideFixed: numberOrNull(raw.terms_override_fixed),
+    },
+  }));
+}
+
+// Status changes' compare-and-set, with their events: every row still in its expected status takes
+// its new one, and each row that changed gets its status-change event (one statement).
 // The rows are found by primary key (`t.id = any($1)`), and the expected status comes as a
 // column of the batch rather than the literal 'PENDING': a literal matches the predicate of the
 // partial index transactions_pending_poll_idx, and when the statistics are stale (a table that
@@ -297,31 +343,35 @@ export function transactionsById(db: Db, ids: string[]): Promise<TransactionRow[
 // a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleMany = statement(
-  'settle_many_v4',
-  `update transactions t
-      set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
-          operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
-          late_watch_until = v.late_watch_until, updated_at = $9::timestamptz,
-          completed_at = case when v.status = 'REFUNDED' then t.completed_at else $9::timestamptz end,
-          operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
-     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
-                 $11::text[], $12::boolean[])
+  'settle_many_v5',
+  `with v as (
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
+                          $11::text[], $12::boolean[], $13::text[], $14::text[]) with ordinality
        as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until, expected_status,
-            operator_transaction_id, is_reservation_held)
-    where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
-   returning t.*`,
+            operator_transaction_id, is_reservation_held, cause, detail, n)
+   ), changed as (
+     update transactions t
+        set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
+            operator_reference = v.operator_reference, fee_amount = v.fee_amount, next_poll_at = v.next_poll_at,
+            late_watch_until = v.late_watch_until, updated_at = $9::timestamptz,
+            completed_at = case when v.status = 'REFUNDED' then t.completed_at else $9::timestamptz end,
+            operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
+       from v
+      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
+     returning t.*
+   ), event as (
+     insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
+     select v.id, v.expected_status, v.status, v.cause, v.failure_code, v.detail::jsonb, $9::timestamptz
+       from v join changed c on c.id = v.id
+      order by v.n
+   )
+   select * from changed`,
 );
 
-// Status-change events, any number at a time (one statement).
-const insertEvents = statement(
-  'insert_status_events_v1',
-  `insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
-   select v.transaction_id, v.from_status, v.to_status, v.cause, v.failure_code, v.detail::jsonb, $7::timestamptz
-     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-       as v(transaction_id, from_status, to_status, cause, failure_code, detail)`,
-);
-
-/** One status change to write: the row's id, the status it must still have, and what it becomes. */
+/**
+ * One status change to write: the row's id, the status it must still have, what it becomes, and
+ * its event's cause and detail.
+ */
 export interface StatusSettlement {
   id: string;
   /** The compare-and-set: the row changes only while it still has this status. */
@@ -336,11 +386,16 @@ export interface StatusSettlement {
   nextPollAt: Date | null;
   lateWatchUntil: Date | null;
   isReservationHeld: boolean;
+  /** The status-change event's cause (`CALLBACK`, `POLL`, …) and its detail (a JSON object or null). */
+  cause: string;
+  detail: Record<string, unknown> | null;
 }
 
 /**
- * Writes `settlements` in one statement, each only if its row still has its expected status;
- * `now` is the completion and update time. Returns the rows that changed, as stored (any order).
+ * Writes `settlements` in one statement, each only if its row still has its expected status, with
+ * one status-change event (`transaction_events`, from the expected status to the new one) per row
+ * that changed; `now` is the completion, update and event time. Returns the rows that changed,
+ * as stored (any order).
  */
 export async function settleStatuses(db: Db, input: { settlements: StatusSettlement[]; now: Date }): Promise<TransactionRow[]> {
   const list = input.settlements;
@@ -357,32 +412,10 @@ export async function settleStatuses(db: Db, input: { settlements: StatusSettlem
     list.map((s) => s.expectedStatus),
     list.map((s) => s.operatorTransactionId),
     list.map((s) => s.isReservationHeld),
+    list.map((s) => s.cause),
+    list.map((s) => (s.detail === null ? null : JSON.stringify(s.detail))),
   ]);
   return rows.map((raw) => mapRow(transactions, raw));
-}
-
-/** A status-change event to append: the transition, its cause, and its detail (a JSON object or null). */
-export interface NewStatusEvent {
-  transactionId: string;
-  fromStatus: string;
-  toStatus: string;
-  cause: string;
-  failureCode: string | null;
-  detail: Record<string, unknown> | null;
-}
-
-/** Appends `events`, all dated `now`, in one statement. */
-export async function insertStatusEvents(db: Db, input: { events: NewStatusEvent[]; now: Date }): Promise<void> {
-  const { events } = input;
-  await runStatement(db, insertEvents, [
-    events.map((e) => e.transactionId),
-    events.map((e) => e.fromStatus),
-    events.map((e) => e.toStatus),
-    events.map((e) => e.cause),
-    events.map((e) => e.failureCode),
-    events.map((e) => (e.detail === null ? null : JSON.stringify(e.detail))),
-    input.now.toISOString(),
-  ]);
 }
 
 // The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
