@@ -80,6 +80,28 @@ export function selectList(table: Table, properties: readonly string[], alias: s
   return properties.map((property) => `${alias}.${columns[property]!.name}`).join(', ');
 }
 
+/**
+ * Every column of `table` under `alias`, each named `<prefix><column name>`, comma-separated: the
+ * select list of a joined table whose row `mapPrefixedRow` decodes.
+ */
+export function prefixedSelectList(table: Table, alias: string, prefix: string): string {
+  return columnsOf(table)
+    .map((item) => `${alias}.${item[1].name} as ${prefix}${item[1].name}`)
+    .join(', ');
+}
+
+/**
+ * The row of `table` in the columns of `raw` that `prefixedSelectList(table, …, prefix)` named,
+ * decoded as `mapRow` decodes; null when every one of them is null (a left join that found none).
+ */
+export function mapPrefixedRow<T extends Table>(table: T, raw: Record<string, unknown>, prefix: string): T['$inferSelect'] | null {
+  const list = columnsOf(table);
+  if (list.every((item) => raw[prefix + item[1].name] === null || raw[prefix + item[1].name] === undefined)) return null;
+  const row: Record<string, unknown> = {};
+  for (const item of list) row[item[0]] = decode(item, raw[prefix + item[1].name]);
+  return row as T['$inferSelect'];
+}
+
 function mapColumns(list: ColumnList, raw: Record<string, unknown>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const item of list) row[item[0]] = decode(item, raw[item[1].name]);

@@ -29,6 +29,7 @@ import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { callbackSegmentOf } from '../connectors/operators.ts';
 import { findRail } from './rails.ts';
+import { transactionByCallbackToken } from '../db/queries/transactions.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
 import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from '../late-success/index.ts';
@@ -135,9 +136,9 @@ async function isForged(services: Services, connector: Connector | null, body: u
 /** Handles a callback on `/api/v1/callbacks/<operatorPath>/<token>`. Never throws for bad input. */
 export async function handleOperatorCallback(services: Services, operatorPath: string, token: string, body?: unknown): Promise<CallbackOutcome> {
   if (!TOKEN_SHAPE.test(token)) return 'UNKNOWN_TOKEN';
-  const [row] = await services.db.select().from(transactions).where(eq(transactions.callbackToken, token)).limit(1);
-  if (row) {
-    const rail = row.paymentMethod ? await findRail(services.db, row.paymentMethod) : null;
+  const found = await transactionByCallbackToken(services.db, token);
+  if (found) {
+    const { row, rail } = found;
     if (!rail || callbackSegmentOf(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
     if (await isForged(services, connector, body, row.operatorReference, row.reference)) return 'IGNORED';

@@ -10,9 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import { getTableColumns } from 'drizzle-orm';
-import { mapRow, perDatabase } from '../batch.ts';
+import { mapPrefixedRow, mapRow, perDatabase, prefixedSelectList } from '../batch.ts';
 import type { Db } from '../client.ts';
-import { transactions } from '../schema.ts';
+import { providers, transactions } from '../schema.ts';
+import type { RailRow } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
 
 /** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
@@ -282,6 +283,25 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
     ...claimParameters({ ...claim, transactionId: row.id, createdAt: now }),
   ]);
   return (rows[0]?.created ?? 0) > 0 ? row : null;
+}
+
+// An operator's callback names its transaction by the token of its callback URL: the row and its
+// rail in one statement.
+const byCallbackToken = statement(
+  'transaction_by_callback_token_v1',
+  `select t.*, ${prefixedSelectList(providers, 'p', 'rail_')}
+     from transactions t left join providers p on p.code = t.payment_method
+    where t.callback_token = $1`,
+);
+
+/**
+ * The transaction whose callback URL carries `token`, with its rail (null when it has none or
+ * the rail no longer exists), or null when no transaction has that token. One statement.
+ */
+export async function transactionByCallbackToken(db: Db, token: string): Promise<{ row: TransactionRow; rail: RailRow | null } | null> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, byCallbackToken, [token]);
+  const raw = rows[0];
+  return raw ? { row: mapRow(transactions, raw), rail: mapPrefixedRow(providers, raw, 'rail_') } : null;
 }
 
 /**
