@@ -1,9 +1,10 @@
 /**
  * The LIVE-path scenario of `npm run bench` (docs/performance.md, "LIVE path"): Kolo on a fresh
  * PostgreSQL database with its MTN MoMo and Orange Money connectors pointed at the operator
- * simulators (src/connectors/*\/simulator, started in the bench process), a LIVE key, and
- * open-model arrivals in steps of a mix of 70 % charges (MTN and Orange in turn), 20 % MTN
- * transfers and 10 % status reads.
+ * simulators (src/connectors/*\/simulator, each in a worker thread of its own,
+ * bench/simulator-worker.ts, so that they take neither the load generator's event loop nor its
+ * CPU), a LIVE key, and open-model arrivals in steps of a mix of 70 % charges (MTN and Orange in
+ * turn), 20 % MTN transfers and 10 % status reads.
  *
  * Simulators, by default playing operators as they were measured answering real payments (environment overrides):
  * latency log-normal, median BENCH_LIVE_LATENCY_MEDIAN_MS (120), p99 BENCH_LIVE_LATENCY_P99_MS
@@ -23,29 +24,30 @@
  * client-visible error.
  *
  * Per step: achieved rate (answers received within the step's window, a second), client p50/p99
- * per call kind, client-visible errors
- * (non-2xx, socket errors, timeouts) split into caused by an operator (the request's operator
- * call was answered 500 or held) or not, Kolo's own share per charge and transfer (client
- * latency minus the time the simulators spent on that payment's calls, both measured in this
- * process), time from creation to final status for payments the operator called back for and
- * for those only the poller found final (callback dropped), TCP connections each simulator accepted and its peak concurrent requests, status
- * queries per operator (the poller's questions), Kolo's event-loop delay p99 (its /metrics,
- * `kolo_nodejs_eventloop_lag_p99_seconds`, which prom-client measures since its previous reading:
- * the previous step's end) and resident memory. After each step, a bounded wait
- * (BENCH_LIVE_SETTLE_S, 60) until every payment is final, then every simulator movement
- * reconciled with the ledger lines on the rails' OPERATOR_FLOAT accounts per transaction (as
- * test/helpers/reconcile.ts does) and `kolo ledger verify` run against the database.
+ * per call kind, client-visible errors (non-2xx, socket errors, timeouts) split into caused by an
+ * operator (the request's operator call was answered 500 or held) or not, Kolo's own share per
+ * charge and transfer (client latency minus the time the simulators spent on that payment's calls,
+ * the simulators' times taken in their threads on the clock the bench shares, `absoluteNowMs()`),
+ * time from creation to final status for payments the operator called back for and for those only
+ * the poller found final (callback dropped), TCP connections each simulator accepted and its peak
+ * concurrent requests, status queries per operator (the poller's questions), Kolo's event-loop
+ * delay p99 (its /metrics, `kolo_nodejs_eventloop_lag_p99_seconds`, which prom-client measures
+ * since its previous reading: the previous step's end) and resident memory. After each step, a
+ * bounded wait (BENCH_LIVE_SETTLE_S, 60) until every payment is final, then every simulator
+ * movement reconciled with the ledger lines on the rails' OPERATOR_FLOAT accounts per transaction
+ * (as test/helpers/reconcile.ts does) and `kolo ledger verify` run against the database.
  */
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { startMtnSimulator, MTN_SIM_DEFAULTS, type MtnSimulator } from '../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
-import { startOrangeSimulator, ORANGE_SIM_DEFAULTS, type OrangeSimulator } from '../src/connectors/orange-money/simulator/orange-simulator.ts';
+import { MTN_SIM_DEFAULTS } from '../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
+import { ORANGE_SIM_DEFAULTS } from '../src/connectors/orange-money/simulator/orange-simulator.ts';
 import { orangeOrderId } from '../src/connectors/orange-money/orange-transformers.ts';
-import type { SimRequest } from '../src/connectors/simulator-http.ts';
+import { absoluteNowMs } from '../src/connectors/simulator-http.ts';
 import { operatorFloatAccount } from '../src/ledger/accounts.ts';
 import { freePort, serverRss, sleep, stop, type Started } from './lib.ts';
+import { startSimulatorWorker, type SimRequestRecord } from './simulator-worker.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
 const run = promisify(execFile);
@@ -148,6 +150,7 @@ interface Arrival {
   merchantReference: string;
   /** The transfer's beneficiary (MTN's account-holder check names it). */
   msisdn: string | null;
+  /** When the arrival is due, `absoluteNowMs()` (the simulators' clock). */
   scheduledAt: number;
   latencyMs: number | null;
   status: number | null;
@@ -169,7 +172,7 @@ function percentiles(values: number[]): Percentiles {
 }
 
 /** The environment that points the MTN and Orange connectors at the simulators (as test/helpers/live.ts). */
-function operatorEnv(mtn: MtnSimulator, orange: OrangeSimulator): Record<string, string> {
+function operatorEnv(mtn: { url: string }, orange: { url: string }): Record<string, string> {
   const m = MTN_SIM_DEFAULTS;
   const o = ORANGE_SIM_DEFAULTS;
   return {
@@ -227,7 +230,7 @@ async function scrapeMetric(metricsPort: number, name: string): Promise<number |
 }
 
 /** The Kolo reference a simulator request is about, when it names one (MTN `externalId`, Orange `orderId`). */
-function referenceOfSimRequest(r: SimRequest, orangeOrders: Map<string, string>, orangeTokens: Map<string, string>): string | null {
+function referenceOfSimRequest(r: SimRequestRecord, orangeOrders: Map<string, string>, orangeTokens: Map<string, string>): string | null {
   if (r.method !== 'POST' || r.body === '') return null;
   try {
     const body = JSON.parse(r.body) as { externalId?: unknown; orderId?: unknown; payToken?: unknown };
@@ -244,7 +247,7 @@ function referenceOfSimRequest(r: SimRequest, orangeOrders: Map<string, string>,
 }
 
 /** Largest number of simulator requests in flight at once among `requests`. */
-function peakConcurrent(requests: SimRequest[]): number {
+function peakConcurrent(requests: SimRequestRecord[]): number {
   const edges: [number, number][] = [];
   for (const r of requests) {
     if (r.receivedAtMs === undefined) continue;
@@ -258,7 +261,7 @@ function peakConcurrent(requests: SimRequest[]): number {
 }
 
 /** Was this simulator request one of the faults (answered 500, or its client gave up before an answer)? */
-const isFaulted = (r: SimRequest) => r.answerStatus === 500 || (r.answeredAtMs !== undefined && r.answerStatus === undefined);
+const isFaulted = (r: SimRequestRecord) => r.answerStatus === 500 || (r.answeredAtMs !== undefined && r.answerStatus === undefined);
 
 /** Runs the scenario; never throws (a harness failure ends it early with `error`). */
 export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise<LiveResult> {
@@ -273,9 +276,9 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       callbacks: { delayMs: 0, duplicate: false, drop: false, dropRate: options.callbackDropRate, duplicateRate: options.callbackDuplicateRate },
       latencyMs: { token: 0, check: 0, prepare: 0, initiate: 0, status: 0, distribution: options.latency },
     };
-    const mtn = await startMtnSimulator(simOptions);
+    const mtn = await startSimulatorWorker({ operator: 'MTN', options: simOptions });
     cleanups.push(() => mtn.close());
-    const orange = await startOrangeSimulator(simOptions);
+    const orange = await startSimulatorWorker({ operator: 'ORANGE', options: simOptions });
     cleanups.push(() => orange.close());
 
     const db = await deps.freshDatabase('_live');
@@ -355,11 +358,13 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
     let sequence = 0;
     for (const [stepIndex, rate] of options.steps.entries()) {
       say(`\n-- LIVE step ${stepIndex + 1}: ${rate} arrivals/s for ${options.stepS} s --`);
-      const simMark = { mtn: mtn.requests.length, orange: orange.requests.length, mtnConnections: mtn.connectionsOpened(), orangeConnections: orange.connectionsOpened() };
+      // The simulators' logs start with the step (the previous step's are read: dropping them keeps
+      // a long run's memory flat; their money records, which reconciliation reads, are kept).
+      await Promise.all([mtn.clear(), orange.clear()]);
       const arrivals: Arrival[] = [];
       const inFlight: Promise<void>[] = [];
       const total = Math.round(rate * options.stepS);
-      const started = performance.now();
+      const started = absoluteNowMs();
       const fire = (index: number) => {
         const slot = (sequence + index) % 10;
         const kind: Kind = slot < 7 ? 'charge' : slot < 9 ? 'transfer' : 'status';
@@ -385,7 +390,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         }
         inFlight.push(
           request.then((res) => {
-            arrival.latencyMs = performance.now() - arrival.scheduledAt;
+            arrival.latencyMs = absoluteNowMs() - arrival.scheduledAt;
             arrival.status = res.status;
             arrival.error = res.error ?? (res.status !== null && (res.status < 200 || res.status > 299) ? `${res.status} ${/"code":"([^"]+)"/.exec(res.text)?.[1] ?? ''}` : null);
             if (kind !== 'status' && res.status !== null && res.status >= 200 && res.status < 300) {
@@ -403,7 +408,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       let fired = 0;
       await new Promise<void>((resolve) => {
         const tick = () => {
-          const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
+          const due = Math.min(total, Math.floor(((absoluteNowMs() - started) * rate) / 1000) + 1);
           while (fired < due) fire(fired++);
           if (fired >= total) resolve();
           else setTimeout(tick, 2);
@@ -412,30 +417,31 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       });
       sequence += total;
       await Promise.all(inFlight);
-      const answeredAt = performance.now();
+      const answeredAt = absoluteNowMs();
       const windowEnd = started + options.stepS * 1000;
       const eventLoopP99 = await scrapeMetric(metricsPort, 'kolo_nodejs_eventloop_lag_p99_seconds');
       const rss = serverRss(server.child.pid!);
 
       // Until every payment created so far is final, or the bound.
-      const settleDeadline = performance.now() + options.settleS * 1000;
+      const settleDeadline = absoluteNowMs() + options.settleS * 1000;
       let notFinal = 0;
       let settleSeconds: number | null = null;
       for (;;) {
         notFinal = (await sql.query<{ n: number }>(`select count(*)::int as n from transactions where status = 'PENDING' and merchant_reference like 'live-%'`)).rows[0]!.n;
         if (notFinal === 0) {
-          settleSeconds = (performance.now() - answeredAt) / 1000;
+          settleSeconds = (absoluteNowMs() - answeredAt) / 1000;
           break;
         }
-        if (performance.now() > settleDeadline) break;
+        if (absoluteNowMs() > settleDeadline) break;
         await sleep(500);
       }
 
       // Operator time per Kolo reference: the simulators' calls named by it (Orange's init by the payToken its pay carries).
-      const stepRequests = { mtn: mtn.requests.slice(simMark.mtn), orange: orange.requests.slice(simMark.orange) };
+      const [mtnLog, orangeLog] = await Promise.all([mtn.snapshot(), orange.snapshot()]);
+      const stepRequests = { mtn: mtnLog.requests, orange: orangeLog.requests };
       const operatorMs = new Map<string, number>();
       const faulted = new Set<string>();
-      const add = (reference: string, r: SimRequest) => {
+      const add = (reference: string, r: SimRequestRecord) => {
         if (r.receivedAtMs === undefined || r.answeredAtMs === undefined) return;
         operatorMs.set(reference, (operatorMs.get(reference) ?? 0) + (r.answeredAtMs - r.receivedAtMs));
         if (isFaulted(r)) faulted.add(reference);
@@ -487,7 +493,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       );
       // Which payments the operator called back for (MTN's body names the reference, Orange's the payToken).
       const calledBack = new Set<string>();
-      for (const c of [...mtn.callbacks, ...orange.callbacks]) {
+      for (const c of [...mtnLog.callbacks, ...orangeLog.callbacks]) {
         const external = /"externalId":"([^"]+)"/.exec(c.body)?.[1];
         const payToken = /"payToken":"([^"]+)"/.exec(c.body)?.[1];
         const reference = external ?? (payToken ? orangeTokens.get(payToken) : undefined);
@@ -495,12 +501,12 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       }
       const finalBy = (byCallback: boolean) => percentiles(finals.filter((f) => calledBack.has(f.reference) === byCallback).map((f) => Number(f.ms)));
 
-      const reconciliation = await reconcileAll(sql, [...mtn.moved(), ...orange.moved()]);
+      const reconciliation = await reconcileAll(sql, [...mtnLog.moved, ...orangeLog.moved]);
       const verify = await cli(['ledger', 'verify']).then(
         (r) => ({ clean: true, output: r.stdout.trim() }),
         (e: { stdout?: string; stderr?: string; message: string }) => ({ clean: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}`.trim() || e.message }),
       );
-      const isStatus = (r: SimRequest) => r.method === 'GET' && !r.path.includes('accountholder');
+      const isStatus = (r: SimRequestRecord) => r.method === 'GET' && !r.path.includes('accountholder');
       const step: LiveStep = {
         offered: rate,
         arrivals: arrivals.length,
@@ -510,8 +516,8 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         errors: { byOperator, notByOperator: errored.length - byOperator, samples: [...new Set(errored.map((a) => `${a.kind}: ${a.error}`))].slice(0, 5) },
         final: { callback: finalBy(true), poll: finalBy(false), notFinal, settleSeconds },
         operators: [
-          { name: 'MTN', connectionsOpened: mtn.connectionsOpened() - simMark.mtnConnections, peakConcurrent: peakConcurrent(stepRequests.mtn), statusQueries: stepRequests.mtn.filter(isStatus).length, initiations: stepRequests.mtn.filter((r) => r.method === 'POST' && !r.path.includes('token')).length },
-          { name: 'Orange', connectionsOpened: orange.connectionsOpened() - simMark.orangeConnections, peakConcurrent: peakConcurrent(stepRequests.orange), statusQueries: stepRequests.orange.filter(isStatus).length, initiations: stepRequests.orange.filter((r) => r.path.endsWith('/pay')).length },
+          { name: 'MTN', connectionsOpened: mtnLog.connectionsOpened, peakConcurrent: peakConcurrent(stepRequests.mtn), statusQueries: stepRequests.mtn.filter(isStatus).length, initiations: stepRequests.mtn.filter((r) => r.method === 'POST' && !r.path.includes('token')).length },
+          { name: 'Orange', connectionsOpened: orangeLog.connectionsOpened, peakConcurrent: peakConcurrent(stepRequests.orange), statusQueries: stepRequests.orange.filter(isStatus).length, initiations: stepRequests.orange.filter((r) => r.path.endsWith('/pay')).length },
         ],
         eventLoopP99Ms: eventLoopP99 === null ? null : eventLoopP99 * 1000,
         rssMb: rss.mb,
@@ -520,12 +526,6 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       };
       result.steps.push(step);
       sayStep(say, step);
-      // The simulators' logs of this step are read: drop them, so a long run's memory stays flat
-      // (their money records, which reconciliation reads, are kept).
-      mtn.requests.splice(0);
-      orange.requests.splice(0);
-      mtn.callbacks.splice(0);
-      orange.callbacks.splice(0);
     }
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);

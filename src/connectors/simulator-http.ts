@@ -15,9 +15,9 @@ export interface SimRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
-  /** `performance.now()` when the request arrived (set by `timeRequest`). */
+  /** When the request arrived, `absoluteNowMs()` (set by `timeRequest`). */
   receivedAtMs?: number;
-  /** `performance.now()` when its answer was sent or its socket closed unanswered (set by `timeRequest`). */
+  /** When its answer was sent or its socket closed unanswered, `absoluteNowMs()` (set by `timeRequest`). */
   answeredAtMs?: number;
   /** The JSON body the simulator answered, when it answered one (set by `timeRequest`). */
   answer?: string;
@@ -215,6 +215,15 @@ export function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * Now, milliseconds since the Unix epoch at `performance.now()`'s resolution: one clock for every
+ * thread of a process (each thread's `performance.now()` counts from its own start), so a
+ * simulator running in a worker stamps times its client can compare with its own.
+ */
+export function absoluteNowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** The JSON text each response was answered with (read by `timeRequest`). */
 const answers = new WeakMap<http.ServerResponse, string>();
 
@@ -224,9 +233,9 @@ const answers = new WeakMap<http.ServerResponse, string>();
  * operator's share of a call from its client's.
  */
 export function timeRequest(req: SimRequest, res: http.ServerResponse): void {
-  req.receivedAtMs = performance.now();
+  req.receivedAtMs = absoluteNowMs();
   res.once('close', () => {
-    req.answeredAtMs = performance.now();
+    req.answeredAtMs = absoluteNowMs();
     if (res.headersSent) req.answerStatus = res.statusCode;
     const answer = answers.get(res);
     if (answer !== undefined) req.answer = answer;
