@@ -4,7 +4,7 @@
  * process tree from /proc, and small statistics.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
@@ -96,6 +96,25 @@ export function processCpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU seconds (user + system) used so far by the PostgreSQL backends serving database `name`
+ * (the processes whose command line names it, from /proc): what the server spent on that
+ * database's connections, as long as they stay open.
+ */
+export function databaseCpuSeconds(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.startsWith('postgres: ') && cmdline.includes(` ${name} `)) total += processCpuSeconds(Number(entry));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }
 
 /** Runs autocannon with `options` and reduces its result to `Figures`. */

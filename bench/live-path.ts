@@ -46,7 +46,7 @@ import { ORANGE_SIM_DEFAULTS } from '../src/connectors/orange-money/simulator/or
 import { orangeOrderId } from '../src/connectors/orange-money/orange-transformers.ts';
 import { absoluteNowMs } from '../src/connectors/simulator-http.ts';
 import { operatorFloatAccount } from '../src/ledger/accounts.ts';
-import { freePort, serverRss, sleep, stop, type Started } from './lib.ts';
+import { databaseCpuSeconds, freePort, processCpuSeconds, serverRss, sleep, stop, type Started } from './lib.ts';
 import { startSimulatorWorker, type SimRequestRecord } from './simulator-worker.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -123,6 +123,12 @@ export interface LiveStep {
   operators: { name: string; connectionsOpened: number; peakConcurrent: number; statusQueries: number; initiations: number }[];
   eventLoopP99Ms: number | null;
   rssMb: number;
+  /**
+   * CPU milliseconds per arrival from the step's start until its payments were final (or the
+   * settle bound): Kolo's process, the PostgreSQL backends of its database, and the bench's own
+   * process (load generator, simulators' threads, webhook receiver).
+   */
+  cpuMsPerArrival: { kolo: number; postgres: number; bench: number };
   reconciliation: { movements: number; lines: number; differences: number; examples: string[] };
   ledgerVerify: { clean: boolean; output: string };
 }
@@ -282,6 +288,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
     cleanups.push(() => orange.close());
 
     const db = await deps.freshDatabase('_live');
+    const dbName = new URL(db.url).pathname.slice(1);
     cleanups.unshift(db.drop);
     const port = await freePort();
     const metricsPort = await freePort();
@@ -364,6 +371,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       const arrivals: Arrival[] = [];
       const inFlight: Promise<void>[] = [];
       const total = Math.round(rate * options.stepS);
+      const cpuAtStart = { kolo: processCpuSeconds(server.child.pid!), postgres: databaseCpuSeconds(dbName), bench: processCpuSeconds(process.pid) };
       const started = absoluteNowMs();
       const fire = (index: number) => {
         const slot = (sequence + index) % 10;
@@ -435,6 +443,11 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         if (absoluteNowMs() > settleDeadline) break;
         await sleep(500);
       }
+      const cpuMsPerArrival = {
+        kolo: ((processCpuSeconds(server.child.pid!) - cpuAtStart.kolo) * 1000) / total,
+        postgres: ((databaseCpuSeconds(dbName) - cpuAtStart.postgres) * 1000) / total,
+        bench: ((processCpuSeconds(process.pid) - cpuAtStart.bench) * 1000) / total,
+      };
 
       // Operator time per Kolo reference: the simulators' calls named by it (Orange's init by the payToken its pay carries).
       const [mtnLog, orangeLog] = await Promise.all([mtn.snapshot(), orange.snapshot()]);
@@ -521,6 +534,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         ],
         eventLoopP99Ms: eventLoopP99 === null ? null : eventLoopP99 * 1000,
         rssMb: rss.mb,
+        cpuMsPerArrival,
         reconciliation,
         ledgerVerify: verify,
       };
@@ -578,6 +592,7 @@ function sayStep(say: (line?: string) => void, s: LiveStep): void {
   say(`to final status p50/p99 ms: callback ${pp(s.final.callback)} (${s.final.callback.count}), polling only ${pp(s.final.poll)} (${s.final.poll.count}); ${s.final.notFinal} not final ${s.final.settleSeconds === null ? 'at the bound' : `(all final ${s.final.settleSeconds.toFixed(1)} s after the last answer)`}`);
   for (const o of s.operators) say(`${o.name}: ${o.connectionsOpened} connections opened, peak ${o.peakConcurrent} requests in flight, ${o.initiations} initiations, ${o.statusQueries} status queries`);
   say(`Kolo event-loop delay p99 ${s.eventLoopP99Ms === null ? '—' : s.eventLoopP99Ms.toFixed(1)} ms, RSS ${s.rssMb.toFixed(1)} MB`);
+  say(`CPU ms an arrival (until its payments were final): Kolo ${s.cpuMsPerArrival.kolo.toFixed(2)}, PostgreSQL ${s.cpuMsPerArrival.postgres.toFixed(2)}, bench ${s.cpuMsPerArrival.bench.toFixed(2)}`);
   say(`reconciliation: ${s.reconciliation.movements} movements, ${s.reconciliation.lines} transactions, ${s.reconciliation.differences} differences${s.reconciliation.examples.length ? ` (${s.reconciliation.examples.join('; ')})` : ''}; ledger verify ${s.ledgerVerify.clean ? 'clean' : `FAILED: ${s.ledgerVerify.output.slice(0, 300)}`}`);
 }
 
@@ -596,13 +611,13 @@ export function stepHolds(s: LiveStep): boolean {
 /** The LIVE table's Markdown rows (docs/performance.md, "LIVE path"). */
 export function liveMarkdown(result: LiveResult): string[] {
   const out = [
-    '| Offered | Achieved | Client p50 / p99 ms: charges; transfers; status reads | Kolo’s own p50 / p99 ms: charges; transfers | Errors: operator / not | To final p50 / p99 ms: called back; polling only | Connections MTN / Orange | Status queries MTN / Orange | Event-loop p99 | RSS | Money differences | Ledger verify |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| Offered | Achieved | Client p50 / p99 ms: charges; transfers; status reads | Kolo’s own p50 / p99 ms: charges; transfers | Errors: operator / not | To final p50 / p99 ms: called back; polling only | Connections MTN / Orange | Status queries MTN / Orange | Event-loop p99 | RSS | CPU ms an arrival: Kolo; PostgreSQL; bench | Money differences | Ledger verify |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of result.steps) {
     const [m, o] = s.operators;
     out.push(
-      `| ${s.offered}/s | ${s.achieved.toFixed(0)}/s | ${pp(s.client.charge)}; ${pp(s.client.transfer)}; ${pp(s.client.status)} | ${pp(s.own.charge)}; ${pp(s.own.transfer)} | ${s.errors.byOperator} / ${s.errors.notByOperator} | ${pp(s.final.callback)}; ${pp(s.final.poll)} | ${m!.connectionsOpened} / ${o!.connectionsOpened} | ${m!.statusQueries} / ${o!.statusQueries} | ${s.eventLoopP99Ms === null ? '—' : `${s.eventLoopP99Ms.toFixed(0)} ms`} | ${s.rssMb.toFixed(0)} MB | ${s.reconciliation.differences} | ${s.ledgerVerify.clean ? 'clean' : 'FAILED'} |`,
+      `| ${s.offered}/s | ${s.achieved.toFixed(0)}/s | ${pp(s.client.charge)}; ${pp(s.client.transfer)}; ${pp(s.client.status)} | ${pp(s.own.charge)}; ${pp(s.own.transfer)} | ${s.errors.byOperator} / ${s.errors.notByOperator} | ${pp(s.final.callback)}; ${pp(s.final.poll)} | ${m!.connectionsOpened} / ${o!.connectionsOpened} | ${m!.statusQueries} / ${o!.statusQueries} | ${s.eventLoopP99Ms === null ? '—' : `${s.eventLoopP99Ms.toFixed(0)} ms`} | ${s.rssMb.toFixed(0)} MB | ${s.cpuMsPerArrival.kolo.toFixed(2)}; ${s.cpuMsPerArrival.postgres.toFixed(2)}; ${s.cpuMsPerArrival.bench.toFixed(2)} | ${s.reconciliation.differences} | ${s.ledgerVerify.clean ? 'clean' : 'FAILED'} |`,
     );
   }
   return out;
