@@ -94,9 +94,17 @@ it('uploads a CSV, fixes the row the dry run names, and a second member approves
   await form.getByRole('button', { name: 'Vérifier le lot' }).click();
   const alert = form.getByRole('alert');
   await alert.getByText('Lignes à corriger : 1').waitFor();
-  expect(await alert.getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Ligne 3 : beneficiaryAccount /)]);
+  expect(await alert.getByRole('listitem').allTextContents()).toEqual(['Ligne 3 : beneficiaryAccount : doit être un numéro de téléphone valide du pays du moyen de paiement']);
   expect(await form.getByRole('button', { name: 'Envoyer pour approbation' }).count()).toBe(0);
   await screen(page, 'batch-dry-run-errors');
+  // In English the row's error is English too (the API's message is French): the app words it from the field.
+  await page.getByLabel('Langue').selectOption('en');
+  const alertEn = page.getByRole('form', { name: 'New batch' }).getByRole('alert');
+  await alertEn.getByText('Rows to fix: 1').waitFor();
+  expect(await alertEn.getByRole('listitem').allTextContents()).toEqual(['Row 3: beneficiaryAccount: must be a valid phone number of the rail’s country']);
+  await screen(page, 'batch-dry-run-errors-en');
+  await page.getByLabel('Language').selectOption('fr');
+  await alert.getByText('Lignes à corriger : 1').waitFor();
 
   // Fixed: the dry run answers the totals, and only then may the batch be sent.
   await form.getByLabel('Lignes CSV (ou collez-les ici)').fill([HEADER, GOOD_ROW, '15000;XAF;MTN_MOMO_CM;237699000312;Paul Mbarga;SAL-2'].join('\n'));
