@@ -20,7 +20,7 @@ import { transactions } from '../../src/db/schema.ts';
 import { merchantAccount } from '../../src/ledger/accounts.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
 import type { Harness } from '../harness.ts';
-import { batchItems, createBatchMerchant, joinTeam, stepUp, type BatchMerchant, type TeamMember } from '../helpers/batches.ts';
+import { createBatchMerchant, joinTeam, stepUp, validBatchItems, type BatchMerchant, type TeamMember } from '../helpers/batches.ts';
 import { asAccount, DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { useLiveOperator } from '../helpers/live-operator.ts';
@@ -56,7 +56,7 @@ const INVALID_ROWS = { 12: '2376772', 31: '23767720001' } as const;
 
 /** The month's 50 salaries of 1,000 XAF; with `mistyped`, 2 numbers are invalid. */
 function payRun(mistyped: boolean): Record<string, unknown>[] {
-  const list = batchItems(50, { prefix: '2376772', name: 'Agent', reference: 'PAIE-12' });
+  const list = validBatchItems(50, { prefix: '2376772', name: 'Agent', reference: 'PAIE-12' });
   for (const [row, msisdn] of Object.entries(DECLINED_ROWS)) list[Number(row) - 1]!.beneficiaryAccount = msisdn;
   if (mistyped) for (const [row, msisdn] of Object.entries(INVALID_ROWS)) list[Number(row) - 1]!.beneficiaryAccount = msisdn;
   return list;

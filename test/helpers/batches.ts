@@ -15,6 +15,7 @@ export interface TeamMember {
   token: string;
   accountId: string;
   email: string;
+  password: string;
   auth: Authenticator;
 }
 
@@ -60,7 +61,7 @@ export async function joinTeam(h: Harness, ownerToken: string, role: string): Pr
   const accepted = expectSuccess(await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: `Membre ${counter}`, password } }), 201);
   const { accessToken } = await login(h, email, password);
   const auth = await enrolTotp(h, accessToken);
-  return { token: accessToken, accountId: accepted.accountId, email, auth };
+  return { token: accessToken, accountId: accepted.accountId, email, password, auth };
 }
 
 /** Proves the second factor of `person` now (fresh for 5 minutes); the clock moves to the next 30-second code. */
@@ -74,7 +75,7 @@ export async function stepUp(h: Harness, person: { token: string; auth: Authenti
  * numbers `prefix` + 5 digits (from 10000), named `name` + row, with a merchant reference
  * `reference` + row when `reference` is given.
  */
-export function batchItems(
+export function validBatchItems(
   n: number,
   options: { amount?: number; prefix?: string; name?: string; reference?: string } = {},
 ): Record<string, unknown>[] {
