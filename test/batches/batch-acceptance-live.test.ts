@@ -14,6 +14,7 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dispatchBatches } from '../../src/batches/index.ts';
 import { startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
+import { setFeeOverride } from '../../src/dashboard/fee-overrides.ts';
 import { batches } from '../../src/db/schema-batches.ts';
 import { ledgerAccounts, ledgerEntries, ledgerLines } from '../../src/db/schema-ledger.ts';
 import { transactions } from '../../src/db/schema.ts';
@@ -40,6 +41,8 @@ const live = useLiveOperator({
     merchant = await createBatchMerchant(l.h, { ownerName: 'Awa Paie', appName: 'Salaires', environment: 'LIVE' });
     finance = await joinTeam(l.h, merchant.owner.accessToken, 'FINANCE');
     approver = await joinTeam(l.h, merchant.owner.accessToken, 'APPROVER');
+    // The merchant's own pay-out fee on MTN (the rail's is nil), so the reservation has fees to hold.
+    await setFeeOverride(l.h.services, { actorId: null, actorRole: 'ADMIN', clientIp: null }, merchant.owner.accountId, { providerCode: 'MTN_MOMO_CM', direction: 'PAY_OUT', feePercentage: 1, feeFixed: 25 });
     // LIVE pay-outs are funded by settled LIVE pay-ins.
     const funding = expectSuccess(await l.h.request('POST', PATHS.charge, { key: merchant.key, body: chargeBody({ payerAccount: '237677000900', amount: 500_000 }) }), 201);
     expect((await settled(l.h, funding.reference)).status).toBe('SUCCESS');
@@ -121,6 +124,7 @@ describe('a 50-item pay run (LIVE, MTN simulator)', () => {
       await asAccount(h, merchant.owner.accessToken, 'GET', `/api/v1/merchants/apps/${merchant.appId}/transfer/fee?amount=1000&currency=XAF&paymentMethod=MTN_MOMO_CM&environment=LIVE`),
       200,
     ).feeAmount as number;
+    expect(fee).toBe(35);
     expect(reservedAmount).toBe(50 * 1000 + 50 * fee);
     const available = await balance('AVAILABLE');
     h.clock.advance(5 * 60_000 + 1000);
