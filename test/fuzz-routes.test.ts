@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startHarness, type Harness, type Tenant } from './harness.ts';
-import { createDashboardAccount, type DashboardAccount } from './helpers/dashboard.ts';
+import { createDashboardAccount, createStaffAccount, type DashboardAccount, type StaffAccount } from './helpers/dashboard.ts';
 import { ERRORS } from '../src/domain/errors.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -23,7 +23,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 let h: Harness;
 let tenant: Tenant;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let merchant: DashboardAccount;
 const routes: { method: string; path: string; bodyKeys: string[]; queryKeys: string[] }[] = [];
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   // Cheap password hashing: the fuzzer may hit register/login thousands of times in a long run.
   h = await startHarness({ PASSWORD_SCRYPT_LOG_N: '14', CHECKOUT_ATTEMPTS_PER_IP_PER_HOUR: '10000' });
   tenant = await h.createTenant();
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   merchant = await createDashboardAccount(h, { role: 'MERCHANT' });
   const spec = (await h.request('GET', '/openapi.json')).json;
   for (const [path, operations] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {

@@ -6,16 +6,16 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startHarness, type Harness } from './harness.ts';
-import { asAccount, createDashboardAccount, type DashboardAccount } from './helpers/dashboard.ts';
+import { asAccount, createStaffAccount, type StaffAccount } from './helpers/dashboard.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accounts } from '../src/db/schema.ts';
 
 let h: Harness;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 
 beforeAll(async () => {
   h = await startHarness();
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
 });
 afterAll(async () => h.close());
 

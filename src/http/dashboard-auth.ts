@@ -11,8 +11,8 @@
  * gives its method and URL pattern (dashboard/team-roles.ts), else 403 ACCESS_DENIED before the
  * route runs. Staff routes keep their own staff-role checks. The same guard asks for the second
  * factor (dashboard/second-factor.ts): a person who must have one (members who move money out,
- * staff in production) and has none may only
- * read and manage its own profile (403 SECOND_FACTOR_ENROLMENT_REQUIRED), and the sensitive writes
+ * staff in every environment) and has none may only read and manage its own profile (403
+ * SECOND_FACTOR_ENROLMENT_REQUIRED), and the sensitive writes
  * (`needsFreshSecondFactor`) of a person who has or needs one want a second factor proved within
  * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED).
  */
@@ -48,7 +48,7 @@ export interface DashboardAccount {
   hasSecondFactor: boolean;
   /**
    * Whether the person must have one: members who move money out or approve it, every member of a
-   * merchant that asks it, and staff in production.
+   * merchant that asks it, and staff (ADMIN, SUPPORT) in every environment.
    */
   secondFactorRequired: boolean;
 }
@@ -116,9 +116,11 @@ export function dashboardAuthHook(services: Services) {
       const secondFactorRequired = movesMoneyOut(memberRole) || row.membersNeedSecondFactor === true;
       account = { ...base, accountId: row.merchantId, role: 'MERCHANT', memberRole, secondFactorRequired };
     } else {
-      // Staff must have a second factor in production (KOLO_ENV=production); elsewhere it is theirs to choose.
+      // Staff act on every merchant: a second factor whatever KOLO_ENV, so no environment (a
+      // staging copy with real merchants' data, a production started without the switch) lets a
+      // stolen staff password write.
       const isStaff = role === 'ADMIN' || role === 'SUPPORT';
-      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: isStaff && services.config.isProduction };
+      account = { ...base, accountId: claims.accountId, role, memberRole: role === 'MERCHANT' ? 'OWNER' : null, secondFactorRequired: isStaff };
     }
     const url = request.routeOptions.url ?? '';
     const permission = routePermission(request.method, url);

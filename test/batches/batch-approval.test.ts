@@ -9,63 +9,27 @@
 import { and, eq } from 'drizzle-orm';
 import { auditLog } from '../../src/db/schema-dashboard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sentMails } from '../../src/dashboard/mail.ts';
 import { batches } from '../../src/db/schema-batches.ts';
 import { ledgerEntries } from '../../src/db/schema-ledger.ts';
 import { accountBalance } from '../../src/ledger/balances.ts';
 import { merchantAccount } from '../../src/ledger/accounts.ts';
 import { fundSandbox } from '../../src/payments/transaction-postings.ts';
 import { startHarness, type Harness } from '../harness.ts';
+import { createBatchMerchant, joinTeam, stepUp, validBatchItems, type TeamMember } from '../helpers/batches.ts';
 import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { countTransactions, expectError, expectSuccess } from '../helpers/merchant-api.ts';
-import { enrolTotp, type Authenticator } from '../helpers/totp.ts';
 
 const BATCHES = '/api/v1/pay-out/batches';
 let h: Harness;
 let owner: DashboardAccount;
 let appId: string;
 let key: string;
-let finance: Member;
-let approver: Member;
+let finance: TeamMember;
+let approver: TeamMember;
 
-interface Member {
-  token: string;
-  accountId: string;
-  auth: Authenticator;
-}
-
-let counter = 0;
-/** Invites `role`, accepts, signs in and enrols a second factor (its roles move money out). */
-async function join(role: string): Promise<Member> {
-  counter += 1;
-  const email = `lot${counter}@example.test`;
-  expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role } }), 201);
-  const token = /token=(inv_[0-9a-f]{64})/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
-  const password = `Mot-de-passe-lot-${counter}`;
-  const accepted = expectSuccess(await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: `Membre ${counter}`, password } }), 201);
-  const { accessToken } = await login(h, email, password);
-  const auth = await enrolTotp(h, accessToken);
-  return { token: accessToken, accountId: accepted.accountId, auth };
-}
-
-/** Confirms `member`'s second factor now (a fresh step-up for 5 minutes). */
-async function stepUp(member: Member): Promise<void> {
-  h.clock.advance(30_000);
-  expectSuccess(await asAccount(h, member.token, 'POST', '/api/v1/merchants/me/two-factor/verify', { body: { code: member.auth.code() } }), 200);
-}
-
-/** `n` valid items of `amount` XAF to distinct MTN numbers. */
-function items(n: number, amount = 1000): Record<string, unknown>[] {
-  return Array.from({ length: n }, (_, i) => ({
-    amount,
-    currency: 'XAF',
-    paymentMethod: 'MTN_MOMO_CM',
-    beneficiaryAccount: `2376770${String(10000 + i).padStart(5, '0')}`,
-    beneficiaryName: `Employé ${i + 1}`,
-    merchantReference: `SAL-${i + 1}`,
-  }));
-}
+/** `n` valid items of `amount` XAF to distinct MTN numbers, each with a merchant reference. */
+const items = (n: number, amount = 1000) => validBatchItems(n, { amount, reference: 'SAL' });
 
 const balance = (kind: 'AVAILABLE' | 'BATCH_RESERVED' | 'RESERVED') => accountBalance(h.services.db, merchantAccount(appId, 'TEST', 'XAF', kind).key);
 const batchEntries = async () => (await h.services.db.select().from(ledgerEntries).where(eq(ledgerEntries.kind, 'BATCH_RESERVE'))).length;
@@ -73,11 +37,9 @@ const batchCount = async () => (await h.services.db.select().from(batches).where
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  owner = await createDashboardAccount(h, { fullName: 'Awa Propriétaire' });
-  appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Paie', currency: 'XAF' } }), 201).id;
-  key = expectSuccess(await asAccount(h, owner.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201).plainTextKey;
-  finance = await join('FINANCE');
-  approver = await join('APPROVER');
+  ({ owner, appId, key } = await createBatchMerchant(h, { ownerName: 'Awa Propriétaire', appName: 'Paie' }));
+  finance = await joinTeam(h, owner.accessToken, 'FINANCE');
+  approver = await joinTeam(h, owner.accessToken, 'APPROVER');
   // Open the sandbox balance (1,000,000 XAF, and 1 more) so the figures below start from it.
   await fundSandbox(h.services, appId, 'TEST', 'XAF', 1);
 });
@@ -173,7 +135,7 @@ describe('approving a batch', () => {
     h.clock.advance(5 * 60_000 + 1000);
     expectError(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${created.id}/approve`), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
     expect(await balance('AVAILABLE')).toBe(before);
-    await stepUp(approver);
+    await stepUp(h, approver);
     const approved = expectSuccess(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${created.id}/approve`), 200);
     expect(approved).toMatchObject({ status: 'APPROVED', approvedBy: approver.accountId });
     // The audit log names the member who approved.
@@ -194,7 +156,7 @@ describe('approving a batch', () => {
     const reserved = await balance('BATCH_RESERVED');
     const entries = await batchEntries();
     const big = expectSuccess(await h.request('POST', BATCHES, { key, body: { items: items(2, Math.ceil(available / 2) + 1000) } }), 201).batch;
-    await stepUp(approver);
+    await stepUp(h, approver);
     expectError(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${big.id}/approve`), 400, 'INSUFFICIENT_BALANCE');
     expect(await balance('AVAILABLE')).toBe(available);
     expect(await balance('BATCH_RESERVED')).toBe(reserved);
@@ -206,11 +168,11 @@ describe('approving a batch', () => {
   it('is rejected by an approver or cancelled by finance before approval, and then cannot be approved', async () => {
     const a = expectSuccess(await h.request('POST', BATCHES, { key, body: { items: items(2) } }), 201).batch;
     const b = expectSuccess(await h.request('POST', BATCHES, { key, body: { items: items(2) } }), 201).batch;
-    await stepUp(finance);
+    await stepUp(h, finance);
     expectError(await asAccount(h, finance.token, 'POST', `/api/v1/merchants/batches/${a.id}/reject`), 403, 'ACCESS_DENIED');
     expect(expectSuccess(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${a.id}/reject`), 200).status).toBe('REJECTED');
     expect(expectSuccess(await asAccount(h, finance.token, 'POST', `/api/v1/merchants/batches/${b.id}/cancel`), 200).status).toBe('CANCELLED');
-    await stepUp(approver);
+    await stepUp(h, approver);
     const entries = await batchEntries();
     expectError(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${a.id}/approve`), 409, 'BATCH_NOT_AWAITING_APPROVAL');
     expectError(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${b.id}/approve`), 409, 'BATCH_NOT_AWAITING_APPROVAL');

@@ -8,58 +8,24 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchBatches } from '../../src/batches/index.ts';
-import { sentMails } from '../../src/dashboard/mail.ts';
 import { batchItems } from '../../src/db/schema-batches.ts';
 import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import { fundSandbox } from '../../src/payments/transaction-postings.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { createBatchMerchant, joinTeam, stepUp, validBatchItems, type TeamMember } from '../helpers/batches.ts';
+import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
-import { enrolTotp, type Authenticator } from '../helpers/totp.ts';
+import { enrolTotp } from '../helpers/totp.ts';
 
 let h: Harness;
 let owner: DashboardAccount;
 let appId: string;
-let finance: Member;
-let approver: Member;
-
-interface Member {
-  token: string;
-  accountId: string;
-  auth: Authenticator;
-}
-
-let counter = 0;
-/** Invites `role`, accepts, signs in and enrols a second factor. */
-async function join(role: string): Promise<Member> {
-  counter += 1;
-  const email = `tableau${counter}@example.test`;
-  expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role } }), 201);
-  const token = /token=(inv_[0-9a-f]{64})/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
-  const password = `Mot-de-passe-tableau-${counter}`;
-  const accepted = expectSuccess(await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: `Membre ${counter}`, password } }), 201);
-  const { accessToken } = await login(h, email, password);
-  const auth = await enrolTotp(h, accessToken);
-  return { token: accessToken, accountId: accepted.accountId, auth };
-}
-
-/** Confirms the second factor of `token` now (fresh for 5 minutes). */
-async function stepUp(token: string, auth: Authenticator): Promise<void> {
-  h.clock.advance(30_000);
-  expectSuccess(await asAccount(h, token, 'POST', '/api/v1/merchants/me/two-factor/verify', { body: { code: auth.code() } }), 200);
-}
+let finance: TeamMember;
+let approver: TeamMember;
 
 /** `n` valid items of `amount` XAF to distinct MTN numbers. */
-function items(n: number, amount = 1000): Record<string, unknown>[] {
-  return Array.from({ length: n }, (_, i) => ({
-    amount,
-    currency: 'XAF',
-    paymentMethod: 'MTN_MOMO_CM',
-    beneficiaryAccount: `2376771${String(10000 + i).padStart(5, '0')}`,
-    beneficiaryName: `Agent ${i + 1}`,
-  }));
-}
+const items = (n: number, amount = 1000) => validBatchItems(n, { amount, prefix: '2376771', name: 'Agent' });
 
 const createAs = async (token: string, n: number, amount = 1000) =>
   expectSuccess(await asAccount(h, token, 'POST', `/api/v1/merchants/apps/${appId}/batches`, { body: { items: items(n, amount), environment: 'TEST' } }), 201).batch;
@@ -67,10 +33,9 @@ const balanceLine = async () => expectSuccess(await asAccount(h, owner.accessTok
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  owner = await createDashboardAccount(h, { fullName: 'Awa Tableau' });
-  appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Agents', currency: 'XAF' } }), 201).id;
-  finance = await join('FINANCE');
-  approver = await join('APPROVER');
+  ({ owner, appId } = await createBatchMerchant(h, { ownerName: 'Awa Tableau', appName: 'Agents' }));
+  finance = await joinTeam(h, owner.accessToken, 'FINANCE');
+  approver = await joinTeam(h, owner.accessToken, 'APPROVER');
   await fundSandbox(h.services, appId, 'TEST', 'XAF', 1);
 });
 afterAll(async () => h?.close());
@@ -113,7 +78,7 @@ describe('the batch reservation', () => {
     const created = await createAs(finance.token, 3, 5000);
     // Awaiting approval: nothing reserved.
     expect(await balanceLine()).toEqual(before);
-    await stepUp(approver.token, approver.auth);
+    await stepUp(h, approver);
     expectSuccess(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${created.id}/approve`), 200);
     const approved = await balanceLine();
     expect(approved).toMatchObject({ availableAmount: before.availableAmount - created.reservedAmount, batchReservedAmount: created.reservedAmount, reservedAmount: before.reservedAmount });
@@ -129,7 +94,7 @@ describe('the batch reservation', () => {
 
   it('`kolo ledger verify` fails when the reservation is not the amount + fees of the items not yet sent', async () => {
     const created = await createAs(finance.token, 2, 3000);
-    await stepUp(approver.token, approver.auth);
+    await stepUp(h, approver);
     expectSuccess(await asAccount(h, approver.token, 'POST', `/api/v1/merchants/batches/${created.id}/approve`), 200);
     await expectLedgerBalanced(h.services.db);
     // An item marked as failed without its share being released: the reservation now holds too much.
@@ -156,14 +121,14 @@ describe('the automatic-approval amount', () => {
     h.clock.advance(5 * 60_000 + 1000);
     expectError(await asAccount(h, owner.accessToken, 'PUT', settings, { body: { lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 50_000 } }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
     expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', settings), 200).batchAutoApproveBelow).toBe(0);
-    await stepUp(owner.accessToken, auth);
+    await stepUp(h, { token: owner.accessToken, auth });
     expect(expectSuccess(await asAccount(h, owner.accessToken, 'PUT', settings, { body: { lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 50_000 } }), 200)).toEqual({
       lateSuccessPolicy: 'REFUND',
       batchAutoApproveBelow: 50_000,
     });
     expect(expectSuccess(await asAccount(h, owner.accessToken, 'GET', settings), 200).batchAutoApproveBelow).toBe(50_000);
     // Finance moves money out but does not set the application's money settings.
-    await stepUp(finance.token, finance.auth);
+    await stepUp(h, finance);
     expectError(await asAccount(h, finance.token, 'PUT', settings, { body: { lateSuccessPolicy: 'REFUND', batchAutoApproveBelow: 1 } }), 403, 'ACCESS_DENIED');
   });
 });

@@ -4,13 +4,13 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 
 let h: Harness;
-let support: DashboardAccount;
+let support: StaffAccount;
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
   await createDashboardAccount(h, { email: 'awa.ndiaye@boutique.test', fullName: 'Awa Ndiaye' });
   await createDashboardAccount(h, { email: 'paul@quincaillerie.test', fullName: 'Quincaillerie 100% Douala' });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 
 let h: Harness;
 let merchant: DashboardAccount;
@@ -13,8 +13,8 @@ beforeAll(async () => {
   [merchant, other, support, admin] = await Promise.all([
     createDashboardAccount(h),
     createDashboardAccount(h),
-    createDashboardAccount(h, { role: 'SUPPORT' }),
-    createDashboardAccount(h, { role: 'ADMIN' }),
+    createStaffAccount(h, { role: 'SUPPORT' }),
+    createStaffAccount(h, { role: 'ADMIN' }),
   ]);
 });
 afterAll(async () => h.close());

@@ -13,7 +13,7 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { transactions } from '../../src/db/schema.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login, loginStaff, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { chargeTo, settle, transferTo } from '../helpers/webhooks.ts';
 
@@ -29,7 +29,7 @@ interface Merchant {
 }
 
 let h: Harness;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 const merchants: Merchant[] = [];
 
 /** A dashboard merchant with one application and an active TEST key, one paid charge and one transfer. */
@@ -67,7 +67,7 @@ async function insertLive(applicationId: string, direction: 'PAY_IN' | 'PAY_OUT'
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
 
   // TEST keys and TEST transactions only.
   const testOnly = await sandboxMerchant();
@@ -94,7 +94,8 @@ beforeAll(async () => {
   merchants.push({ label: 'LIVE transactions', expected: 'LIVE', ...liveRows });
 
   await settle(h);
-  for (const account of [admin, ...merchants.map((m) => m.account)]) Object.assign(account, await login(h, account.email, account.password));
+  Object.assign(admin, await loginStaff(h, admin));
+  for (const account of merchants.map((m) => m.account)) Object.assign(account, await login(h, account.email, account.password));
 });
 afterAll(async () => h?.close());
 

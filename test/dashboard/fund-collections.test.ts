@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess, TIMESTAMP } from '../helpers/merchant-api.ts';
 
 let h: Harness;
 let owner: DashboardAccount;
 let other: DashboardAccount;
-let support: DashboardAccount;
-let admin: DashboardAccount;
+let support: StaffAccount;
+let admin: StaffAccount;
 let appId: string;
 let otherAppId: string;
 
@@ -28,8 +28,8 @@ beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
   owner = await createDashboardAccount(h);
   other = await createDashboardAccount(h);
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   appId = (await createApplication(h.services, { merchantId: owner.accountId, name: 'Tontine Akwa', currency: 'XAF' })).id;
   otherAppId = (await createApplication(h.services, { merchantId: other.accountId, name: 'Autre', currency: 'XAF' })).id;
 });

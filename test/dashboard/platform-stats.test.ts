@@ -9,13 +9,13 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { transactions } from '../../src/db/schema.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, loginStaff, DASHBOARD_TEST_ENV, login, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { chargeTo, transferTo } from '../helpers/webhooks.ts';
 
 let h: Harness;
-let admin: DashboardAccount;
-let support: DashboardAccount;
+let admin: StaffAccount;
+let support: StaffAccount;
 let merchant: DashboardAccount;
 let shop: Tenant;
 
@@ -24,8 +24,8 @@ const as = (who: DashboardAccount, method: string, path: string, body?: unknown)
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
   merchant = await createDashboardAccount(h);
   const app = await createApplication(h.services, { merchantId: merchant.accountId, name: 'Boutique', currency: 'XAF' });
   const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment: 'TEST' });
@@ -39,7 +39,7 @@ describe('GET /api/v1/admin/stats/overview', () => {
     await chargeTo(h, shop, 'SUCCESS');
     await chargeTo(h, shop, 'FAILED');
     await transferTo(h, shop, 'SUCCESS');
-    for (const who of [admin, support]) Object.assign(who, await login(h, who.email, who.password));
+    for (const who of [admin, support]) Object.assign(who, await loginStaff(h, who));
 
     const test = expectSuccess(await as(support, 'GET', '/api/v1/admin/stats/overview?environment=TEST'), 200);
     expect(test.environment).toBe('TEST');
@@ -109,7 +109,7 @@ describe('shapes the dashboard reads', () => {
 
   it('KYC levels NONE, BASIC, ADVANCED, FULL, and VERIFIED still accepted', async () => {
     const m = await createDashboardAccount(h);
-    const admin2 = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin2 = await createStaffAccount(h, { role: 'ADMIN' });
     for (const kycLevel of ['NONE', 'BASIC', 'ADVANCED', 'FULL', 'VERIFIED']) {
       expect(expectSuccess(await as(admin2, 'PATCH', `/api/v1/admin/merchants/${m.accountId}/kyc`, { kycLevel }), 200).kycLevel).toBe(kycLevel);
     }
@@ -117,7 +117,7 @@ describe('shapes the dashboard reads', () => {
   });
 
   it('account statuses ACTIVE, INACTIVE, SUSPENDED, PENDING_VERIFICATION, and DELETED still accepted; any but ACTIVE refuses logins', async () => {
-    const admin2 = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin2 = await createStaffAccount(h, { role: 'ADMIN' });
     const m = await createDashboardAccount(h);
     for (const status of ['INACTIVE', 'SUSPENDED', 'PENDING_VERIFICATION', 'DELETED']) {
       expect(expectSuccess(await as(admin2, 'PATCH', `/api/v1/admin/merchants/${m.accountId}/status`, { status }), 200).status).toBe(status);

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { chargeTo, settle, transferTo } from '../helpers/webhooks.ts';
 
 let h: Harness;
 let merchant: DashboardAccount;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let shop: Tenant;
 
 const detail = async (reference: string) => expectSuccess(await asAccount(h, merchant.accessToken, 'GET', `/api/v1/merchants/transactions/${reference}`), 200);
@@ -23,7 +23,7 @@ const refund = (reference: string, body: Record<string, unknown>) => asAccount(h
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
   merchant = await createDashboardAccount(h);
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   const app = await createApplication(h.services, { merchantId: merchant.accountId, name: 'Boutique', currency: 'XAF' });
   const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment: 'TEST' });
   shop = { merchantId: merchant.accountId, applicationId: app.id, key: key.plainTextKey, keyId: key.id };

@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 
 let h: Harness;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let merchant: DashboardAccount;
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   merchant = await createDashboardAccount(h);
 });
 afterAll(async () => h?.close());

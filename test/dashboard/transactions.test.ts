@@ -13,15 +13,15 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { transactions } from '../../src/db/schema.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login, loginStaff, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { checkoutBody, chargeBody, expectError, expectSuccess, PATHS, TIMESTAMP } from '../helpers/merchant-api.ts';
 import { chargeTo, settle, transferTo } from '../helpers/webhooks.ts';
 
 let h: Harness;
 let merchant: DashboardAccount;
 let other: DashboardAccount;
-let admin: DashboardAccount;
-let support: DashboardAccount;
+let admin: StaffAccount;
+let support: StaffAccount;
 let shop: Tenant;
 let gifts: Tenant;
 let foreign: Tenant;
@@ -46,8 +46,8 @@ beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
   merchant = await createDashboardAccount(h);
   other = await createDashboardAccount(h);
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
   createdLater = await createDashboardAccount(h);
   shop = await merchantApp(merchant, 'Boutique');
   gifts = await merchantApp(merchant, 'Dons');
@@ -90,7 +90,8 @@ beforeAll(async () => {
   h.clock.advance(2000);
   refs.foreign = await chargeTo(h, foreign, 'SUCCESS');
   // The clock moved a day: log everybody in again (access tokens last minutes).
-  for (const account of [merchant, other, admin, support, createdLater!]) Object.assign(account, await login(h, account.email, account.password));
+  for (const account of [merchant, other, createdLater!]) Object.assign(account, await login(h, account.email, account.password));
+  for (const account of [admin, support]) Object.assign(account, await loginStaff(h, account));
 });
 afterAll(async () => h?.close());
 

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, loginStaff, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { countTransactions, expectError, expectSuccess, expectValidationError, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { chargeTo, settle } from '../helpers/webhooks.ts';
 
 let h: Harness;
 let merchant: DashboardAccount;
 let other: DashboardAccount;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let shop: Tenant;
 
 const transfer = (who: DashboardAccount, appId: string, body: Record<string, unknown>, idempotencyKey?: string) =>
@@ -35,7 +35,7 @@ beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV, SANDBOX_OPENING_BALANCE: '0' });
   merchant = await createDashboardAccount(h);
   other = await createDashboardAccount(h);
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   const app = await createApplication(h.services, { merchantId: merchant.accountId, name: 'Boutique', currency: 'XAF' });
   const key = await createApiKey(h.services, { applicationId: app.id, name: 'k', environment: 'TEST' });
   shop = { merchantId: merchant.accountId, applicationId: app.id, key: key.plainTextKey, keyId: key.id };
@@ -46,7 +46,7 @@ beforeAll(async () => {
   // Days have passed on the manual clock: log in again.
   merchant = { ...merchant, ...(await loginAgain(merchant)) };
   other = { ...other, ...(await loginAgain(other)) };
-  admin = { ...admin, ...(await loginAgain(admin)) };
+  admin = { ...admin, ...(await loginStaff(h, admin)) };
 });
 afterAll(async () => h?.close());
 

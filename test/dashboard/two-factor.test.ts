@@ -2,7 +2,8 @@
  * Two-factor sign-in (TOTP, RFC 6238) through real HTTP and the real database: enrolment with the
  * `otpauth://` URI and a first code, sign-in that then asks for a code or a recovery code (each
  * recovery code once, a TOTP code once), step-up within 5 minutes for sensitive actions, the
- * secret sealed at rest, and members whose role moves money out held to enrol first.
+ * secret sealed at rest, and members whose role moves money out and staff (in every environment)
+ * held to enrol first.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,18 +110,22 @@ describe('members whose role moves money out', () => {
     expectError(await asAccount(h, member.accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: { name: 'Clé 2', environment: 'TEST' } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
   });
 
-  it('staff must enrol in production before any write', async () => {
+  it('staff must enrol before any write, in development as in production: reads and their own profile only until then', async () => {
+    // The harness runs as `npm start` does on a laptop: no KOLO_ENV=production.
+    expect(h.services.config.isProduction).toBe(false);
+    for (const role of ['ADMIN', 'SUPPORT'] as const) {
+      const person = await createDashboardAccount(h, { role });
+      expect(expectSuccess(await asAccount(h, person.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200)).toEqual({ enabled: false, required: true });
+      expectSuccess(await asAccount(h, person.accessToken, 'GET', '/api/v1/admin/merchants'), 200);
+      expect(expectSuccess(await asAccount(h, person.accessToken, 'PATCH', '/api/v1/merchants/me', { body: { fullName: `${role} sans second facteur` } }), 200).fullName).toBe(`${role} sans second facteur`);
+      // Required of them: they cannot turn it off once on either.
+      expectError(await asAccount(h, person.accessToken, 'DELETE', '/api/v1/merchants/me/two-factor', { body: { code: '000000' } }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+    }
     const admin = await createDashboardAccount(h, { role: 'ADMIN' });
     const staff = { email: `support-${Date.now()}@example.test`, fullName: 'Sup Port', role: 'SUPPORT', password: 'Mot-de-passe-support' };
-    h.services.config.isProduction = true;
-    try {
-      expect(expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/merchants/me/two-factor'), 200).required).toBe(true);
-      expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/admin/staff'), 200);
-      expectError(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
-      await enrolTotp(h, admin.accessToken);
-      expectSuccess(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 201);
-    } finally {
-      h.services.config.isProduction = false;
-    }
+    expectError(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 403, 'SECOND_FACTOR_ENROLMENT_REQUIRED');
+    expect(expectSuccess(await asAccount(h, admin.accessToken, 'GET', '/api/v1/admin/staff'), 200).content.map((s: { email: string }) => s.email)).not.toContain(staff.email);
+    await enrolTotp(h, admin.accessToken);
+    expectSuccess(await asAccount(h, admin.accessToken, 'POST', '/api/v1/admin/staff', { body: staff }), 201);
   });
 });

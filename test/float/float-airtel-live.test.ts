@@ -13,7 +13,7 @@ import { providers } from '../../src/db/schema.ts';
 import { runFloatTick } from '../../src/float/index.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, login, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createStaffAccount, loginStaff, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
 import { eventTrail, rowOf, waitUntil, webhookTypes } from '../helpers/live.ts';
 import { expectSuccess, PATHS } from '../helpers/merchant-api.ts';
@@ -22,7 +22,7 @@ const RAIL = 'AIRTEL_MONEY_CG';
 let sim: AirtelSimulator;
 let h: Harness;
 let t: Tenant;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 
 beforeAll(async () => {
   sim = await startAirtelSimulator({ decisionDelayMs: 10 });
@@ -40,7 +40,7 @@ beforeAll(async () => {
   sim.options.callbackUrl = `${h.baseUrl}/api/v1/callbacks/airtel`;
   await h.services.db.update(providers).set({ active: true }).where(eq(providers.code, RAIL));
   t = await h.createTenant({ environment: 'LIVE' });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   // LIVE pay-outs are funded by settled LIVE pay-ins.
   const funding = expectSuccess(
     await h.request('POST', PATHS.charge, { key: t.key, body: { amount: 500_000, currency: 'XAF', paymentMethod: RAIL, payerAccount: '242051000001' } }),
@@ -53,7 +53,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const adminToken = async () => (await login(h, admin.email, admin.password)).accessToken;
+const adminToken = async () => (await loginStaff(h, admin)).accessToken;
 /** Staff read the rail's balance now, through the admin API. */
 const readFloat = async () => expectSuccess(await asAccount(h, await adminToken(), 'POST', `/api/v1/admin/float/${RAIL}/read`), 200);
 const transfer = async (amount: number, beneficiaryAccount = '242051000007') =>

@@ -12,7 +12,7 @@ import { latestFloatReading } from '../../src/db/queries/float.ts';
 import { railFloat, runFloatTick } from '../../src/float/index.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import type { Harness, Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, login, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createStaffAccount, loginStaff, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 import { mpesaEnv, rowOf, settled, startLiveHarness, waitUntil, webhookTypes } from '../helpers/live.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
@@ -23,13 +23,13 @@ let sim: MpesaSimulator;
 let h: Harness;
 let t: Tenant;
 let receiver: Receiver;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 
 beforeAll(async () => {
   sim = await startMpesaSimulator({ decisionDelayMs: 30 });
   receiver = await startReceiver();
   ({ h, t } = await startLiveHarness({ ...mpesaEnv(sim), ...DASHBOARD_TEST_ENV }, receiver.url, undefined, 'KES'));
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   const funding = expectSuccess(
     await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ paymentMethod: RAIL, currency: 'KES', amount: 50_000, payerAccount: '254711000900' }) }),
     201,
@@ -42,7 +42,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const adminToken = async () => (await login(h, admin.email, admin.password)).accessToken;
+const adminToken = async () => (await loginStaff(h, admin)).accessToken;
 const balanceQueries = () => sim.requests.filter((r) => r.path === '/mpesa/accountbalance/v1/query');
 const b2cSends = (reference: string) =>
   sim.requests.filter((r) => r.path === '/mpesa/b2c/v3/paymentrequest' && JSON.parse(r.body).OriginatorConversationID.startsWith(reference));

@@ -17,14 +17,14 @@ import { useLiveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { eventTrail, mtnEnv, rowOf, settled, waitUntil, webhookTypes } from '../helpers/live.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
-import { asAccount, createDashboardAccount, login, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, loginStaff, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 import { eq } from 'drizzle-orm';
 
 const RAIL = 'MTN_MOMO_CM';
 let sim: MtnSimulator;
 let h: Harness;
 let t: Tenant;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 
 const live = useLiveOperator({
   startSimulator: () => startMtnSimulator({ decisionDelayMs: 30 }),
@@ -32,7 +32,7 @@ const live = useLiveOperator({
 });
 beforeAll(async () => {
   ({ sim, h, t } = live);
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   // LIVE pay-outs are funded by settled LIVE pay-ins.
   const funding = expectSuccess(await h.request('POST', PATHS.charge, { key: t.key, body: chargeBody({ amount: 900_000 }) }), 201).reference as string;
   expect((await settled(h, funding)).status).toBe('SUCCESS');
@@ -47,7 +47,7 @@ const transfersSent = (reference: string) =>
 /** Staff read the rail's balance now, through the admin API. */
 const readFloat = async () => expectSuccess(await asAccount(h, await adminToken(), 'POST', `/api/v1/admin/float/${RAIL}/read`), 200);
 /** A fresh access token of the admin (tests move the clock past a token's life). */
-const adminToken = async () => (await login(h, admin.email, admin.password)).accessToken;
+const adminToken = async () => (await loginStaff(h, admin)).accessToken;
 const floatMails = () => sentMails(h.services.config).filter((m) => m.subject.includes(`float ${RAIL}`));
 
 describe('pay-outs wait for float', () => {
@@ -176,7 +176,7 @@ describe('float watermarks', () => {
     expect(list.find((f: { railCode: string }) => f.railCode === RAIL)).toMatchObject({ lowWatermark: 200_000, criticalWatermark: 50_000, hasBalanceQuery: true });
     const merchant = await createDashboardAccount(h);
     expect((await asAccount(h, merchant.accessToken, 'GET', '/api/v1/admin/float')).status).toBe(403);
-    const support = await createDashboardAccount(h, { role: 'SUPPORT' });
+    const support = await createStaffAccount(h, { role: 'SUPPORT' });
     expect((await asAccount(h, support.accessToken, 'POST', `/api/v1/admin/float/${RAIL}/read`)).status).toBe(403);
   });
 });

@@ -6,7 +6,7 @@
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import type { Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, login, type DashboardAccount } from './dashboard.ts';
+import { asAccount, createStaffAccount, loginStaff, type StaffAccount } from './dashboard.ts';
 
 /** An open or resolved case as the admin API shows it. */
 export interface ApiCase {
@@ -20,10 +20,10 @@ export interface ApiCase {
 
 /** Staff of a harness: an ADMIN and a SUPPORT, and the calls the tests make as them. */
 export async function reconciliationStaff(h: Harness) {
-  const admin = await createDashboardAccount(h, { role: 'ADMIN' });
-  const support = await createDashboardAccount(h, { role: 'SUPPORT' });
-  const as = async (who: DashboardAccount, method: string, path: string, body?: unknown) =>
-    asAccount(h, (await login(h, who.email, who.password)).accessToken, method, path, body === undefined ? {} : { body });
+  const admin = await createStaffAccount(h, { role: 'ADMIN' });
+  const support = await createStaffAccount(h, { role: 'SUPPORT' });
+  const as = async (who: StaffAccount, method: string, path: string, body?: unknown) =>
+    asAccount(h, (await loginStaff(h, who)).accessToken, method, path, body === undefined ? {} : { body });
   return {
     admin,
     support,

@@ -18,6 +18,7 @@ import { createAccount } from '../../src/dashboard/accounts.ts';
 import { openSession } from '../../src/dashboard/tokens.ts';
 import { startHarness, type Harness } from '../harness.ts';
 import { DASHBOARD_TEST_ENV } from './dashboard.ts';
+import { enrolTotp } from './totp.ts';
 
 /**
  * Who may call a route: the owning merchant of `:appId`, the owning merchant of the transaction
@@ -51,7 +52,8 @@ interface Ctx {
 
 let counter = 0;
 
-async function account(h: Harness, role: 'MERCHANT' | 'ADMIN' | 'SUPPORT') {
+/** An account of `role` with a token; staff with an enrolled second factor unless `isEnrolled` is false. */
+async function account(h: Harness, role: 'MERCHANT' | 'ADMIN' | 'SUPPORT', isEnrolled = role !== 'MERCHANT') {
   counter += 1;
   const row = await createAccount(h.services, {
     fullName: `Sécurité ${counter}`,
@@ -63,6 +65,9 @@ async function account(h: Harness, role: 'MERCHANT' | 'ADMIN' | 'SUPPORT') {
   });
   // Tokens come from the same code the login route uses; the login route itself is tested elsewhere.
   const { accessToken } = await openSession(h.services, row);
+  // Staff write only with a second factor: enrolled (and fresh, as enrolment proves it), so a
+  // refusal below is the role's.
+  if (isEnrolled) await enrolTotp(h, accessToken);
   return { row, accessToken };
 }
 
@@ -150,7 +155,8 @@ export function describeDashboardSecurity(title: string, routes: ProtectedRoute[
 
       it(`${name}: refuses an expired token with 401 TOKEN_EXPIRED`, async () => {
         const { h } = ctx;
-        const fresh = await account(h, route.scope === 'STAFF_READ' || route.scope === 'ADMIN' ? 'ADMIN' : 'MERCHANT');
+        // Not enrolled: the token is refused before any second factor matters, and the clock stays put.
+        const fresh = await account(h, route.scope === 'STAFF_READ' || route.scope === 'ADMIN' ? 'ADMIN' : 'MERCHANT', false);
         h.clock.advance(h.config.accessTokenTtlMinutes * 60_000 + 1000);
         try {
           const response = await send(route, bearer(fresh.accessToken));

@@ -7,18 +7,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { chargeBody, checkoutBody, expectError, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { chargeTo, settle } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 
 let h: Harness;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let merchant: DashboardAccount;
 
 beforeAll(async () => {
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   merchant = await createDashboardAccount(h);
 });
 afterAll(async () => h?.close());

@@ -11,7 +11,7 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { periodKey, runAutomaticWithdrawals, sweepAmount } from '../../src/withdrawals/index.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { chargeTo, settle } from '../helpers/webhooks.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
@@ -105,7 +105,7 @@ describe('manual withdrawal', () => {
     expectError(await as(m, 'POST', `${BASE}/withdraw`, { ...body, amount: 750_001 }), 400, 'INSUFFICIENT_BALANCE');
     // LIVE has no balance (and, here, no connector): refused before anything is written.
     expect((await as(m, 'POST', `${BASE}/withdraw`, { ...body, environment: 'LIVE' })).status).toBe(404);
-    const staff = await createDashboardAccount(h, { role: 'ADMIN' });
+    const staff = await createStaffAccount(h, { role: 'ADMIN' });
     expectError(await as(staff, 'POST', `${BASE}/withdraw`, body), 403, 'ACCESS_DENIED');
   });
 });

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createStaffAccount } from '../helpers/dashboard.ts';
 import { chargeBody, PATHS, transferBody } from '../helpers/merchant-api.ts';
 
 let h: Harness;
@@ -44,7 +44,7 @@ describe('concurrent status reads', () => {
     expect(transfer.status).toBe(201);
     const payOut = transfer.json.data.reference as string;
     const ofSuspended = await charges(suspended, 20, 3000);
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     const suspension = await asAccount(h, admin.accessToken, 'PATCH', `/api/v1/admin/merchants/${suspended.merchantId}/status`, { body: { status: 'SUSPENDED' } });
     expect(suspension.status).toBe(200);
 

@@ -14,7 +14,7 @@ import { CONFIGURATION_EXAMPLE } from '../../src/http/routes/rails.ts';
 import { configurationData } from '../../src/http/schemas/rails.ts';
 import { AVAILABILITY_WINDOW_MS, observedStatus } from '../../src/rails/index.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, type DashboardAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { mtnEnv } from '../helpers/live.ts';
 import { countTransactions, expectError, expectSuccess } from '../helpers/merchant-api.ts';
 import { describeApiKeySecurity } from '../helpers/security-suite.ts';
@@ -186,13 +186,13 @@ describe('GET /api/v1/configuration: availability from the traffic', () => {
 });
 
 describe('rail availability for staff', () => {
-  let admin: DashboardAccount;
-  let support: DashboardAccount;
+  let admin: StaffAccount;
+  let support: StaffAccount;
   let merchant: DashboardAccount;
   let live: Tenant;
   beforeAll(async () => {
-    admin = await createDashboardAccount(h, { role: 'ADMIN' });
-    support = await createDashboardAccount(h, { role: 'SUPPORT' });
+    admin = await createStaffAccount(h, { role: 'ADMIN' });
+    support = await createStaffAccount(h, { role: 'SUPPORT' });
     merchant = await createDashboardAccount(h);
     live = await h.createTenant({ environment: 'LIVE' });
   });

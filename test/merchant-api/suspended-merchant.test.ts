@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createStaffAccount, type StaffAccount } from '../helpers/dashboard.ts';
 import { chargeBody, expectError, transferBody } from '../helpers/merchant-api.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { settle, startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -19,12 +19,12 @@ import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.t
 import { transaction } from '../../src/db/client.ts';
 
 let h: Harness;
-let admin: DashboardAccount;
+let admin: StaffAccount;
 let receiver: Receiver;
 
 beforeAll(async () => {
   h = await startHarness({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
   receiver = await startReceiver();
 });
 afterAll(async () => {

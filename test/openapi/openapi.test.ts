@@ -13,7 +13,7 @@ import { openApiTransform } from '../../src/http/schemas/openapi-document.ts';
 import { version } from '../../src/version.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeTo } from '../helpers/webhooks.ts';
-import { createDashboardAccount } from '../helpers/dashboard.ts';
+import { createDashboardAccount, createStaffAccount } from '../helpers/dashboard.ts';
 
 type Operation = {
   operationId?: string;
@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
 describe('the documented answers', () => {
   it('cover what each operation answers to a malformed path parameter or body, with valid credentials', { timeout: 120_000 }, async () => {
     const merchant = await createDashboardAccount(h);
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     for (const { method, path, operation } of operations) {
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
       const headers: Record<string, string> = {};

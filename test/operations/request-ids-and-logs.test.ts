@@ -11,7 +11,7 @@ import { sentMails } from '../../src/dashboard/mail.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
 import { createCheckout, formClient } from '../helpers/checkout.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 
@@ -92,7 +92,7 @@ describe('request ids', () => {
   });
 
   it('is recorded in the audit log', async () => {
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     const merchant = await createDashboardAccount(h);
     const changed = await asAccount(h, admin.accessToken, 'PATCH', `/api/v1/admin/merchants/${merchant.accountId}/kyc`, {
       headers: { 'x-request-id': 'trace-audit-7' },

@@ -8,7 +8,7 @@ import { count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { chargeTo, startReceiver, type Receiver } from '../helpers/webhooks.ts';
-import { asAccount, createDashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount } from '../helpers/dashboard.ts';
 import { deliverOnce } from '../../src/jobs/webhook-worker.ts';
 import { purgeOnce } from '../../src/jobs/retention.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
@@ -55,7 +55,7 @@ describe('retention', () => {
     await deliverOnce(h.services);
     const pending = await h.request('POST', '/api/v1/pay-in/charge', { key: t.key, body: { amount: 5000, currency: 'XAF', paymentMethod: 'MTN_MOMO_CM', payerAccount: '237677000199' } });
     expect(pending.status).toBe(201);
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     const merchant = await createDashboardAccount(h);
     expect((await asAccount(h, admin.accessToken, 'PATCH', `/api/v1/admin/merchants/${merchant.accountId}/kyc`, { body: { kycLevel: 'BASIC' } })).status).toBe(200);
     const auditBefore = await rows(auditLog);

@@ -15,7 +15,7 @@ import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import type { WaveSimulator } from '../../src/connectors/wave/simulator/wave-simulator.ts';
 import type { Harness, Tenant } from '../harness.ts';
 import type { Receiver } from '../helpers/webhooks.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createStaffAccount, loginStaff, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 import { useLiveOperator, waveOperator } from '../helpers/live-operator.ts';
 import { chargeBody, expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { rowOf, settled, waveEnv, webhookTypes } from '../helpers/live.ts';
@@ -24,19 +24,19 @@ let sim: WaveSimulator;
 let receiver: Receiver;
 let h: Harness;
 let t: Tenant;
-let admin: DashboardAccount;
-let support: DashboardAccount;
+let admin: StaffAccount;
+let support: StaffAccount;
 
 const live = useLiveOperator({ ...waveOperator(), env: (s: WaveSimulator) => ({ ...waveEnv(s), ...DASHBOARD_TEST_ENV }) });
 beforeAll(async () => {
   ({ sim, receiver, h, t } = live);
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
 });
 
 const RAIL = 'WAVE_SN';
 /** A request as `who`, logged in now (the tests move the clock past an access token's life). */
-const as = async (who: DashboardAccount, method: string, path: string, body?: unknown) => asAccount(h, (await login(h, who.email, who.password)).accessToken, method, path, body === undefined ? {} : { body });
+const as = async (who: StaffAccount, method: string, path: string, body?: unknown) => asAccount(h, (await loginStaff(h, who)).accessToken, method, path, body === undefined ? {} : { body });
 const asAdmin = (method: string, path: string, body?: unknown) => as(admin, method, path, body);
 const asSupport = (method: string, path: string, body?: unknown) => as(support, method, path, body);
 const sessionOf = (reference: string) => [...sim.sessions.values()].find((s) => s.client_reference === reference)!;

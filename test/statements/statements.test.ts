@@ -10,7 +10,7 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { prepareDueStatements } from '../../src/statements/index.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectSuccess, PATHS, transferBody } from '../helpers/merchant-api.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
 
@@ -138,7 +138,7 @@ describe('merchant statements', () => {
   });
 
   it('staff have no statement', async () => {
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     expect((await asAccount(h, admin.accessToken, 'GET', `/api/v1/merchants/statement?from=${day2}&to=${day2}`)).status).toBe(403);
   });
 });

@@ -4,7 +4,9 @@
  * and the secret shown, a first code typed, the recovery codes shown once), confirms it for a
  * sensitive action, signs out, and signs in again — the login form then asks for the code — with
  * a recovery code (codes computed from the secret the page shows, at the server's clock). The team
- * screen (an invitation) and an API key issued with scopes and an allow-list.
+ * screen (an invitation) and an API key issued with scopes and an allow-list. Staff without a
+ * second factor: they read, their first write is refused with the enrolment message, and the
+ * profile offers the enrolment, after which the write goes through.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -90,4 +92,43 @@ it('shows the team screen and the key form with scopes and allow-list at 360 px'
   await page.getByRole('button', { name: 'Créer une clé' }).click();
   await page.getByText('COLLECT, REFUND, READ · 203.0.113.0/24').waitFor();
   await screen(page, 'app-key-scopes');
+});
+
+it('staff without a second factor read, are asked to enrol at their first write, enrol from the profile, then write', async () => {
+  // As `npm start` runs on a laptop (no KOLO_ENV=production): staff still need a second factor to write.
+  const admin = await createDashboardAccount(h, { role: 'ADMIN', fullName: 'Inès Sans Facteur' });
+  const shop = await createDashboardAccount(h, { fullName: 'Boutique Kyc' });
+  const page = await newPage(browser, h.baseUrl);
+  await page.goto(`${h.baseUrl}/app/`);
+  await page.getByLabel('Adresse e-mail').fill(admin.email);
+  await page.getByLabel('Mot de passe').fill(admin.password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('heading', { name: 'Marchands' }).waitFor();
+  await page.getByLabel('Recherche (e-mail ou nom)').fill(shop.email);
+  await page.getByRole('button', { name: 'Filtrer' }).click();
+  await page.getByRole('link', { name: 'Boutique Kyc' }).click();
+  await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+
+  const kyc = page.getByRole('form', { name: 'Changer le niveau KYC' });
+  await kyc.getByLabel('Niveau KYC').selectOption('BASIC');
+  await kyc.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect.poll(() => kyc.getByRole('alert').textContent()).toContain('Votre rôle exige la connexion à deux facteurs : activez-la dans votre profil.');
+  await screen(page, 'staff-enrolment-required');
+
+  await page.getByRole('link', { name: 'Profil' }).click();
+  await page.getByText('Votre rôle exige la connexion à deux facteurs : activez-la pour agir.').waitFor();
+  await page.getByRole('button', { name: 'Activer' }).click();
+  const secret = (await page.locator('form[aria-label="Confirmer avec un premier code"] code').textContent())!.trim();
+  const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+  const enrol = page.getByRole('form', { name: 'Confirmer avec un premier code' });
+  await enrol.getByLabel('Code à 6 chiffres').fill(totp.generate({ timestamp: h.clock.now().getTime() }));
+  await enrol.getByRole('button', { name: 'Enregistrer' }).click();
+  await page.locator('pre.secret').waitFor();
+
+  await page.goBack();
+  await page.getByRole('heading', { name: "Vue d'ensemble" }).waitFor();
+  await kyc.getByLabel('Niveau KYC').selectOption('BASIC');
+  await kyc.getByRole('button', { name: 'Enregistrer' }).click();
+  await page.getByText('Niveau KYC enregistré.').waitFor();
+  await expect.poll(() => page.locator('dl.facts').textContent()).toContain('Niveau KYCBASIC');
 });

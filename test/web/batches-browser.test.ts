@@ -13,50 +13,27 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { dispatchBatches } from '../../src/batches/index.ts';
-import { sentMails } from '../../src/dashboard/mail.ts';
 import { batches } from '../../src/db/schema-batches.ts';
 import { pollOnce } from '../../src/jobs/status-poller.ts';
 import { fundSandbox } from '../../src/payments/transaction-postings.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { createBatchMerchant, joinTeam, type TeamMember } from '../helpers/batches.ts';
+import { DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
 import { expectLedgerBalanced } from '../helpers/ledger.ts';
-import { expectSuccess } from '../helpers/merchant-api.ts';
-import { enrolTotp, type Authenticator } from '../helpers/totp.ts';
-import { launchBrowser, newPage, screen } from './browser.ts';
+import { launchBrowser, logInWithCode, newPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
-
-interface Member {
-  email: string;
-  password: string;
-  auth: Authenticator;
-}
 
 let h: Harness;
 let browser: Browser;
 let owner: DashboardAccount;
 let appId: string;
-let finance: Member;
-let approver: Member;
-
-/** Invites `role`, accepts and enrols a second factor over HTTP (an authenticator app would). */
-async function join(role: string, email: string): Promise<Member> {
-  expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/team/invitations', { body: { email, role } }), 201);
-  const token = /token=(inv_[0-9a-f]{64})/.exec(sentMails(h.config).filter((m) => m.to === email).at(-1)!.text)![1];
-  const password = `Mot-de-passe-${role.toLowerCase()}-lot`;
-  expectSuccess(await h.request('POST', '/api/v1/auth/accept-invitation', { body: { token, fullName: `Membre ${role}`, password } }), 201);
-  const { accessToken } = await login(h, email, password);
-  return { email, password, auth: await enrolTotp(h, accessToken) };
-}
+let finance: TeamMember;
+let approver: TeamMember;
 
 /** Signs `member` in through the login form, the second factor's code included. */
-async function logInWithCode(page: Page, member: Member): Promise<void> {
-  await page.goto(`${h.baseUrl}/app/`);
-  await page.getByLabel('Adresse e-mail').fill(member.email);
-  await page.getByLabel('Mot de passe').fill(member.password);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+async function signIn(page: Page, member: TeamMember): Promise<void> {
   h.clock.advance(30_000);
-  await page.getByLabel('Code à deux facteurs (ou code de secours)').fill(member.auth.code());
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await logInWithCode(page, h.baseUrl, member.email, member.password, member.auth.code());
   await page.getByRole('heading', { name: 'Accueil' }).waitFor();
 }
 
@@ -66,11 +43,10 @@ const GOOD_ROW = '25000;XAF;MTN_MOMO_CM;237677000311;Awa Ngono;SAL-1';
 beforeAll(async () => {
   await ensureWebBuild();
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  owner = await createDashboardAccount(h, { fullName: 'Awa Lots' });
-  appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Paie', currency: 'XAF' } }), 201).id;
+  ({ owner, appId } = await createBatchMerchant(h, { ownerName: 'Awa Lots', appName: 'Paie' }));
   await fundSandbox(h.services, appId, 'TEST', 'XAF', 1);
-  finance = await join('FINANCE', 'finance.lot@example.test');
-  approver = await join('APPROVER', 'approbation.lot@example.test');
+  finance = await joinTeam(h, owner.accessToken, 'FINANCE');
+  approver = await joinTeam(h, owner.accessToken, 'APPROVER');
   browser = await launchBrowser();
 }, 180_000);
 afterAll(async () => {
@@ -80,7 +56,7 @@ afterAll(async () => {
 
 it('uploads a CSV, fixes the row the dry run names, and a second member approves with a code, then downloads the results', async () => {
   const page = await newPage(browser, h.baseUrl);
-  await logInWithCode(page, finance);
+  await signIn(page, finance);
   await page.getByRole('link', { name: 'Lots de virements' }).click();
   await page.getByRole('heading', { name: 'Lots de virements', level: 1 }).waitFor();
   await page.getByText('Aucun lot dans cet environnement.').waitFor();
@@ -94,9 +70,17 @@ it('uploads a CSV, fixes the row the dry run names, and a second member approves
   await form.getByRole('button', { name: 'Vérifier le lot' }).click();
   const alert = form.getByRole('alert');
   await alert.getByText('Lignes à corriger : 1').waitFor();
-  expect(await alert.getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Ligne 3 : beneficiaryAccount /)]);
+  expect(await alert.getByRole('listitem').allTextContents()).toEqual(['Ligne 3 : beneficiaryAccount : doit être un numéro de téléphone valide du pays du moyen de paiement']);
   expect(await form.getByRole('button', { name: 'Envoyer pour approbation' }).count()).toBe(0);
   await screen(page, 'batch-dry-run-errors');
+  // In English the row's error is English too (the API's message is French): the app words it from the field.
+  await page.getByLabel('Langue').selectOption('en');
+  const alertEn = page.getByRole('form', { name: 'New batch' }).getByRole('alert');
+  await alertEn.getByText('Rows to fix: 1').waitFor();
+  expect(await alertEn.getByRole('listitem').allTextContents()).toEqual(['Row 3: beneficiaryAccount: must be a valid phone number of the rail’s country']);
+  await screen(page, 'batch-dry-run-errors-en');
+  await page.getByLabel('Language').selectOption('fr');
+  await alert.getByText('Lignes à corriger : 1').waitFor();
 
   // Fixed: the dry run answers the totals, and only then may the batch be sent.
   await form.getByLabel('Lignes CSV (ou collez-les ici)').fill([HEADER, GOOD_ROW, '15000;XAF;MTN_MOMO_CM;237699000312;Paul Mbarga;SAL-2'].join('\n'));
@@ -118,7 +102,7 @@ it('uploads a CSV, fixes the row the dry run names, and a second member approves
 
   // The approver signs in; five minutes later the second factor is no longer fresh.
   const other = await newPage(browser, h.baseUrl);
-  await logInWithCode(other, approver);
+  await signIn(other, approver);
   h.clock.advance(5 * 60_000 + 1000);
   await other.goto(`${h.baseUrl}/app/batches/${batchId}`);
   await other.getByRole('button', { name: 'Approuver' }).click();

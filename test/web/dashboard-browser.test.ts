@@ -23,10 +23,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startHarness, type Harness } from '../harness.ts';
-import { DASHBOARD_TEST_ENV, asAccount, login } from '../helpers/dashboard.ts';
+import { DASHBOARD_TEST_ENV, asAccount, createStaffAccount, login } from '../helpers/dashboard.ts';
 import { settle } from '../helpers/webhooks.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
-import { launchBrowser, newPage as newBrowserPage, screen } from './browser.ts';
+import { launchBrowser, logInWithCode, newPage as newBrowserPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
@@ -401,12 +401,10 @@ describe('the dashboard in Chromium', () => {
 
   it('staff: an administrator suspends the merchant, whose key is then refused', async () => {
     expect(merchantKey).not.toBe('');
-    await createAccount(h.services, { fullName: 'Admin Kolo', email: 'admin@kolo.test', password: 'mot-de-passe-admin', role: 'ADMIN', status: 'ACTIVE', emailVerified: true });
+    const admin = await createStaffAccount(h, { fullName: 'Admin Kolo', email: 'admin@kolo.test', password: 'mot-de-passe-admin', role: 'ADMIN' });
     const page = await newPage();
-    await page.goto(`${h.baseUrl}/app/`);
-    await page.getByLabel('Adresse e-mail').fill('admin@kolo.test');
-    await page.getByLabel('Mot de passe').fill('mot-de-passe-admin');
-    await page.getByRole('button', { name: 'Se connecter' }).click();
+    h.clock.advance(30_000);
+    await logInWithCode(page, h.baseUrl, admin.email, admin.password, admin.auth.code());
     await page.getByRole('heading', { name: 'Marchands' }).waitFor();
     await page.getByLabel('Recherche (e-mail ou nom)').fill('boutique-web');
     await page.getByRole('button', { name: 'Filtrer' }).click();
@@ -490,6 +488,7 @@ describe('the dashboard in Chromium', () => {
   }, 60_000);
 
   it('staff: SUPPORT reads the merchants and rails without any write button', async () => {
+    // No second factor: staff read without one.
     await createAccount(h.services, { fullName: 'Support Kolo', email: 'support@kolo.test', password: 'mot-de-passe-support', role: 'SUPPORT', status: 'ACTIVE', emailVerified: true });
     await setAvailabilityOverride(h.services, { actorId: null, actorRole: 'ADMIN', clientIp: null }, { providerCode: 'MTN_MOMO_CM', direction: 'PAY_OUT', status: 'DELAYED' });
     const page = await newPage();

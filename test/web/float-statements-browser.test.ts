@@ -12,9 +12,10 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { createAccount } from '../../src/dashboard/accounts.ts';
 import { startMtnSimulator, type MtnSimulator } from '../../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { createStaffAccount, DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
 import { mtnEnv } from '../helpers/live.ts';
-import { launchBrowser, logIn, newPage, screen } from './browser.ts';
+import type { Authenticator } from '../helpers/totp.ts';
+import { launchBrowser, logIn, logInWithCode, newPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
@@ -22,13 +23,14 @@ let sim: MtnSimulator;
 let browser: Browser;
 const merchant = { email: 'awa@releve-web.test', password: 'mot-de-passe-solide-52' };
 const admin = { email: 'paul@float-web.test', password: 'mot-de-passe-solide-53' };
+let adminAuth: Authenticator;
 
 beforeAll(async () => {
   await ensureWebBuild();
   sim = await startMtnSimulator({ decisionDelayMs: 30 });
   h = await startHarness({ ...DASHBOARD_TEST_ENV, ...mtnEnv(sim), FLOAT_WATERMARKS: 'MTN_MOMO_CM=200000:50000' });
   const account = await createAccount(h.services, { fullName: 'Awa Relevé', ...merchant, role: 'MERCHANT', status: 'ACTIVE', emailVerified: true });
-  await createAccount(h.services, { fullName: 'Paul Float', ...admin, role: 'ADMIN', status: 'ACTIVE', emailVerified: true });
+  adminAuth = (await createStaffAccount(h, { fullName: 'Paul Float', ...admin, role: 'ADMIN' })).auth;
   const app = await createApplication(h.services, { merchantId: account.id, name: 'Relevé Web', currency: 'XAF' });
   const key = (await createApiKey(h.services, { applicationId: app.id, name: 'Clé', environment: 'TEST' })).plainTextKey;
   // A TEST transfer: the opening balance and its reservation are movements of today.
@@ -51,10 +53,8 @@ describe('float and statements in Chromium', () => {
     sim.options.balances.disbursement = 150_000;
     const page = await newPage(browser, h.baseUrl);
     // Staff land on the merchants' list, not the home screen.
-    await page.goto(`${h.baseUrl}/app/`);
-    await page.getByLabel('Adresse e-mail').fill(admin.email);
-    await page.getByLabel('Mot de passe').fill(admin.password);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
+    h.clock.advance(30_000);
+    await logInWithCode(page, h.baseUrl, admin.email, admin.password, adminAuth.code());
     await page.getByRole('link', { name: 'Float', exact: true }).click();
     await page.getByRole('heading', { name: 'Float des opérateurs' }).waitFor();
     await page.getByText('MTN_MOMO_CM').waitFor();

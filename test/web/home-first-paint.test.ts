@@ -15,7 +15,7 @@ import { createApplication } from '../../src/accounts/applications.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { startHarness, type Harness, type TestResponse } from '../harness.ts';
 import { REFRESH_REUSE_GRACE_MS } from '../../src/dashboard/tokens.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login, type DashboardAccount } from '../helpers/dashboard.ts';
 import { chargeTo } from '../helpers/webhooks.ts';
 import { ensureWebBuild } from './web-build.ts';
 
@@ -136,7 +136,7 @@ describe('GET /app/ with a live refresh cookie', () => {
 
 describe('GET /app/ with a staff session', () => {
   it('brings the session, undrawn (staff screens are drawn by the app), no-store', async () => {
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     const response = await h.request('GET', '/app/', { headers: { cookie: `kolo_refresh=${admin.refreshToken}; ${prefsCookie(admin, FRENCH_TEST)}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -172,7 +172,7 @@ describe('GET /app/ without a live session: the plain page, whose app shows the 
   it('a suspended account', async () => {
     const other = await createDashboardAccount(h);
     const { refreshToken } = await login(h, other.email, other.password);
-    const admin = await createDashboardAccount(h, { role: 'ADMIN' });
+    const admin = await createStaffAccount(h, { role: 'ADMIN' });
     const suspend = await asAccount(h, admin.accessToken, 'PATCH', `/api/v1/admin/merchants/${other.accountId}/status`, { body: { status: 'SUSPENDED' } });
     expect(suspend.status).toBe(200);
     await expectPlain(await h.request('GET', '/app/', { headers: { cookie: `kolo_refresh=${refreshToken}; ${prefsCookie(other, FRENCH_TEST)}` } }));

@@ -8,26 +8,25 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createAccount } from '../../src/dashboard/accounts.ts';
 import { auditLog } from '../../src/db/schema-dashboard.ts';
 import { startHarness, type Harness, type Tenant } from '../harness.ts';
-import { DASHBOARD_TEST_ENV } from '../helpers/dashboard.ts';
+import { createStaffAccount, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
 import { mtnEnv } from '../helpers/live.ts';
-import { launchBrowser, newPage, screen } from './browser.ts';
+import { launchBrowser, logInWithCode, newPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
 let browser: Browser;
 let live: Tenant;
-const admin = { email: 'ines@rails-web.test', password: 'mot-de-passe-solide-61' };
-const support = { email: 'omar@rails-web.test', password: 'mot-de-passe-solide-62' };
+let admin: StaffAccount;
+let support: StaffAccount;
 
 beforeAll(async () => {
   await ensureWebBuild();
   // MTN configured (never called here): LIVE keys may use MTN_MOMO_CM.
   h = await startHarness({ ...DASHBOARD_TEST_ENV, ...mtnEnv({ url: 'http://127.0.0.1:9' }) });
-  await createAccount(h.services, { fullName: 'Inès Rails', ...admin, role: 'ADMIN', status: 'ACTIVE', emailVerified: true });
-  await createAccount(h.services, { fullName: 'Omar Support', ...support, role: 'SUPPORT', status: 'ACTIVE', emailVerified: true });
+  admin = await createStaffAccount(h, { fullName: 'Inès Rails', email: 'ines@rails-web.test', role: 'ADMIN' });
+  support = await createStaffAccount(h, { fullName: 'Omar Support', email: 'omar@rails-web.test', role: 'SUPPORT' });
   live = await h.createTenant({ environment: 'LIVE' });
   browser = await launchBrowser();
 }, 120_000);
@@ -37,12 +36,10 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function railsScreen(who: { email: string; password: string }): Promise<Page> {
+async function railsScreen(who: StaffAccount): Promise<Page> {
   const page = await newPage(browser, h.baseUrl);
-  await page.goto(`${h.baseUrl}/app/`);
-  await page.getByLabel('Adresse e-mail').fill(who.email);
-  await page.getByLabel('Mot de passe').fill(who.password);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  h.clock.advance(30_000);
+  await logInWithCode(page, h.baseUrl, who.email, who.password, who.auth.code());
   await page.getByRole('link', { name: 'Moyens de paiement' }).click();
   await page.getByRole('heading', { name: 'Moyens de paiement' }).waitFor();
   return page;

@@ -11,22 +11,22 @@ import type { Browser } from 'playwright-core';
 import { runReconciliation } from '../../src/reconciliation/index.ts';
 import { verifyLedger } from '../../src/ledger/verify-ledger.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { createDashboardAccount, DASHBOARD_TEST_ENV, type DashboardAccount } from '../helpers/dashboard.ts';
-import { launchBrowser, newPage, screen } from './browser.ts';
+import { createStaffAccount, DASHBOARD_TEST_ENV, type StaffAccount } from '../helpers/dashboard.ts';
+import { launchBrowser, logInWithCode, newPage, screen } from './browser.ts';
 import { ensureWebBuild } from './web-build.ts';
 
 let h: Harness;
 let browser: Browser;
-let admin: DashboardAccount;
-let support: DashboardAccount;
+let admin: StaffAccount;
+let support: StaffAccount;
 
 const HEADER = 'Id,External Transaction Id,Date,Status,Type,From,To,Amount,Currency,Reversal Of';
 
 beforeAll(async () => {
   await ensureWebBuild();
   h = await startHarness({ ...DASHBOARD_TEST_ENV });
-  admin = await createDashboardAccount(h, { role: 'ADMIN' });
-  support = await createDashboardAccount(h, { role: 'SUPPORT' });
+  admin = await createStaffAccount(h, { role: 'ADMIN' });
+  support = await createStaffAccount(h, { role: 'SUPPORT' });
   const file = `${HEADER}\n1000000001,,2026-11-20 08:00:00,SUCCESSFUL,PAYMENT,237677000001,KOLO,5000,XAF,\n1000000002,,2026-11-20 09:00:00,SUCCESSFUL,ADJUSTMENT,,KOLO,-250,XAF,\n`;
   await runReconciliation(h.services, { railCode: 'MTN_MOMO_CM', from: new Date('2026-11-20T00:00:00Z'), to: new Date('2026-11-20T10:00:00Z'), file });
   browser = await launchBrowser();
@@ -37,12 +37,10 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function logInAs(who: DashboardAccount) {
+async function logInAs(who: StaffAccount) {
   const page = await newPage(browser, h.baseUrl);
-  await page.goto(`${h.baseUrl}/app/`);
-  await page.getByLabel('Adresse e-mail').fill(who.email);
-  await page.getByLabel('Mot de passe').fill(who.password);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  h.clock.advance(30_000);
+  await logInWithCode(page, h.baseUrl, who.email, who.password, who.auth.code());
   await page.getByRole('heading', { name: 'Marchands' }).waitFor();
   await page.getByRole('link', { name: 'Rapprochement' }).click();
   await page.getByRole('heading', { name: 'Rapprochement' }).waitFor();

@@ -1,8 +1,9 @@
 /**
  * Batch pay-outs of the current environment: the list (status and progress of each, pages of 20)
  * and "new batch": a CSV file chosen or rows pasted (the documented columns), checked first by
- * the API (dry run: each invalid row named with its line, or the totals — count, amounts, fees,
- * what approval will reserve), then sent for approval with one idempotency key per checked text.
+ * the API (dry run: each invalid row named with its line and its field's error in the app's
+ * language, or the totals — count, amounts, fees, what approval will reserve), then sent for
+ * approval with one idempotency key per checked text.
  * Changing the text asks for a new check. What is valid and what it costs comes from the API.
  */
 import { useState } from 'react';
@@ -23,13 +24,30 @@ function newIdempotencyKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The API's per-row errors (`items[i].field` or `csv` → "ligne N : …"), by line then field. */
-function rowErrors(error: unknown): { row: number | null; text: string }[] {
+/** The fields of a batch item the API names in its errors; `item` is an item that is not an object. */
+const ITEM_FIELDS = ['amount', 'currency', 'paymentMethod', 'beneficiaryAccount', 'beneficiaryName', 'merchantReference', 'item'] as const;
+type ItemField = (typeof ITEM_FIELDS)[number];
+
+/** The item field of an error key: `items[<index>].<field>` → field, `items[<index>]` → `item`; null for other keys. */
+function itemFieldOf(key: string): ItemField | null {
+  const match = /^items\[\d+\](?:\.(\w+))?$/.exec(key);
+  if (!match) return null;
+  const field = match[1] ?? 'item';
+  return (ITEM_FIELDS as readonly string[]).includes(field) ? (field as ItemField) : null;
+}
+
+/**
+ * The API's per-row errors, by line: the row from the message's documented `ligne N : ` prefix
+ * (the item's line in the file), an item's error by its field (shown from the catalogue, in the
+ * app's language), and any other key (`csv`, `items`: the file or the list as a whole) with the
+ * API's own message.
+ */
+function rowErrors(error: unknown): { row: number | null; field: ItemField | null; text: string }[] {
   if (!(error instanceof ApiFailure) || error.code !== 'VALIDATION_ERROR' || !error.fields) return [];
-  return Object.values(error.fields)
-    .map((message) => {
+  return Object.entries(error.fields)
+    .map(([key, message]) => {
       const match = /^ligne (\d+) : (.*)$/s.exec(message);
-      return match ? { row: Number(match[1]), text: match[2]! } : { row: null, text: message };
+      return { row: match ? Number(match[1]) : null, field: itemFieldOf(key), text: match ? match[2]! : message };
     })
     .sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
 }
@@ -99,7 +117,9 @@ function NewBatch({ onClose }: { onClose: () => void }) {
               <p>{t('batch.rowErrors', { count: errors.length })}</p>
               <ul>
                 {errors.map((e, i) => (
-                  <li key={i}>{e.row === null ? e.text : t('batch.rowError', { row: e.row, text: e.text })}</li>
+                  <li key={i}>
+                    {e.row === null ? (e.field ? t(`batch.itemField.${e.field}`) : e.text) : t('batch.rowError', { row: e.row, text: e.field ? t(`batch.itemField.${e.field}`) : e.text })}
+                  </li>
                 ))}
               </ul>
             </div>
