@@ -202,3 +202,14 @@ export async function mapLimit<T, R>(items: T[], concurrency: number, fn: (item:
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
+
+/** The Prometheus sample `name` (first match) from Kolo's metrics endpoint; null when absent. */
+export async function scrapeMetric(metricsPort: number, name: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}

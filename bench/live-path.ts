@@ -46,7 +46,7 @@ import { ORANGE_SIM_DEFAULTS } from '../src/connectors/orange-money/simulator/or
 import { orangeOrderId } from '../src/connectors/orange-money/orange-transformers.ts';
 import { absoluteNowMs } from '../src/connectors/simulator-http.ts';
 import { operatorFloatAccount } from '../src/ledger/accounts.ts';
-import { databaseCpuSeconds, freePort, processCpuSeconds, serverRss, sleep, stop, type Started } from './lib.ts';
+import { databaseCpuSeconds, freePort, processCpuSeconds, scrapeMetric, serverRss, sleep, stop, type Started } from './lib.ts';
 import { startSimulatorWorker, type SimRequestRecord } from './simulator-worker.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -222,17 +222,6 @@ function send(agent: http.Agent, base: URL, method: string, path: string, key: s
     if (body !== null) req.write(body);
     req.end();
   });
-}
-
-/** The Prometheus sample `name` (first match) from Kolo's metrics endpoint; null when absent. */
-async function scrapeMetric(metricsPort: number, name: string): Promise<number | null> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The Kolo reference a simulator request is about, when it names one (MTN `externalId`, Orange `orderId`). */

@@ -62,7 +62,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { commandLine, freePort, load, mapLimit, processCpuSeconds, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
+import { commandLine, freePort, load, mapLimit, processCpuSeconds, scrapeMetric, serverRss, sleep, startProcess, stop, type Figures, type Started } from './lib.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 import { measurePollerTick, type PollerFigures } from './poller-tick.ts';
 import { liveMarkdown, liveOptionsFromEnv, runLivePath, stepHolds, type LiveResult } from './live-path.ts';
@@ -320,6 +320,11 @@ async function runTarget(target: 'pg' | 'pglite', ceilings: { post: Figures; get
     const rss = serverRss(server.child.pid!);
     say(`charge run: ${fmt(charge.rps)} charges/s, p50 ${charge.p50} ms, p99 ${charge.p99} ms, ${charge.non2xx} non-2xx, ${charge.errors} errors, ${charge.timeouts} timeouts`);
     say(`server resident memory at the end of the charge run: ${fmt(rss.mb, 1)} MB (pid ${rss.pid}; process tree ${fmt(rss.treeMb, 1)} MB)`);
+    const heapMb = async (name: string) => ((await scrapeMetric(metricsPort, name)) ?? 0) / 1024 / 1024;
+    say(
+      `  of which the JavaScript heap: ${fmt(await heapMb('kolo_nodejs_heap_size_used_bytes'), 1)} MB used of ${fmt(await heapMb('kolo_nodejs_heap_size_total_bytes'), 1)} MB; ` +
+        `memory outside it (buffers, WebAssembly): ${fmt(await heapMb('kolo_nodejs_external_memory_bytes'), 1)} MB`,
+    );
 
     // Settlement: every created charge leaves PENDING; on PostgreSQL, every webhook delivery finishes too.
     const deadline = runEnded + settleTimeoutS * 1000;
