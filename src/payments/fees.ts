@@ -6,10 +6,8 @@
  * exceeds its amount (the merchant is never owed a negative net); a pay-out's fee is charged on top
  * of its amount.
  */
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import type { StoredFeeTerms } from '../db/queries/transactions.ts';
-import { applications, merchantFeeOverrides, providers } from '../db/schema.ts';
+import { feeTermsOf, type StoredFeeTerms } from '../db/queries/rails.ts';
 
 /** A fee rule: basis points (1 bp = 0.01 %) and a fixed amount in base units. */
 export interface FeeRule {
@@ -48,27 +46,7 @@ export interface RailTerms {
  * longer exists charges nothing and settles at once.
  */
 export async function railTermsFor(db: Db, railCode: string, direction: FeeDirection, applicationId: string): Promise<RailTerms> {
-  const [row] = await db
-    .select({
-      feePercentage: direction === 'PAY_IN' ? providers.feePercentage : providers.payOutFeePercentage,
-      feeFixed: direction === 'PAY_IN' ? providers.feeFixed : providers.payOutFeeFixed,
-      settlementDelaySeconds: providers.settlementDelaySeconds,
-      overridePercentage: merchantFeeOverrides.feePercentage,
-      overrideFixed: merchantFeeOverrides.feeFixed,
-    })
-    .from(providers)
-    .leftJoin(applications, eq(applications.id, applicationId))
-    .leftJoin(
-      merchantFeeOverrides,
-      and(
-        eq(merchantFeeOverrides.providerCode, providers.code),
-        eq(merchantFeeOverrides.direction, direction),
-        eq(merchantFeeOverrides.merchantId, applications.merchantId),
-      ),
-    )
-    .where(eq(providers.code, railCode))
-    .limit(1);
-  return railTermsFrom(row ?? null, direction);
+  return railTermsFrom(await feeTermsOf(db, { railCode, direction, applicationId }), direction);
 }
 
 /**

@@ -20,7 +20,7 @@ import { transactionEvents, transactions } from '../db/schema.ts';
 import type { Connector, FailureCode, InitiateRequest, PrepareRequest, RefundedPayment } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { callbackSegmentOf } from '../connectors/operators.ts';
-import { recordInitiation } from '../db/queries/transactions.ts';
+import { recordInitiation, storeInitiation } from '../db/queries/transactions.ts';
 import { applyTransition } from './apply-transition.ts';
 import type { RailRow } from './rails.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -189,20 +189,16 @@ export async function initiateTransaction(
   // Persist before the call, with its send deadline: the call is aborted then at the latest, and
   // nobody asks the operator about it before it has returned.
   const inFlightUntil = storedInFlightUntil(services, services.clock.now());
-  const [updated] = await services.db
-    .update(transactions)
-    .set({
-      operatorReference: prepared.operatorReference,
-      callbackToken,
-      initiatedAt,
-      inFlightUntil,
-      deadlineAt,
-      nextPollAt: firstPollAt(initiatedAt),
-      updatedAt: initiatedAt,
-    })
-    .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING'), isNull(transactions.initiatedAt)))
-    .returning({ id: transactions.id });
-  if (!updated) return {}; // another caller initiated it, or it ended meanwhile
+  const isStored = await storeInitiation(services.db, {
+    id: row.id,
+    operatorReference: prepared.operatorReference,
+    callbackToken,
+    initiatedAt,
+    inFlightUntil,
+    deadlineAt,
+    nextPollAt: firstPollAt(initiatedAt),
+  });
+  if (!isStored) return {}; // another caller initiated it, or it ended meanwhile
   return sendInitiation(services, row, rail, connector, { operatorReference: prepared.operatorReference, callbackToken, initiatedAt, deadlineAt, inFlightUntil });
 }
 

@@ -25,3 +25,53 @@ const railsOf = perDatabase<string, RailRow | null>(async (db, codes) => {
 export function railByCode(db: Db, input: { code: string }): Promise<RailRow | null> {
   return railsOf(db).load(input.code);
 }
+
+/**
+ * The fee terms stored for a rail in one direction: the rail's fee (`feePercentage` as stored, a
+ * decimal string; `feeFixed` in base units) and settlement delay, and the merchant's override of
+ * that rail and direction (both null when none). All null when the rail no longer exists.
+ */
+export interface StoredFeeTerms {
+  feePercentage: string | null;
+  feeFixed: number | null;
+  settlementDelaySeconds: number | null;
+  overridePercentage: string | null;
+  overrideFixed: number | null;
+}
+
+const feeTermsSql = statement(
+  'rail_fee_terms_v1',
+  `select (case when $2 = 'PAY_IN' then p.fee_percentage else p.pay_out_fee_percentage end)::text as fee_percentage,
+          case when $2 = 'PAY_IN' then p.fee_fixed else p.pay_out_fee_fixed end as fee_fixed,
+          p.settlement_delay_seconds, o.fee_percentage::text as override_percentage, o.fee_fixed as override_fixed
+     from providers p
+     left join applications a on a.id = $3::uuid
+     left join merchant_fee_overrides o on o.merchant_id = a.merchant_id and o.provider_code = p.code and o.direction = $2
+    where p.code = $1`,
+);
+
+const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * The `StoredFeeTerms` in the columns of `raw` named `<prefix>fee_percentage`, `<prefix>fee_fixed`,
+ * `<prefix>settlement_delay_seconds`, `<prefix>override_percentage` and `<prefix>override_fixed`
+ * (percentages selected as text).
+ */
+export function storedFeeTermsFrom(raw: Record<string, unknown>, prefix = ''): StoredFeeTerms {
+  return {
+    feePercentage: (raw[`${prefix}fee_percentage`] as string | null | undefined) ?? null,
+    feeFixed: numberOrNull(raw[`${prefix}fee_fixed`]),
+    settlementDelaySeconds: numberOrNull(raw[`${prefix}settlement_delay_seconds`]),
+    overridePercentage: (raw[`${prefix}override_percentage`] as string | null | undefined) ?? null,
+    overrideFixed: numberOrNull(raw[`${prefix}override_fixed`]),
+  };
+}
+
+/**
+ * The fee terms of rail `railCode` in `direction` ('PAY_IN' or 'PAY_OUT') for the merchant owning
+ * application `applicationId`, or null when the rail does not exist. One statement.
+ */
+export async function feeTermsOf(db: Db, input: { railCode: string; direction: string; applicationId: string }): Promise<StoredFeeTerms | null> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, feeTermsSql, [input.railCode, input.direction, input.applicationId]);
+  return rows[0] ? storedFeeTermsFrom(rows[0]) : null;
+}

@@ -13,7 +13,7 @@ import { getTableColumns } from 'drizzle-orm';
 import { mapPrefixedRow, mapRow, perDatabase, prefixedSelectList } from '../batch.ts';
 import type { Db } from '../client.ts';
 import { providers, transactions } from '../schema.ts';
-import type { RailRow } from './rails.ts';
+import { storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
 
 /** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
@@ -304,19 +304,6 @@ export async function transactionByCallbackToken(db: Db, token: string): Promise
   return raw ? { row: mapRow(transactions, raw), rail: mapPrefixedRow(providers, raw, 'rail_') } : null;
 }
 
-/**
- * The fee terms stored for a pay-in's rail: the rail's pay-in fee (`feePercentage` as stored, a
- * decimal string; `feeFixed` in base units) and settlement delay, and the merchant's pay-in
- * override of that rail (both null when none). All null when the rail no longer exists.
- */
-export interface StoredFeeTerms {
-  feePercentage: string | null;
-  feeFixed: number | null;
-  settlementDelaySeconds: number | null;
-  overridePercentage: string | null;
-  overrideFixed: number | null;
-}
-
 // The rows a status change reads, with each pay-in's fee terms (its rail's, and its merchant's
 // override), so that the fee fixed at SUCCESS costs no second statement. Planned at each
 // execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
@@ -334,8 +321,6 @@ const forTransition = statement(
   { customPlan: true },
 );
 
-const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
 /**
  * The rows of `ids` (any order; an unknown id has none), each with its pay-in fee terms
  * (`StoredFeeTerms`; all null for a pay-out), in one statement.
@@ -344,13 +329,7 @@ export async function transactionsForTransition(db: Db, ids: string[]): Promise<
   const { rows } = await runStatement<Record<string, unknown>>(db, forTransition, [ids]);
   return rows.map((raw) => ({
     row: mapRow(transactions, raw),
-    payInTerms: {
-      feePercentage: (raw.terms_fee_percentage as string | null) ?? null,
-      feeFixed: numberOrNull(raw.terms_fee_fixed),
-      settlementDelaySeconds: numberOrNull(raw.terms_settlement_delay_seconds),
-      overridePercentage: (raw.terms_override_percentage as string | null) ?? null,
-      overrideFixed: numberOrNull(raw.terms_override_fixed),
-    },
+    payInTerms: storedFeeTermsFrom(raw, 'terms_'),
   }));
 }
 
@@ -499,6 +478,47 @@ export async function scheduleNextPolls(db: Db, input: { polls: NextPoll[] }): P
     polls.map(() => 'PENDING'),
     polls.map((p) => p.statusQueryReference ?? null),
   ]);
+}
+
+// An initiation stored before its call: its operator id, callback token, times and first poll,
+// on a PENDING transaction not yet initiated. The expected status is a parameter, as in the
+// batched updates above, so that the plan reaches the row by its primary key.
+const storeInitiationSql = statement(
+  'store_initiation_v1',
+  `update transactions
+      set operator_reference = $2, callback_token = $3, initiated_at = $4::timestamptz, in_flight_until = $5::timestamptz,
+          deadline_at = $6::timestamptz, next_poll_at = $7::timestamptz, updated_at = $4::timestamptz
+    where id = $1::uuid and status = $8 and initiated_at is null
+   returning id`,
+);
+
+/** An initiation to store before its call (times as instants; `nextPollAt` its first poll). */
+export interface StoredInitiationValues {
+  id: string;
+  operatorReference: string;
+  callbackToken: string;
+  initiatedAt: Date;
+  inFlightUntil: Date;
+  deadlineAt: Date;
+  nextPollAt: Date;
+}
+
+/**
+ * Stores `values` on their transaction, provided it is still PENDING and not yet initiated (one
+ * statement). Returns false when it was not (another caller initiated it, or it ended).
+ */
+export async function storeInitiation(db: Db, values: StoredInitiationValues): Promise<boolean> {
+  const { rowCount } = await runStatement(db, storeInitiationSql, [
+    values.id,
+    values.operatorReference,
+    values.callbackToken,
+    values.initiatedAt.toISOString(),
+    values.inFlightUntil.toISOString(),
+    values.deadlineAt.toISOString(),
+    values.nextPollAt.toISOString(),
+    'PENDING',
+  ]);
+  return rowCount > 0;
 }
 
 // Initiation answers and their events, any number at a time, in one statement; only for
