@@ -39,6 +39,7 @@
  */
 import { execFile } from 'node:child_process';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { MTN_SIM_DEFAULTS } from '../src/connectors/mtn-momo/simulator/mtn-simulator.ts';
@@ -122,6 +123,11 @@ export interface LiveStep {
   final: { callback: Percentiles; poll: Percentiles; notFinal: number; settleSeconds: number | null };
   operators: { name: string; connectionsOpened: number; peakConcurrent: number; statusQueries: number; initiations: number }[];
   eventLoopP99Ms: number | null;
+  /**
+   * The bench thread's own event-loop delay p99 over the step's arrivals, milliseconds: how late
+   * the load generator itself could be (counted in client latencies and Kolo's own share).
+   */
+  benchEventLoopP99Ms: number;
   rssMb: number;
   /**
    * CPU milliseconds per arrival from the step's start until its payments were final (or the
@@ -360,6 +366,8 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       const arrivals: Arrival[] = [];
       const inFlight: Promise<void>[] = [];
       const total = Math.round(rate * options.stepS);
+      const benchLoop = monitorEventLoopDelay({ resolution: 10 });
+      benchLoop.enable();
       const cpuAtStart = { kolo: processCpuSeconds(server.child.pid!), postgres: databaseCpuSeconds(dbName), bench: processCpuSeconds(process.pid) };
       const started = absoluteNowMs();
       const fire = (index: number) => {
@@ -416,6 +424,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       await Promise.all(inFlight);
       const answeredAt = absoluteNowMs();
       const windowEnd = started + options.stepS * 1000;
+      benchLoop.disable();
       const eventLoopP99 = await scrapeMetric(metricsPort, 'kolo_nodejs_eventloop_lag_p99_seconds');
       const rss = serverRss(server.child.pid!);
 
@@ -522,6 +531,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
           { name: 'Orange', connectionsOpened: orangeLog.connectionsOpened, peakConcurrent: peakConcurrent(stepRequests.orange), statusQueries: stepRequests.orange.filter(isStatus).length, initiations: stepRequests.orange.filter((r) => r.path.endsWith('/pay')).length },
         ],
         eventLoopP99Ms: eventLoopP99 === null ? null : eventLoopP99 * 1000,
+        benchEventLoopP99Ms: benchLoop.percentile(99) / 1e6,
         rssMb: rss.mb,
         cpuMsPerArrival,
         reconciliation,
@@ -580,7 +590,7 @@ function sayStep(say: (line?: string) => void, s: LiveStep): void {
   say(`client-visible errors: ${s.errors.byOperator} caused by an operator, ${s.errors.notByOperator} not${s.errors.samples.length ? ` (${s.errors.samples.join('; ')})` : ''}`);
   say(`to final status p50/p99 ms: callback ${pp(s.final.callback)} (${s.final.callback.count}), polling only ${pp(s.final.poll)} (${s.final.poll.count}); ${s.final.notFinal} not final ${s.final.settleSeconds === null ? 'at the bound' : `(all final ${s.final.settleSeconds.toFixed(1)} s after the last answer)`}`);
   for (const o of s.operators) say(`${o.name}: ${o.connectionsOpened} connections opened, peak ${o.peakConcurrent} requests in flight, ${o.initiations} initiations, ${o.statusQueries} status queries`);
-  say(`Kolo event-loop delay p99 ${s.eventLoopP99Ms === null ? '—' : s.eventLoopP99Ms.toFixed(1)} ms, RSS ${s.rssMb.toFixed(1)} MB`);
+  say(`Kolo event-loop delay p99 ${s.eventLoopP99Ms === null ? '—' : s.eventLoopP99Ms.toFixed(1)} ms (the bench's own ${s.benchEventLoopP99Ms.toFixed(1)} ms), RSS ${s.rssMb.toFixed(1)} MB`);
   say(`CPU ms an arrival (until its payments were final): Kolo ${s.cpuMsPerArrival.kolo.toFixed(2)}, PostgreSQL ${s.cpuMsPerArrival.postgres.toFixed(2)}, bench ${s.cpuMsPerArrival.bench.toFixed(2)}`);
   say(`reconciliation: ${s.reconciliation.movements} movements, ${s.reconciliation.lines} transactions, ${s.reconciliation.differences} differences${s.reconciliation.examples.length ? ` (${s.reconciliation.examples.join('; ')})` : ''}; ledger verify ${s.ledgerVerify.clean ? 'clean' : `FAILED: ${s.ledgerVerify.output.slice(0, 300)}`}`);
 }
