@@ -40,21 +40,17 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
   faultHits,
-  headersOf,
   hold,
   latencyRules,
-  NO_LATENCY,
-  listen,
+  mergeSimOptions,
   parseBasic,
-  parseFault,
-  readBody,
+  SIM_COMMON_DEFAULTS,
   sendJson,
-  type SimCallback,
   type SimCallbackOptions,
-  type SimFault,
+  type SimHandle,
   type SimLatency,
   type SimRequest,
 } from '../../simulator-http.ts';
@@ -105,8 +101,7 @@ export interface MpesaSimulatorOptions {
 
 /** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */
 export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  ...SIM_COMMON_DEFAULTS,
   consumerKey: 'sim-daraja-consumer-key',
   consumerSecret: 'sim-daraja-consumer-secret',
   shortCode: '174379',
@@ -116,15 +111,11 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   securityCredential: 'sim-security-credential',
   orgBalance: 1_000_000,
   workingBalance: 0,
-  decisionDelayMs: 2000,
   lateDecisionDelayMs: 120_000,
   tokenTtlSeconds: 3599,
   tokenExpiresInAsString: false,
   statusResultNameKey: 'Originator Conversation ID',
   statusResultHasReason: true,
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
-  latencyMs: NO_LATENCY,
-  nowMs: () => Date.now(),
 };
 
 /** The documented Daraja sandbox test MSISDN. */
@@ -193,21 +184,14 @@ export interface MpesaSimB2c {
 }
 
 /** A running simulator with its in-process controls. */
-export interface MpesaSimulator {
-  url: string;
-  port: number;
-  options: MpesaSimulatorOptions;
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface MpesaSimulator extends SimHandle<MpesaSimulatorOptions> {
   stk: Map<string, MpesaSimStk>;
   b2c: Map<string, MpesaSimB2c>;
-  fault: SimFault | null;
   /** Every movement of money made so far, in order. */
   moved(): MpesaSimMovement[];
   /** The shortcode's statement (C2B rows served by Pull Transactions), from `moved()` plus planted discrepancies. */
   statement: SimStatement;
   expireTokens(): void;
-  close(): Promise<void>;
 }
 
 /** Words Safaricom refuses in callback URLs (its URL rules for C2B, applied to every callback). */
@@ -223,31 +207,15 @@ const KENYAN_MSISDN = /^254[17]\d{8}$/;
 
 /** Starts the simulator. `overrides` are merged over `MPESA_SIM_DEFAULTS`. */
 export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptions> = {}): Promise<MpesaSimulator> {
-  const options: MpesaSimulatorOptions = {
-    ...MPESA_SIM_DEFAULTS,
-    ...overrides,
-    callbacks: { ...MPESA_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
-    latencyMs: { ...NO_LATENCY, ...overrides.latencyMs },
-  };
+  const options = mergeSimOptions(MPESA_SIM_DEFAULTS, overrides);
   const tokens = new Map<string, number>();
   const stk = new Map<string, MpesaSimStk>();
   const b2c = new Map<string, MpesaSimB2c>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const timers = new Set<NodeJS.Timeout>();
   const movements: MpesaSimMovement[] = [];
-  const state: { fault: SimFault | null } = { fault: null };
+  const core = createSimCore(options);
+  const { state, sender, later } = core;
   const decisionDelay = (phone: string) => (phone.endsWith(MPESA_LATE_SUFFIX) ? options.lateDecisionDelayMs : options.decisionDelayMs);
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
   const busy = envelope('500.003.1001', 'Internal Server Error');
-
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
 
   /**
    * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
@@ -669,53 +637,14 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       },
     });
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const url = new URL(incoming.url ?? '/', 'http://simulator');
-    const path = url.pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
-    statement.sync();
-    if (req.method === 'POST' && path === '/_simulator/plant') {
-      const planted = statement.plantFromBody(req.body);
-      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
-    }
+  const expireTokens = () => {
+    for (const k of tokens.keys()) tokens.set(k, 0);
+    return tokens.size;
+  };
+
+  const route = async (req: SimRequest, res: http.ServerResponse, url: URL) => {
+    const path = req.path;
     if (req.method === 'POST' && path === '/pulltransactions/v1/query') return handlePull(req, res);
-    if (req.method === 'POST' && path === '/_simulator/fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (req.method === 'POST' && path === '/_simulator/settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
-        decisionDelayMs: 'ms',
-        lateDecisionDelayMs: 'ms',
-        tokenExpiresInAsString: 'boolean',
-        statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
-        statusResultHasReason: 'boolean',
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-        ...latencyRules(['token', 'initiate', 'status']),
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, {
-        latencyMs: options.latencyMs,
-        decisionDelayMs: options.decisionDelayMs,
-        lateDecisionDelayMs: options.lateDecisionDelayMs,
-        tokenExpiresInAsString: options.tokenExpiresInAsString,
-        statusResultNameKey: options.statusResultNameKey,
-        statusResultHasReason: options.statusResultHasReason,
-        callbacks: options.callbacks,
-      });
-    }
-    if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-      return sendJson(res, 200, { expired: tokens.size });
-    }
-    if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, { stk: [...stk.values()], b2c: [...b2c.values()] });
-    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, { moved: movements });
     const isB2c = path === '/mpesa/b2c/v3/paymentrequest' || path === '/mpesa/b2c/v1/paymentrequest';
     if (req.method === 'GET' && path === '/oauth/v1/generate') await hold(options.latencyMs.token, later);
     else if (req.method === 'POST' && (path === '/mpesa/stkpush/v1/processrequest' || isB2c)) await hold(options.latencyMs.initiate, later);
@@ -731,30 +660,23 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     return sendJson(res, 404, envelope('404.001.01', 'Resource not found'));
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
-    sender.stop();
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    stk,
-    b2c,
-    get fault() {
-      return state.fault;
+  return core.serve(
+    route,
+    {
+      settings: {
+        ...latencyRules(['token', 'initiate', 'status']),
+        decisionDelayMs: 'ms',
+        lateDecisionDelayMs: 'ms',
+        tokenExpiresInAsString: 'boolean',
+        statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
+        statusResultHasReason: 'boolean',
+        ...CALLBACK_SETTING_RULES,
+      },
+      expireTokens,
+      moved: () => ({ moved: movements }),
+      transactions: () => ({ stk: [...stk.values()], b2c: [...b2c.values()] }),
+      statement,
     },
-    set fault(value) {
-      state.fault = value;
-    },
-    moved: () => [...movements],
-    statement,
-    expireTokens() {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-    },
-    close: server.close,
-  };
+    { stk, b2c, moved: () => [...movements], statement, expireTokens },
+  );
 }
