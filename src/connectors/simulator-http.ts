@@ -489,7 +489,8 @@ export const SIM_COMMON_DEFAULTS: Readonly<SimCommonOptions> = {
   host: '127.0.0.1',
   port: 0,
   decisionDelayMs: 2000,
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
+  // Frozen: simulators' defaults share it, so a stray write must fail rather than reach them all.
+  callbacks: Object.freeze({ delayMs: 0, duplicate: false, drop: false }),
   latencyMs: NO_LATENCY,
   nowMs: () => Date.now(),
 };
