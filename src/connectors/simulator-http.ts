@@ -474,9 +474,12 @@ export interface SimListenOptions {
  * callback delivery, latencies, and the clock of their statements and signatures (milliseconds).
  */
 export interface SimCommonOptions extends SimListenOptions {
+  /** Time from a request's creation to the payer's decision, milliseconds. */
   decisionDelayMs: number;
   callbacks: SimCallbackOptions;
+  /** Waits before handling each kind of request (a simulator names the kinds it has). */
   latencyMs: SimLatency;
+  /** The simulator's clock for statement rows and signature timestamps, milliseconds (tests align it with Kolo's). */
   nowMs: () => number;
 }
 

@@ -24,12 +24,10 @@
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
-import { createSimCore, SIM_COMMON_DEFAULTS, sendJson, type SimMovement, type SimRequest } from '../../simulator-http.ts';
+import { createSimCore, SIM_COMMON_DEFAULTS, sendJson, type SimListenOptions, type SimMovement, type SimRequest } from '../../simulator-http.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface AirtelSimulatorOptions {
-  host: string;
-  port: number;
+export interface AirtelSimulatorOptions extends SimListenOptions {
   clientId: string;
   clientSecret: string;
   /** The disbursement wallet's PIN the encrypted `pin` must carry. */

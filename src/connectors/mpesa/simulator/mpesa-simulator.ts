@@ -49,7 +49,7 @@ import {
   parseBasic,
   SIM_COMMON_DEFAULTS,
   sendJson,
-  type SimCallbackOptions,
+  type SimCommonOptions,
   type SimHandle,
   type SimLatency,
   type SimRequest,
@@ -61,9 +61,7 @@ import { darajaTime } from '../mpesa-statement.ts';
 export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface MpesaSimulatorOptions {
-  host: string;
-  port: number;
+export interface MpesaSimulatorOptions extends SimCommonOptions {
   consumerKey: string;
   consumerSecret: string;
   shortCode: string;
@@ -78,7 +76,6 @@ export interface MpesaSimulatorOptions {
   orgBalance: number;
   /** The organisation's Working Account, whole shillings: credited by each paid STK push; read by Account Balance. */
   workingBalance: number;
-  decisionDelayMs: number;
   /** Decision delay for phones ending in `198` ("late success"): long enough to pass the rail's deadline. */
   lateDecisionDelayMs: number;
   tokenTtlSeconds: number;
@@ -92,11 +89,8 @@ export interface MpesaSimulatorOptions {
    * Result says why it failed.
    */
   statusResultHasReason: boolean;
-  callbacks: SimCallbackOptions;
   /** Waits before handling tokens, STK pushes and B2C payments (initiate), STK and Transaction Status queries (status). */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */

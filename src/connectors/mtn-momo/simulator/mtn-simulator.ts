@@ -36,7 +36,7 @@ import {
   latencyRules,
   parseBasic,
   sendJson,
-  type SimCallbackOptions,
+  type SimCommonOptions,
   type SimHandle,
   type SimLatency,
   type SimMovement,
@@ -54,17 +54,13 @@ export interface MtnSimProduct {
 }
 
 /** Simulator settings (all mutable at run time through `simulator.options`). */
-export interface MtnSimulatorOptions {
-  host: string;
-  port: number;
+export interface MtnSimulatorOptions extends SimCommonOptions {
   collection: MtnSimProduct;
   disbursement: MtnSimProduct;
   /** Accepted `X-Target-Environment` values; `sandbox` demands EUR. */
   targetEnvironments: string[];
   /** `providerCallbackHost` of the API user: callback hosts must equal it; null accepts any. */
   providerCallbackHost: string | null;
-  /** Time from creation to the payer's decision. */
-  decisionDelayMs: number;
   /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
   decisionDelayMaxMs?: number;
   /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
@@ -76,13 +72,10 @@ export interface MtnSimulatorOptions {
   tokenTtlSeconds: number;
   /** Callback method: MTN's API description says PUT, its newer page POST. */
   callbackMethod: 'PUT' | 'POST';
-  callbacks: SimCallbackOptions;
   /** `reason` as a plain string (current platform) or `{code, message}` (original swagger). */
   reasonShape: 'string' | 'object';
   /** Waits before handling tokens, account-holder checks, initiations and status queries. */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
   /**
    * Each product account's balance, base units of the market currency: collection grows with
    * each successful request-to-pay, disbursement shrinks with each successful transfer; a

@@ -37,7 +37,7 @@ import {
   latencyRules,
   parseBasic,
   sendJson,
-  type SimCallbackOptions,
+  type SimCommonOptions,
   type SimHandle,
   type SimLatency,
   type SimMovement,
@@ -48,16 +48,13 @@ import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
 import { ORANGE_STATEMENT_COLUMNS, orangeStatementTime } from '../orange-statement-csv.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface OrangeSimulatorOptions {
-  host: string;
-  port: number;
+export interface OrangeSimulatorOptions extends SimCommonOptions {
   consumerKey: string;
   consumerSecret: string;
   apiUsername: string;
   apiPassword: string;
   channelMsisdn: string;
   pin: string;
-  decisionDelayMs: number;
   /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
   decisionDelayMaxMs?: number;
   /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
@@ -67,11 +64,8 @@ export interface OrangeSimulatorOptions {
   /** A payToken never paid becomes EXPIRED after this (Orange: at least 7 minutes). */
   payTokenTtlMs: number;
   tokenTtlSeconds: number;
-  callbacks: SimCallbackOptions;
   /** Waits before handling tokens, `init` (prepare), `pay` (initiate) and status queries. */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */

@@ -33,14 +33,13 @@ import {
   sendJson,
   type SimCallbackOptions,
   type SimHandle,
+  type SimListenOptions,
   type SimMovement,
   type SimRequest,
 } from '../../simulator-http.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface OrangeWebpaySimulatorOptions {
-  host: string;
-  port: number;
+export interface OrangeWebpaySimulatorOptions extends SimListenOptions {
   clientId: string;
   clientSecret: string;
   /** Merchant key of each country's wallet (also accepted on `dev`). */

@@ -40,7 +40,7 @@ import {
   latencyRules,
   mergeSimOptions,
   sendJson,
-  type SimCallbackOptions,
+  type SimCommonOptions,
   type SimHandle,
   type SimLatency,
   type SimMovement,
@@ -56,23 +56,17 @@ export interface WaveSimWallet {
 }
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface WaveSimulatorOptions {
-  host: string;
-  port: number;
+export interface WaveSimulatorOptions extends SimCommonOptions {
   wallets: Record<'SN' | 'CI', WaveSimWallet>;
   /** Where webhooks go (the Business Portal setting); null: none sent. */
   webhookUrl: string | null;
   webhookSecret: string;
   /** `valid` signs properly; `invalid` signs with another secret; `missing` sends no header. */
   webhookSignature: 'valid' | 'invalid' | 'missing';
-  decisionDelayMs: number;
   /** How long a `…198` session or payout waits before Wave pays it, unless `decideLate()` comes first. */
   lateDecisionMs: number;
-  callbacks: SimCallbackOptions;
   /** Waits before handling session and payout creations (initiate) and their reads and searches (status). */
   latencyMs: SimLatency;
-  /** The simulator's clock for signature timestamps, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default keys and secret (shaped like Wave's), documented in docs/going-live.md, for rehearsals. */
