@@ -402,6 +402,16 @@ export function headersOf(req: http.IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** `body` parsed as JSON when it is an object (not an array), else null (bad JSON included). */
+export function parseJsonObject(body: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(body) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The `user:password` of a Basic `Authorization` header, or null. */
 export function parseBasic(header: string | undefined): { user: string; password: string } | null {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header ?? '');

@@ -47,6 +47,7 @@ import {
   latencyRules,
   mergeSimOptions,
   parseBasic,
+  parseJsonObject,
   SIM_COMMON_DEFAULTS,
   sendJson,
   type SimCommonOptions,
@@ -233,7 +234,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const handlePull = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     const start = typeof body?.StartDate === 'string' ? body.StartDate : '';
     const end = typeof body?.EndDate === 'string' ? body.EndDate : '';
     if (!body || body.ShortCode !== options.shortCode || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(end)) {
@@ -254,15 +255,6 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     if (expiresAt === undefined || expiresAt <= Date.now()) return { status: invalidToken.status, body: envelope(invalidToken.code, 'Invalid Access Token') };
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid Content-Type') };
     return null;
-  };
-
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
   };
 
   const badUrl = (url: unknown) => {
@@ -326,7 +318,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const handleStkPush = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
     const password = checkPassword(body);
     if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
@@ -382,7 +374,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const handleStkQuery = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
     const password = checkPassword(body);
     if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
@@ -447,7 +439,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const handleB2c = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
     const problem = initiatorProblem(body);
     if (problem) return sendJson(res, problem.status, problem.body);
@@ -527,7 +519,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   ) => {
     const refused = denied(req, query.refusal);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
     const problem = initiatorProblem(body);
     if (problem) return sendJson(res, problem.status, problem.body);

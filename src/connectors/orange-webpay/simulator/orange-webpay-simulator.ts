@@ -29,6 +29,7 @@ import {
   faultHits,
   mergeSimOptions,
   parseBasic,
+  parseJsonObject,
   SIM_COMMON_DEFAULTS,
   sendJson,
   type SimCallbackOptions,
@@ -145,15 +146,6 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
     return m !== null && tokens.has(m[1]!);
   };
 
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
-
   const handleToken = (req: SimRequest, res: http.ServerResponse) => {
     const basic = parseBasic(req.headers.authorization);
     if (!basic || basic.user !== options.clientId || basic.password !== options.clientSecret) {
@@ -167,7 +159,7 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
 
   const handleCreate = (req: SimRequest, res: http.ServerResponse, market: string) => {
     if (!isBearer(req)) return sendJson(res, 401, { code: 42, message: 'Expired credentials', description: 'The requested service needs credentials, but the ones provided were expired.' });
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, { code: 400, message: 'Bad Request', description: 'The body is not JSON' });
     const isDev = market === 'dev';
     const country = isDev ? Object.entries(options.merchantKeys).find(([, key]) => key === body.merchant_key)?.[0] : market.toUpperCase();
@@ -209,7 +201,7 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
 
   const handleStatus = (req: SimRequest, res: http.ServerResponse) => {
     if (!isBearer(req)) return sendJson(res, 401, { code: 42, message: 'Expired credentials', description: 'The requested service needs credentials, but the ones provided were expired.' });
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body || typeof body.order_id !== 'string') return sendJson(res, 400, { code: 400, message: 'Missing body field OrderId' });
     const fault = faultHits(state, 'status');
     if (fault) return answerFault(res, fault, fault500);

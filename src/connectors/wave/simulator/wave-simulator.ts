@@ -39,6 +39,7 @@ import {
   hold,
   latencyRules,
   mergeSimOptions,
+  parseJsonObject,
   sendJson,
   type SimCommonOptions,
   type SimHandle,
@@ -207,15 +208,9 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     return { status: 401, body: err('no-matching-api-key', 'No API key matches the one provided') };
   };
 
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return null;
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
+  /** The body as a JSON object; null when it is not one or not sent as `application/json`. */
+  const parse = (req: SimRequest): Record<string, unknown> | null =>
+    (req.headers['content-type'] ?? '').startsWith('application/json') ? parseJsonObject(req.body) : null;
 
   const webhook = (type: string, data: Record<string, unknown>) => {
     if (!options.webhookUrl) return;
