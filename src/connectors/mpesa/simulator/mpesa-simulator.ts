@@ -267,12 +267,13 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     }
   };
 
-  const checkPassword = (body: Record<string, unknown>): string | null => {
-    if (String(body.BusinessShortCode) !== options.shortCode) return 'Bad Request - Invalid BusinessShortCode';
-    if (typeof body.Timestamp !== 'string' || !TIMESTAMP.test(body.Timestamp)) return 'Bad Request - Invalid Timestamp';
+  /** Checks the shortcode, Timestamp and Password of an STK push or query; an error answer, or null. */
+  const passwordProblem = (body: Record<string, unknown>): { status: number; body: unknown } | null => {
+    if (String(body.BusinessShortCode) !== options.shortCode) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid BusinessShortCode') };
+    if (typeof body.Timestamp !== 'string' || !TIMESTAMP.test(body.Timestamp)) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid Timestamp') };
     const expected = Buffer.from(`${options.shortCode}${options.passkey}${body.Timestamp}`).toString('base64');
     // Daraja answers a wrong Password with 500.001.1001 (its M-Pesa Express error table).
-    if (body.Password !== expected) return 'WRONG_PASSWORD';
+    if (body.Password !== expected) return { status: 500, body: envelope('500.001.1001', 'Wrong credentials') };
     return null;
   };
 
@@ -316,13 +317,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   const handleStkPush = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parseJsonObject(req.body);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const password = checkPassword(body);
-    if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
-    if (password) return sendJson(res, 400, envelope('400.002.02', password));
+    const body = readCall(req, res, passwordProblem);
+    if (!body) return;
     const phone = String(body.PhoneNumber ?? '');
     const problems: [boolean, string][] = [
       [!['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'].includes(String(body.TransactionType)), 'Invalid TransactionType'],
@@ -372,13 +368,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   const handleStkQuery = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parseJsonObject(req.body);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const password = checkPassword(body);
-    if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
-    if (password) return sendJson(res, 400, envelope('400.002.02', password));
+    const body = readCall(req, res, passwordProblem);
+    if (!body) return;
     const fault = faultHits(state, 'status');
     if (fault) return answerFault(res, fault, busy);
     const tx = stk.get(String(body.CheckoutRequestID));
@@ -405,6 +396,24 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const initiatorProblem = (body: Record<string, unknown>): { status: number; body: unknown } | null => {
     if (String(body.PartyA) !== options.b2cShortCode) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid PartyA') };
     if (badUrl(body.ResultURL) || badUrl(body.QueueTimeOutURL)) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid ResultURL') };
+    return null;
+  };
+
+  /**
+   * The JSON body of a call that `denied` lets through (`invalidToken`: its API's answer to a bad
+   * token) and `problemOf` finds nothing wrong with; otherwise answers the refusal and gives null.
+   */
+  const readCall = (
+    req: SimRequest,
+    res: http.ServerResponse,
+    problemOf: (body: Record<string, unknown>) => { status: number; body: unknown } | null,
+    invalidToken?: { status: number; code: string },
+  ): Record<string, unknown> | null => {
+    const refused = denied(req, invalidToken);
+    const body = refused ? null : parseJsonObject(req.body);
+    const problem = refused ?? (body ? problemOf(body) : { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid JSON') });
+    if (!problem) return body;
+    sendJson(res, problem.status, problem.body);
     return null;
   };
 
@@ -437,12 +446,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   });
 
   const handleB2c = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parseJsonObject(req.body);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body);
-    if (problem) return sendJson(res, problem.status, problem.body);
+    const body = readCall(req, res, initiatorProblem);
+    if (!body) return;
     const partyB = String(body.PartyB ?? '');
     const originator = body.OriginatorConversationID;
     const invalid: [boolean, string][] = [
@@ -517,12 +522,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       accept: (body: Record<string, unknown>) => (head: Record<string, unknown>) => Record<string, unknown>;
     },
   ) => {
-    const refused = denied(req, query.refusal);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parseJsonObject(req.body);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body);
-    if (problem) return sendJson(res, problem.status, problem.body);
+    const body = readCall(req, res, initiatorProblem, query.refusal);
+    if (!body) return;
     if (body.CommandID !== query.commandId || String(body.IdentifierType) !== '4') {
       return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
     }
