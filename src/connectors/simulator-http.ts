@@ -412,6 +412,9 @@ export function parseJsonObject(body: string): Record<string, unknown> | null {
   }
 }
 
+/** `s` with `& < > " '` written as character references, for the simulators' HTML pages. */
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** The `user:password` of a Basic `Authorization` header, or null. */
 export function parseBasic(header: string | undefined): { user: string; password: string } | null {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header ?? '');
@@ -464,7 +467,6 @@ export function applySettings(target: Record<string, unknown>, body: string, rul
   }
   return [];
 }
-
 
 /** `POST /_simulator/settings` rules of the callback delivery every simulator has (`SimCallbackOptions`). */
 export const CALLBACK_SETTING_RULES: Readonly<Record<string, SettingRule>> = {

@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
+  escapeHtml,
   CALLBACK_SETTING_RULES,
   createSimCore,
   faultHits,
@@ -100,7 +101,6 @@ export interface OrangeWebpaySimulator extends SimHandle<OrangeWebpaySimulatorOp
 }
 
 const URL_MAX = 120;
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const fault500 = { code: 500, message: 'Internal Server Error', description: 'simulated' };
 
 /** Starts the simulator. `overrides` are merged over `ORANGE_WEBPAY_SIM_DEFAULTS`. */

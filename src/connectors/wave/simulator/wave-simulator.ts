@@ -30,6 +30,7 @@ import type http from 'node:http';
 import { waveSignature } from '../wave-transformers.ts';
 import {
   answerFault,
+  escapeHtml,
   CALLBACK_SETTING_RULES,
   createSimCore,
   SIM_COMMON_DEFAULTS,
@@ -110,7 +111,6 @@ export interface WaveSimulator extends SimHandle<WaveSimulatorOptions> {
 const err = (code: string, message: string, details: unknown[] = []) => ({ code, message, details });
 const E164 = /^\+\d{8,15}$/;
 const AMOUNT = /^[1-9]\d{0,11}$/;
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Starts the simulator. `overrides` are merged over `WAVE_SIM_DEFAULTS`. */
 export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions> = {}): Promise<WaveSimulator> {
