@@ -3,11 +3,15 @@
  * the fault modes (answer 5xx but process; hold past the client's timeout, then process; pay
  * after the rail's deadline; drop the callback; send it twice), latencies (a request processed
  * only after a wait, whether or not its client is still there), callback delivery with the
- * operator's method and body, and the list of money movements a simulator made. Simulators are
- * test and staging tooling: only `cli/` and tests import them, never production code.
+ * operator's method and body, and the list of money movements a simulator made; and, around a
+ * simulator's own routes, what every simulator does the same way (`createSimCore`): its options'
+ * common defaults, the request log, the `/_simulator/…` control routes, the listening server and
+ * the common part of its handle. Simulators are test and staging tooling: only `cli/` and tests
+ * import them, never production code.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SimStatement } from './sim-statement.ts';
 
 /** One request the simulator received (headers lower-cased, as Node gives them). */
 export interface SimRequest {
@@ -398,6 +402,19 @@ export function headersOf(req: http.IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** `body` parsed as JSON when it is an object (not an array), else null (bad JSON included). */
+export function parseJsonObject(body: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(body) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `s` with `& < > " '` written as character references, for the simulators' HTML pages. */
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** The `user:password` of a Basic `Authorization` header, or null. */
 export function parseBasic(header: string | undefined): { user: string; password: string } | null {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header ?? '');
@@ -449,4 +466,220 @@ export function applySettings(target: Record<string, unknown>, body: string, rul
     else target[k] = v;
   }
   return [];
+}
+
+/** `POST /_simulator/settings` rules of the callback delivery every simulator has (`SimCallbackOptions`). */
+export const CALLBACK_SETTING_RULES: Readonly<Record<string, SettingRule>> = {
+  'callbacks.delayMs': 'ms',
+  'callbacks.duplicate': 'boolean',
+  'callbacks.drop': 'boolean',
+};
+
+/** Where a simulator listens: `host`, and `port` (0: any free port). */
+export interface SimListenOptions {
+  host: string;
+  port: number;
+}
+
+/**
+ * Options most simulators share: where they listen, the payer's decision delay (milliseconds),
+ * callback delivery, latencies, and the clock of their statements and signatures (milliseconds).
+ */
+export interface SimCommonOptions extends SimListenOptions {
+  /** Time from a request's creation to the payer's decision, milliseconds. */
+  decisionDelayMs: number;
+  callbacks: SimCallbackOptions;
+  /** Waits before handling each kind of request (a simulator names the kinds it has). */
+  latencyMs: SimLatency;
+  /** The simulator's clock for statement rows and signature timestamps, milliseconds (tests align it with Kolo's). */
+  nowMs: () => number;
+}
+
+/**
+ * The defaults of `SimCommonOptions`: loopback, any free port, the payer decides after 2 s,
+ * callbacks delivered once at once, no latency, the wall clock. Spread first into a simulator's
+ * defaults; `mergeSimOptions` copies the nested objects, so no run-time setting reaches them.
+ */
+export const SIM_COMMON_DEFAULTS: Readonly<SimCommonOptions> = {
+  host: '127.0.0.1',
+  port: 0,
+  decisionDelayMs: 2000,
+  // Frozen: simulators' defaults share it, so a stray write must fail rather than reach them all.
+  callbacks: Object.freeze({ delayMs: 0, duplicate: false, drop: false }),
+  latencyMs: NO_LATENCY,
+  nowMs: () => Date.now(),
+};
+
+/**
+ * A simulator's options: `overrides` over `defaults`, with `callbacks` (and `latencyMs`, when the
+ * simulator has latencies) merged key by key into new objects, so that `POST /_simulator/settings`
+ * changes this simulator's options only, never the defaults nor the caller's objects.
+ */
+export function mergeSimOptions<O extends { callbacks: SimCallbackOptions; latencyMs?: SimLatency }>(defaults: O, overrides: Partial<O>): O {
+  return {
+    ...defaults,
+    ...overrides,
+    callbacks: { ...defaults.callbacks, ...overrides.callbacks },
+    ...(defaults.latencyMs ? { latencyMs: { ...defaults.latencyMs, ...overrides.latencyMs } } : {}),
+  };
+}
+
+/**
+ * The `/_simulator/…` control routes a simulator serves besides `POST fault` (the fault switch,
+ * `parseFault`'s body; answers `{fault}`) and `POST settings`. `settings`: what `POST settings`
+ * may change (`applySettings` rules; spread `CALLBACK_SETTING_RULES` and `latencyRules` in), answered
+ * `{errors}` with 400, or with 200 and `visibleSettings()` — by default the settable options as
+ * they now are, in the rules' order. Each optional member adds its route: `decideLate` (`POST
+ * decide-late` → `{decided}`), `expireTokens` (`POST expire-tokens`: expires every token issued,
+ * returns how many there are → `{expired}`), `moved` (`GET moved`), `transactions` (`GET
+ * transactions`), `statement` (synced before every request; `POST plant`), `statementCsv` (`GET
+ * statement.csv`, `text/csv`).
+ */
+export interface SimControls {
+  settings: Record<string, SettingRule>;
+  visibleSettings?: () => unknown;
+  decideLate?: () => number;
+  expireTokens?: () => number;
+  moved?: () => unknown;
+  transactions?: () => unknown;
+  statement?: Pick<SimStatement, 'sync' | 'plantFromBody'>;
+  statementCsv?: () => string;
+}
+
+/** A simulator's own routes: answers one logged request (`url`: its URL, for the query). */
+export type SimRoute = (req: SimRequest, res: http.ServerResponse, url: URL) => void | Promise<void>;
+
+/** What every simulator's handle has. */
+export interface SimHandle<O> {
+  url: string;
+  port: number;
+  /** Its settings, mutable at run time (also `POST /_simulator/settings`). */
+  options: O;
+  /** Every request received, in order, each timed (`timeRequest`). */
+  requests: SimRequest[];
+  /** Every callback sent or tried, in order. */
+  callbacks: SimCallback[];
+  /** The fault switch (also `POST /_simulator/fault`). */
+  fault: SimFault | null;
+  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
+  connectionsOpened(): number;
+  /** Stops its timers and callbacks, drops its connections and stops listening. */
+  close(): Promise<void>;
+}
+
+/** What a simulator builds on (see `createSimCore`). */
+export interface SimCore<O> {
+  requests: SimRequest[];
+  callbacks: SimCallback[];
+  /** The fault switch, as `faultHits` reads it. */
+  state: { fault: SimFault | null };
+  decisions: ReturnType<typeof createDecisionTimers>;
+  /** `decisions.later`: what `hold` and the decisions wait on (cancelled by `close()`). */
+  later: (ms: number, fn: () => void, isLate?: boolean) => void;
+  /** Callbacks per `options.callbacks` (none configured: once, at once), recorded in `callbacks`. */
+  sender: ReturnType<typeof createCallbackSender>;
+  /**
+   * Listens on `options.host:port`. Each request is read (`readBody`), logged in `requests` and
+   * timed; then the statement of `controls` is synced, a control route answers it if one matches,
+   * else `route` does. Resolves to the common handle with `extras` added (the simulator's own
+   * members).
+   */
+  serve<X extends object>(route: SimRoute, controls: SimControls | null, extras: X): Promise<SimHandle<O> & X>;
+}
+
+/**
+ * The shared part of a simulator over `options` (kept, not copied: the simulator and its handle
+ * read and change the same object): request log, fault switch, decision timers, callback sender
+ * and server.
+ */
+export function createSimCore<O extends SimListenOptions & { callbacks?: SimCallbackOptions }>(options: O): SimCore<O> {
+  const requests: SimRequest[] = [];
+  const callbacks: SimCallback[] = [];
+  const state: { fault: SimFault | null } = { fault: null };
+  const decisions = createDecisionTimers();
+  const sender = createCallbackSender(() => options.callbacks ?? SIM_COMMON_DEFAULTS.callbacks, callbacks);
+
+  const serve = async <X extends object>(route: SimRoute, controls: SimControls | null, extras: X): Promise<SimHandle<O> & X> => {
+    const controlRoutes = controls ? controlRoutesOf(controls, options, state) : new Map<string, ControlRoute>();
+    const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
+      const body = await readBody(incoming);
+      const url = new URL(incoming.url ?? '/', 'http://simulator');
+      const req: SimRequest = { method: incoming.method ?? '', path: url.pathname, headers: headersOf(incoming), body };
+      requests.push(req);
+      timeRequest(req, res);
+      controls?.statement?.sync();
+      const control = controlRoutes.get(`${req.method} ${req.path}`);
+      if (control) return control(req, res);
+      await route(req, res, url);
+    };
+    const server = await listen(handler, options.host, options.port, () => {
+      decisions.stop();
+      sender.stop();
+    });
+    const handle: SimHandle<O> = {
+      url: server.url,
+      port: server.port,
+      options,
+      requests,
+      callbacks,
+      get fault() {
+        return state.fault;
+      },
+      set fault(value) {
+        state.fault = value;
+      },
+      connectionsOpened: server.connectionsOpened,
+      close: server.close,
+    };
+    // Object.assign keeps the handle's fault accessor (a spread would copy its value once).
+    return Object.assign(handle, extras);
+  };
+
+  return { requests, callbacks, state, decisions, later: decisions.later, sender, serve };
+}
+
+type ControlRoute = (req: SimRequest, res: http.ServerResponse) => void;
+
+/** The control routes of `controls`, by `"<method> <path>"`. */
+function controlRoutesOf(controls: SimControls, options: object, state: { fault: SimFault | null }): Map<string, ControlRoute> {
+  const target = options as Record<string, unknown>;
+  const settable = [...new Set(Object.keys(controls.settings).map((k) => k.split('.')[0]!))];
+  const visible = controls.visibleSettings ?? (() => Object.fromEntries(settable.map((k) => [k, target[k]])));
+  const routes = new Map<string, ControlRoute>([
+    [
+      'POST /_simulator/fault',
+      (req, res) => {
+        const parsed = parseFault(req.body);
+        if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
+        state.fault = parsed;
+        return sendJson(res, 200, { fault: state.fault });
+      },
+    ],
+    [
+      'POST /_simulator/settings',
+      (req, res) => {
+        const problems = applySettings(target, req.body, controls.settings);
+        if (problems.length > 0) return sendJson(res, 400, { errors: problems });
+        return sendJson(res, 200, visible());
+      },
+    ],
+  ]);
+  const { decideLate, expireTokens, moved, transactions, statement, statementCsv } = controls;
+  if (decideLate) routes.set('POST /_simulator/decide-late', (_req, res) => sendJson(res, 200, { decided: decideLate() }));
+  if (expireTokens) routes.set('POST /_simulator/expire-tokens', (_req, res) => sendJson(res, 200, { expired: expireTokens() }));
+  if (moved) routes.set('GET /_simulator/moved', (_req, res) => sendJson(res, 200, moved()));
+  if (transactions) routes.set('GET /_simulator/transactions', (_req, res) => sendJson(res, 200, transactions()));
+  if (statement) {
+    routes.set('POST /_simulator/plant', (req, res) => {
+      const planted = statement.plantFromBody(req.body);
+      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
+    });
+  }
+  if (statementCsv) {
+    routes.set('GET /_simulator/statement.csv', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+      res.end(statementCsv());
+    });
+  }
+  return routes;
 }

@@ -24,12 +24,10 @@
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
-import { createDecisionTimers, headersOf, listen, readBody, sendJson, type SimMovement, type SimRequest } from '../../simulator-http.ts';
+import { createSimCore, SIM_COMMON_DEFAULTS, sendJson, type SimListenOptions, type SimMovement, type SimRequest } from '../../simulator-http.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface AirtelSimulatorOptions {
-  host: string;
-  port: number;
+export interface AirtelSimulatorOptions extends SimListenOptions {
   clientId: string;
   clientSecret: string;
   /** The disbursement wallet's PIN the encrypted `pin` must carry. */
@@ -59,8 +57,8 @@ export interface AirtelSimulatorOptions {
 
 /** Defaults, documented in docs/going-live.md for rehearsals. */
 export const AIRTEL_SIM_DEFAULTS: AirtelSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  host: SIM_COMMON_DEFAULTS.host,
+  port: SIM_COMMON_DEFAULTS.port,
   clientId: 'sim-airtel-client-id',
   clientSecret: 'sim-airtel-client-secret',
   pin: '1234',
@@ -133,9 +131,9 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
   const publicKey = keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   const tokens = new Map<string, number>();
   let issued = 0;
-  const requests: SimRequest[] = [];
   const transactions = new Map<string, AirtelSimTransaction>();
-  const decisions = createDecisionTimers();
+  const core = createSimCore(options);
+  const { decisions } = core;
 
   const callback = (t: AirtelSimTransaction) => {
     if (!options.callbackUrl || (t.status !== 'TS' && t.status !== 'TF')) return;
@@ -177,11 +175,8 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
     return null;
   };
 
-  const handler = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(req);
-    const h = headersOf(req);
-    const path = new URL(req.url ?? '/', 'http://sim').pathname;
-    requests.push({ method: req.method ?? 'GET', path, headers: h, body } as SimRequest);
+  const route = (req: SimRequest, res: http.ServerResponse) => {
+    const { body, headers: h, path } = req;
     let json: Record<string, any> = {};
     try {
       json = body ? JSON.parse(body) : {};
@@ -269,12 +264,8 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
     return sendJson(res, 404, refused('404', 'Not found'));
   };
 
-  const server = await listen(handler, options.host, options.port, () => decisions.stop());
-  return {
-    url: server.url,
-    options,
+  return core.serve(route, null, {
     publicKey,
-    requests,
     transactions,
     tokensIssued: () => issued,
     expireTokens: () => {
@@ -289,6 +280,5 @@ export async function startAirtelSimulator(overrides: Partial<AirtelSimulatorOpt
         .filter((t) => t.refundId)
         .map((t) => ({ reference: t.reference, operatorReference: t.id, direction: 'PAY_OUT' as const, amount: t.amount, currency: t.currency, msisdn: t.msisdn, operatorTransactionId: t.refundId! })),
     ],
-    close: server.close,
-  };
+  });
 }

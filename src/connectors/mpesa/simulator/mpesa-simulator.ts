@@ -40,21 +40,18 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
   faultHits,
-  headersOf,
   hold,
   latencyRules,
-  NO_LATENCY,
-  listen,
+  mergeSimOptions,
   parseBasic,
-  parseFault,
-  readBody,
+  parseJsonObject,
+  SIM_COMMON_DEFAULTS,
   sendJson,
-  type SimCallback,
-  type SimCallbackOptions,
-  type SimFault,
+  type SimCommonOptions,
+  type SimHandle,
   type SimLatency,
   type SimRequest,
 } from '../../simulator-http.ts';
@@ -65,9 +62,7 @@ import { darajaTime } from '../mpesa-statement.ts';
 export const DARAJA_SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface MpesaSimulatorOptions {
-  host: string;
-  port: number;
+export interface MpesaSimulatorOptions extends SimCommonOptions {
   consumerKey: string;
   consumerSecret: string;
   shortCode: string;
@@ -82,7 +77,6 @@ export interface MpesaSimulatorOptions {
   orgBalance: number;
   /** The organisation's Working Account, whole shillings: credited by each paid STK push; read by Account Balance. */
   workingBalance: number;
-  decisionDelayMs: number;
   /** Decision delay for phones ending in `198` ("late success"): long enough to pass the rail's deadline. */
   lateDecisionDelayMs: number;
   tokenTtlSeconds: number;
@@ -96,17 +90,13 @@ export interface MpesaSimulatorOptions {
    * Result says why it failed.
    */
   statusResultHasReason: boolean;
-  callbacks: SimCallbackOptions;
   /** Waits before handling tokens, STK pushes and B2C payments (initiate), STK and Transaction Status queries (status). */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default credentials (Daraja's sandbox values where it publishes them), documented in docs/going-live.md. */
 export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  ...SIM_COMMON_DEFAULTS,
   consumerKey: 'sim-daraja-consumer-key',
   consumerSecret: 'sim-daraja-consumer-secret',
   shortCode: '174379',
@@ -116,15 +106,11 @@ export const MPESA_SIM_DEFAULTS: MpesaSimulatorOptions = {
   securityCredential: 'sim-security-credential',
   orgBalance: 1_000_000,
   workingBalance: 0,
-  decisionDelayMs: 2000,
   lateDecisionDelayMs: 120_000,
   tokenTtlSeconds: 3599,
   tokenExpiresInAsString: false,
   statusResultNameKey: 'Originator Conversation ID',
   statusResultHasReason: true,
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
-  latencyMs: NO_LATENCY,
-  nowMs: () => Date.now(),
 };
 
 /** The documented Daraja sandbox test MSISDN. */
@@ -193,21 +179,14 @@ export interface MpesaSimB2c {
 }
 
 /** A running simulator with its in-process controls. */
-export interface MpesaSimulator {
-  url: string;
-  port: number;
-  options: MpesaSimulatorOptions;
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface MpesaSimulator extends SimHandle<MpesaSimulatorOptions> {
   stk: Map<string, MpesaSimStk>;
   b2c: Map<string, MpesaSimB2c>;
-  fault: SimFault | null;
   /** Every movement of money made so far, in order. */
   moved(): MpesaSimMovement[];
   /** The shortcode's statement (C2B rows served by Pull Transactions), from `moved()` plus planted discrepancies. */
   statement: SimStatement;
   expireTokens(): void;
-  close(): Promise<void>;
 }
 
 /** Words Safaricom refuses in callback URLs (its URL rules for C2B, applied to every callback). */
@@ -223,31 +202,15 @@ const KENYAN_MSISDN = /^254[17]\d{8}$/;
 
 /** Starts the simulator. `overrides` are merged over `MPESA_SIM_DEFAULTS`. */
 export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptions> = {}): Promise<MpesaSimulator> {
-  const options: MpesaSimulatorOptions = {
-    ...MPESA_SIM_DEFAULTS,
-    ...overrides,
-    callbacks: { ...MPESA_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
-    latencyMs: { ...NO_LATENCY, ...overrides.latencyMs },
-  };
+  const options = mergeSimOptions(MPESA_SIM_DEFAULTS, overrides);
   const tokens = new Map<string, number>();
   const stk = new Map<string, MpesaSimStk>();
   const b2c = new Map<string, MpesaSimB2c>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const timers = new Set<NodeJS.Timeout>();
   const movements: MpesaSimMovement[] = [];
-  const state: { fault: SimFault | null } = { fault: null };
+  const core = createSimCore(options);
+  const { state, sender, later } = core;
   const decisionDelay = (phone: string) => (phone.endsWith(MPESA_LATE_SUFFIX) ? options.lateDecisionDelayMs : options.decisionDelayMs);
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
   const busy = envelope('500.003.1001', 'Internal Server Error');
-
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
 
   /**
    * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
@@ -271,7 +234,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const handlePull = (req: SimRequest, res: http.ServerResponse) => {
     const refused = denied(req);
     if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     const start = typeof body?.StartDate === 'string' ? body.StartDate : '';
     const end = typeof body?.EndDate === 'string' ? body.EndDate : '';
     if (!body || body.ShortCode !== options.shortCode || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(end)) {
@@ -294,15 +257,6 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     return null;
   };
 
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
-
   const badUrl = (url: unknown) => {
     if (typeof url !== 'string') return true;
     try {
@@ -313,12 +267,13 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     }
   };
 
-  const checkPassword = (body: Record<string, unknown>): string | null => {
-    if (String(body.BusinessShortCode) !== options.shortCode) return 'Bad Request - Invalid BusinessShortCode';
-    if (typeof body.Timestamp !== 'string' || !TIMESTAMP.test(body.Timestamp)) return 'Bad Request - Invalid Timestamp';
+  /** Checks the shortcode, Timestamp and Password of an STK push or query; an error answer, or null. */
+  const passwordProblem = (body: Record<string, unknown>): { status: number; body: unknown } | null => {
+    if (String(body.BusinessShortCode) !== options.shortCode) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid BusinessShortCode') };
+    if (typeof body.Timestamp !== 'string' || !TIMESTAMP.test(body.Timestamp)) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid Timestamp') };
     const expected = Buffer.from(`${options.shortCode}${options.passkey}${body.Timestamp}`).toString('base64');
     // Daraja answers a wrong Password with 500.001.1001 (its M-Pesa Express error table).
-    if (body.Password !== expected) return 'WRONG_PASSWORD';
+    if (body.Password !== expected) return { status: 500, body: envelope('500.001.1001', 'Wrong credentials') };
     return null;
   };
 
@@ -362,13 +317,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   const handleStkPush = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const password = checkPassword(body);
-    if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
-    if (password) return sendJson(res, 400, envelope('400.002.02', password));
+    const body = readCall(req, res, passwordProblem);
+    if (!body) return;
     const phone = String(body.PhoneNumber ?? '');
     const problems: [boolean, string][] = [
       [!['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'].includes(String(body.TransactionType)), 'Invalid TransactionType'],
@@ -418,13 +368,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   };
 
   const handleStkQuery = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const password = checkPassword(body);
-    if (password === 'WRONG_PASSWORD') return sendJson(res, 500, envelope('500.001.1001', 'Wrong credentials'));
-    if (password) return sendJson(res, 400, envelope('400.002.02', password));
+    const body = readCall(req, res, passwordProblem);
+    if (!body) return;
     const fault = faultHits(state, 'status');
     if (fault) return answerFault(res, fault, busy);
     const tx = stk.get(String(body.CheckoutRequestID));
@@ -451,6 +396,24 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const initiatorProblem = (body: Record<string, unknown>): { status: number; body: unknown } | null => {
     if (String(body.PartyA) !== options.b2cShortCode) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid PartyA') };
     if (badUrl(body.ResultURL) || badUrl(body.QueueTimeOutURL)) return { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid ResultURL') };
+    return null;
+  };
+
+  /**
+   * The JSON body of a call that `denied` lets through (`invalidToken`: its API's answer to a bad
+   * token) and `problemOf` finds nothing wrong with; otherwise answers the refusal and gives null.
+   */
+  const readCall = (
+    req: SimRequest,
+    res: http.ServerResponse,
+    problemOf: (body: Record<string, unknown>) => { status: number; body: unknown } | null,
+    invalidToken?: { status: number; code: string },
+  ): Record<string, unknown> | null => {
+    const refused = denied(req, invalidToken);
+    const body = refused ? null : parseJsonObject(req.body);
+    const problem = refused ?? (body ? problemOf(body) : { status: 400, body: envelope('400.002.02', 'Bad Request - Invalid JSON') });
+    if (!problem) return body;
+    sendJson(res, problem.status, problem.body);
     return null;
   };
 
@@ -483,12 +446,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   });
 
   const handleB2c = (req: SimRequest, res: http.ServerResponse) => {
-    const refused = denied(req);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body);
-    if (problem) return sendJson(res, problem.status, problem.body);
+    const body = readCall(req, res, initiatorProblem);
+    if (!body) return;
     const partyB = String(body.PartyB ?? '');
     const originator = body.OriginatorConversationID;
     const invalid: [boolean, string][] = [
@@ -563,12 +522,8 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       accept: (body: Record<string, unknown>) => (head: Record<string, unknown>) => Record<string, unknown>;
     },
   ) => {
-    const refused = denied(req, query.refusal);
-    if (refused) return sendJson(res, refused.status, refused.body);
-    const body = parse(req);
-    if (!body) return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid JSON'));
-    const problem = initiatorProblem(body);
-    if (problem) return sendJson(res, problem.status, problem.body);
+    const body = readCall(req, res, initiatorProblem, query.refusal);
+    if (!body) return;
     if (body.CommandID !== query.commandId || String(body.IdentifierType) !== '4') {
       return sendJson(res, 400, envelope('400.002.02', 'Bad Request - Invalid CommandID or IdentifierType'));
     }
@@ -669,53 +624,14 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       },
     });
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const url = new URL(incoming.url ?? '/', 'http://simulator');
-    const path = url.pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
-    statement.sync();
-    if (req.method === 'POST' && path === '/_simulator/plant') {
-      const planted = statement.plantFromBody(req.body);
-      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
-    }
+  const expireTokens = () => {
+    for (const k of tokens.keys()) tokens.set(k, 0);
+    return tokens.size;
+  };
+
+  const route = async (req: SimRequest, res: http.ServerResponse, url: URL) => {
+    const path = req.path;
     if (req.method === 'POST' && path === '/pulltransactions/v1/query') return handlePull(req, res);
-    if (req.method === 'POST' && path === '/_simulator/fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (req.method === 'POST' && path === '/_simulator/settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
-        decisionDelayMs: 'ms',
-        lateDecisionDelayMs: 'ms',
-        tokenExpiresInAsString: 'boolean',
-        statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
-        statusResultHasReason: 'boolean',
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-        ...latencyRules(['token', 'initiate', 'status']),
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, {
-        latencyMs: options.latencyMs,
-        decisionDelayMs: options.decisionDelayMs,
-        lateDecisionDelayMs: options.lateDecisionDelayMs,
-        tokenExpiresInAsString: options.tokenExpiresInAsString,
-        statusResultNameKey: options.statusResultNameKey,
-        statusResultHasReason: options.statusResultHasReason,
-        callbacks: options.callbacks,
-      });
-    }
-    if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-      return sendJson(res, 200, { expired: tokens.size });
-    }
-    if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, { stk: [...stk.values()], b2c: [...b2c.values()] });
-    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, { moved: movements });
     const isB2c = path === '/mpesa/b2c/v3/paymentrequest' || path === '/mpesa/b2c/v1/paymentrequest';
     if (req.method === 'GET' && path === '/oauth/v1/generate') await hold(options.latencyMs.token, later);
     else if (req.method === 'POST' && (path === '/mpesa/stkpush/v1/processrequest' || isB2c)) await hold(options.latencyMs.initiate, later);
@@ -731,30 +647,23 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     return sendJson(res, 404, envelope('404.001.01', 'Resource not found'));
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
-    sender.stop();
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    stk,
-    b2c,
-    get fault() {
-      return state.fault;
+  return core.serve(
+    route,
+    {
+      settings: {
+        ...latencyRules(['token', 'initiate', 'status']),
+        decisionDelayMs: 'ms',
+        lateDecisionDelayMs: 'ms',
+        tokenExpiresInAsString: 'boolean',
+        statusResultNameKey: ['Originator Conversation ID', 'OriginatorConversationID'],
+        statusResultHasReason: 'boolean',
+        ...CALLBACK_SETTING_RULES,
+      },
+      expireTokens,
+      moved: () => ({ moved: movements }),
+      transactions: () => ({ stk: [...stk.values()], b2c: [...b2c.values()] }),
+      statement,
     },
-    set fault(value) {
-      state.fault = value;
-    },
-    moved: () => [...movements],
-    statement,
-    expireTokens() {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-    },
-    close: server.close,
-  };
+    { stk, b2c, moved: () => [...movements], statement, expireTokens },
+  );
 }

@@ -22,28 +22,22 @@ import { MTN_MARKETS } from '../mtn-markets.ts';
 import type http from 'node:http';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
-  createDecisionTimers,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
+  SIM_COMMON_DEFAULTS,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
   decisionDelayOf,
   faultHits,
   latencyOf,
-  timeRequest,
+  mergeSimOptions,
   type SimFaultRates,
-  headersOf,
   hold,
   latencyRules,
-  NO_LATENCY,
-  listen,
-  parseFault,
   parseBasic,
-  readBody,
   sendJson,
-  type SimCallback,
-  type SimCallbackOptions,
-  type SimFault,
+  type SimCommonOptions,
+  type SimHandle,
   type SimLatency,
   type SimMovement,
   type SimRequest,
@@ -60,17 +54,13 @@ export interface MtnSimProduct {
 }
 
 /** Simulator settings (all mutable at run time through `simulator.options`). */
-export interface MtnSimulatorOptions {
-  host: string;
-  port: number;
+export interface MtnSimulatorOptions extends SimCommonOptions {
   collection: MtnSimProduct;
   disbursement: MtnSimProduct;
   /** Accepted `X-Target-Environment` values; `sandbox` demands EUR. */
   targetEnvironments: string[];
   /** `providerCallbackHost` of the API user: callback hosts must equal it; null accepts any. */
   providerCallbackHost: string | null;
-  /** Time from creation to the payer's decision. */
-  decisionDelayMs: number;
   /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
   decisionDelayMaxMs?: number;
   /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
@@ -82,13 +72,10 @@ export interface MtnSimulatorOptions {
   tokenTtlSeconds: number;
   /** Callback method: MTN's API description says PUT, its newer page POST. */
   callbackMethod: 'PUT' | 'POST';
-  callbacks: SimCallbackOptions;
   /** `reason` as a plain string (current platform) or `{code, message}` (original swagger). */
   reasonShape: 'string' | 'object';
   /** Waits before handling tokens, account-holder checks, initiations and status queries. */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
   /**
    * Each product account's balance, base units of the market currency: collection grows with
    * each successful request-to-pay, disbursement shrinks with each successful transfer; a
@@ -100,21 +87,16 @@ export interface MtnSimulatorOptions {
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
 export const MTN_SIM_DEFAULTS: MtnSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  ...SIM_COMMON_DEFAULTS,
   collection: { apiUser: '0b1f5a8e-3c2d-4e6f-9a7b-8c9d0e1f2a3b', apiKey: 'sim-collection-api-key-0000000000', subscriptionKey: 'sim-collection-subscription-key' },
   disbursement: { apiUser: '6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f', apiKey: 'sim-disbursement-api-key-00000000', subscriptionKey: 'sim-disbursement-subscription-key' },
   targetEnvironments: ['sandbox', 'mtncameroon'],
   providerCallbackHost: null,
-  decisionDelayMs: 2000,
   delayedMs: 25_000,
   lateDecisionMs: SIM_LATE_DECISION_MS,
   tokenTtlSeconds: 3600,
   callbackMethod: 'PUT',
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
   reasonShape: 'string',
-  latencyMs: NO_LATENCY,
-  nowMs: () => Date.now(),
   balances: { collection: 0, disbursement: 1_000_000_000_000 },
 };
 
@@ -206,16 +188,8 @@ export interface MtnSimResource {
 }
 
 /** A running simulator with its in-process controls. */
-export interface MtnSimulator {
-  url: string;
-  port: number;
-  options: MtnSimulatorOptions;
-  /** Every request received, in order. */
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface MtnSimulator extends SimHandle<MtnSimulatorOptions> {
   resources: Map<string, MtnSimResource>;
-  /** The fault switch (also `POST /_simulator/fault`). */
-  fault: SimFault | null;
   /** Expires every issued token now (also `POST /_simulator/expire-tokens`). */
   expireTokens(): void;
   /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
@@ -226,9 +200,6 @@ export interface MtnSimulator {
   statement: SimStatement;
   /** The partner portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
   statementCsv(): string;
-  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
-  connectionsOpened(): number;
-  close(): Promise<void>;
 }
 
 const APIM_BAD_SUBSCRIPTION = {
@@ -250,22 +221,15 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
   const market = country === undefined ? null : MTN_MARKETS.find((m) => m.country === country);
   if (market === undefined) throw new Error(`unknown MTN market ${country}`);
   const options: MtnSimulatorOptions = {
-    ...MTN_SIM_DEFAULTS,
-    ...(market ? { targetEnvironments: [market.targetEnvironment] } : {}),
-    ...rest,
-    latencyMs: { ...NO_LATENCY, ...rest.latencyMs },
+    ...mergeSimOptions(MTN_SIM_DEFAULTS, { ...(market ? { targetEnvironments: [market.targetEnvironment] } : {}), ...rest }),
     balances: { ...MTN_SIM_DEFAULTS.balances, ...rest.balances },
   };
   const tokens = new Map<string, { product: Product; expiresAtMs: number; callbackHost: string | null | undefined }>();
   /** Sandbox API users provisioned through `/v1_0/apiuser`, by id. */
   const apiUsers = new Map<string, { product: Product; providerCallbackHost: string; apiKey: string | null }>();
   const resources = new Map<string, MtnSimResource>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const decisions = createDecisionTimers();
-  const state: { fault: SimFault | null } = { fault: null };
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
-  const later = decisions.later;
+  const core = createSimCore(options);
+  const { state, decisions, sender, later } = core;
 
   const statusBody = (r: MtnSimResource) => {
     const party = r.product === 'collection' ? { payer: r.body.payer } : { payee: r.body.payee };
@@ -513,61 +477,17 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     return sendJson(res, 201, { apiKey: user.apiKey });
   };
 
-  const handleControl = (req: SimRequest, res: http.ServerResponse, action: string) => {
-    if (action === 'settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, req.body, {
-        decisionDelayMs: 'ms',
-        delayedMs: 'ms',
-        lateDecisionMs: 'ms',
-        callbackMethod: ['PUT', 'POST'],
-        reasonShape: ['string', 'object'],
-        providerCallbackHost: 'host',
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-        ...latencyRules(['token', 'check', 'initiate', 'status']),
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      const { collection: _c, disbursement: _d, ...visible } = options;
-      return sendJson(res, 200, visible);
-    }
-    if (action === 'fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (action === 'expire-tokens') {
-      for (const t of tokens.values()) t.expiresAtMs = 0;
-      return sendJson(res, 200, { expired: tokens.size });
-    }
-    if (action === 'decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
-    if (action === 'moved') return sendJson(res, 200, moved());
-    if (action === 'transactions') return sendJson(res, 200, [...resources.values()].map((r) => ({ product: r.product, referenceId: r.referenceId, ...statusBody(r) })));
-    return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
+  const expireTokens = () => {
+    for (const t of tokens.values()) t.expiresAtMs = 0;
+    return tokens.size;
   };
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
-    statement.sync();
-    timeRequest(req, res);
+  const route = async (req: SimRequest, res: http.ServerResponse) => {
+    const path = req.path;
     let m: RegExpExecArray | null;
-    if (req.method === 'GET' && path === '/_simulator/statement.csv') {
-      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
-      return void res.end(statementCsv());
-    }
-    if (req.method === 'POST' && path === '/_simulator/plant') {
-      const planted = statement.plantFromBody(req.body);
-      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
-    }
-    if (req.method === 'POST' && (m = /^\/_simulator\/(fault|expire-tokens|settings|decide-late)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && path === '/v1_0/apiuser') return handleApiUser(req, res, null, 'create');
     if (req.method === 'GET' && (m = /^\/v1_0\/apiuser\/([^/]+)$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'read');
     if (req.method === 'POST' && (m = /^\/v1_0\/apiuser\/([^/]+)\/apikey$/.exec(path))) return handleApiUser(req, res, decodeURIComponent(m[1]!), 'apikey');
-    if (req.method === 'GET' && (m = /^\/_simulator\/(transactions|moved)$/.exec(path))) return handleControl(req, res, m[1]!);
     if (req.method === 'POST' && (m = /^\/(collection|disbursement)\/token\/$/.exec(path))) {
       const product = m[1] as Product;
       await hold(latencyOf(options.latencyMs, 'token'), later);
@@ -594,34 +514,32 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     return sendJson(res, 404, { statusCode: 404, message: 'Resource not found' });
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    decisions.stop();
-    sender.stop();
-  });
-  const simulator: MtnSimulator = {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    resources,
-    get fault() {
-      return state.fault;
+  return core.serve(
+    route,
+    {
+      settings: {
+        decisionDelayMs: 'ms',
+        delayedMs: 'ms',
+        lateDecisionMs: 'ms',
+        callbackMethod: ['PUT', 'POST'],
+        reasonShape: ['string', 'object'],
+        providerCallbackHost: 'host',
+        ...CALLBACK_SETTING_RULES,
+        ...latencyRules(['token', 'check', 'initiate', 'status']),
+      },
+      visibleSettings: () => {
+        const { collection: _c, disbursement: _d, ...visible } = options;
+        return visible;
+      },
+      decideLate: decisions.decideLate,
+      expireTokens,
+      moved,
+      transactions: () => [...resources.values()].map((r) => ({ product: r.product, referenceId: r.referenceId, ...statusBody(r) })),
+      statement,
+      statementCsv,
     },
-    set fault(value) {
-      state.fault = value;
-    },
-    expireTokens() {
-      for (const t of tokens.values()) t.expiresAtMs = 0;
-    },
-    decideLate: decisions.decideLate,
-    moved,
-    statement,
-    statementCsv,
-    connectionsOpened: server.connectionsOpened,
-    close: server.close,
-  };
-  return simulator;
+    { resources, expireTokens, decideLate: decisions.decideLate, moved, statement, statementCsv },
+  );
 }
 
 /** A fresh UUIDv4, for tests and examples that talk to the simulator directly. */

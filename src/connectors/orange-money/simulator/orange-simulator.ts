@@ -23,28 +23,22 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
-  createDecisionTimers,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
+  SIM_COMMON_DEFAULTS,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
   decisionDelayOf,
   faultHits,
   latencyOf,
-  timeRequest,
+  mergeSimOptions,
   type SimFaultRates,
-  headersOf,
   hold,
   latencyRules,
-  NO_LATENCY,
-  listen,
-  parseFault,
   parseBasic,
-  readBody,
   sendJson,
-  type SimCallback,
-  type SimCallbackOptions,
-  type SimFault,
+  type SimCommonOptions,
+  type SimHandle,
   type SimLatency,
   type SimMovement,
   type SimRequest,
@@ -54,16 +48,13 @@ import { createSimStatement, type SimStatement } from '../../sim-statement.ts';
 import { ORANGE_STATEMENT_COLUMNS, orangeStatementTime } from '../orange-statement-csv.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface OrangeSimulatorOptions {
-  host: string;
-  port: number;
+export interface OrangeSimulatorOptions extends SimCommonOptions {
   consumerKey: string;
   consumerSecret: string;
   apiUsername: string;
   apiPassword: string;
   channelMsisdn: string;
   pin: string;
-  decisionDelayMs: number;
   /** When larger than `decisionDelayMs`: each decision comes after a uniform draw between the two. */
   decisionDelayMaxMs?: number;
   /** Random faults of the money-moving call (`simulator-http.ts`); unset: none. */
@@ -73,30 +64,22 @@ export interface OrangeSimulatorOptions {
   /** A payToken never paid becomes EXPIRED after this (Orange: at least 7 minutes). */
   payTokenTtlMs: number;
   tokenTtlSeconds: number;
-  callbacks: SimCallbackOptions;
   /** Waits before handling tokens, `init` (prepare), `pay` (initiate) and status queries. */
   latencyMs: SimLatency;
-  /** The simulator's clock for statement rows, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default credentials, documented in docs/going-live.md, for rehearsals. */
 export const ORANGE_SIM_DEFAULTS: OrangeSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  ...SIM_COMMON_DEFAULTS,
   consumerKey: 'sim-orange-consumer-key',
   consumerSecret: 'sim-orange-consumer-secret',
   apiUsername: 'SIMCHANNELUSER',
   apiPassword: 'sim-channel-password',
   channelMsisdn: '691000000',
   pin: '2222',
-  decisionDelayMs: 2000,
   lateDecisionMs: SIM_LATE_DECISION_MS,
   payTokenTtlMs: 7 * 60_000,
   tokenTtlSeconds: 3600,
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
-  latencyMs: NO_LATENCY,
-  nowMs: () => Date.now(),
 };
 
 /** What a trigger does: fail at `pay`, settle later to a status, or stay pending. */
@@ -134,14 +117,8 @@ export interface OrangeSimTransaction {
 }
 
 /** A running simulator with its in-process controls. */
-export interface OrangeSimulator {
-  url: string;
-  port: number;
-  options: OrangeSimulatorOptions;
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface OrangeSimulator extends SimHandle<OrangeSimulatorOptions> {
   transactions: Map<string, OrangeSimTransaction>;
-  fault: SimFault | null;
   expireTokens(): void;
   /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
   decideLate(): number;
@@ -151,9 +128,6 @@ export interface OrangeSimulator {
   statement: SimStatement;
   /** The portal's statement export of the statement's rows (also `GET /_simulator/statement.csv`). */
   statementCsv(): string;
-  /** TCP connections the simulator accepted since it started (connection reuse by its clients). */
-  connectionsOpened(): number;
-  close(): Promise<void>;
 }
 
 const FAULT_INVALID_CREDENTIALS = {
@@ -163,16 +137,12 @@ const PREFIX = '/omcoreapis/1.0.2';
 
 /** Starts the simulator. `overrides` are merged over `ORANGE_SIM_DEFAULTS`. */
 export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOptions> = {}): Promise<OrangeSimulator> {
-  const options: OrangeSimulatorOptions = { ...ORANGE_SIM_DEFAULTS, ...overrides, latencyMs: { ...NO_LATENCY, ...overrides.latencyMs } };
+  const options = mergeSimOptions(ORANGE_SIM_DEFAULTS, overrides);
   const tokens = new Map<string, number>();
   const transactions = new Map<string, OrangeSimTransaction>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const decisions = createDecisionTimers();
-  const state: { fault: SimFault | null } = { fault: null };
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
+  const core = createSimCore(options);
+  const { state, decisions, sender, later } = core;
   const xAuthToken = () => Buffer.from(`${options.apiUsername}:${options.apiPassword}`).toString('base64');
-  const later = decisions.later;
 
   const moved = (): SimMovement[] =>
     [...transactions.values()]
@@ -327,54 +297,14 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     return sendJson(res, 200, { message: 'Transaction retrieved successfully', data: tx.data });
   };
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
-    statement.sync();
-    timeRequest(req, res);
+  const expireTokens = () => {
+    for (const k of tokens.keys()) tokens.set(k, 0);
+    return tokens.size;
+  };
+
+  const route = async (req: SimRequest, res: http.ServerResponse) => {
+    const path = req.path;
     let m: RegExpExecArray | null;
-    if (req.method === 'GET' && path === '/_simulator/statement.csv') {
-      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
-      return void res.end(statementCsv());
-    }
-    if (req.method === 'POST' && path === '/_simulator/plant') {
-      const planted = statement.plantFromBody(req.body);
-      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
-    }
-    if (req.method === 'POST' && path === '/_simulator/fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (req.method === 'POST' && path === '/_simulator/settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
-        decisionDelayMs: 'ms',
-        lateDecisionMs: 'ms',
-        payTokenTtlMs: 'ms',
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-        ...latencyRules(['token', 'prepare', 'initiate', 'status']),
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, {
-        decisionDelayMs: options.decisionDelayMs,
-        lateDecisionMs: options.lateDecisionMs,
-        payTokenTtlMs: options.payTokenTtlMs,
-        callbacks: options.callbacks,
-        latencyMs: options.latencyMs,
-      });
-    }
-    if (req.method === 'POST' && path === '/_simulator/expire-tokens') {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-      return sendJson(res, 200, { expired: tokens.size });
-    }
-    if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
-    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
-    if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...transactions.values()].map((t) => t.data));
     if (req.method === 'POST' && path === '/token') {
       await hold(latencyOf(options.latencyMs, 'token'), later);
       return handleToken(req, res);
@@ -392,31 +322,23 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
     return sendJson(res, 404, { fault: { code: 404, type: 'Status report', message: 'Not Found', description: 'The requested resource is not available.' } });
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    decisions.stop();
-    sender.stop();
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    transactions,
-    get fault() {
-      return state.fault;
+  return core.serve(
+    route,
+    {
+      settings: {
+        decisionDelayMs: 'ms',
+        lateDecisionMs: 'ms',
+        payTokenTtlMs: 'ms',
+        ...CALLBACK_SETTING_RULES,
+        ...latencyRules(['token', 'prepare', 'initiate', 'status']),
+      },
+      decideLate: decisions.decideLate,
+      expireTokens,
+      moved,
+      transactions: () => [...transactions.values()].map((t) => t.data),
+      statement,
+      statementCsv,
     },
-    set fault(value) {
-      state.fault = value;
-    },
-    expireTokens() {
-      for (const k of tokens.keys()) tokens.set(k, 0);
-    },
-    decideLate: decisions.decideLate,
-    moved,
-    statement,
-    statementCsv,
-    connectionsOpened: server.connectionsOpened,
-    close: server.close,
-  };
+    { transactions, expireTokens, decideLate: decisions.decideLate, moved, statement, statementCsv },
+  );
 }

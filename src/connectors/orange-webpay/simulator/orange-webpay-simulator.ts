@@ -24,27 +24,24 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
-  createDecisionTimers,
+  escapeHtml,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
   faultHits,
-  headersOf,
-  listen,
+  mergeSimOptions,
   parseBasic,
-  parseFault,
-  readBody,
+  parseJsonObject,
+  SIM_COMMON_DEFAULTS,
   sendJson,
-  type SimCallback,
   type SimCallbackOptions,
-  type SimFault,
+  type SimHandle,
+  type SimListenOptions,
   type SimMovement,
   type SimRequest,
 } from '../../simulator-http.ts';
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface OrangeWebpaySimulatorOptions {
-  host: string;
-  port: number;
+export interface OrangeWebpaySimulatorOptions extends SimListenOptions {
   clientId: string;
   clientSecret: string;
   /** Merchant key of each country's wallet (also accepted on `dev`). */
@@ -65,8 +62,8 @@ const MARKET_CURRENCY: Readonly<Record<string, string>> = { ci: 'XOF', sn: 'XOF'
 
 /** Default credentials (shaped like Orange's), documented in docs/going-live.md, for rehearsals. */
 export const ORANGE_WEBPAY_SIM_DEFAULTS: OrangeWebpaySimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  host: SIM_COMMON_DEFAULTS.host,
+  port: SIM_COMMON_DEFAULTS.port,
   clientId: 'owp-sim-client-id-0000',
   clientSecret: 'owp-sim-client-secret-0000',
   merchantKeys: Object.fromEntries(Object.keys(MARKET_CURRENCY).map((cc) => [cc.toUpperCase(), `sim${cc}merchantkey00`])),
@@ -74,7 +71,7 @@ export const ORANGE_WEBPAY_SIM_DEFAULTS: OrangeWebpaySimulatorOptions = {
   paymentValidityMs: 10 * 60_000,
   decisionDelayMs: 0,
   notification: 'sent',
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
+  callbacks: SIM_COMMON_DEFAULTS.callbacks,
 };
 
 /** One web payment as the simulator keeps it. */
@@ -95,41 +92,28 @@ export interface OrangeWebpaySimPayment {
 }
 
 /** A running simulator with its in-process controls. */
-export interface OrangeWebpaySimulator {
-  url: string;
-  port: number;
-  options: OrangeWebpaySimulatorOptions;
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface OrangeWebpaySimulator extends SimHandle<OrangeWebpaySimulatorOptions> {
   payments: Map<string, OrangeWebpaySimPayment>;
-  fault: SimFault | null;
   /** Expires the payment `payToken` now (its page and status say EXPIRED). */
   expire(payToken: string): void;
   /** The money Orange moved: one row per SUCCESS payment, in creation order. */
   moved(): SimMovement[];
-  close(): Promise<void>;
 }
 
 const URL_MAX = 120;
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const fault500 = { code: 500, message: 'Internal Server Error', description: 'simulated' };
 
 /** Starts the simulator. `overrides` are merged over `ORANGE_WEBPAY_SIM_DEFAULTS`. */
 export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpaySimulatorOptions> = {}): Promise<OrangeWebpaySimulator> {
   const options: OrangeWebpaySimulatorOptions = {
-    ...ORANGE_WEBPAY_SIM_DEFAULTS,
-    ...overrides,
+    ...mergeSimOptions(ORANGE_WEBPAY_SIM_DEFAULTS, overrides),
     merchantKeys: { ...ORANGE_WEBPAY_SIM_DEFAULTS.merchantKeys, ...overrides.merchantKeys },
-    callbacks: { ...ORANGE_WEBPAY_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
   };
   const tokens = new Set<string>();
   const payments = new Map<string, OrangeWebpaySimPayment>();
   const orderIds = new Set<string>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const decisions = createDecisionTimers();
-  const state: { fault: SimFault | null } = { fault: null };
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
+  const core = createSimCore(options);
+  const { state, decisions, sender } = core;
   let baseUrl = '';
 
   /** The payment's status now: an INITIATED payment past its validity is EXPIRED. */
@@ -162,15 +146,6 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
     return m !== null && tokens.has(m[1]!);
   };
 
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
-
   const handleToken = (req: SimRequest, res: http.ServerResponse) => {
     const basic = parseBasic(req.headers.authorization);
     if (!basic || basic.user !== options.clientId || basic.password !== options.clientSecret) {
@@ -184,7 +159,7 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
 
   const handleCreate = (req: SimRequest, res: http.ServerResponse, market: string) => {
     if (!isBearer(req)) return sendJson(res, 401, { code: 42, message: 'Expired credentials', description: 'The requested service needs credentials, but the ones provided were expired.' });
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body) return sendJson(res, 400, { code: 400, message: 'Bad Request', description: 'The body is not JSON' });
     const isDev = market === 'dev';
     const country = isDev ? Object.entries(options.merchantKeys).find(([, key]) => key === body.merchant_key)?.[0] : market.toUpperCase();
@@ -226,7 +201,7 @@ export async function startOrangeWebpaySimulator(overrides: Partial<OrangeWebpay
 
   const handleStatus = (req: SimRequest, res: http.ServerResponse) => {
     if (!isBearer(req)) return sendJson(res, 401, { code: 42, message: 'Expired credentials', description: 'The requested service needs credentials, but the ones provided were expired.' });
-    const body = parse(req);
+    const body = parseJsonObject(req.body);
     if (!body || typeof body.order_id !== 'string') return sendJson(res, 400, { code: 400, message: 'Missing body field OrderId' });
     const fault = faultHits(state, 'status');
     if (fault) return answerFault(res, fault, fault500);
@@ -278,33 +253,9 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
     res.end();
   };
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const url = new URL(incoming.url ?? '/', 'http://simulator');
-    const path = url.pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
+  const route = (req: SimRequest, res: http.ServerResponse) => {
+    const path = req.path;
     let m: RegExpExecArray | null;
-    if (req.method === 'POST' && path === '/_simulator/fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (req.method === 'POST' && path === '/_simulator/settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
-        decisionDelayMs: 'ms',
-        paymentValidityMs: 'ms',
-        notification: ['sent', 'never', 'wrong-token'],
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, { decisionDelayMs: options.decisionDelayMs, paymentValidityMs: options.paymentValidityMs, notification: options.notification, callbacks: options.callbacks });
-    }
-    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
-    if (req.method === 'GET' && path === '/_simulator/transactions') return sendJson(res, 200, [...payments.values()].map(current));
     if (req.method === 'POST' && path === '/oauth/v3/token') return handleToken(req, res);
     if (req.method === 'GET' && (m = /^\/payment\/pay_token\/(\w{1,64})$/.exec(path))) return paymentPage(res, m[1]!);
     if (req.method === 'POST' && (m = /^\/payment\/pay_token\/(\w{1,64})\/confirm$/.exec(path))) return confirm(req, res, m[1]!);
@@ -313,29 +264,22 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
     return sendJson(res, 404, { code: 404, message: 'Resource not found' });
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    decisions.stop();
-    sender.stop();
-  });
-  baseUrl = server.url;
-  return {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    payments,
-    get fault() {
-      return state.fault;
+  const simulator = await core.serve(
+    route,
+    {
+      settings: { decisionDelayMs: 'ms', paymentValidityMs: 'ms', notification: ['sent', 'never', 'wrong-token'], ...CALLBACK_SETTING_RULES },
+      moved,
+      transactions: () => [...payments.values()].map(current),
     },
-    set fault(value) {
-      state.fault = value;
+    {
+      payments,
+      expire(payToken: string) {
+        const p = payments.get(payToken);
+        if (p && p.status === 'INITIATED') p.status = 'EXPIRED';
+      },
+      moved,
     },
-    expire(payToken) {
-      const p = payments.get(payToken);
-      if (p && p.status === 'INITIATED') p.status = 'EXPIRED';
-    },
-    moved,
-    close: server.close,
-  };
+  );
+  baseUrl = simulator.url;
+  return simulator;
 }

@@ -30,23 +30,20 @@ import type http from 'node:http';
 import { waveSignature } from '../wave-transformers.ts';
 import {
   answerFault,
-  applySettings,
-  createCallbackSender,
-  createDecisionTimers,
+  escapeHtml,
+  CALLBACK_SETTING_RULES,
+  createSimCore,
+  SIM_COMMON_DEFAULTS,
   SIM_LATE_DECISION_MS,
   SIM_LATE_SUFFIX,
   faultHits,
-  headersOf,
   hold,
   latencyRules,
-  NO_LATENCY,
-  listen,
-  parseFault,
-  readBody,
+  mergeSimOptions,
+  parseJsonObject,
   sendJson,
-  type SimCallback,
-  type SimCallbackOptions,
-  type SimFault,
+  type SimCommonOptions,
+  type SimHandle,
   type SimLatency,
   type SimMovement,
   type SimRequest,
@@ -61,29 +58,22 @@ export interface WaveSimWallet {
 }
 
 /** Simulator settings (mutable at run time through `simulator.options`). */
-export interface WaveSimulatorOptions {
-  host: string;
-  port: number;
+export interface WaveSimulatorOptions extends SimCommonOptions {
   wallets: Record<'SN' | 'CI', WaveSimWallet>;
   /** Where webhooks go (the Business Portal setting); null: none sent. */
   webhookUrl: string | null;
   webhookSecret: string;
   /** `valid` signs properly; `invalid` signs with another secret; `missing` sends no header. */
   webhookSignature: 'valid' | 'invalid' | 'missing';
-  decisionDelayMs: number;
   /** How long a `…198` session or payout waits before Wave pays it, unless `decideLate()` comes first. */
   lateDecisionMs: number;
-  callbacks: SimCallbackOptions;
   /** Waits before handling session and payout creations (initiate) and their reads and searches (status). */
   latencyMs: SimLatency;
-  /** The simulator's clock for signature timestamps, milliseconds (tests align it with Kolo's). */
-  nowMs: () => number;
 }
 
 /** Default keys and secret (shaped like Wave's), documented in docs/going-live.md, for rehearsals. */
 export const WAVE_SIM_DEFAULTS: WaveSimulatorOptions = {
-  host: '127.0.0.1',
-  port: 0,
+  ...SIM_COMMON_DEFAULTS,
   wallets: {
     SN: { checkoutApiKey: 'wave_sn_prod_simcheckout0000000000000000', payoutApiKey: 'wave_sn_prod_simpayout00000000000000000', balance: 10_000_000 },
     CI: { checkoutApiKey: 'wave_ci_prod_simcheckout0000000000000000', payoutApiKey: 'wave_ci_prod_simpayout00000000000000000', balance: 10_000_000 },
@@ -91,11 +81,7 @@ export const WAVE_SIM_DEFAULTS: WaveSimulatorOptions = {
   webhookUrl: null,
   webhookSecret: 'wave_sn_WHS_simwebhooksecret000000000000',
   webhookSignature: 'valid',
-  decisionDelayMs: 2000,
   lateDecisionMs: SIM_LATE_DECISION_MS,
-  callbacks: { delayMs: 0, duplicate: false, drop: false },
-  latencyMs: NO_LATENCY,
-  nowMs: () => Date.now(),
 };
 
 /** Simulator-defined outcomes by the last three digits of the customer's number. */
@@ -109,15 +95,9 @@ export const WAVE_TRIGGERS: Record<string, { code: string; message: string } | '
 };
 
 /** A running simulator with its in-process controls. */
-export interface WaveSimulator {
-  url: string;
-  port: number;
-  options: WaveSimulatorOptions;
-  requests: SimRequest[];
-  callbacks: SimCallback[];
+export interface WaveSimulator extends SimHandle<WaveSimulatorOptions> {
   sessions: Map<string, Record<string, unknown>>;
   payouts: Map<string, Record<string, unknown>>;
-  fault: SimFault | null;
   /** The customer pays session `id` on the launch page (what the page's button does). */
   pay(id: string): { redirect: string };
   /** Makes every pending `…198` decision now (also `POST /_simulator/decide-late`); returns how many. */
@@ -126,32 +106,23 @@ export interface WaveSimulator {
   moved(): SimMovement[];
   /** The wallet's transaction list (`GET /v1/transactions`), from `moved()` plus planted discrepancies. */
   statement: SimStatement;
-  close(): Promise<void>;
 }
 
 const err = (code: string, message: string, details: unknown[] = []) => ({ code, message, details });
 const E164 = /^\+\d{8,15}$/;
 const AMOUNT = /^[1-9]\d{0,11}$/;
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Starts the simulator. `overrides` are merged over `WAVE_SIM_DEFAULTS`. */
 export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions> = {}): Promise<WaveSimulator> {
   const options: WaveSimulatorOptions = {
-    ...WAVE_SIM_DEFAULTS,
-    ...overrides,
+    ...mergeSimOptions(WAVE_SIM_DEFAULTS, overrides),
     wallets: structuredClone(overrides.wallets ?? WAVE_SIM_DEFAULTS.wallets),
-    callbacks: { ...WAVE_SIM_DEFAULTS.callbacks, ...overrides.callbacks },
-    latencyMs: { ...NO_LATENCY, ...overrides.latencyMs },
   };
   const sessions = new Map<string, Record<string, unknown>>();
   const payouts = new Map<string, Record<string, unknown>>();
   const idempotency = new Map<string, { body: string; payoutId: string }>();
-  const requests: SimRequest[] = [];
-  const callbacks: SimCallback[] = [];
-  const decisions = createDecisionTimers();
-  const state: { fault: SimFault | null } = { fault: null };
-  const sender = createCallbackSender(() => options.callbacks, callbacks);
-  const later = decisions.later;
+  const core = createSimCore(options);
+  const { state, decisions, sender, later } = core;
   let baseUrl = '';
 
   const digits = (mobile: unknown) => String(mobile ?? '').replace(/^\+/, '');
@@ -237,15 +208,9 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     return { status: 401, body: err('no-matching-api-key', 'No API key matches the one provided') };
   };
 
-  const parse = (req: SimRequest): Record<string, unknown> | null => {
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return null;
-    try {
-      const v = JSON.parse(req.body) as unknown;
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
+  /** The body as a JSON object; null when it is not one or not sent as `application/json`. */
+  const parse = (req: SimRequest): Record<string, unknown> | null =>
+    (req.headers['content-type'] ?? '').startsWith('application/json') ? parseJsonObject(req.body) : null;
 
   const webhook = (type: string, data: Record<string, unknown>) => {
     if (!options.webhookUrl) return;
@@ -409,48 +374,9 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     return sendJson(res, 200, payout);
   };
 
-  const handler = async (incoming: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = await readBody(incoming);
-    const url = new URL(incoming.url ?? '/', 'http://simulator');
-    const path = url.pathname;
-    const req: SimRequest = { method: incoming.method ?? '', path, headers: headersOf(incoming), body };
-    requests.push(req);
-    statement.sync();
+  const route = async (req: SimRequest, res: http.ServerResponse, url: URL) => {
+    const path = req.path;
     let m: RegExpExecArray | null;
-    if (req.method === 'POST' && path === '/_simulator/fault') {
-      const parsed = parseFault(req.body);
-      if (parsed === 'INVALID') return sendJson(res, 400, { error: 'expected {mode: "timeout"|"error500", on?, landed?, remaining?} or {}' });
-      state.fault = parsed;
-      return sendJson(res, 200, { fault: state.fault });
-    }
-    if (req.method === 'POST' && path === '/_simulator/settings') {
-      const problems = applySettings(options as unknown as Record<string, unknown>, body, {
-        decisionDelayMs: 'ms',
-        lateDecisionMs: 'ms',
-        webhookSignature: ['valid', 'invalid', 'missing'],
-        'callbacks.delayMs': 'ms',
-        'callbacks.duplicate': 'boolean',
-        'callbacks.drop': 'boolean',
-        ...latencyRules(['initiate', 'status']),
-      });
-      if (problems.length > 0) return sendJson(res, 400, { errors: problems });
-      return sendJson(res, 200, {
-        decisionDelayMs: options.decisionDelayMs,
-        lateDecisionMs: options.lateDecisionMs,
-        webhookSignature: options.webhookSignature,
-        callbacks: options.callbacks,
-        latencyMs: options.latencyMs,
-      });
-    }
-    if (req.method === 'POST' && path === '/_simulator/decide-late') return sendJson(res, 200, { decided: decisions.decideLate() });
-    if (req.method === 'GET' && path === '/_simulator/moved') return sendJson(res, 200, moved());
-    if (req.method === 'POST' && path === '/_simulator/plant') {
-      const planted = statement.plantFromBody(req.body);
-      return 'error' in planted ? sendJson(res, 400, planted) : sendJson(res, 200, planted);
-    }
-    if (req.method === 'GET' && path === '/_simulator/transactions') {
-      return sendJson(res, 200, { sessions: [...sessions.values()].map(publicSession), payouts: [...payouts.values()] });
-    }
     if (req.method === 'GET' && (m = /^\/c\/([\w-]{1,40})$/.exec(path))) return launchPage(res, m[1]!);
     if (req.method === 'POST' && (m = /^\/c\/([\w-]{1,40})\/pay$/.exec(path))) {
       if (!sessions.has(m[1]!)) return sendJson(res, 404, err('checkout-session-not-found', 'Checkout session not found'));
@@ -509,29 +435,23 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
     return sendJson(res, 404, err('not-found', 'Not found'));
   };
 
-  const server = await listen(handler, options.host, options.port, () => {
-    decisions.stop();
-    sender.stop();
-  });
-  baseUrl = server.url;
-  return {
-    url: server.url,
-    port: server.port,
-    options,
-    requests,
-    callbacks,
-    sessions,
-    payouts,
-    get fault() {
-      return state.fault;
+  const simulator = await core.serve(
+    route,
+    {
+      settings: {
+        decisionDelayMs: 'ms',
+        lateDecisionMs: 'ms',
+        webhookSignature: ['valid', 'invalid', 'missing'],
+        ...CALLBACK_SETTING_RULES,
+        ...latencyRules(['initiate', 'status']),
+      },
+      decideLate: decisions.decideLate,
+      moved,
+      transactions: () => ({ sessions: [...sessions.values()].map(publicSession), payouts: [...payouts.values()] }),
+      statement,
     },
-    set fault(value) {
-      state.fault = value;
-    },
-    pay,
-    decideLate: decisions.decideLate,
-    moved,
-    statement,
-    close: server.close,
-  };
+    { sessions, payouts, pay, decideLate: decisions.decideLate, moved, statement },
+  );
+  baseUrl = simulator.url;
+  return simulator;
 }
