@@ -16,7 +16,7 @@ import { enrolTotp } from '../helpers/totp.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ ...DASHBOARD_TEST_ENV });
+  h = await startHarness({ ...DASHBOARD_TEST_ENV, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
 });
 afterAll(async () => h?.close());
 
@@ -65,6 +65,34 @@ describe('step-up for sensitive actions', () => {
     expectSuccess(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 201);
     // Reads never ask.
     expectSuccess(await asAccount(h, accessToken, 'GET', '/api/v1/merchants/apps'), 200);
+  });
+
+  it('asks it again, changing nothing, before a withdrawal account, a key rotation or a webhook URL', async () => {
+    const owner = await createDashboardAccount(h);
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Boutique', currency: 'XAF' } }), 201).id;
+    const auth = await enrolTotp(h, owner.accessToken);
+    const { accessToken } = expectSuccess(await signIn(owner.email, owner.password, { otp: auth.code() }), 200);
+    h.clock.advance(5 * 60_000 + 1000);
+    const account = { providerCode: 'MTN_MOMO_CM', accountNumber: '677000001', accountName: 'Awa' };
+    const rotate = { name: 'Clé 2', environment: 'TEST' };
+    const webhook = { webhookUrl: 'http://127.0.0.1:9/kolo' };
+    const webhookOf = async () => expectSuccess(await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}`), 200).webhookUrl;
+    const accountsOf = async () => expectSuccess(await asAccount(h, accessToken, 'GET', '/api/v1/merchants/withdrawals/accounts'), 200);
+    const keyBefore = expectSuccess(await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}/api-keys`), 200);
+
+    expectError(await asAccount(h, accessToken, 'POST', '/api/v1/merchants/withdrawals/accounts', { body: account }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
+    expectError(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: rotate }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
+    expectError(await asAccount(h, accessToken, 'PATCH', `/api/v1/merchants/apps/${appId}/webhook`, { body: webhook }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
+    expect(await accountsOf()).toEqual([]);
+    expect(expectSuccess(await asAccount(h, accessToken, 'GET', `/api/v1/merchants/apps/${appId}/api-keys`), 200)).toEqual(keyBefore);
+    expect(await webhookOf()).not.toBe(webhook.webhookUrl);
+
+    expectSuccess(await asAccount(h, accessToken, 'POST', '/api/v1/merchants/me/two-factor/verify', { body: { code: auth.code() } }), 200);
+    expectSuccess(await asAccount(h, accessToken, 'POST', '/api/v1/merchants/withdrawals/accounts', { body: account }), 201);
+    expectSuccess(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { body: rotate }), 201);
+    expectSuccess(await asAccount(h, accessToken, 'PATCH', `/api/v1/merchants/apps/${appId}/webhook`, { body: webhook }), 200);
+    expect(await accountsOf()).toHaveLength(1);
+    expect(await webhookOf()).toBe(webhook.webhookUrl);
   });
 
   it('a merchant account without a second factor works as before (SharePay’s dashboard)', async () => {
