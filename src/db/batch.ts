@@ -96,15 +96,13 @@ export function prefixedSelectList(table: Table, alias: string, prefix: string):
  */
 export function mapPrefixedRow<T extends Table>(table: T, raw: Record<string, unknown>, prefix: string): T['$inferSelect'] | null {
   const list = columnsOf(table);
-  if (list.every((item) => raw[prefix + item[1].name] === null || raw[prefix + item[1].name] === undefined)) return null;
-  const row: Record<string, unknown> = {};
-  for (const item of list) row[item[0]] = decode(item, raw[prefix + item[1].name]);
-  return row as T['$inferSelect'];
+  if (list.every((item) => (raw[prefix + item[1].name] ?? null) === null)) return null;
+  return mapColumns(list, raw, prefix) as T['$inferSelect'];
 }
 
-function mapColumns(list: ColumnList, raw: Record<string, unknown>): Record<string, unknown> {
+function mapColumns(list: ColumnList, raw: Record<string, unknown>, prefix = ''): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const item of list) row[item[0]] = decode(item, raw[item[1].name]);
+  for (const item of list) row[item[0]] = decode(item, raw[prefix + item[1].name]);
   return row;
 }
 

@@ -59,7 +59,7 @@ export function railTermsFrom(stored: StoredFeeTerms | null, direction: FeeDirec
   if (!stored || stored.feePercentage === null || stored.feeFixed === null) return { rule: { basisPoints: 0, fixed: 0 }, settlementDelaySeconds: 0 };
   const settlementDelaySeconds = direction === 'PAY_IN' ? (stored.settlementDelaySeconds ?? 0) : 0;
   if (stored.overridePercentage !== null && stored.overrideFixed !== null) {
-    return { rule: { basisPoints: basisPointsOf(stored.overridePercentage), fixed: Number(stored.overrideFixed) }, settlementDelaySeconds };
+    return { rule: { basisPoints: basisPointsOf(stored.overridePercentage), fixed: stored.overrideFixed }, settlementDelaySeconds };
   }
-  return { rule: { basisPoints: basisPointsOf(stored.feePercentage), fixed: Number(stored.feeFixed) }, settlementDelaySeconds };
+  return { rule: { basisPoints: basisPointsOf(stored.feePercentage), fixed: stored.feeFixed }, settlementDelaySeconds };
 }

@@ -39,16 +39,24 @@ export interface StoredFeeTerms {
   overrideFixed: number | null;
 }
 
-const feeTermsSql = statement(
-  'rail_fee_terms_v1',
-  `select (case when $2 = 'PAY_IN' then p.fee_percentage else p.pay_out_fee_percentage end)::text as fee_percentage,
-          case when $2 = 'PAY_IN' then p.fee_fixed else p.pay_out_fee_fixed end as fee_fixed,
+/**
+ * The SQL of the fee-terms rule: the select of `StoredFeeTerms`' columns (`fee_percentage`,
+ * `fee_fixed`, `settlement_delay_seconds`, `override_percentage`, `override_fixed`) for the rail
+ * `railCode`, the direction `direction` and the merchant owning application `applicationId`, each
+ * an SQL expression (a parameter, a column of an outer query, a literal). One row, or none when
+ * the rail does not exist. Used as it is and as a lateral subquery of the status change's read.
+ */
+export function feeTermsSelect(railCode: string, direction: string, applicationId: string): string {
+  return `select (case when ${direction} = 'PAY_IN' then p.fee_percentage else p.pay_out_fee_percentage end)::text as fee_percentage,
+          case when ${direction} = 'PAY_IN' then p.fee_fixed else p.pay_out_fee_fixed end as fee_fixed,
           p.settlement_delay_seconds, o.fee_percentage::text as override_percentage, o.fee_fixed as override_fixed
      from providers p
-     left join applications a on a.id = $3::uuid
-     left join merchant_fee_overrides o on o.merchant_id = a.merchant_id and o.provider_code = p.code and o.direction = $2
-    where p.code = $1`,
-);
+     left join applications a on a.id = ${applicationId}
+     left join merchant_fee_overrides o on o.merchant_id = a.merchant_id and o.provider_code = p.code and o.direction = ${direction}
+    where p.code = ${railCode}`;
+}
+
+const feeTermsSql = statement('rail_fee_terms_v1', feeTermsSelect('$1', '$2', '$3::uuid'));
 
 const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 

@@ -13,7 +13,7 @@ import { getTableColumns } from 'drizzle-orm';
 import { mapPrefixedRow, mapRow, perDatabase, prefixedSelectList } from '../batch.ts';
 import type { Db } from '../client.ts';
 import { providers, transactions } from '../schema.ts';
-import { storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
+import { feeTermsSelect, storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
 
 /** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
@@ -308,15 +308,13 @@ export async function transactionByCallbackToken(db: Db, token: string): Promise
 // override), so that the fee fixed at SUCCESS costs no second statement. Planned at each
 // execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
 const forTransition = statement(
-  'transactions_for_transition_v1',
+  'transactions_for_transition_v2',
   `select t.*,
-          p.fee_percentage::text as terms_fee_percentage, p.fee_fixed as terms_fee_fixed,
-          p.settlement_delay_seconds as terms_settlement_delay_seconds,
-          o.fee_percentage::text as terms_override_percentage, o.fee_fixed as terms_override_fixed
+          f.fee_percentage as terms_fee_percentage, f.fee_fixed as terms_fee_fixed,
+          f.settlement_delay_seconds as terms_settlement_delay_seconds,
+          f.override_percentage as terms_override_percentage, f.override_fixed as terms_override_fixed
      from transactions t
-     left join providers p on t.direction = 'PAY_IN' and p.code = t.payment_method
-     left join applications a on t.direction = 'PAY_IN' and a.id = t.application_id
-     left join merchant_fee_overrides o on o.merchant_id = a.merchant_id and o.provider_code = t.payment_method and o.direction = 'PAY_IN'
+     left join lateral (${feeTermsSelect('t.payment_method', "'PAY_IN'", 't.application_id')}) f on t.direction = 'PAY_IN'
     where t.id = any($1::uuid[])`,
   { customPlan: true },
 );
