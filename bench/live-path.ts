@@ -298,6 +298,8 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
     };
     const { server, secret } = await deps.startKolo(port, serverEnv);
     cleanups.unshift(() => stop(server.child));
+    /** CPU seconds used so far by Kolo, its database's PostgreSQL backends and this process. */
+    const cpuSeconds = () => ({ kolo: processCpuSeconds(server.child.pid!), postgres: databaseCpuSeconds(dbName), bench: processCpuSeconds(process.pid) });
     const sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
     cleanups.unshift(() => sql.end());
@@ -368,7 +370,7 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
       const total = Math.round(rate * options.stepS);
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
-      const cpuAtStart = { kolo: processCpuSeconds(server.child.pid!), postgres: databaseCpuSeconds(dbName), bench: processCpuSeconds(process.pid) };
+      const cpuAtStart = cpuSeconds();
       const started = absoluteNowMs();
       const fire = (index: number) => {
         const slot = (sequence + index) % 10;
@@ -441,11 +443,9 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
         if (absoluteNowMs() > settleDeadline) break;
         await sleep(500);
       }
-      const cpuMsPerArrival = {
-        kolo: ((processCpuSeconds(server.child.pid!) - cpuAtStart.kolo) * 1000) / total,
-        postgres: ((databaseCpuSeconds(dbName) - cpuAtStart.postgres) * 1000) / total,
-        bench: ((processCpuSeconds(process.pid) - cpuAtStart.bench) * 1000) / total,
-      };
+      const cpuAtEnd = cpuSeconds();
+      const perArrivalMs = (key: keyof typeof cpuAtEnd) => ((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / total;
+      const cpuMsPerArrival = { kolo: perArrivalMs('kolo'), postgres: perArrivalMs('postgres'), bench: perArrivalMs('bench') };
 
       // Operator time per Kolo reference: the simulators' calls named by it (Orange's init by the payToken its pay carries).
       const [mtnLog, orangeLog] = await Promise.all([mtn.snapshot(), orange.snapshot()]);
