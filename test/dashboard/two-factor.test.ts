@@ -48,13 +48,21 @@ describe('enrolment and sign-in', () => {
 });
 
 describe('step-up for sensitive actions', () => {
-  it('a person with a second factor confirms it within 5 minutes before a transfer or a key rotation', async () => {
+  /**
+   * An owner with an application and an enrolled second factor, signed in with a code more than
+   * 5 minutes ago: the sign-in's code is fresh for 5 minutes, past them sensitive actions ask again.
+   */
+  async function ownerWithStaleFactor() {
     const owner = await createDashboardAccount(h);
-    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Boutique', currency: 'XAF' } }), 201).id;
+    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Boutique', currency: 'XAF' } }), 201).id as string;
     const auth = await enrolTotp(h, owner.accessToken);
-    const { accessToken } = expectSuccess(await signIn(owner.email, owner.password, { otp: auth.code() }), 200);
-    // The sign-in's code is fresh for 5 minutes; past them the sensitive actions ask again.
+    const { accessToken } = expectSuccess(await signIn(owner.email, owner.password, { otp: auth.code() }), 200) as { accessToken: string };
     h.clock.advance(5 * 60_000 + 1000);
+    return { appId, auth, accessToken };
+  }
+
+  it('a person with a second factor confirms it within 5 minutes before a transfer or a key rotation', async () => {
+    const { appId, auth, accessToken } = await ownerWithStaleFactor();
     const before = await countTransactions(h, appId);
     expectError(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/transfer`, { body: transferBody() }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
     expectError(await asAccount(h, accessToken, 'POST', `/api/v1/merchants/apps/${appId}/api-keys`, { body: { name: 'Clé', environment: 'TEST' } }), 403, 'FRESH_SECOND_FACTOR_REQUIRED');
@@ -68,11 +76,7 @@ describe('step-up for sensitive actions', () => {
   });
 
   it('asks it again, changing nothing, before a withdrawal account, a key rotation or a webhook URL', async () => {
-    const owner = await createDashboardAccount(h);
-    const appId = expectSuccess(await asAccount(h, owner.accessToken, 'POST', '/api/v1/merchants/apps', { body: { name: 'Boutique', currency: 'XAF' } }), 201).id;
-    const auth = await enrolTotp(h, owner.accessToken);
-    const { accessToken } = expectSuccess(await signIn(owner.email, owner.password, { otp: auth.code() }), 200);
-    h.clock.advance(5 * 60_000 + 1000);
+    const { appId, auth, accessToken } = await ownerWithStaleFactor();
     const account = { providerCode: 'MTN_MOMO_CM', accountNumber: '677000001', accountName: 'Awa' };
     const rotate = { name: 'Clé 2', environment: 'TEST' };
     const webhook = { webhookUrl: 'http://127.0.0.1:9/kolo' };
