@@ -14,7 +14,8 @@
  * staff in every environment) and has none may only read and manage its own profile (403
  * SECOND_FACTOR_ENROLMENT_REQUIRED), and the sensitive writes
  * (`needsFreshSecondFactor`) of a person who has or needs one want a second factor proved within
- * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED).
+ * 5 minutes (403 FRESH_SECOND_FACTOR_REQUIRED); support staff, who never make those writes, get
+ * 403 ACCESS_DENIED for them first.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -127,6 +128,9 @@ export function dashboardAuthHook(services: Services) {
     if (account.memberRole !== null && !memberMay(account.memberRole, permission)) {
       throw new ApiError('ACCESS_DENIED', { message: "Votre rôle dans l'équipe ne permet pas cette action." });
     }
+    // Support staff only read: the writes that ask for a step-up are never theirs to make, and the
+    // answer says so (rather than asking for an enrolment or a code that could not help).
+    if (role === 'SUPPORT' && needsFreshSecondFactor(request.method, url)) throw new ApiError('ACCESS_DENIED');
     // A member whose role needs a second factor only reads and manages its own profile until enrolled.
     if (account.secondFactorRequired && !hasSecondFactor && permission !== 'READ' && permission !== 'SELF') throw new ApiError('SECOND_FACTOR_ENROLMENT_REQUIRED');
     if ((hasSecondFactor || account.secondFactorRequired) && needsFreshSecondFactor(request.method, url)) {

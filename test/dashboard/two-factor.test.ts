@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoveryCodes, secondFactors } from '../../src/db/schema-dashboard.ts';
 import { sentMails } from '../../src/dashboard/mail.ts';
 import { startHarness, type Harness } from '../harness.ts';
-import { asAccount, createDashboardAccount, DASHBOARD_TEST_ENV, login } from '../helpers/dashboard.ts';
+import { asAccount, createDashboardAccount, createStaffAccount, DASHBOARD_TEST_ENV, login } from '../helpers/dashboard.ts';
 import { countTransactions, expectError, expectSuccess, transferBody } from '../helpers/merchant-api.ts';
 import { enrolTotp } from '../helpers/totp.ts';
 
@@ -97,6 +97,31 @@ describe('step-up for sensitive actions', () => {
     expectSuccess(await asAccount(h, accessToken, 'PATCH', `/api/v1/merchants/apps/${appId}/webhook`, { body: webhook }), 200);
     expect(await accountsOf()).toHaveLength(1);
     expect(await webhookOf()).toBe(webhook.webhookUrl);
+  });
+
+  it('support staff are refused the writes that ask for a step-up, whatever their factor’s age, and nothing changes', async () => {
+    const { appId } = await ownerWithStaleFactor();
+    const support = await createStaffAccount(h, { role: 'SUPPORT' });
+    const batchId = '00000000-0000-4000-8000-000000000001';
+    const writes: [string, string, Record<string, unknown>][] = [
+      ['POST', `/api/v1/merchants/apps/${appId}/transfer`, transferBody()],
+      ['POST', `/api/v1/merchants/apps/${appId}/api-keys`, { name: 'Clé', environment: 'TEST' }],
+      ['POST', `/api/v1/merchants/apps/${appId}/api-keys/rotate`, { name: 'Clé 2', environment: 'TEST' }],
+      ['PATCH', `/api/v1/merchants/apps/${appId}/webhook`, { webhookUrl: 'http://127.0.0.1:9/support' }],
+      ['PATCH', `/api/v1/merchants/apps/${appId}`, { webhookUrl: 'http://127.0.0.1:9/support' }],
+      ['PUT', `/api/v1/merchants/apps/${appId}/money-settings`, { lateSuccessPolicy: 'REFUND' }],
+      ['POST', '/api/v1/merchants/withdrawals/accounts', { providerCode: 'MTN_MOMO_CM', accountNumber: '677000001', accountName: 'Awa' }],
+      ['POST', `/api/v1/merchants/batches/${batchId}/approve`, {}],
+    ];
+    const before = await countTransactions(h, appId);
+    // Past the 5 minutes of the enrolment's code, then with a code just proved: the same refusal.
+    h.clock.advance(5 * 60_000 + 1000);
+    for (const [method, url, body] of writes) expectError(await asAccount(h, support.accessToken, method, url, { body }), 403, 'ACCESS_DENIED');
+    expectSuccess(await asAccount(h, support.accessToken, 'POST', '/api/v1/merchants/me/two-factor/verify', { body: { code: support.auth.code() } }), 200);
+    for (const [method, url, body] of writes) expectError(await asAccount(h, support.accessToken, method, url, { body }), 403, 'ACCESS_DENIED');
+    expect(await countTransactions(h, appId)).toBe(before);
+    // Staff reads are theirs.
+    expectSuccess(await asAccount(h, support.accessToken, 'GET', '/api/v1/admin/merchants'), 200);
   });
 
   it('a merchant account without a second factor works as before (SharePay’s dashboard)', async () => {
