@@ -623,8 +623,8 @@ if (pgResult) {
   const c = pgResult.charge;
   const failures = c.non2xx + c.errors + c.timeouts;
   verdict(
-    '1 PostgreSQL charges ≥ 1,500/s, p99 < 100 ms, 0 errors, all settled',
-    c.rps >= 1500 && c.p99 < 100 && failures === 0 && pgResult.settled === pgResult.created && pgResult.settleSeconds !== null,
+    '1 PostgreSQL charges ≥ 2,500/s, p99 < 100 ms, 0 errors, all settled',
+    c.rps >= 2500 && c.p99 < 100 && failures === 0 && pgResult.settled === pgResult.created && pgResult.settleSeconds !== null,
     `${fmt(c.rps)}/s, p99 ${c.p99} ms, ${failures} errors, ${fmt(pgResult.settled)}/${fmt(pgResult.created)} settled`,
   );
   const s = pgResult.status;
