@@ -11,6 +11,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request, type Dispatcher } from 'undici';
 import type { SimStatement } from './sim-statement.ts';
 
 /** One request the simulator received (headers lower-cased, as Node gives them). */
@@ -324,9 +325,16 @@ export function createCallbackSender(options: () => SimCallbackOptions, sent: Si
     sent.push(record);
     try {
       // MTN: "the callback times out after 2 s".
-      const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(2000) });
-      record.status = response.status;
-      await response.arrayBuffer();
+      // undici's request rather than fetch: the same client at a fraction of the CPU, which counts
+      // where a simulator shares the machine with the service it plays against.
+      const response = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(2000),
+      });
+      record.status = response.statusCode;
+      await response.body.dump();
     } catch {
       record.status = null;
     }
