@@ -78,7 +78,8 @@ export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, sc
 
 /**
  * Runs `insert` (which writes the transaction inside `tx` and returns it with its response
- * data) at most once per idempotency scope. Without a scope, simply runs it in a transaction.
+ * data) at most once per idempotency scope, for a caller that has called `findReplay` first.
+ * Without a scope, simply runs it in a transaction.
  */
 export async function createOnce<T>(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
@@ -100,10 +101,9 @@ async function insertOnce<T>(
     const created = await transaction(db, insert);
     return { ...created, replayed: false };
   }
+  // The caller has looked for a replay already (`findReplay`, before its business checks): a key
+  // stored since then is refused by the claim below and read after it.
   const now = clock.now();
-  const replay = await readStored<T>(db, scope, now);
-  if (replay !== null) return { data: replay, row: null, replayed: true };
-
   const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);
   const created = await transaction(db, async (tx) => {
     // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
