@@ -325,8 +325,7 @@ export function createCallbackSender(options: () => SimCallbackOptions, sent: Si
     sent.push(record);
     try {
       // MTN: "the callback times out after 2 s".
-      // undici's request rather than fetch: the same client at a fraction of the CPU, which counts
-      // where a simulator shares the machine with the service it plays against.
+      // undici's request, as the connectors send (docs/performance.md, "Operator calls without fetch").
       const response = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers: { 'content-type': 'application/json', ...headers },

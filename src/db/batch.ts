@@ -108,6 +108,5 @@ function mapColumns(list: ColumnList, raw: Record<string, unknown>, prefix = '')
 
 /** A driver value decoded as its column decodes it (null stays null). */
 function decode(entry: ColumnList[number], value: unknown): unknown {
-  // Indexed, not destructured: an array pattern goes through the iteration protocol on every call.
   return value === null || value === undefined ? null : entry[2] ? entry[1].mapFromDriverValue(value) : value;
 }
