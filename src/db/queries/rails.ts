@@ -79,7 +79,7 @@ export function storedFeeTermsFrom(raw: Record<string, unknown>, prefix = ''): S
  * The fee terms of rail `railCode` in `direction` ('PAY_IN' or 'PAY_OUT') for the merchant owning
  * application `applicationId`, or null when the rail does not exist. One statement.
  */
-export async function feeTermsOf(db: Db, input: { railCode: string; direction: string; applicationId: string }): Promise<StoredFeeTerms | null> {
+export async function feeTermsOf(db: Db, input: { railCode: string; direction: 'PAY_IN' | 'PAY_OUT'; applicationId: string }): Promise<StoredFeeTerms | null> {
   const { rows } = await runStatement<Record<string, unknown>>(db, feeTermsSql, [input.railCode, input.direction, input.applicationId]);
   return rows[0] ? storedFeeTermsFrom(rows[0]) : null;
 }
