@@ -107,8 +107,10 @@ describe('outbox', () => {
     });
     const row = await transactionRow(h, created.json.data.reference);
     // A failure later in the same transaction (a stand-in for a crash before commit)…
-    const boom = async () => {
-      throw new Error('crash before commit');
+    const boom = {
+      written: async () => {
+        throw new Error('crash before commit');
+      },
     };
     h.services.statusListeners.push(boom);
     await expect(applyTransition(h.services, { transactionId: row.id, event: 'MONEY_MOVED', cause: 'TEST' })).rejects.toThrow('crash');

@@ -21,7 +21,7 @@
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
 import type { Db } from '../db/client.ts';
-import { ensureAccounts, forgetAccounts, insertPosting, lockAccounts, type BalanceDelta } from '../db/queries/ledger.ts';
+import { ensureAccounts, forgetAccounts, insertPosting, lockAccounts, type BalanceDelta, type NewEntry, type NewLine } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
 /**
@@ -79,14 +79,22 @@ export async function postEntry(tx: Db, posting: Posting): Promise<number> {
 }
 
 /**
- * Posts `postings` in `tx` in two round trips whatever their number (three when one spends from
- * an account that must not go negative; see the file comment). The non-negative check applies to
- * each account's summed delta (the balance after the whole batch), so post one at a time when
- * each posting must be covered on its own (a pay-out's reservation). Returns the entries' ids, in
- * order. Throws InsufficientFundsError; nothing is written by this call then.
+ * A batch of postings ready to write: its entries and lines by account id (`NewEntry`,
+ * `NewLine`), the spends to check (a negative delta on an account that must not go below zero,
+ * not covered by an earlier entry of its transaction) and the touched accounts' keys.
  */
-export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]> {
-  if (postings.length === 0) return [];
+export interface PreparedPostings {
+  entries: NewEntry[];
+  lines: NewLine[];
+  spends: BalanceDelta[];
+  accountKeys: string[];
+}
+
+/**
+ * Checks `postings` (`assertBalanced`) and resolves their accounts' ids in `db`, creating the
+ * missing ones (`ensureAccounts`: no round trip when every id is known). Writes no entry.
+ */
+export async function preparePostings(db: Db, postings: Posting[]): Promise<PreparedPostings> {
   for (const posting of postings) assertBalanced(posting);
   // One delta per account; a spend is an unchecked-for-cover negative delta on a non-negative account.
   const byKey = new Map<string, { spec: AccountSpec; delta: bigint; uncovered: bigint }>();
@@ -100,25 +108,39 @@ export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]
     }
   }
   const accounts = [...byKey.values()].sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
-  const idByKey = await ensureAccounts(tx, { accounts: accounts.map((a) => a.spec), createdAt: postings[0]!.createdAt });
-  const spends: BalanceDelta[] = accounts
-    .filter((a) => a.spec.isNonNegative && a.uncovered < 0n && a.delta < 0n)
-    .map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta }));
+  const idByKey =
+    accounts.length === 0 ? new Map<string, number>() : await ensureAccounts(db, { accounts: accounts.map((a) => a.spec), createdAt: postings[0]!.createdAt });
+  return {
+    entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
+    lines: postings.flatMap((p, n) =>
+      p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount, delta: accountDelta(line.account, line.amount) })),
+    ),
+    spends: accounts
+      .filter((a) => a.spec.isNonNegative && a.uncovered < 0n && a.delta < 0n)
+      .map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta })),
+    accountKeys: accounts.map((a) => a.spec.key),
+  };
+}
+
+/**
+ * Posts `postings` in `tx` in two round trips whatever their number (three when one spends from
+ * an account that must not go negative; see the file comment). The non-negative check applies to
+ * each account's summed delta (the balance after the whole batch), so post one at a time when
+ * each posting must be covered on its own (a pay-out's reservation). Returns the entries' ids, in
+ * order. Throws InsufficientFundsError; nothing is written by this call then.
+ */
+export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]> {
+  if (postings.length === 0) return [];
+  const prepared = await preparePostings(tx, postings);
   await lockAccounts(
     tx,
-    spends.map((s) => s.accountId),
+    prepared.spends.map((s) => s.accountId),
   );
-  const lines = postings.flatMap((p, n) => p.lines.map((line) => ({ entry: n + 1, accountId: idByKey.get(line.account.key)!, amount: line.amount })));
   let posted: Awaited<ReturnType<typeof insertPosting>>;
   try {
-    posted = await insertPosting(tx, {
-      entries: postings.map((p) => ({ kind: p.kind, transactionId: p.transactionId, currency: p.currency, description: p.description ?? null, createdAt: p.createdAt })),
-      lines,
-      deltas: accounts.filter((a) => a.delta !== 0n).map((a) => ({ accountId: idByKey.get(a.spec.key)!, delta: a.delta })),
-      spends,
-    });
+    posted = await insertPosting(tx, prepared);
   } catch (error) {
-    forgetAccounts(tx, accounts.map((a) => a.spec.key));
+    forgetAccounts(tx, prepared.accountKeys);
     throw error;
   }
   const { ids, refused } = posted;

@@ -1,8 +1,8 @@
 /**
  * Transaction counters: `finishedTransactionsListener` counts every change to a final status
- * (run inside the status change's database transaction, like the outbox; a rollback after it is
- * the one case where the count runs ahead of the database), and `countCreated` every
- * transaction created (idempotent replays excluded).
+ * once it is written (inside the status change's database transaction when it has one: a
+ * rollback after it is the one case where the count runs ahead of the database), and
+ * `countCreated` every transaction created (idempotent replays excluded).
  */
 import type { StatusChangeListener, TransactionRow } from '../payments/core.ts';
 import type { Metrics } from './metrics.ts';
@@ -14,8 +14,13 @@ function railOf(row: Pick<TransactionRow, 'paymentMethod'>): string {
 
 /** A status listener that counts final statuses in `kolo_transactions_finished_total`. */
 export function finishedTransactionsListener(metrics: Metrics): StatusChangeListener {
-  return async (_tx, row) => {
-    metrics.transactionsFinished.inc({ rail: railOf(row), direction: row.direction, environment: row.environment, status: row.status });
+  return {
+    writesNothing: true,
+    written: async (_db, changes) => {
+      for (const { row } of changes) {
+        metrics.transactionsFinished.inc({ rail: railOf(row), direction: row.direction, environment: row.environment, status: row.status });
+      }
+    },
   };
 }
 

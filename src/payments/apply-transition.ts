@@ -1,23 +1,28 @@
 /**
- * The only way a transaction's status changes. In one database transaction: read the row, ask
- * the pure state machine (`domain/transaction-state.ts`), compare-and-set the status in SQL
- * (`where status = 'PENDING'`, so a concurrent writer can never move a terminal state), append
- * a transaction event, post the ledger entry the change causes (transaction-postings.ts: a
- * pay-in's fee is fixed here, at SUCCESS, from its rail's terms), and run the status listeners
- * (the webhook outbox) so that no status change ever commits without its side records.
+ * The only way a transaction's status changes: read the row, ask the pure state machine
+ * (`domain/transaction-state.ts`), plan what the change writes — its event, the ledger entries it
+ * causes (transaction-postings.ts: a pay-in's fee is fixed here, at SUCCESS, from its rail's
+ * terms) and its webhook events (the status listeners) — then write the status with all of it in
+ * one statement, a compare-and-set on the status and the version the row was read at (so a
+ * concurrent writer can never move a terminal state, and nothing is written from a stale read):
+ * no status change ever commits without its side records.
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { connectionOf, keptBy } from '../db/handle.ts';
 import { transactions } from '../db/schema.ts';
-import { settleStatuses, transactionsForTransition, type StatusSettlement } from '../db/queries/transactions.ts';
+import { pendingSettlements } from '../db/schema-ledger.ts';
+import { forgetAccounts } from '../db/queries/ledger.ts';
+import { transactionsForTransition, writeStatusChanges, type RowForTransition, type StatusSettlement } from '../db/queries/transactions.ts';
+import type { NewEventWithDelivery } from '../db/queries/webhooks.ts';
+import { preparePostings } from '../ledger/post-entry.ts';
 import type { StoredFeeTerms } from '../db/queries/rails.ts';
 import { kindOf, nextStatus, type TransactionStatus, type TransitionEvent } from '../domain/transaction-state.ts';
 import type { FailureCode } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
 import { computeFee, railTermsFrom } from './fees.ts';
-import { planStatusChange, postStatusChanges } from './transaction-postings.ts';
+import { ensureSandboxOpening, isSandboxOpeningKnown, planStatusChange, type PostingPlan } from './transaction-postings.ts';
 import { LATE_WATCH_FIRST_ASK_MS, payOutWatchEnd } from './late-watch.ts';
 import { FLOAT_SHORT_FAILURE, requeueShortPayOutsIn } from './float-queue.ts';
 
@@ -28,14 +33,20 @@ export interface StatusChange {
 }
 
 /**
- * Called inside the status change's database transaction with the updated row. A listener may
- * also offer `batch`, called once with every change of the database transaction
- * (`applyTransitions`) instead of once per change (fewer round trips); without it, it is called
- * per change.
+ * What happens beside every status change (`Services.statusListeners`), in one of two ways:
+ * - `events`: the webhook events (with their deliveries) that `changes` announce; the status
+ *   change writes them in its own statement, so they commit with it or not at all.
+ * - `written`: called with every change once written, inside the change's database transaction
+ *   `tx`, so that what it writes commits with the change, and an error it throws rolls the change
+ *   back. With `writesNothing` (a counter), it writes nothing in the database: it then asks for no
+ *   database transaction, is called once the change is written, with the database handle as `tx`,
+ *   and must not throw.
  */
-export type StatusChangeListener = ((tx: Db, transaction: TransactionRow, previous: TransactionStatus) => Promise<void>) & {
-  batch?: (tx: Db, changes: StatusChange[]) => Promise<void>;
-};
+export interface StatusChangeListener {
+  events?: (changes: StatusChange[]) => NewEventWithDelivery[];
+  written?: (tx: Db, changes: StatusChange[]) => Promise<void>;
+  writesNothing?: boolean;
+}
 
 /** A requested transition. `cause` is recorded on the event (e.g. POLL, EXPIRY, DEADLINE). */
 export interface TransitionInput {
@@ -116,8 +127,8 @@ function moneyTermsOf(
  * Throws what applying it alone throws.
  *
  * Group commit: the transitions asked of one database during one turn of the event loop (every
- * callback and answer whose bytes arrived in it) are applied together, in one database
- * transaction (`applyTransitions`), at most `GROUP_MAX` at a time; two transitions of the same
+ * callback and answer whose bytes arrived in it) are applied together, by one read and one
+ * statement (`applyTransitions`), at most `GROUP_MAX` at a time; two transitions of the same
  * transaction never share a group (the second goes in another one). When a group fails as a
  * whole, each of its transitions is applied on its own, so that one failing transition fails its
  * own caller only. Inside a database transaction, the transition is applied there, alone.
@@ -209,91 +220,196 @@ class TransitionGroups {
   }
 }
 
-/**
- * Applies transitions in ONE database transaction (`applyTransitionsIn`); the only
- * implementation (`applyTransition` is a batch of one, the poller sends many). Returns the rows
- * that changed, in the order asked (a transition that no longer applies is skipped). Any error
- * rolls the whole batch back and is thrown (the poller then applies them one by one).
- */
-export async function applyTransitions(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
-  inputs: TransitionInput[],
-): Promise<TransactionRow[]> {
-  if (inputs.length === 0) return [];
-  return transaction(services.db, (tx) => applyTransitionsIn(tx, services, inputs));
-}
+type TransitionServices = Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>;
 
 /**
- * The only writer of a transaction's status, inside the caller's database transaction `tx`. For
- * each input: read the row, ask the state machine, fix the fee (`moneyTermsOf`) and what watching
- * follows (`watchAfter`), compare-and-set the status on the status it was read with, append its
- * event, post its ledger entries, run the listeners and count a paid refund against its pay-in
- * (`creditRefund`, which moves a pay-in refunded in full to REFUNDED through this same function). A fixed number of round trips whatever the batch size: one read, one UPDATE … FROM
- * unnest, one insert of all events, the ledger statements (`postStatusChanges`), the listeners'
- * batch writes.
+ * Applies transitions; the only implementation (`applyTransition` is a batch of one, the poller
+ * sends many). Each round: one read of the rows, then one statement writing every planned change
+ * with its event, ledger entries and webhook events (`writeStatusChanges`) — inside a database
+ * transaction only when the changes write more (`needsTransaction`). A planned change whose row
+ * moved since it was read (another writer) is read and planned again, at most `ROUNDS_MAX` rounds.
+ * Returns the rows that changed, in the order asked (a transition that no longer applies is
+ * skipped). Throws what a round throws — that round wrote nothing, earlier rounds stay written
+ * (the poller then applies them one by one) — or an Error when rows kept moving.
  */
-export async function applyTransitionsIn(
-  tx: Db,
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
-  inputs: TransitionInput[],
-): Promise<TransactionRow[]> {
-  if (inputs.length === 0) return [];
-  const byId = new Map((await transactionsForTransition(tx, inputs.map((i) => i.transactionId))).map((r) => [r.row.id, r]));
+export async function applyTransitions(services: TransitionServices, inputs: TransitionInput[]): Promise<TransactionRow[]> {
+  return applyTransitionsIn(services.db, services, inputs);
+}
+
+/** Most rounds of `applyTransitions` (a row that moved between its read and its write is read again). */
+const ROUNDS_MAX = 5;
+
+/**
+ * The only writer of a transaction's status, in `db`: the caller's database transaction, or the
+ * database handle (`applyTransitions`). For each input: read the row, ask the state machine, fix
+ * the fee (`moneyTermsOf`) and what watching follows (`watchAfter`), plan its ledger entries
+ * (`planStatusChange`) and webhook events (the listeners' `events`), then write them all
+ * with the status (`writeTransitions`), run the other listeners and count a paid refund against
+ * its pay-in (`creditRefund`, which moves a pay-in refunded in full to REFUNDED through this same
+ * function). Two round trips a round whatever the batch size, unless the changes write more.
+ */
+export async function applyTransitionsIn(tx: Db, services: TransitionServices, inputs: TransitionInput[]): Promise<TransactionRow[]> {
+  const applied = new Map<string, TransactionRow>();
+  let asked = inputs;
+  for (let round = 1; asked.length > 0; round++) {
+    if (round > ROUNDS_MAX) {
+      throw new Error(`status change: transactions ${asked.map((i) => i.transactionId).join(', ')} changed at each of ${ROUNDS_MAX} reads`);
+    }
+    const plan = planTransitions(await transactionsForTransition(tx, [...new Set(asked.map((i) => i.transactionId))]), asked, services);
+    const written =
+      needsTransaction(services, plan) && !connectionOf(tx).inTransaction
+        ? await transaction(tx, (inner) => writeTransitions(inner, services, plan))
+        : await writeTransitions(tx, services, plan);
+    for (const change of written) applied.set(change.row.id, change.row);
+    // Planned but not written: the row moved since it was read. Read again: the state machine decides.
+    asked = [...plan.changes.filter((c) => !applied.has(c.row.id)).map((c) => c.input), ...plan.later];
+  }
+  return inputs.flatMap((i) => {
+    const row = applied.get(i.transactionId);
+    applied.delete(i.transactionId);
+    return row ? [row] : [];
+  });
+}
+
+/** A planned change: the row as it will be written, the status it leaves, its posting plan. */
+interface PlannedChange extends StatusChange {
+  input: TransitionInput;
+  settlement: StatusSettlement;
+  posting: PostingPlan;
+}
+
+/** What one round of `applyTransitionsIn` writes. */
+interface TransitionPlan {
+  changes: PlannedChange[];
+  /** LIVE pay-outs the operator refused for want of its own float: queued again (float-queue.ts). */
+  shortOfFloat: { row: TransactionRow; failureReason: string | null }[];
+  /** Second transitions of a transaction already planned this round: asked in the next one. */
+  later: TransitionInput[];
+  now: Date;
+}
+
+/** Plans the transitions `inputs` on the rows `reads` (pure but for the clock). */
+function planTransitions(reads: RowForTransition[], inputs: TransitionInput[], services: TransitionServices): TransitionPlan {
+  const byId = new Map(reads.map((r) => [r.row.id, r]));
   const now = services.clock.now();
-  const planned: { input: TransitionInput; from: TransactionStatus; to: TransactionStatus; settlementDelaySeconds: number }[] = [];
-  const settlements: StatusSettlement[] = [];
-  const shortOfFloat: { row: TransactionRow; failureReason: string | null }[] = [];
+  const plan: TransitionPlan = { changes: [], shortOfFloat: [], later: [], now };
+  const planned = new Set<string>();
   for (const input of inputs) {
     const read = byId.get(input.transactionId);
     if (!read) continue;
+    if (planned.has(input.transactionId)) {
+      plan.later.push(input);
+      continue;
+    }
     const current = read.row;
     const result = nextStatus(current.status as TransactionStatus, input.event, kindOf(current));
     if (!result.ok) continue;
+    planned.add(input.transactionId);
     if (isFloatShortRefusal(current, input)) {
       // The operator's own wallet is short: nothing moved, and nothing is wrong on the
       // merchant's side. The pay-out waits for float (float-queue.ts) instead of failing.
-      shortOfFloat.push({ row: current, failureReason: input.failureReason ?? null });
+      plan.shortOfFloat.push({ row: current, failureReason: input.failureReason ?? null });
       continue;
     }
     const isFailed = result.to === 'FAILED';
     const { feeAmount, settlementDelaySeconds } = moneyTermsOf(current, read.payInTerms, result.to);
-    const watch = watchAfter(current, input.event, services.config, now);
-    planned.push({ input, from: result.from, to: result.to, settlementDelaySeconds });
-    settlements.push({
+    const settlement: StatusSettlement = {
       id: current.id,
       expectedStatus: result.from,
+      expectedVersion: read.version,
       status: result.to,
       failureCode: isFailed ? (input.failureCode ?? 'PROVIDER_ERROR') : null,
       failureReason: isFailed ? (input.failureReason ?? null) : null,
       operatorReference: input.operatorReference ?? current.operatorReference,
       operatorTransactionId: input.operatorTransactionId ?? current.operatorTransactionId,
       feeAmount,
-      ...watch,
+      ...watchAfter(current, input.event, services.config, now),
       cause: input.cause,
       detail: input.detail ?? (isFailed ? { failureReason: input.failureReason ?? null } : null),
-    });
+    };
+    const row = settledRow(current, settlement, now);
+    plan.changes.push({ input, settlement, row, previous: result.from, posting: planStatusChange(row, { settlementDelaySeconds }, now) });
   }
-  if (shortOfFloat.length > 0) await requeueShortPayOutsIn(tx, services, shortOfFloat);
-  if (planned.length === 0) return [];
-  const changed = await settleStatuses(tx, { settlements, now });
-  if (changed.length === 0) return [];
-  const updatedById = new Map(changed.map((row) => [row.id, row]));
-  const changes: (StatusChange & { input: TransitionInput; settlementDelaySeconds: number })[] = [];
-  for (const p of planned) {
-    const row = updatedById.get(p.input.transactionId);
-    if (row) changes.push({ row, previous: p.from, input: p.input, settlementDelaySeconds: p.settlementDelaySeconds });
-  }
-  await postStatusChanges(
-    tx,
-    services,
-    changes.map((c) => planStatusChange(c.row, { settlementDelaySeconds: c.settlementDelaySeconds }, now)),
+  return plan;
+}
+
+/**
+ * The row as `settlement` writes it (the statement's SET list, `writeStatusChanges`): the read
+ * row is the row written over, since the write applies only at the version read.
+ */
+function settledRow(current: TransactionRow, settlement: StatusSettlement, now: Date): TransactionRow {
+  return {
+    ...current,
+    status: settlement.status,
+    failureCode: settlement.failureCode,
+    failureReason: settlement.failureReason,
+    operatorReference: settlement.operatorReference,
+    operatorTransactionId: settlement.operatorTransactionId,
+    feeAmount: settlement.feeAmount,
+    nextPollAt: settlement.nextPollAt,
+    lateWatchUntil: settlement.lateWatchUntil,
+    isReservationHeld: settlement.isReservationHeld,
+    updatedAt: now,
+    completedAt: settlement.status === 'REFUNDED' ? current.completedAt : now,
+  };
+}
+
+/**
+ * True when `plan` writes more than its one statement can: a pay-out queued for float, a TEST
+ * application's first sandbox opening, a pay-in's held settlement, a paid refund to count, or a
+ * listener that writes in the database. Its round then runs in one database transaction.
+ */
+function needsTransaction(services: TransitionServices, plan: TransitionPlan): boolean {
+  if (plan.shortOfFloat.length > 0) return true;
+  if (services.statusListeners.some((l) => l.written && !l.writesNothing)) return true;
+  return plan.changes.some(
+    ({ row, posting }) =>
+      posting.settlement !== null ||
+      (posting.sandboxOpening !== null && !isSandboxOpeningKnown(services, posting.sandboxOpening)) ||
+      isCountedRefund(row),
   );
-  for (const listener of services.statusListeners) {
-    if (listener.batch) await listener.batch(tx, changes);
-    else for (const c of changes) await listener(tx, c.row, c.previous);
+}
+
+/** True for a paid refund counted against its pay-in (`creditRefund`). */
+function isCountedRefund(row: TransactionRow): boolean {
+  return row.refundOf !== null && row.status === 'SUCCESS' && row.fundingSource !== 'SUSPENSE';
+}
+
+/**
+ * Writes one round's `plan` in `db` (a database transaction when `needsTransaction`): the float
+ * queue's requeues, the sandbox openings, then every change with its event, entries and webhook
+ * events in one statement; then, for the changes written, the held settlements, the listeners'
+ * `written` and the refunds' counts. Returns the changes written, as stored.
+ */
+async function writeTransitions(db: Db, services: TransitionServices, plan: TransitionPlan): Promise<StatusChange[]> {
+  if (plan.shortOfFloat.length > 0) await requeueShortPayOutsIn(db, services, plan.shortOfFloat);
+  if (plan.changes.length === 0) return [];
+  for (const { posting } of plan.changes) {
+    const o = posting.sandboxOpening;
+    if (o) await ensureSandboxOpening(db, services, o.applicationId, o.environment, o.currency);
   }
-  for (const c of changes) if (c.row.refundOf && c.row.status === 'SUCCESS') await creditRefund(tx, services, c.row);
-  return changes.map((c) => c.row);
+  const postings = plan.changes.flatMap((c) => c.posting.postings);
+  const prepared = await preparePostings(db, postings);
+  if (prepared.spends.length > 0) throw new Error('status change: a posting rule spends from an account that must not go negative');
+  const events = services.statusListeners.flatMap((l) => l.events?.(plan.changes) ?? []);
+  let rows: TransactionRow[];
+  try {
+    rows = await writeStatusChanges(db, { settlements: plan.changes.map((c) => c.settlement), entries: prepared.entries, lines: prepared.lines, events, now: plan.now });
+  } catch (error) {
+    forgetAccounts(db, prepared.accountKeys);
+    throw error;
+  }
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  const written = plan.changes.flatMap((c) => {
+    const row = stored.get(c.row.id);
+    return row ? [{ change: c, row }] : [];
+  });
+  const settlements = written.flatMap(({ change }) => (change.posting.settlement ? [change.posting.settlement] : []));
+  if (settlements.length > 0) await db.insert(pendingSettlements).values(settlements);
+  const changes = written.map(({ change, row }) => ({ row, previous: change.previous }));
+  for (const listener of services.statusListeners) if (listener.written) await listener.written(db, changes);
+  for (const { row } of changes) if (isCountedRefund(row)) await creditRefund(db, services, row);
+  return changes;
 }
 
 /**
@@ -304,11 +420,7 @@ export async function applyTransitionsIn(
  * `payment.refunded`. A refund of a late success (funded from SUSPENSE) returned another
  * payment and counts nothing. Refunds are created by refunds/
  */
-export async function creditRefund(
-  tx: Db,
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'statusListeners'>,
-  refund: TransactionRow,
-): Promise<void> {
+export async function creditRefund(tx: Db, services: TransitionServices, refund: TransactionRow): Promise<void> {
   if (!refund.refundOf || refund.fundingSource === 'SUSPENSE') return;
   const [payment] = await tx
     .update(transactions)

@@ -25,7 +25,7 @@ import { keptBy, type Db, transaction } from '../db/client.ts';
 import { pendingSettlements } from '../db/schema-ledger.ts';
 import { merchantAccount, operatorFloatAccount, platformAccount, type AccountSpec } from '../ledger/accounts.ts';
 import { createAccountIfMissing } from '../ledger/open-account.ts';
-import { InsufficientFundsError, postEntries, postEntry, type Posting, type PostingLine } from '../ledger/post-entry.ts';
+import { InsufficientFundsError, postEntry, type Posting, type PostingLine } from '../ledger/post-entry.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import type { TransactionRow } from './transaction-view.ts';
@@ -47,10 +47,8 @@ export async function ensureSandboxOpening(
   environment: string,
   currency: string,
 ): Promise<void> {
-  if (environment !== 'TEST' || services.config.sandboxOpeningBalance <= 0) return;
+  if (isSandboxOpeningKnown(services, { applicationId, environment, currency })) return;
   const available = merchantAccount(applicationId, environment, currency, 'AVAILABLE');
-  const known = keptBy(services.db, knownAccounts, () => new Set<string>());
-  if (known.has(available.key)) return;
   const now = services.clock.now();
   if (await createAccountIfMissing(tx, available, now)) {
     await postEntry(tx, {
@@ -66,8 +64,21 @@ export async function ensureSandboxOpening(
     });
   } else {
     // Only an account committed by someone else is remembered: ours may still roll back.
-    known.add(available.key);
+    keptBy(services.db, knownAccounts, () => new Set<string>()).add(available.key);
   }
+}
+
+/**
+ * True when the sandbox opening of `opening` (`ensureSandboxOpening`) needs no round trip: a LIVE
+ * application, no opening balance configured, or an account this database handle knows exists.
+ */
+export function isSandboxOpeningKnown(
+  services: LedgerServices,
+  opening: { applicationId: string; environment: string; currency: string },
+): boolean {
+  if (opening.environment !== 'TEST' || services.config.sandboxOpeningBalance <= 0) return true;
+  const known = keptBy(services.db, knownAccounts, () => new Set<string>());
+  return known.has(merchantAccount(opening.applicationId, opening.environment, opening.currency, 'AVAILABLE').key);
 }
 
 /** Tops up a TEST application's available balance by `amount` (`kolo ledger fund`). Throws for LIVE. */
@@ -299,27 +310,6 @@ async function writePlan(tx: Db, services: LedgerServices, plan: PostingPlan): P
   }
   for (const posting of plan.postings) await postEntry(tx, posting);
   if (plan.settlement) await tx.insert(pendingSettlements).values(plan.settlement);
-}
-
-/**
- * Posts the entries of many status changes in `tx` in a fixed number of round trips
- * (`postEntries`: every touched account updated once with its summed delta, then all entries and
- * lines in one INSERT; pending settlements in one more). Throws InsufficientFundsError like
- * `postEntries`: the caller's transaction must then roll back.
- */
-export async function postStatusChanges(tx: Db, services: LedgerServices, plans: PostingPlan[]): Promise<void> {
-  const openings = new Map<string, { applicationId: string; environment: string; currency: string }>();
-  for (const plan of plans) {
-    const o = plan.sandboxOpening;
-    if (o) openings.set(`${o.applicationId}:${o.environment}:${o.currency}`, o);
-  }
-  for (const o of openings.values()) await ensureSandboxOpening(tx, services, o.applicationId, o.environment, o.currency);
-  await postEntries(
-    tx,
-    plans.flatMap((p) => p.postings),
-  );
-  const settlements = plans.flatMap((p) => (p.settlement ? [p.settlement] : []));
-  if (settlements.length > 0) await tx.insert(pendingSettlements).values(settlements);
 }
 
 /**

@@ -1,13 +1,12 @@
 /**
- * Webhook events and the outbox. The status listener runs
- * inside the database transaction of every status change (payments/apply-transition.ts) and
- * writes the event of every announced change (its exact body, built now so that `data.status`
- * is the status announced), which the events API lists, and, when the application has a webhook
- * URL, one PENDING delivery due at once. The transaction commits them with the status change or
- * none of them: no status change without its event and delivery.
+ * Webhook events and the outbox. The status listener gives every status change
+ * (payments/apply-transition.ts) the event it announces (its exact body, built now so that
+ * `data.status` is the status announced), which the events API lists, and, when the application
+ * has a webhook URL, one PENDING delivery due at once. The status change writes them in its own
+ * statement: no status change without its event and delivery.
  */
 import type { Environment } from '../connectors/registry.ts';
-import { insertEventsWithDeliveries, type NewEventWithDelivery } from '../db/queries/webhooks.ts';
+import { insertEventsWithDeliveries } from '../db/queries/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import { type StatusChangeListener, statusView, type TransactionRow } from '../payments/core.ts';
 import type { Services } from '../services.ts';
@@ -119,33 +118,34 @@ export async function insertEventWithDelivery(
   return { eventId, deliveryId, payload };
 }
 
-/** The outbox listener registered by `createServices` (always on), with its batched form. */
+/**
+ * The outbox listener registered by `createServices` (always on): the events of every announced
+ * change (`StatusChangeListener.events`), which the status change writes in its own statement,
+ * each with its delivery when its application has a webhook URL.
+ */
 export function webhookOutboxListener(services: Pick<Services, 'config' | 'ids' | 'clock'>): StatusChangeListener {
-  // One change is a batch of one: the same statement writes it.
-  const listener: StatusChangeListener = (tx, row, previous) => listener.batch!(tx, [{ row, previous }]);
-  // A batch of status changes (the poller's): every announced change's event, and the deliveries
-  // of those whose application has a webhook URL, in one statement (which reads the URLs itself).
-  listener.batch = async (tx, changes) => {
-    const now = services.clock.now();
-    const events: NewEventWithDelivery[] = [];
-    for (const { row } of changes) {
-      const event = eventNameFor(row);
-      if (!event) continue;
-      const eventId = newEventId(services);
-      const data = transactionEventData(row, services.config.publicBaseUrl);
-      events.push({
-        eventId,
-        applicationId: row.applicationId,
-        environment: row.environment,
-        event,
-        transactionId: row.id,
-        payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),
-        deliveryId: services.ids.uuid(),
-        nextAttemptAt: now,
-        leaseToken: null,
+  return {
+    events: (changes) => {
+      const now = services.clock.now();
+      return changes.flatMap(({ row }) => {
+        const event = eventNameFor(row);
+        if (!event) return [];
+        const eventId = newEventId(services);
+        const data = transactionEventData(row, services.config.publicBaseUrl);
+        return [
+          {
+            eventId,
+            applicationId: row.applicationId,
+            environment: row.environment,
+            event,
+            transactionId: row.id,
+            payload: eventBody({ id: eventId, event, createdAt: now, applicationId: row.applicationId, data }),
+            deliveryId: services.ids.uuid(),
+            nextAttemptAt: now,
+            leaseToken: null,
+          },
+        ];
       });
-    }
-    await insertEventsWithDeliveries(tx, events, now);
+    },
   };
-  return listener;
 }

@@ -22,12 +22,12 @@ let failFor: string | null = null;
 
 beforeAll(async () => {
   h = await startHarness();
-  const listener = Object.assign(async () => {}, {
-    batch: async (_tx: Db, changes: StatusChange[]) => {
+  const listener = {
+    written: async (_tx: Db, changes: StatusChange[]) => {
       groups.push(changes.length);
       if (changes.some((c) => c.row.id === failFor)) throw new Error('side record refused');
     },
-  });
+  };
   h.services.statusListeners.push(listener);
   t = await h.createTenant();
 });

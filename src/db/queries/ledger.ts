@@ -137,11 +137,15 @@ export interface NewEntry {
   createdAt: Date;
 }
 
-/** A line of an entry of the batch: the entry's position (from 1), the account's id and the signed amount. */
+/**
+ * A line of an entry of the batch: the entry's position (from 1), the account's id, the signed
+ * amount (debit > 0) and the account's normal-side change it makes (`accountDelta`).
+ */
 export interface NewLine {
   entry: number;
   accountId: number;
   amount: number;
+  delta: bigint;
 }
 
 /** An account's normal-side change in base units (positive: the balance grows). */
@@ -150,54 +154,41 @@ export interface BalanceDelta {
   delta: bigint;
 }
 
-// A posting in one statement: `chk` computes each spent account's balance after the posting
-// (stored + Σ deltas + this delta; the caller holds the accounts' locks, so no other spend is in
-// flight and this statement's snapshot sees every committed one); when every spent account stays
-// at or above zero, the entries (ids drawn first, with their position from 1), their lines and
-// one balance delta per touched account are inserted; otherwise nothing is, and the refused
-// accounts' keys come back instead of the entries' ids.
-const insertPostingSql = statement(
-  'insert_ledger_posting_v1',
-  `with chk as (
-     select a.key,
-            a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
-       from unnest($9::int8[], $10::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
-   ), ok as (
-     select coalesce(bool_and(pass), true) as ok from chk
-   ), e as (
-     select nextval(pg_get_serial_sequence('ledger_entries', 'id')) as id, v.*
-       from unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[]) with ordinality
-         as v(kind, transaction_id, currency, description, created_at, n)
-      where (select ok from ok)
-   ), entry as (
-     insert into ledger_entries (id, kind, transaction_id, currency, description, created_at)
-     select id, kind, transaction_id, currency, description, created_at from e
-   ), line as (
-     insert into ledger_lines (entry_id, account_id, amount)
-     select e.id, l.account_id, l.amount from unnest($6::int8[], $7::int8[], $8::bigint[]) as l(n, account_id, amount) join e on e.n = l.n
-   ), delta as (
-     insert into ledger_balance_deltas (account_id, amount)
-     select account_id, amount from unnest($11::int8[], $12::bigint[]) as d(account_id, amount) where (select ok from ok)
-   )
-   select id, null::text as refused, n from e
-   union all
-   select null, key, null from chk where not pass
-   order by n`,
-);
-
 /**
- * Writes a posting in one statement (see `insertPostingSql`): `entries` and their `lines`, and
- * each touched account's `deltas` appended to `ledger_balance_deltas`, provided each account of
- * `spends` (a negative delta on an account that must not go below zero, whose row the caller has
- * locked with `lockAccounts`) stays at or above zero. Returns the entries' ids in order, or the
- * keys of the accounts that would go below zero (and then nothing was written).
+ * The CTEs that write a posting (named `posting_*`), reading its entries from parameters
+ * `$first` … `$first + 4` (kind, transaction id, currency, description, creation time) and its
+ * lines from `$first + 5` … `$first + 8` (entry position from 1, account id, amount, delta):
+ * the entries for which `keep` (an SQL condition on the entry's columns as `pe.*`) holds get
+ * their ids (drawn first, with their position), their lines, and one balance delta per touched
+ * account (the sum of its lines' deltas, unless 0) appended to `ledger_balance_deltas`.
+ * `posting_e` lists the written entries (`id`, `n`). Shared by the posting statement below and
+ * the status change's (transactions.ts), so that a posting is written by one SQL text.
  */
-export async function insertPosting(
-  db: Db,
-  input: { entries: NewEntry[]; lines: NewLine[]; deltas: BalanceDelta[]; spends: BalanceDelta[] },
-): Promise<{ ids: number[]; refused: string[] }> {
-  const { entries, lines, deltas, spends } = input;
-  const { rows } = await runStatement<{ id: number | string | null; refused: string | null }>(db, insertPostingSql, [
+export function postingWritesSql(first: number, keep: string): string {
+  const p = (i: number) => `$${first + i}`;
+  return `posting_e as (
+     select nextval(pg_get_serial_sequence('ledger_entries', 'id')) as id, pe.*
+       from unnest(${p(0)}::text[], ${p(1)}::uuid[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::timestamptz[]) with ordinality
+         as pe(kind, transaction_id, currency, description, created_at, n)
+      where ${keep}
+   ), posting_l as (
+     select * from unnest(${p(5)}::int8[], ${p(6)}::int8[], ${p(7)}::bigint[], ${p(8)}::bigint[]) as pl(n, account_id, amount, delta)
+   ), posting_entry as (
+     insert into ledger_entries (id, kind, transaction_id, currency, description, created_at)
+     select id, kind, transaction_id, currency, description, created_at from posting_e
+   ), posting_line as (
+     insert into ledger_lines (entry_id, account_id, amount)
+     select e.id, l.account_id, l.amount from posting_l l join posting_e e on e.n = l.n
+   ), posting_delta as (
+     insert into ledger_balance_deltas (account_id, amount)
+     select l.account_id, sum(l.delta) from posting_l l join posting_e e on e.n = l.n
+      group by l.account_id having sum(l.delta) <> 0
+   )`;
+}
+
+/** The values of `postingWritesSql`'s nine parameters, in order. */
+export function postingWritesValues(entries: NewEntry[], lines: NewLine[]): unknown[] {
+  return [
     entries.map((e) => e.kind),
     entries.map((e) => e.transactionId),
     entries.map((e) => e.currency),
@@ -206,10 +197,46 @@ export async function insertPosting(
     lines.map((l) => l.entry),
     lines.map((l) => l.accountId),
     lines.map((l) => l.amount),
+    lines.map((l) => l.delta.toString()),
+  ];
+}
+
+// A posting in one statement: `chk` computes each spent account's balance after the posting
+// (stored + Σ deltas + this delta; the caller holds the accounts' locks, so no other spend is in
+// flight and this statement's snapshot sees every committed one); when every spent account stays
+// at or above zero, the posting is written (`postingWritesSql`); otherwise nothing is, and the
+// refused accounts' keys come back instead of the entries' ids.
+const insertPostingSql = statement(
+  'insert_ledger_posting_v2',
+  `with chk as (
+     select a.key,
+            a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
+       from unnest($1::int8[], $2::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
+   ), ok as (
+     select coalesce(bool_and(pass), true) as ok from chk
+   ), ${postingWritesSql(3, '(select ok from ok)')}
+   select id, null::text as refused, n from posting_e
+   union all
+   select null, key, null from chk where not pass
+   order by n`,
+);
+
+/**
+ * Writes a posting in one statement (see `insertPostingSql`): `entries` and their `lines`, and
+ * each touched account's summed delta appended to `ledger_balance_deltas`, provided each account
+ * of `spends` (a negative delta on an account that must not go below zero, whose row the caller
+ * has locked with `lockAccounts`) stays at or above zero. Returns the entries' ids in order, or
+ * the keys of the accounts that would go below zero (and then nothing was written).
+ */
+export async function insertPosting(
+  db: Db,
+  input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
+): Promise<{ ids: number[]; refused: string[] }> {
+  const { entries, lines, spends } = input;
+  const { rows } = await runStatement<{ id: number | string | null; refused: string | null }>(db, insertPostingSql, [
     spends.map((d) => d.accountId),
     spends.map((d) => d.delta.toString()),
-    deltas.map((d) => d.accountId),
-    deltas.map((d) => d.delta.toString()),
+    ...postingWritesValues(entries, lines),
   ]);
   const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
   return { ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };

@@ -15,6 +15,8 @@ import type { Db } from '../client.ts';
 import { providers, transactions } from '../schema.ts';
 import { feeTermsSelect, storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
+import { postingWritesSql, postingWritesValues, type NewEntry, type NewLine } from './ledger.ts';
+import { outboxWritesSql, outboxWritesValues, type NewEventWithDelivery } from './webhooks.ts';
 
 /** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
 export interface ScopedReferenceSql {
@@ -305,11 +307,12 @@ export async function transactionByCallbackToken(db: Db, token: string): Promise
 }
 
 // The rows a status change reads, with each pay-in's fee terms (its rail's, and its merchant's
-// override), so that the fee fixed at SUCCESS costs no second statement. Planned at each
-// execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
+// override), so that the fee fixed at SUCCESS costs no second statement, and each row's version
+// (`xmin`, the id of the database transaction that wrote it: any update makes a new one). Planned
+// at each execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
 const forTransition = statement(
-  'transactions_for_transition_v2',
-  `select t.*,
+  'transactions_for_transition_v3',
+  `select t.*, t.xmin::text as row_version,
           f.fee_percentage as terms_fee_percentage, f.fee_fixed as terms_fee_fixed,
           f.settlement_delay_seconds as terms_settlement_delay_seconds,
           f.override_percentage as terms_override_percentage, f.override_fixed as terms_override_fixed
@@ -319,33 +322,43 @@ const forTransition = statement(
   { customPlan: true },
 );
 
-/**
- * The rows of `ids` (any order; an unknown id has none), each with its pay-in fee terms
- * (`StoredFeeTerms`; all null for a pay-out), in one statement.
- */
-export async function transactionsForTransition(db: Db, ids: string[]): Promise<{ row: TransactionRow; payInTerms: StoredFeeTerms }[]> {
+/** A row as a status change reads it: the row, its pay-in fee terms and its version. */
+export interface RowForTransition {
+  row: TransactionRow;
+  /** The rail's and merchant's pay-in fee terms (`StoredFeeTerms`; all null for a pay-out). */
+  payInTerms: StoredFeeTerms;
+  /** The row's version (`xmin`, decimal): `writeStatusChanges` writes only a row still at it. */
+  version: string;
+}
+
+/** The rows of `ids` (any order; an unknown id has none), in one statement. */
+export async function transactionsForTransition(db: Db, ids: string[]): Promise<RowForTransition[]> {
   const { rows } = await runStatement<Record<string, unknown>>(db, forTransition, [ids]);
   return rows.map((raw) => ({
     row: mapRow(transactions, raw),
     payInTerms: storedFeeTermsFrom(raw, 'terms_'),
+    version: String(raw.row_version),
   }));
 }
 
-// Status changes' compare-and-set, with their events: every row still in its expected status takes
-// its new one, and each row that changed gets its status-change event (one statement).
+// Status changes with everything they write, in one statement. The compare-and-set: every row
+// still at the version it was read at (so no field the change was planned from has moved since)
+// takes its new status; each row that changed gets its status-change event, the ledger entries of
+// its transaction (`postingWritesSql`) and its webhook events (`outboxWritesSql`); the entries and
+// events of a row that did not change are not written.
 // The rows are found by primary key (`t.id = any($1)`), and the expected status comes as a
 // column of the batch rather than the literal 'PENDING': a literal matches the predicate of the
 // partial index transactions_pending_poll_idx, and when the statistics are stale (a table that
 // grew since its last ANALYZE) PostgreSQL then reads every PENDING row of that index to update
 // a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
-const settleMany = statement(
-  'settle_many_v5',
+const settleWithEffects = statement(
+  'settle_with_effects_v1',
   `with v as (
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
-                          $11::text[], $12::boolean[], $13::text[], $14::text[]) with ordinality
+                          $11::text[], $12::boolean[], $13::text[], $14::text[], $15::text[]) with ordinality
        as v(id, status, failure_code, failure_reason, operator_reference, fee_amount, next_poll_at, late_watch_until, expected_status,
-            operator_transaction_id, is_reservation_held, cause, detail, n)
+            operator_transaction_id, is_reservation_held, cause, detail, row_version, n)
    ), changed as (
      update transactions t
         set status = v.status, failure_code = v.failure_code, failure_reason = v.failure_reason,
@@ -354,25 +367,27 @@ const settleMany = statement(
             completed_at = case when v.status = 'REFUNDED' then t.completed_at else $9::timestamptz end,
             operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
        from v
-      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status
+      where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status and t.xmin = v.row_version::xid
      returning t.*
    ), event as (
      insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
      select v.id, v.expected_status, v.status, v.cause, v.failure_code, v.detail::jsonb, $9::timestamptz
        from v join changed c on c.id = v.id
       order by v.n
-   )
+   ), ${postingWritesSql(16, 'pe.transaction_id in (select id from changed)')},
+   ${outboxWritesSql(25, 'ov.transaction_id in (select id from changed)')}
    select * from changed`,
 );
 
 /**
- * One status change to write: the row's id, the status it must still have, what it becomes, and
- * its event's cause and detail.
+ * One status change to write: the row's id, the status and version it must still have, what it
+ * becomes, and its event's cause and detail.
  */
 export interface StatusSettlement {
   id: string;
-  /** The compare-and-set: the row changes only while it still has this status. */
+  /** The compare-and-set: the row changes only while it still has this status and this version. */
   expectedStatus: string;
+  expectedVersion: string;
   status: string;
   failureCode: string | null;
   failureReason: string | null;
@@ -389,14 +404,19 @@ export interface StatusSettlement {
 }
 
 /**
- * Writes `settlements` in one statement, each only if its row still has its expected status, with
- * one status-change event (`transaction_events`, from the expected status to the new one) per row
- * that changed; `now` is the completion, update and event time. Returns the rows that changed,
- * as stored (any order).
+ * Writes `settlements` in one statement (`settleWithEffects`), each only if its row still has its
+ * expected status and version, with, for each row that changed, its status-change event
+ * (`transaction_events`, from the expected status to the new one), the `entries` (and `lines`) of
+ * its transaction and its webhook `events`; `now` is the completion, update and event time.
+ * Entries and events of a transaction whose row did not change are not written. Returns the rows
+ * that changed, as stored (any order). Throws the driver's error.
  */
-export async function settleStatuses(db: Db, input: { settlements: StatusSettlement[]; now: Date }): Promise<TransactionRow[]> {
+export async function writeStatusChanges(
+  db: Db,
+  input: { settlements: StatusSettlement[]; entries: NewEntry[]; lines: NewLine[]; events: NewEventWithDelivery[]; now: Date },
+): Promise<TransactionRow[]> {
   const list = input.settlements;
-  const { rows } = await runStatement<Record<string, unknown>>(db, settleMany, [
+  const { rows } = await runStatement<Record<string, unknown>>(db, settleWithEffects, [
     list.map((s) => s.id),
     list.map((s) => s.status),
     list.map((s) => s.failureCode),
@@ -411,6 +431,9 @@ export async function settleStatuses(db: Db, input: { settlements: StatusSettlem
     list.map((s) => s.isReservationHeld),
     list.map((s) => s.cause),
     list.map((s) => (s.detail === null ? null : JSON.stringify(s.detail))),
+    list.map((s) => s.expectedVersion),
+    ...postingWritesValues(input.entries, input.lines),
+    ...outboxWritesValues(input.events, input.now),
   ]);
   return rows.map((raw) => mapRow(transactions, raw));
 }

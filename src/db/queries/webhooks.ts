@@ -30,35 +30,37 @@ export interface NewEventWithDelivery {
   leaseToken: string | null;
 }
 
-// Events, and the PENDING deliveries of those whose application has a webhook URL (or that their
-// caller pre-claimed), any number at a time, in one statement. The URL is read here, in the same
-// statement, rather than by the caller beforehand: one round trip per batch whatever the URLs.
-// Rows are inserted in the batch's order, so `seq` follows it.
-const insertEventsWithDeliveriesSql = statement(
-  'insert_events_with_deliveries_v3',
-  `with v as (
-     select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::uuid[], $10::text[])
-       with ordinality as v(event_id, application_id, event_name, transaction_id, payload, delivery_id, next_attempt_at, lease_token, environment, i)
-   ), e as (
-     insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
-     select event_id, application_id, environment, event_name, transaction_id, payload, $9::timestamptz from v order by i
-     returning id)
-   insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
-   select v.delivery_id, v.event_id, v.application_id, 'PENDING', v.next_attempt_at, v.lease_token, $9::timestamptz, $9::timestamptz
-     from v join e on e.id = v.event_id join applications a on a.id = v.application_id
-    where v.lease_token is not null or coalesce(a.webhook_url, '') <> ''`,
-);
-
 /**
- * Writes `events` in `db` (the caller's transaction), in one statement; `now` is their creation
- * time. Each event gets its PENDING delivery when its application has a webhook URL at that
- * moment, or when its caller pre-claimed it (`leaseToken`: it sends it itself at once). The one
- * way events are written: a single event is a batch of one (webhook-events.ts
- * `insertEventWithDelivery`). Throws the driver's error.
+ * The CTEs that write events and their deliveries (named `outbox_*`), reading them from
+ * parameters `$first` … `$first + 9` (`outboxWritesValues`): the events for which `keep` (an SQL
+ * condition on the event's columns as `ov.*`) holds are inserted in the batch's order (so `seq`
+ * follows it), each with its PENDING delivery when its application has a webhook URL — read here,
+ * in the same statement, rather than by the caller beforehand — or when its caller pre-claimed it.
+ * Shared by the statement below and the status change's (transactions.ts), so that an event is
+ * written by one SQL text.
  */
-export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDelivery[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await runStatement(db, insertEventsWithDeliveriesSql, [
+export function outboxWritesSql(first: number, keep: string): string {
+  const p = (i: number) => `$${first + i}`;
+  return `outbox_v as (
+     select * from unnest(${p(0)}::text[], ${p(1)}::uuid[], ${p(2)}::text[], ${p(3)}::uuid[], ${p(4)}::text[], ${p(5)}::uuid[], ${p(6)}::timestamptz[],
+                          ${p(7)}::uuid[], ${p(9)}::text[])
+       with ordinality as ov(event_id, application_id, event_name, transaction_id, payload, delivery_id, next_attempt_at, lease_token, environment, i)
+      where ${keep}
+   ), outbox_e as (
+     insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
+     select event_id, application_id, environment, event_name, transaction_id, payload, ${p(8)}::timestamptz from outbox_v order by i
+     returning id
+   ), outbox_d as (
+     insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
+     select v.delivery_id, v.event_id, v.application_id, 'PENDING', v.next_attempt_at, v.lease_token, ${p(8)}::timestamptz, ${p(8)}::timestamptz
+       from outbox_v v join outbox_e e on e.id = v.event_id join applications a on a.id = v.application_id
+      where v.lease_token is not null or coalesce(a.webhook_url, '') <> ''
+   )`;
+}
+
+/** The values of `outboxWritesSql`'s ten parameters, in order; `now` is the events' creation time. */
+export function outboxWritesValues(events: NewEventWithDelivery[], now: Date): unknown[] {
+  return [
     events.map((e) => e.eventId),
     events.map((e) => e.applicationId),
     events.map((e) => e.event),
@@ -69,7 +71,22 @@ export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDel
     events.map((e) => e.leaseToken),
     now.toISOString(),
     events.map((e) => e.environment),
-  ]);
+  ];
+}
+
+// Events and their deliveries, any number at a time, in one statement (`outboxWritesSql`).
+const insertEventsWithDeliveriesSql = statement('insert_events_with_deliveries_v4', `with ${outboxWritesSql(1, 'true')} select count(*)::int as written from outbox_e`);
+
+/**
+ * Writes `events` in `db` (the caller's transaction), in one statement; `now` is their creation
+ * time. Each event gets its PENDING delivery when its application has a webhook URL at that
+ * moment, or when its caller pre-claimed it (`leaseToken`: it sends it itself at once). The one
+ * way events are written: a single event is a batch of one (webhook-events.ts
+ * `insertEventWithDelivery`). Throws the driver's error.
+ */
+export async function insertEventsWithDeliveries(db: Db, events: NewEventWithDelivery[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await runStatement(db, insertEventsWithDeliveriesSql, outboxWritesValues(events, now));
 }
 
 /**
