@@ -59,6 +59,11 @@ export interface TransitionInput {
   /** The operator's own id of the money movement, when its answer carried it. */
   operatorTransactionId?: string | null;
   detail?: Record<string, unknown>;
+  /**
+   * The row as the caller just read it for a status change (an operator's callback): the change
+   * is planned from it without reading the row again; if the row moved since, it is read again.
+   */
+  readAs?: RowForTransition;
 }
 
 /**
@@ -224,7 +229,8 @@ type TransitionServices = Pick<Services, 'db' | 'clock' | 'config' | 'statusList
 
 /**
  * Applies transitions; the only implementation (`applyTransition` is a batch of one, the poller
- * sends many). Each round: one read of the rows, then one statement writing every planned change
+ * sends many). Each round: one read of the rows (none in the first round for the rows their
+ * callers read, `TransitionInput.readAs`), then one statement writing every planned change
  * with its event, ledger entries and webhook events (`writeStatusChanges`) — inside a database
  * transaction only when the changes write more (`needsTransaction`). A planned change whose row
  * moved since it was read (another writer) is read and planned again, at most `ROUNDS_MAX` rounds.
@@ -255,7 +261,11 @@ export async function applyTransitionsIn(tx: Db, services: TransitionServices, i
     if (round > ROUNDS_MAX) {
       throw new Error(`status change: transactions ${asked.map((i) => i.transactionId).join(', ')} changed at each of ${ROUNDS_MAX} reads`);
     }
-    const plan = planTransitions(await transactionsForTransition(tx, [...new Set(asked.map((i) => i.transactionId))]), asked, services);
+    // The first round plans from the rows the callers read, when they did; later rounds read again.
+    const given = round === 1 ? asked.flatMap((i) => (i.readAs?.row.id === i.transactionId ? [i.readAs] : [])) : [];
+    const unread = [...new Set(asked.map((i) => i.transactionId))].filter((id) => !given.some((r) => r.row.id === id));
+    const reads = unread.length > 0 ? [...given, ...(await transactionsForTransition(tx, unread))] : given;
+    const plan = planTransitions(reads, asked, services);
     const written =
       needsTransaction(services, plan) && !connectionOf(tx).inTransaction
         ? await transaction(tx, (inner) => writeTransitions(inner, services, plan))

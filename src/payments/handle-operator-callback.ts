@@ -29,7 +29,7 @@ import { checkoutAttempts } from '../db/schema-checkout.ts';
 import type { Services } from '../services.ts';
 import { callbackSegmentOf } from '../connectors/operators.ts';
 import { findRail } from './rails.ts';
-import { transactionByCallbackToken } from '../db/queries/transactions.ts';
+import { transactionByCallbackToken, type RowForTransition } from '../db/queries/transactions.ts';
 import { refreshAttempt } from './refresh-checkout.ts';
 import { refreshTransaction } from './refresh-transaction.ts';
 import { heldPayOutAnswer, reopenAttemptWatch, reopenLateWatch, settleHeldPayOut } from '../late-success/index.ts';
@@ -139,6 +139,8 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
   const found = await transactionByCallbackToken(services.db, token);
   if (found) {
     const { row, rail } = found;
+    // The row as read here, for a status change that follows (not read again unless it moved).
+    let readAs: RowForTransition | undefined = found.forTransition;
     if (!rail || callbackSegmentOf(rail.operator) !== operatorPath) return 'UNKNOWN_TOKEN';
     const connector = resolveConnector(services.connectors, rail.code, row.environment as Environment);
     if (await isForged(services, connector, body, row.operatorReference, row.reference)) return 'IGNORED';
@@ -172,9 +174,17 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
             cause: 'CALLBACK',
             operatorReference: status.operatorReference,
             operatorTransactionId: status.operatorTransactionId ?? null,
+            readAs,
           });
         } else if (status.kind === 'FAILED') {
-          await applyTransition(services, { transactionId: row.id, event: 'DECLINED', cause: 'CALLBACK', failureCode: status.failureCode, failureReason: status.failureReason });
+          await applyTransition(services, {
+            transactionId: row.id,
+            event: 'DECLINED',
+            cause: 'CALLBACK',
+            failureCode: status.failureCode,
+            failureReason: status.failureReason,
+            readAs,
+          });
         }
         return 'APPLIED';
       }
@@ -190,8 +200,9 @@ export async function handleOperatorCallback(services: Services, operatorPath: s
         .set({ operatorReference: reading.operatorReference })
         .where(and(eq(transactions.id, row.id), eq(transactions.status, 'PENDING')));
       row.operatorReference = reading.operatorReference;
+      readAs = undefined;
     }
-    await refreshTransaction(services, row, { prompted: true, rail });
+    await refreshTransaction(services, row, { prompted: true, rail, readAs });
     return 'QUERIED';
   }
   const [attempt] = await services.db.select().from(checkoutAttempts).where(eq(checkoutAttempts.callbackToken, token)).limit(1);

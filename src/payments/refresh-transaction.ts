@@ -17,7 +17,7 @@
 import type { Services } from '../services.ts';
 import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import { applyTransition, type TransitionInput } from './apply-transition.ts';
-import { scheduleNextPolls } from '../db/queries/transactions.ts';
+import { scheduleNextPolls, type RowForTransition } from '../db/queries/transactions.ts';
 import { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
 import { conclusiveStatus, initiationLeaseEnd, initiationStateOf } from './initiation-window.ts';
 import { nextAskAt, nextPollDelayMs } from './poll-schedule.ts';
@@ -48,6 +48,8 @@ export interface RefreshOptions {
   prompted?: boolean;
   /** The transaction's rail as the caller just read it (a callback's handler): not read again. */
   rail?: RailRow | null;
+  /** The row as the caller just read it for a status change (`TransitionInput.readAs`). */
+  readAs?: RowForTransition;
 }
 
 /** Refreshes one PENDING transaction `row` (already claimed by the caller). */
@@ -58,7 +60,8 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     await scheduleNextPolls(services.db, { polls: [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }] });
     return 'STILL_PENDING';
   }
-  return (await applyTransition(services, decision.input)) ? decision.outcome : 'SKIPPED';
+  const readAs = options.readAs?.row.id === row.id ? options.readAs : undefined;
+  return (await applyTransition(services, readAs ? { ...decision.input, readAs } : decision.input)) ? decision.outcome : 'SKIPPED';
 }
 
 /**

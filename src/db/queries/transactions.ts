@@ -287,40 +287,15 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
   return (rows[0]?.created ?? 0) > 0 ? row : null;
 }
 
-// An operator's callback names its transaction by the token of its callback URL: the row and its
-// rail in one statement.
-const byCallbackToken = statement(
-  'transaction_by_callback_token_v1',
-  `select t.*, ${prefixedSelectList(providers, 'p', 'rail_')}
-     from transactions t left join providers p on p.code = t.payment_method
-    where t.callback_token = $1`,
-);
-
-/**
- * The transaction whose callback URL carries `token`, with its rail (null when it has none or
- * the rail no longer exists), or null when no transaction has that token. One statement.
- */
-export async function transactionByCallbackToken(db: Db, token: string): Promise<{ row: TransactionRow; rail: RailRow | null } | null> {
-  const { rows } = await runStatement<Record<string, unknown>>(db, byCallbackToken, [token]);
-  const raw = rows[0];
-  return raw ? { row: mapRow(transactions, raw), rail: mapPrefixedRow(providers, raw, 'rail_') } : null;
-}
-
-// The rows a status change reads, with each pay-in's fee terms (its rail's, and its merchant's
-// override), so that the fee fixed at SUCCESS costs no second statement, and each row's version
-// (`xmin`, the id of the database transaction that wrote it: any update makes a new one). Planned
-// at each execution: it finds rows by a list of ids from a table's first rows on (see `statement`).
-const forTransition = statement(
-  'transactions_for_transition_v3',
-  `select t.*, t.xmin::text as row_version,
+// What a status change reads of a transaction `t` (`RowForTransition`): the row, its version
+// (`xmin`, the id of the database transaction that wrote it: any update makes a new one) and its
+// pay-in fee terms (its rail's, and its merchant's override), so that the fee fixed at SUCCESS
+// costs no second statement.
+const forTransitionColumns = `t.*, t.xmin::text as row_version,
           f.fee_percentage as terms_fee_percentage, f.fee_fixed as terms_fee_fixed,
           f.settlement_delay_seconds as terms_settlement_delay_seconds,
-          f.override_percentage as terms_override_percentage, f.override_fixed as terms_override_fixed
-     from transactions t
-     left join lateral (${feeTermsSelect('t.payment_method', "'PAY_IN'", 't.application_id')}) f on t.direction = 'PAY_IN'
-    where t.id = any($1::uuid[])`,
-  { customPlan: true },
-);
+          f.override_percentage as terms_override_percentage, f.override_fixed as terms_override_fixed`;
+const forTransitionTerms = `left join lateral (${feeTermsSelect('t.payment_method', "'PAY_IN'", 't.application_id')}) f on t.direction = 'PAY_IN'`;
 
 /** A row as a status change reads it: the row, its pay-in fee terms and its version. */
 export interface RowForTransition {
@@ -331,14 +306,51 @@ export interface RowForTransition {
   version: string;
 }
 
+function rowForTransitionFrom(raw: Record<string, unknown>): RowForTransition {
+  return { row: mapRow(transactions, raw), payInTerms: storedFeeTermsFrom(raw, 'terms_'), version: String(raw.row_version) };
+}
+
+// An operator's callback names its transaction by the token of its callback URL: the row as a
+// status change reads it, and its rail, in one statement.
+const byCallbackToken = statement(
+  'transaction_by_callback_token_v2',
+  `select ${forTransitionColumns}, ${prefixedSelectList(providers, 'p', 'rail_')}
+     from transactions t left join providers p on p.code = t.payment_method
+     ${forTransitionTerms}
+    where t.callback_token = $1`,
+);
+
+/**
+ * The transaction whose callback URL carries `token`, as a status change reads it
+ * (`forTransition`, whose `row` is `row`), with its rail (null when it has none or the rail no
+ * longer exists), or null when no transaction has that token. One statement.
+ */
+export async function transactionByCallbackToken(
+  db: Db,
+  token: string,
+): Promise<{ row: TransactionRow; rail: RailRow | null; forTransition: RowForTransition } | null> {
+  const { rows } = await runStatement<Record<string, unknown>>(db, byCallbackToken, [token]);
+  const raw = rows[0];
+  if (!raw) return null;
+  const forTransition = rowForTransitionFrom(raw);
+  return { row: forTransition.row, rail: mapPrefixedRow(providers, raw, 'rail_'), forTransition };
+}
+
+// The rows a status change reads (`forTransitionColumns`). Planned at each execution: it finds
+// rows by a list of ids from a table's first rows on (see `statement`).
+const forTransition = statement(
+  'transactions_for_transition_v3',
+  `select ${forTransitionColumns}
+     from transactions t
+     ${forTransitionTerms}
+    where t.id = any($1::uuid[])`,
+  { customPlan: true },
+);
+
 /** The rows of `ids` (any order; an unknown id has none), in one statement. */
 export async function transactionsForTransition(db: Db, ids: string[]): Promise<RowForTransition[]> {
   const { rows } = await runStatement<Record<string, unknown>>(db, forTransition, [ids]);
-  return rows.map((raw) => ({
-    row: mapRow(transactions, raw),
-    payInTerms: storedFeeTermsFrom(raw, 'terms_'),
-    version: String(raw.row_version),
-  }));
+  return rows.map(rowForTransitionFrom);
 }
 
 // Status changes with everything they write, in one statement. The compare-and-set: every row
