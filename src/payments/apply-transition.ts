@@ -389,7 +389,8 @@ function isCountedRefund(row: TransactionRow): boolean {
  * Writes one round's `plan` in `db` (a database transaction when `needsTransaction`): the float
  * queue's requeues, the sandbox openings, then every change with its event, entries and webhook
  * events in one statement; then, for the changes written, the held settlements, the listeners'
- * `written` and the refunds' counts. Returns the changes written, as stored.
+ * `written` and the refunds' counts. Returns the changes written (each row as `settledRow` made it:
+ * written at the version it was read at, it is stored so).
  */
 async function writeTransitions(db: Db, services: TransitionServices, plan: TransitionPlan): Promise<StatusChange[]> {
   if (plan.shortOfFloat.length > 0) await requeueShortPayOutsIn(db, services, plan.shortOfFloat);
@@ -402,21 +403,17 @@ async function writeTransitions(db: Db, services: TransitionServices, plan: Tran
   const prepared = await preparePostings(db, postings);
   if (prepared.spends.length > 0) throw new Error('status change: a posting rule spends from an account that must not go negative');
   const events = services.statusListeners.flatMap((l) => l.events?.(plan.changes) ?? []);
-  let rows: TransactionRow[];
+  let changed: Set<string>;
   try {
-    rows = await writeStatusChanges(db, { settlements: plan.changes.map((c) => c.settlement), entries: prepared.entries, lines: prepared.lines, events, now: plan.now });
+    changed = await writeStatusChanges(db, { settlements: plan.changes.map((c) => c.settlement), entries: prepared.entries, lines: prepared.lines, events, now: plan.now });
   } catch (error) {
     forgetAccounts(db, prepared.accountKeys);
     throw error;
   }
-  const stored = new Map(rows.map((row) => [row.id, row]));
-  const written = plan.changes.flatMap((c) => {
-    const row = stored.get(c.row.id);
-    return row ? [{ change: c, row }] : [];
-  });
-  const settlements = written.flatMap(({ change }) => (change.posting.settlement ? [change.posting.settlement] : []));
+  const written = plan.changes.filter((c) => changed.has(c.row.id));
+  const settlements = written.flatMap((c) => (c.posting.settlement ? [c.posting.settlement] : []));
   if (settlements.length > 0) await db.insert(pendingSettlements).values(settlements);
-  const changes = written.map(({ change, row }) => ({ row, previous: change.previous }));
+  const changes = written.map((c) => ({ row: c.row, previous: c.previous }));
   for (const listener of services.statusListeners) if (listener.written) await listener.written(db, changes);
   for (const { row } of changes) if (isCountedRefund(row)) await creditRefund(db, services, row);
   return changes;

@@ -101,4 +101,20 @@ describe('a status change planned from the caller’s read', () => {
     expect(await entryKinds(payIn.id)).toEqual(['PAYIN_SUCCESS']);
     expect(await h.services.db.select().from(webhookEvents).where(eq(webhookEvents.transactionId, payIn.id))).toHaveLength(1);
   });
+
+  it('answers each changed row exactly as it is stored', async () => {
+    const payIn = await created(PATHS.charge, charge);
+    const paid = await applyTransition(h.services, { transactionId: payIn.id, event: 'MONEY_MOVED', cause: 'CALLBACK', operatorTransactionId: 'MP-1', readAs: await readForTransition(payIn.id) });
+    expect(paid?.feeAmount).not.toBeNull();
+    expect(paid).toEqual(await transactionRow(h, payIn.reference));
+
+    const payOut = await created(PATHS.transfer, transferBody());
+    const held = await applyTransition(h.services, { transactionId: payOut.id, event: 'TIMED_OUT', cause: 'DEADLINE', failureCode: 'TIMEOUT', failureReason: 'Pas de réponse.' });
+    expect(held?.lateWatchUntil).not.toBeNull();
+    expect(held).toEqual(await transactionRow(h, payOut.reference));
+
+    const declined = await created(PATHS.charge, charge);
+    const failed = await applyTransition(h.services, { transactionId: declined.id, event: 'DECLINED', cause: 'POLL', failureCode: 'INSUFFICIENT_FUNDS', failureReason: 'Solde insuffisant.' });
+    expect(failed).toEqual(await transactionRow(h, declined.reference));
+  });
 });

@@ -365,7 +365,7 @@ export async function transactionsForTransition(db: Db, ids: string[]): Promise<
 // a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleWithEffects = statement(
-  'settle_with_effects_v1',
+  'settle_with_effects_v2',
   `with v as (
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
                           $11::text[], $12::boolean[], $13::text[], $14::text[], $15::text[]) with ordinality
@@ -388,7 +388,7 @@ const settleWithEffects = statement(
       order by v.n
    ), ${postingWritesSql(16, 'pe.transaction_id in (select id from changed)')},
    ${outboxWritesSql(25, 'ov.transaction_id in (select id from changed)')}
-   select * from changed`,
+   select id from changed`,
 );
 
 /**
@@ -420,15 +420,16 @@ export interface StatusSettlement {
  * expected status and version, with, for each row that changed, its status-change event
  * (`transaction_events`, from the expected status to the new one), the `entries` (and `lines`) of
  * its transaction and its webhook `events`; `now` is the completion, update and event time.
- * Entries and events of a transaction whose row did not change are not written. Returns the rows
- * that changed, as stored (any order). Throws the driver's error.
+ * Entries and events of a transaction whose row did not change are not written. Returns the ids
+ * of the rows that changed (a row written is its read row with the settlement's values, since it
+ * changes only at the version read). Throws the driver's error.
  */
 export async function writeStatusChanges(
   db: Db,
   input: { settlements: StatusSettlement[]; entries: NewEntry[]; lines: NewLine[]; events: NewEventWithDelivery[]; now: Date },
-): Promise<TransactionRow[]> {
+): Promise<Set<string>> {
   const list = input.settlements;
-  const { rows } = await runStatement<Record<string, unknown>>(db, settleWithEffects, [
+  const { rows } = await runStatement<{ id: string }>(db, settleWithEffects, [
     list.map((s) => s.id),
     list.map((s) => s.status),
     list.map((s) => s.failureCode),
@@ -447,7 +448,7 @@ export async function writeStatusChanges(
     ...postingWritesValues(input.entries, input.lines),
     ...outboxWritesValues(input.events, input.now),
   ]);
-  return rows.map((raw) => mapRow(transactions, raw));
+  return new Set(rows.map((r) => r.id));
 }
 
 // The claim selects its batch ONCE (a materialized CTE): as `id in (select … limit n for update
