@@ -19,7 +19,7 @@ import '../../src/db/queries/webhooks.ts';
 /** The statements under test and the table each one updates. */
 const KEYED_UPDATES: Record<string, string> = {
   record_initiations_v4: 'transactions',
-  settle_with_effects_v2: 'transactions',
+  settle_with_effects_v3: 'transactions',
   schedule_next_polls_v3: 'transactions',
   record_webhook_attempts_v2: 'webhook_deliveries',
 };

@@ -365,7 +365,7 @@ export async function transactionsForTransition(db: Db, ids: string[]): Promise<
 // a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleWithEffects = statement(
-  'settle_with_effects_v2',
+  'settle_with_effects_v3',
   `with v as (
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
                           $11::text[], $12::boolean[], $13::text[], $14::text[], $15::text[]) with ordinality
@@ -380,7 +380,7 @@ const settleWithEffects = statement(
             operator_transaction_id = v.operator_transaction_id, is_reservation_held = v.is_reservation_held
        from v
       where t.id = any($1::uuid[]) and t.id = v.id and t.status = v.expected_status and t.xmin = v.row_version::xid
-     returning t.*
+     returning t.id
    ), event as (
      insert into transaction_events (transaction_id, from_status, to_status, cause, failure_code, detail, created_at)
      select v.id, v.expected_status, v.status, v.cause, v.failure_code, v.detail::jsonb, $9::timestamptz
