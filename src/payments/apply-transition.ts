@@ -262,9 +262,9 @@ export async function applyTransitionsIn(tx: Db, services: TransitionServices, i
       throw new Error(`status change: transactions ${asked.map((i) => i.transactionId).join(', ')} changed at each of ${ROUNDS_MAX} reads`);
     }
     // The first round plans from the rows the callers read, when they did; later rounds read again.
-    const given = round === 1 ? asked.flatMap((i) => (i.readAs?.row.id === i.transactionId ? [i.readAs] : [])) : [];
-    const unread = [...new Set(asked.map((i) => i.transactionId))].filter((id) => !given.some((r) => r.row.id === id));
-    const reads = unread.length > 0 ? [...given, ...(await transactionsForTransition(tx, unread))] : given;
+    const given = new Map(round === 1 ? asked.flatMap((i) => (i.readAs?.row.id === i.transactionId ? [[i.transactionId, i.readAs]] : [])) : []);
+    const unread = [...new Set(asked.map((i) => i.transactionId))].filter((id) => !given.has(id));
+    const reads = [...given.values(), ...(unread.length > 0 ? await transactionsForTransition(tx, unread) : [])];
     const plan = planTransitions(reads, asked, services);
     const written =
       needsTransaction(services, plan) && !connectionOf(tx).inTransaction

@@ -60,8 +60,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     await scheduleNextPolls(services.db, { polls: [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }] });
     return 'STILL_PENDING';
   }
-  const readAs = options.readAs?.row.id === row.id ? options.readAs : undefined;
-  return (await applyTransition(services, readAs ? { ...decision.input, readAs } : decision.input)) ? decision.outcome : 'SKIPPED';
+  return (await applyTransition(services, { ...decision.input, readAs: options.readAs })) ? decision.outcome : 'SKIPPED';
 }
 
 /**
