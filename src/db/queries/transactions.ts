@@ -365,7 +365,7 @@ export async function transactionsForTransition(db: Db, ids: string[]): Promise<
 // a batch (test/postgres/batched-update-plans.test.ts). The same pattern is in
 // every batched update keyed by id (initiation records, next polls, webhook attempts).
 const settleWithEffects = statement(
-  'settle_with_effects_v3',
+  'settle_with_effects_v4',
   `with v as (
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::timestamptz[], $10::text[],
                           $11::text[], $12::boolean[], $13::text[], $14::text[], $15::text[]) with ordinality

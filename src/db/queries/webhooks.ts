@@ -37,7 +37,10 @@ export interface NewEventWithDelivery {
  * follows it), each with its PENDING delivery when its application has a webhook URL — read here,
  * in the same statement, rather than by the caller beforehand — or when its caller pre-claimed it.
  * Shared by the statement below and the status change's (transactions.ts), so that an event is
- * written by one SQL text.
+ * written by one SQL text. A delivery is read from the batch (`outbox_v`), not from the events'
+ * insert: PostgreSQL cannot estimate the size of either, and a join of the two was planned as a
+ * nested loop, quadratic in the batch; the delivery's foreign key to its event is checked at the
+ * statement's end, when the event is written.
  */
 export function outboxWritesSql(first: number, keep: string): string {
   const p = (i: number) => `$${first + i}`;
@@ -53,7 +56,7 @@ export function outboxWritesSql(first: number, keep: string): string {
    ), outbox_d as (
      insert into webhook_deliveries (id, event_id, application_id, status, next_attempt_at, lease_token, created_at, updated_at)
      select v.delivery_id, v.event_id, v.application_id, 'PENDING', v.next_attempt_at, v.lease_token, ${p(8)}::timestamptz, ${p(8)}::timestamptz
-       from outbox_v v join outbox_e e on e.id = v.event_id join applications a on a.id = v.application_id
+       from outbox_v v join applications a on a.id = v.application_id
       where v.lease_token is not null or coalesce(a.webhook_url, '') <> ''
    )`;
 }
@@ -75,7 +78,7 @@ export function outboxWritesValues(events: NewEventWithDelivery[], now: Date): u
 }
 
 // Events and their deliveries, any number at a time, in one statement (`outboxWritesSql`).
-const insertEventsWithDeliveriesSql = statement('insert_events_with_deliveries_v4', `with ${outboxWritesSql(1, 'true')} select count(*)::int as written from outbox_e`);
+const insertEventsWithDeliveriesSql = statement('insert_events_with_deliveries_v5', `with ${outboxWritesSql(1, 'true')} select count(*)::int as written from outbox_e`);
 
 /**
  * Writes `events` in `db` (the caller's transaction), in one statement; `now` is their creation
