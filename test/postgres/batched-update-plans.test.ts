@@ -63,6 +63,31 @@ async function genericPlan(name: string): Promise<string> {
   }
 }
 
+/** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
+interface PlanNode {
+  'Node Type': string;
+  'Parent Relationship'?: string;
+  'CTE Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The generic plan of a declared statement, as EXPLAIN (FORMAT JSON) gives its root node. */
+async function jsonPlan(name: string): Promise<PlanNode> {
+  const st = declaredStatements().get(name);
+  if (!st) throw new Error(`statement ${name} is not declared`);
+  const parameters = Math.max(0, ...[...st.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  await client.query('set plan_cache_mode = force_generic_plan');
+  await client.query(`prepare plan_check as ${st.text}`);
+  try {
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `explain (format json) execute plan_check(${Array.from({ length: parameters }, () => 'null').join(', ')})`,
+    );
+    return rows[0]!['QUERY PLAN'][0].Plan;
+  } finally {
+    await client.query('deallocate plan_check');
+  }
+}
+
 describe('batched updates keyed by id', () => {
   for (const [name, table] of Object.entries(KEYED_UPDATES)) {
     it(`${name} reaches ${table} by its primary key, never by the partial PENDING index nor a sequential scan`, async () => {
@@ -76,10 +101,44 @@ describe('batched updates keyed by id', () => {
 
 /** The claims under test and the table each one leases rows of. */
 const CLAIMS: Record<string, string> = {
-  claim_due_transactions_v3: 'transactions',
-  claim_due_attempts_v3: 'checkout_attempts',
-  claim_due_deliveries_v2: 'webhook_deliveries',
+  claim_due_transactions_v4: 'transactions',
+  claim_due_attempts_v4: 'checkout_attempts',
+  claim_due_deliveries_v3: 'webhook_deliveries',
 };
+
+// The batch is chosen through the partial index of due rows, and the rows chosen are updated by
+// primary key only: with a condition on the status, the update also read the whole partial index
+// (every PENDING row, due or not) to intersect it with the batch, on a table grown since its last
+// ANALYZE (1.2 ms a claim with 45,000 PENDING rows, growing with them).
+describe('claims of due rows, on a table grown since its statistics', () => {
+  // 5,000 PENDING attempts and deliveries beside the transactions, none due, never analyzed.
+  beforeAll(async () => {
+    await client.query(
+      `insert into checkout_attempts (id, transaction_id, attempt_number, rail_code, msisdn, status, correlation_id, initiated_at,
+         deadline_at, next_poll_at, created_at, updated_at)
+       select gen_random_uuid(), id, 2, 'MTN_MOMO_CM', '237677000001', 'PENDING', gen_random_uuid()::text, now(), now() + interval '1 day',
+         now() + interval '1 hour', now(), now()
+       from transactions where status = 'PENDING'`,
+    );
+    await client.query(
+      `with ev as (
+         insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
+         select 'evt_grown_' || g, $1::uuid, 'TEST', 'payment.success', null, '{}', now() from generate_series(1, 5000) g
+         returning id)
+       insert into webhook_deliveries (id, event_id, application_id, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at)
+       select gen_random_uuid(), id, $1::uuid, 'PENDING', 0, 0, now() + interval '1 hour', now(), now() from ev`,
+      [db.seed.applicationId],
+    );
+  }, 60_000);
+
+  for (const [name, table] of Object.entries(CLAIMS)) {
+    it(`${name} reaches the rows it leased without reading the partial index of pending rows`, async () => {
+      const update = (await jsonPlan(name)).Plans?.find((child) => child['Parent Relationship'] === 'Outer');
+      expect(JSON.stringify(update)).toContain(`${table}_pkey`);
+      expect(JSON.stringify(update)).not.toMatch(/pending_poll_idx|_due_idx|pending_idx/);
+    });
+  }
+});
 
 // A backlog as an outage leaves it (every row due) and statistics that know it (autovacuum's
 // ANALYZE came by). Joined to their batch as `from due where id = due.id`, the claims' updates were
@@ -89,6 +148,7 @@ const CLAIMS: Record<string, string> = {
 describe('claims of due rows, with a backlog of every row due and analyzed', () => {
   beforeAll(async () => {
     await client.query(`update transactions set next_poll_at = now() - interval '1 minute' where status = 'PENDING'`);
+    await client.query('delete from checkout_attempts');
     await client.query(
       `insert into checkout_attempts (id, transaction_id, attempt_number, rail_code, msisdn, status, correlation_id, initiated_at,
          deadline_at, next_poll_at, created_at, updated_at)
@@ -114,16 +174,10 @@ describe('claims of due rows, with a backlog of every row due and analyzed', () 
       expect(plan).toContain(`${table}_pkey`);
       expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}`));
     });
+
   }
 });
 
-/** A node of EXPLAIN (FORMAT JSON)'s plan tree. */
-interface PlanNode {
-  'Node Type': string;
-  'Parent Relationship'?: string;
-  'CTE Name'?: string;
-  Plans?: PlanNode[];
-}
 
 /** The CTEs a nested loop of `node`'s tree rescans once per outer row (its inner side is a CTE scan). */
 function ctesRescanned(node: PlanNode): string[] {
@@ -146,19 +200,9 @@ describe('declared statements', () => {
   it('include the batched writes of a status change and of events', () => {
     expect([...declaredStatements().keys()]).toEqual(expect.arrayContaining(['settle_with_effects_v4', 'insert_events_with_deliveries_v5']));
   });
-  for (const [name, st] of declaredStatements()) {
+  for (const name of declaredStatements().keys()) {
     it(`${name} never rescans a CTE for each row of another`, async () => {
-      const parameters = Math.max(0, ...[...st.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-      await client.query('set plan_cache_mode = force_generic_plan');
-      await client.query(`prepare plan_check as ${st.text}`);
-      try {
-        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `explain (format json) execute plan_check(${Array.from({ length: parameters }, () => 'null').join(', ')})`,
-        );
-        expect(ctesRescanned(rows[0]!['QUERY PLAN'][0].Plan)).toEqual([]);
-      } finally {
-        await client.query('deallocate plan_check');
-      }
+      expect(ctesRescanned(await jsonPlan(name))).toEqual([]);
     });
   }
 });

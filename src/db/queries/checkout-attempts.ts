@@ -9,7 +9,7 @@ import { runStatement, statement } from '../statement.ts';
 // Selected once (a materialized CTE) and reached by primary key, as the transactions' claim
 // (transactions.ts `leaseDueTransactions`).
 const claimAttempts = statement(
-  'claim_due_attempts_v3',
+  'claim_due_attempts_v4',
   `with due as materialized (
      select id from checkout_attempts
       where status = 'PENDING' and next_poll_at <= $1::timestamptz and rail_code <> all($4::text[])
@@ -18,7 +18,7 @@ const claimAttempts = statement(
       for update skip locked)
    update checkout_attempts a
       set next_poll_at = $3::timestamptz
-    where a.id = any(array(select id from due)) and a.status = 'PENDING'
+    where a.id = any(array(select id from due))
    returning a.*`,
 );
 

@@ -457,9 +457,11 @@ export async function writeStatusChanges(
 // The update reaches the batch's rows as `id = any(array(select id from due))`, by primary key:
 // joined as `from due where id = due.id`, PostgreSQL planned a hash join over a sequential scan of
 // the whole table once its statistics counted a few thousand rows, so every claim of a draining
-// backlog read the whole table (test/postgres/batched-update-plans.test.ts).
+// backlog read the whole table (test/postgres/batched-update-plans.test.ts). The update asks
+// nothing of the status: the batch's rows are locked by the CTE, PENDING when locked; a condition
+// on the status let PostgreSQL read the whole partial index of PENDING rows to find the batch.
 const claimTransactions = statement(
-  'claim_due_transactions_v3',
+  'claim_due_transactions_v4',
   `with due as materialized (
      select id from transactions
       where status = 'PENDING' and next_poll_at <= $1::timestamptz and coalesce(payment_method, '') <> all($4::text[])
@@ -468,7 +470,7 @@ const claimTransactions = statement(
       for update skip locked)
    update transactions t
       set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
-    where t.id = any(array(select id from due)) and t.status = 'PENDING'
+    where t.id = any(array(select id from due))
    returning t.*`,
 );
 

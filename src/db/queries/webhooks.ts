@@ -165,7 +165,7 @@ export async function listEventsAfter(
 // Selected once (a materialized CTE), so the limit holds, and updated by primary key (as the
 // poller's claim, transactions.ts `leaseDueTransactions`).
 const claimDeliveries = statement(
-  'claim_due_deliveries_v2',
+  'claim_due_deliveries_v3',
   `with due as materialized (
      select id from webhook_deliveries
       where status = 'PENDING' and next_attempt_at <= $1::timestamptz
@@ -174,7 +174,7 @@ const claimDeliveries = statement(
       for update skip locked)
    update webhook_deliveries d
       set next_attempt_at = $3::timestamptz, lease_token = $4::uuid
-    where d.id = any(array(select id from due)) and d.status = 'PENDING'
+    where d.id = any(array(select id from due))
    returning d.*`,
 );
 
