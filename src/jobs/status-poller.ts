@@ -32,7 +32,7 @@ import {
 } from '../payments/index.ts';
 import { watchLateSuccesses } from '../late-success/index.ts';
 import { runAutomaticWithdrawals } from '../withdrawals/index.ts';
-import { leaseDueTransactions, scheduleNextPolls, type NextPoll } from '../db/queries/transactions.ts';
+import { leaseDueTransactions, scheduleNextPolls, type NextPoll, type RowForTransition } from '../db/queries/transactions.ts';
 import { leaseDueAttempts } from '../db/queries/checkout-attempts.ts';
 import { measureBatch, restAfterFullBatch, type ApiActivity } from './fair-share.ts';
 import { OperatorLanes, type LaneLimits } from './operator-lanes.ts';
@@ -51,8 +51,12 @@ export interface PollTickResult {
 const PURGE_BATCH = 1000;
 const SETTLEMENT_BATCH = 200;
 
-/** Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for `config.pollerLeaseMs`. */
-export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number, skipRails: string[] = []): Promise<TransactionRow[]> {
+/**
+ * Claims due PENDING transactions (at most `batchSize`) and leases them to this caller for
+ * `config.pollerLeaseMs`; each as a status change reads it (the leased row, its version, its
+ * pay-in fee terms).
+ */
+export async function claimDueTransactions(services: Pick<Services, 'db' | 'clock' | 'config'>, batchSize: number, skipRails: string[] = []): Promise<RowForTransition[]> {
   const now = services.clock.now();
   const lease = new Date(now.getTime() + services.config.pollerLeaseMs);
   return leaseDueTransactions(services.db, { now, limit: batchSize, leaseUntil: lease, skipRails });
@@ -268,9 +272,10 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
   };
   const count = (outcome: RefreshOutcome | 'ERROR') => (outcomes[outcome] = (outcomes[outcome] ?? 0) + 1);
 
-  const rows = await claimDueTransactions(services, batchSize, railsOf(lanes.fullLanes()));
-  services.metrics.pollerClaimed.observe({ kind: 'transactions' }, rows.length);
-  for (const row of rows) {
+  const leased = await claimDueTransactions(services, batchSize, railsOf(lanes.fullLanes()));
+  services.metrics.pollerClaimed.observe({ kind: 'transactions' }, leased.length);
+  for (const read of leased) {
+    const { row } = read;
     submit(
       row.type === 'CHECKOUT' ? CHECKOUT_LANE : row.environment === 'TEST' ? SANDBOX_LANE : laneOf(row.paymentMethod),
       row,
@@ -279,7 +284,8 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
           // The claim incremented pollAttempts; the schedule is indexed from 0.
           const decision = await decideRefresh(services, { ...r, pollAttempts: r.pollAttempts - 1 });
           if (decision.kind === 'DONE') count(decision.outcome);
-          else writer.add(r, decision, outcomes);
+          // A status change starts from the row as leased: not read again unless it moved since.
+          else writer.add(r, decision.kind === 'TRANSITION' ? { ...decision, input: { ...decision.input, readAs: read } } : decision, outcomes);
         } catch (error) {
           services.log.error({ err: error, id: r.id }, 'refreshing a pending transaction failed');
           count('ERROR');
@@ -323,7 +329,7 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
   await releaseAbandoned(services, work);
   const isDeferred = deferred.rows.length > 0 || deferred.attempts.length > 0;
   if (isDeferred) await releaseClaims(services, deferred.rows, deferred.attempts, services.config.pollerIntervalMs);
-  return { claimed: rows.length, claimedAttempts: attempts.length, outcomes, more: !isDeferred && (rows.length === batchSize || attempts.length === batchSize) };
+  return { claimed: leased.length, claimedAttempts: attempts.length, outcomes, more: !isDeferred && (leased.length === batchSize || attempts.length === batchSize) };
 }
 
 /** The poller's housekeeping: expired idempotency keys, due settlements, automatic withdrawals. */

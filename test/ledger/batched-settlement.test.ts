@@ -10,7 +10,8 @@ import { startHarness, type Harness, type Tenant } from '../harness.ts';
 import { transactionEvents, transactions } from '../../src/db/schema.ts';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema-webhooks.ts';
 import { applyTransitions, type TransitionInput } from '../../src/payments/apply-transition.ts';
-import { pollOnce } from '../../src/jobs/status-poller.ts';
+import { claimDueTransactions, pollOnce } from '../../src/jobs/status-poller.ts';
+import { transactionsForTransition } from '../../src/db/queries/transactions.ts';
 import { ledgerEntries } from '../../src/db/schema-ledger.ts';
 import { expectSuccess, PATHS } from '../helpers/merchant-api.ts';
 import { expectLedgerBalanced, tenantBalances } from '../helpers/ledger.ts';
@@ -127,5 +128,23 @@ describe('the poller in batches', () => {
     const rows = await h.services.db.select({ status: transactions.status }).from(transactions).where(inArray(transactions.reference, references));
     expect(rows.every((r) => r.status === 'SUCCESS')).toBe(true);
     await expectLedgerBalanced(h.services.db);
+  });
+
+  // The poller's status change starts from the rows its claim returned; a row claimed and then
+  // changed is read again (the compare-and-set on its version, test/ledger/status-change-version).
+  it('claims each row as a status change reads it: the row as leased, its version, its fee terms', async () => {
+    const t = await h.createTenant();
+    const reference = await charge(t, 2500);
+    h.clock.advance(h.config.sandboxDelayMs + 60_000);
+    const [leased, ...others] = await claimDueTransactions(h.services, 20);
+    expect(others).toEqual([]);
+    expect(leased!.row.reference).toBe(reference);
+    expect(leased!.row.pollAttempts).toBe(1);
+    expect(leased!.payInTerms.feePercentage).not.toBeNull();
+    expect(await transactionsForTransition(h.services.db, [leased!.row.id])).toEqual([leased]);
+
+    await h.services.db.update(transactions).set({ nextPollAt: h.clock.now() }).where(eq(transactions.id, leased!.row.id));
+    const [reread] = await transactionsForTransition(h.services.db, [leased!.row.id]);
+    expect(reread!.version).not.toBe(leased!.version);
   });
 });

@@ -71,6 +71,16 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** The first node of `node`'s tree that writes a table (an update's), if any. */
+function modifyTable(node: PlanNode): PlanNode | undefined {
+  if (node['Node Type'] === 'ModifyTable') return node;
+  for (const child of node.Plans ?? []) {
+    const found = modifyTable(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The generic plan of a declared statement, as EXPLAIN (FORMAT JSON) gives its root node. */
 async function jsonPlan(name: string): Promise<PlanNode> {
   const st = declaredStatements().get(name);
@@ -101,7 +111,7 @@ describe('batched updates keyed by id', () => {
 
 /** The claims under test and the table each one leases rows of. */
 const CLAIMS: Record<string, string> = {
-  claim_due_transactions_v4: 'transactions',
+  claim_due_transactions_v5: 'transactions',
   claim_due_attempts_v4: 'checkout_attempts',
   claim_due_deliveries_v3: 'webhook_deliveries',
 };
@@ -133,7 +143,7 @@ describe('claims of due rows, on a table grown since its statistics', () => {
 
   for (const [name, table] of Object.entries(CLAIMS)) {
     it(`${name} reaches the rows it leased without reading the partial index of pending rows`, async () => {
-      const update = (await jsonPlan(name)).Plans?.find((child) => child['Parent Relationship'] === 'Outer');
+      const update = modifyTable(await jsonPlan(name))?.Plans?.find((child) => child['Parent Relationship'] === 'Outer');
       expect(JSON.stringify(update)).toContain(`${table}_pkey`);
       expect(JSON.stringify(update)).not.toMatch(/pending_poll_idx|_due_idx|pending_idx/);
     });

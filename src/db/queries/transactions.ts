@@ -291,10 +291,10 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
 // (`xmin`, the id of the database transaction that wrote it: any update makes a new one) and its
 // pay-in fee terms (its rail's, and its merchant's override), so that the fee fixed at SUCCESS
 // costs no second statement.
-const forTransitionColumns = `t.*, t.xmin::text as row_version,
-          f.fee_percentage as terms_fee_percentage, f.fee_fixed as terms_fee_fixed,
+const forTransitionTermsColumns = `f.fee_percentage as terms_fee_percentage, f.fee_fixed as terms_fee_fixed,
           f.settlement_delay_seconds as terms_settlement_delay_seconds,
           f.override_percentage as terms_override_percentage, f.override_fixed as terms_override_fixed`;
+const forTransitionColumns = `t.*, t.xmin::text as row_version, ${forTransitionTermsColumns}`;
 const forTransitionTerms = `left join lateral (${feeTermsSelect('t.payment_method', "'PAY_IN'", 't.application_id')}) f on t.direction = 'PAY_IN'`;
 
 /** A row as a status change reads it: the row, its pay-in fee terms and its version. */
@@ -460,28 +460,34 @@ export async function writeStatusChanges(
 // backlog read the whole table (test/postgres/batched-update-plans.test.ts). The update asks
 // nothing of the status: the batch's rows are locked by the CTE, PENDING when locked; a condition
 // on the status let PostgreSQL read the whole partial index of PENDING rows to find the batch.
+// The leased rows come back as a status change reads them (their new version and pay-in fee
+// terms), so that the status change the answer decides need not read them again.
 const claimTransactions = statement(
-  'claim_due_transactions_v4',
+  'claim_due_transactions_v5',
   `with due as materialized (
      select id from transactions
       where status = 'PENDING' and next_poll_at <= $1::timestamptz and coalesce(payment_method, '') <> all($4::text[])
       order by next_poll_at
       limit $2
-      for update skip locked)
-   update transactions t
-      set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
-    where t.id = any(array(select id from due))
-   returning t.*`,
+      for update skip locked),
+   leased as (
+     update transactions t
+        set next_poll_at = $3::timestamptz, poll_attempts = t.poll_attempts + 1
+      where t.id = any(array(select id from due))
+     returning t.*, t.xmin::text as row_version)
+   select t.*, ${forTransitionTermsColumns}
+     from leased t ${forTransitionTerms}`,
 );
 
 /**
  * Leases due PENDING transactions (next poll at or before `now`, oldest first, at most `limit`,
  * skipping rows locked by another claimer and rows of the rails `skipRails`): their next poll
- * moves to `leaseUntil` and their poll count grows by one. Returns the rows as leased.
+ * moves to `leaseUntil` and their poll count grows by one. Returns the rows as leased, as a status
+ * change reads them (`RowForTransition`: the row, its version after the lease, its pay-in fee terms).
  */
-export async function leaseDueTransactions(db: Db, input: { now: Date; limit: number; leaseUntil: Date; skipRails?: string[] }): Promise<TransactionRow[]> {
+export async function leaseDueTransactions(db: Db, input: { now: Date; limit: number; leaseUntil: Date; skipRails?: string[] }): Promise<RowForTransition[]> {
   const { rows } = await runStatement<Record<string, unknown>>(db, claimTransactions, [input.now.toISOString(), input.limit, input.leaseUntil.toISOString(), input.skipRails ?? []]);
-  return rows.map((r) => mapRow(transactions, r));
+  return rows.map(rowForTransitionFrom);
 }
 
 // Next polls of still-PENDING transactions, any number at a time, found by primary key with the
