@@ -135,7 +135,8 @@ export interface LiveStep {
    * process (load generator, simulators' threads, webhook receiver).
    */
   cpuMsPerArrival: { kolo: number; postgres: number; bench: number };
-  reconciliation: { movements: number; lines: number; differences: number; examples: string[] };
+  /** `pending`: how many of the differences are on transactions still PENDING in Kolo (it has not yet learned the outcome). */
+  reconciliation: { movements: number; lines: number; differences: number; pending: number; examples: string[] };
   ledgerVerify: { clean: boolean; output: string };
 }
 
@@ -556,10 +557,11 @@ export async function runLivePath(options: LiveOptions, deps: LiveDeps): Promise
  */
 async function reconcileAll(sql: pg.Client, moved: { reference: string; operatorReference: string; direction: 'PAY_IN' | 'PAY_OUT'; amount: number }[]) {
   const floatKeys = [MTN_RAIL, ORANGE_RAIL].map((rail) => operatorFloatAccount(rail, 'LIVE', 'XAF').key);
-  const { rows: txs } = await sql.query<{ reference: string; operator_reference: string | null; direction: string }>(
-    `select reference, operator_reference, direction from transactions where environment = 'LIVE'`,
+  const { rows: txs } = await sql.query<{ reference: string; operator_reference: string | null; direction: string; status: string }>(
+    `select reference, operator_reference, direction, status from transactions where environment = 'LIVE'`,
   );
   const byReference = new Set(txs.map((t) => t.reference));
+  const isPending = new Set(txs.filter((t) => t.status === 'PENDING').map((t) => t.reference));
   const byOperatorRef = new Map(txs.filter((t) => t.operator_reference).map((t) => [`${t.direction}:${t.operator_reference}`, t.reference]));
   const byOrderId = new Map(txs.map((t) => [orangeOrderId(t.reference), t.reference]));
   const lines = new Map<string, { moved: number; posted: number }>();
@@ -576,7 +578,13 @@ async function reconcileAll(sql: pg.Client, moved: { reference: string; operator
   );
   for (const p of posted) lineOf(p.reference).posted += Number(p.amount);
   const differences = [...lines].filter(([, l]) => l.moved !== l.posted);
-  return { movements: moved.length, lines: lines.size, differences: differences.length, examples: differences.slice(0, 5).map(([r, l]) => `${r}: moved ${l.moved}, posted ${l.posted}`) };
+  return {
+    movements: moved.length,
+    lines: lines.size,
+    differences: differences.length,
+    pending: differences.filter(([r]) => isPending.has(r)).length,
+    examples: differences.slice(0, 5).map(([r, l]) => `${r}: moved ${l.moved}, posted ${l.posted}${isPending.has(r) ? ', still PENDING' : ''}`),
+  };
 }
 
 const ms = (v: number | null) => (v === null ? '—' : v.toFixed(0));
@@ -592,7 +600,7 @@ function sayStep(say: (line?: string) => void, s: LiveStep): void {
   for (const o of s.operators) say(`${o.name}: ${o.connectionsOpened} connections opened, peak ${o.peakConcurrent} requests in flight, ${o.initiations} initiations, ${o.statusQueries} status queries`);
   say(`Kolo event-loop delay p99 ${s.eventLoopP99Ms === null ? '—' : s.eventLoopP99Ms.toFixed(1)} ms (the bench's own ${s.benchEventLoopP99Ms.toFixed(1)} ms), RSS ${s.rssMb.toFixed(1)} MB`);
   say(`CPU ms an arrival (until its payments were final): Kolo ${s.cpuMsPerArrival.kolo.toFixed(2)}, PostgreSQL ${s.cpuMsPerArrival.postgres.toFixed(2)}, bench ${s.cpuMsPerArrival.bench.toFixed(2)}`);
-  say(`reconciliation: ${s.reconciliation.movements} movements, ${s.reconciliation.lines} transactions, ${s.reconciliation.differences} differences${s.reconciliation.examples.length ? ` (${s.reconciliation.examples.join('; ')})` : ''}; ledger verify ${s.ledgerVerify.clean ? 'clean' : `FAILED: ${s.ledgerVerify.output.slice(0, 300)}`}`);
+  say(`reconciliation: ${s.reconciliation.movements} movements, ${s.reconciliation.lines} transactions, ${s.reconciliation.differences} differences${s.reconciliation.differences > 0 ? `, ${s.reconciliation.pending} of them on payments still PENDING` : ''}${s.reconciliation.examples.length ? ` (${s.reconciliation.examples.join('; ')})` : ''}; ledger verify ${s.ledgerVerify.clean ? 'clean' : `FAILED: ${s.ledgerVerify.output.slice(0, 300)}`}`);
 }
 
 /** Does a step hold: achieved ≥ 95 % of offered, 0 errors not caused by an operator, own p99 ≤ 50 ms, 0 differences, ledger clean. */
@@ -616,7 +624,7 @@ export function liveMarkdown(result: LiveResult): string[] {
   for (const s of result.steps) {
     const [m, o] = s.operators;
     out.push(
-      `| ${s.offered}/s | ${s.achieved.toFixed(0)}/s | ${pp(s.client.charge)}; ${pp(s.client.transfer)}; ${pp(s.client.status)} | ${pp(s.own.charge)}; ${pp(s.own.transfer)} | ${s.errors.byOperator} / ${s.errors.notByOperator} | ${pp(s.final.callback)}; ${pp(s.final.poll)} | ${m!.connectionsOpened} / ${o!.connectionsOpened} | ${m!.statusQueries} / ${o!.statusQueries} | ${s.eventLoopP99Ms === null ? '—' : `${s.eventLoopP99Ms.toFixed(0)} ms`} | ${s.rssMb.toFixed(0)} MB | ${s.cpuMsPerArrival.kolo.toFixed(2)}; ${s.cpuMsPerArrival.postgres.toFixed(2)}; ${s.cpuMsPerArrival.bench.toFixed(2)} | ${s.reconciliation.differences} | ${s.ledgerVerify.clean ? 'clean' : 'FAILED'} |`,
+      `| ${s.offered}/s | ${s.achieved.toFixed(0)}/s | ${pp(s.client.charge)}; ${pp(s.client.transfer)}; ${pp(s.client.status)} | ${pp(s.own.charge)}; ${pp(s.own.transfer)} | ${s.errors.byOperator} / ${s.errors.notByOperator} | ${pp(s.final.callback)}; ${pp(s.final.poll)} | ${m!.connectionsOpened} / ${o!.connectionsOpened} | ${m!.statusQueries} / ${o!.statusQueries} | ${s.eventLoopP99Ms === null ? '—' : `${s.eventLoopP99Ms.toFixed(0)} ms`} | ${s.rssMb.toFixed(0)} MB | ${s.cpuMsPerArrival.kolo.toFixed(2)}; ${s.cpuMsPerArrival.postgres.toFixed(2)}; ${s.cpuMsPerArrival.bench.toFixed(2)} | ${s.reconciliation.differences}${s.reconciliation.pending > 0 ? ` (${s.reconciliation.pending} still PENDING)` : ''} | ${s.ledgerVerify.clean ? 'clean' : 'FAILED'} |`,
     );
   }
   return out;
