@@ -109,6 +109,30 @@ describe('batched updates keyed by id', () => {
   }
 });
 
+/**
+ * A PENDING checkout attempt for every PENDING transaction and 5,000 PENDING webhook deliveries
+ * (events named `eventPrefix` and a number), all due in `dueIn` (an SQL interval, negative: due).
+ */
+async function insertPendingAttemptsAndDeliveries(options: { dueIn: string; eventPrefix: string }): Promise<void> {
+  await client.query(
+    `insert into checkout_attempts (id, transaction_id, attempt_number, rail_code, msisdn, status, correlation_id, initiated_at,
+       deadline_at, next_poll_at, created_at, updated_at)
+     select gen_random_uuid(), id, 1, 'MTN_MOMO_CM', '237677000001', 'PENDING', gen_random_uuid()::text, now(), now() + interval '1 day',
+       now() + $1::interval, now(), now()
+     from transactions where status = 'PENDING'`,
+    [options.dueIn],
+  );
+  await client.query(
+    `with ev as (
+       insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
+       select $2 || g, $1::uuid, 'TEST', 'payment.success', null, '{}', now() from generate_series(1, 5000) g
+       returning id)
+     insert into webhook_deliveries (id, event_id, application_id, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at)
+     select gen_random_uuid(), id, $1::uuid, 'PENDING', 0, 0, now() + $3::interval, now(), now() from ev`,
+    [db.seed.applicationId, options.eventPrefix, options.dueIn],
+  );
+}
+
 /** The claims under test and the table each one leases rows of. */
 const CLAIMS: Record<string, string> = {
   claim_due_transactions_v5: 'transactions',
@@ -123,22 +147,7 @@ const CLAIMS: Record<string, string> = {
 describe('claims of due rows, on a table grown since its statistics', () => {
   // 5,000 PENDING attempts and deliveries beside the transactions, none due, never analyzed.
   beforeAll(async () => {
-    await client.query(
-      `insert into checkout_attempts (id, transaction_id, attempt_number, rail_code, msisdn, status, correlation_id, initiated_at,
-         deadline_at, next_poll_at, created_at, updated_at)
-       select gen_random_uuid(), id, 2, 'MTN_MOMO_CM', '237677000001', 'PENDING', gen_random_uuid()::text, now(), now() + interval '1 day',
-         now() + interval '1 hour', now(), now()
-       from transactions where status = 'PENDING'`,
-    );
-    await client.query(
-      `with ev as (
-         insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
-         select 'evt_grown_' || g, $1::uuid, 'TEST', 'payment.success', null, '{}', now() from generate_series(1, 5000) g
-         returning id)
-       insert into webhook_deliveries (id, event_id, application_id, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at)
-       select gen_random_uuid(), id, $1::uuid, 'PENDING', 0, 0, now() + interval '1 hour', now(), now() from ev`,
-      [db.seed.applicationId],
-    );
+    await insertPendingAttemptsAndDeliveries({ dueIn: '1 hour', eventPrefix: 'evt_grown_' });
   }, 60_000);
 
   for (const [name, table] of Object.entries(CLAIMS)) {
@@ -158,23 +167,9 @@ describe('claims of due rows, on a table grown since its statistics', () => {
 describe('claims of due rows, with a backlog of every row due and analyzed', () => {
   beforeAll(async () => {
     await client.query(`update transactions set next_poll_at = now() - interval '1 minute' where status = 'PENDING'`);
+    // One PENDING attempt per transaction at most: the not-due ones of the describe above go.
     await client.query('delete from checkout_attempts');
-    await client.query(
-      `insert into checkout_attempts (id, transaction_id, attempt_number, rail_code, msisdn, status, correlation_id, initiated_at,
-         deadline_at, next_poll_at, created_at, updated_at)
-       select gen_random_uuid(), id, 1, 'MTN_MOMO_CM', '237677000001', 'PENDING', gen_random_uuid()::text, now(), now() + interval '1 day',
-         now() - interval '1 minute', now(), now()
-       from transactions where status = 'PENDING'`,
-    );
-    await client.query(
-      `with ev as (
-         insert into webhook_events (id, application_id, environment, event_name, transaction_id, payload, created_at)
-         select 'evt_plan_' || g, $1::uuid, 'TEST', 'payment.success', null, '{}', now() from generate_series(1, 5000) g
-         returning id)
-       insert into webhook_deliveries (id, event_id, application_id, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at)
-       select gen_random_uuid(), id, $1::uuid, 'PENDING', 0, 0, now() - interval '1 minute', now(), now() from ev`,
-      [db.seed.applicationId],
-    );
+    await insertPendingAttemptsAndDeliveries({ dueIn: '-1 minute', eventPrefix: 'evt_plan_' });
     for (const table of new Set(Object.values(CLAIMS))) await client.query(`analyze ${table}`);
   }, 60_000);
 
