@@ -28,7 +28,6 @@ import {
   type RefreshDecision,
   type RefreshOutcome,
   releaseDueSettlements,
-  type TransactionRow,
 } from '../payments/index.ts';
 import { watchLateSuccesses } from '../late-success/index.ts';
 import { runAutomaticWithdrawals } from '../withdrawals/index.ts';
@@ -282,10 +281,10 @@ export async function dispatchOnce(services: Services, work: PollerWork, signal?
       async (r) => {
         try {
           // The claim incremented pollAttempts; the schedule is indexed from 0.
-          const decision = await decideRefresh(services, { ...r, pollAttempts: r.pollAttempts - 1 });
-          if (decision.kind === 'DONE') count(decision.outcome);
           // A status change starts from the row as leased: not read again unless it moved since.
-          else writer.add(r, decision.kind === 'TRANSITION' ? { ...decision, input: { ...decision.input, readAs: read } } : decision, outcomes);
+          const decision = await decideRefresh(services, { ...r, pollAttempts: r.pollAttempts - 1 }, { readAs: read });
+          if (decision.kind === 'DONE') count(decision.outcome);
+          else writer.add(r, decision, outcomes);
         } catch (error) {
           services.log.error({ err: error, id: r.id }, 'refreshing a pending transaction failed');
           count('ERROR');

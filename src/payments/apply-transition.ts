@@ -60,8 +60,9 @@ export interface TransitionInput {
   operatorTransactionId?: string | null;
   detail?: Record<string, unknown>;
   /**
-   * The row as the caller just read it for a status change (an operator's callback): the change
-   * is planned from it without reading the row again; if the row moved since, it is read again.
+   * The row as the caller just read it for a status change (an operator's callback, the poller's
+   * claim): the change is planned from it without reading the row again; if the row moved since,
+   * it is read again.
    */
   readAs?: RowForTransition;
 }

@@ -48,7 +48,10 @@ export interface RefreshOptions {
   prompted?: boolean;
   /** The transaction's rail as the caller just read it (a callback's handler): not read again. */
   rail?: RailRow | null;
-  /** The row as the caller just read it for a status change (`TransitionInput.readAs`). */
+  /**
+   * The row as the caller just read it for a status change (`TransitionInput.readAs`): a
+   * TRANSITION decision carries it.
+   */
   readAs?: RowForTransition;
 }
 
@@ -60,7 +63,7 @@ export async function refreshTransaction(services: Services, row: TransactionRow
     await scheduleNextPolls(services.db, { polls: [{ id: row.id, at: decision.at, statusQueryReference: decision.statusQueryReference }] });
     return 'STILL_PENDING';
   }
-  return (await applyTransition(services, { ...decision.input, readAs: options.readAs })) ? decision.outcome : 'SKIPPED';
+  return (await applyTransition(services, decision.input)) ? decision.outcome : 'SKIPPED';
 }
 
 /**
@@ -69,6 +72,13 @@ export async function refreshTransaction(services: Services, row: TransactionRow
  * (`refreshTransaction`) or batched with others (the poller).
  */
 export async function decideRefresh(services: Services, row: TransactionRow, options: RefreshOptions = {}): Promise<RefreshDecision> {
+  const decision = await decide(services, row, options);
+  // A status change starts from the caller's read of the row, when it gave one.
+  return decision.kind === 'TRANSITION' && options.readAs ? { ...decision, input: { ...decision.input, readAs: options.readAs } } : decision;
+}
+
+/** `decideRefresh` but for the caller's read of the row. */
+async function decide(services: Services, row: TransactionRow, options: RefreshOptions): Promise<RefreshDecision> {
   // Checkouts are paid through attempts (one rail and number each, retried until the session
   // ends): their own backstop lives in refresh-checkout.ts.
   if (row.type === 'CHECKOUT') return { kind: 'DONE', outcome: await refreshCheckout(services, row) };
