@@ -48,16 +48,20 @@ afterAll(async () => {
 
 /** The generic plan of a declared statement, as EXPLAIN prints it. */
 async function genericPlan(name: string): Promise<string> {
+  const rows = await explainGeneric<{ 'QUERY PLAN': string }>(name, 'explain');
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/** The rows `explain` (with its options) prints for a declared statement's generic plan, all parameters null. */
+async function explainGeneric<Row extends Record<string, unknown>>(name: string, explain: string): Promise<Row[]> {
   const st = declaredStatements().get(name);
   if (!st) throw new Error(`statement ${name} is not declared`);
-  const parameters = Math.max(...[...st.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  const parameters = Math.max(0, ...[...st.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
   await client.query('set plan_cache_mode = force_generic_plan');
   await client.query(`prepare plan_check as ${st.text}`);
   try {
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-      `explain execute plan_check(${Array.from({ length: parameters }, () => 'null').join(', ')})`,
-    );
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
+    const { rows } = await client.query<Row>(`${explain} execute plan_check(${Array.from({ length: parameters }, () => 'null').join(', ')})`);
+    return rows;
   } finally {
     await client.query('deallocate plan_check');
   }
@@ -83,19 +87,8 @@ function modifyTable(node: PlanNode): PlanNode | undefined {
 
 /** The generic plan of a declared statement, as EXPLAIN (FORMAT JSON) gives its root node. */
 async function jsonPlan(name: string): Promise<PlanNode> {
-  const st = declaredStatements().get(name);
-  if (!st) throw new Error(`statement ${name} is not declared`);
-  const parameters = Math.max(0, ...[...st.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-  await client.query('set plan_cache_mode = force_generic_plan');
-  await client.query(`prepare plan_check as ${st.text}`);
-  try {
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `explain (format json) execute plan_check(${Array.from({ length: parameters }, () => 'null').join(', ')})`,
-    );
-    return rows[0]!['QUERY PLAN'][0].Plan;
-  } finally {
-    await client.query('deallocate plan_check');
-  }
+  const [row] = await explainGeneric<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(name, 'explain (format json)');
+  return row!['QUERY PLAN'][0].Plan;
 }
 
 describe('batched updates keyed by id', () => {
