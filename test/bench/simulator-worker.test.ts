@@ -16,9 +16,12 @@ describe('a simulator in a worker thread', () => {
     const before = absoluteNowMs();
     const res = await fetch(`${sim.url}/collection/token/`, { method: 'POST' });
     expect(res.status).toBe(401); // no credentials: still a request the simulator logged
-    const after = absoluteNowMs();
+    await res.text();
 
+    // The simulator stamps the answer when the server's response closes, which can follow the
+    // moment the client has read it; the snapshot's round trip through the worker comes after both.
     const snapshot = await sim.snapshot();
+    const after = absoluteNowMs();
     expect(snapshot.requests).toHaveLength(1);
     const [request] = snapshot.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/collection/token/', answerStatus: 401 });
