@@ -40,14 +40,23 @@ afterAll(async () => {
 
 const balanceQueries = () => sim.requests.filter((r) => r.path === '/mpesa/accountbalance/v1/query').length;
 
-/** Runs the float job's passes every 15 s for `minutes`; returns the minutes (from the start) at which a balance query went out. */
-async function passes(minutes: number, stepMs = PASS_MS): Promise<number[]> {
+/**
+ * Runs the float job's passes, one every `stepMs` of the test clock, for `minutes`; returns the
+ * minutes (from the start) at which a balance query went out. The test clock moves a minute in
+ * a few real milliseconds, while a Result comes back in real time: with `awaitResults` (the
+ * operator answers every query), each pass that sent a query waits for its Result to be stored
+ * before the clock moves on, as a Result a few seconds late would be in service.
+ */
+async function passes(minutes: number, stepMs = PASS_MS, options: { awaitResults?: boolean } = {}): Promise<number[]> {
   const start = h.clock.now().getTime();
   const sentAt: number[] = [];
   for (let i = 0; i < (minutes * MINUTE) / stepMs; i++) {
     const before = balanceQueries();
     await runFloatTick(h.services);
-    if (balanceQueries() > before) sentAt.push((h.clock.now().getTime() - start) / MINUTE);
+    if (balanceQueries() > before) {
+      sentAt.push((h.clock.now().getTime() - start) / MINUTE);
+      if (options.awaitResults) await waitUntil('the Result of that query to be stored', () => unansweredBalanceQueries(h.services, RAIL) === 0);
+    }
     h.clock.advance(stepMs);
   }
   return sentAt;
@@ -83,7 +92,7 @@ describe('M-Pesa Account Balance back-off', () => {
     // 55 + 20 = 75 minutes after the first query: 15 minutes into this phase.
     expect(answeredAt).toBe(15);
     h.clock.advance(PASS_MS);
-    const after = await passes(16);
+    const after = await passes(16, PASS_MS, { awaitResults: true });
     expect(gaps(after)).toEqual([5, 5]);
     expect((await railFloat(h.services, RAIL))!).toMatchObject({ operatorBalance: sim.options.orgBalance, lastReadError: null });
     await expectLedgerBalanced(h.services.db);
@@ -99,11 +108,10 @@ describe('M-Pesa Account Balance back-off', () => {
     expect(errored!.lastReadError).toMatch(/HTTP 500/);
 
     sim.fault = null;
-    const recovered = await passes(45);
+    const recovered = await passes(45, PASS_MS, { awaitResults: true });
     // The fault lifted, the next query is answered: its Result is stored, then every 5 minutes.
-    await waitUntil('a balance to be stored', async () => (await latestFloatReading(h.services.db, RAIL))?.amount === sim.options.orgBalance);
-    // Each Result arrives on its own: the last pass's query is answered in its own time.
-    await waitUntil('every query since to be answered', () => unansweredBalanceQueries(h.services, RAIL) === 0);
+    expect((await latestFloatReading(h.services.db, RAIL))?.amount).toBe(sim.options.orgBalance);
+    expect(unansweredBalanceQueries(h.services, RAIL)).toBe(0);
     // The first query 20 minutes after the last failed one, then every 5 minutes.
     expect(recovered[0]! + 60 - sent.at(-1)!).toBe(20);
     expect(gaps(recovered)).toEqual([5, 5, 5, 5, 5]);
