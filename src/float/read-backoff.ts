@@ -4,7 +4,9 @@
  * Every query counts as unanswered until a balance of the rail is stored; after n ≥ 1 such
  * queries in a row the float job sends the next one only `balanceRetryDelayMs(n)` after the last,
  * min(FLOAT_READ_INTERVAL_MS × 2^(n−1), FLOAT_READ_BACKOFF_MAX_MS), on top of its usual
- * interval. A stored balance ends the streak. Staff's on-demand read is always sent (and counts).
+ * interval. A stored balance ends the streak, unless a later query is still unanswered (a Result
+ * that came late): the next query then waits the usual interval after that later one. Staff's
+ * on-demand read is always sent (and counts).
  * The streaks live in the instance's memory: a restart, or another instance running the float
  * job, starts from none.
  */
@@ -43,9 +45,17 @@ export function noteBalanceQuery(services: BackoffServices, railCode: string, at
   streaks.set(railCode, { unanswered, lastSentAtMs: at.getTime() });
 }
 
-/** Records that a balance of `railCode` was stored: its streak of unanswered queries ends. */
-export function noteBalanceKnown(services: BackoffServices, railCode: string): void {
-  streaksOf(services).delete(railCode);
+/**
+ * Records that a balance of `railCode` was stored, the answer to the query sent at `queriedAt`:
+ * its streak of unanswered queries ends. When a query was sent after that one, that query is
+ * still unanswered: the streak restarts at one, from its sending, so the next query waits the
+ * usual interval after it rather than going out at the next pass.
+ */
+export function noteBalanceKnown(services: BackoffServices, railCode: string, queriedAt: Date): void {
+  const streaks = streaksOf(services);
+  const streak = streaks.get(railCode);
+  if (streak && streak.lastSentAtMs > queriedAt.getTime()) streaks.set(railCode, { unanswered: 1, lastSentAtMs: streak.lastSentAtMs });
+  else streaks.delete(railCode);
 }
 
 /** The queries of `railCode` in a row that gave no balance yet. */

@@ -43,8 +43,10 @@ export async function readRailFloat(services: Services, railCode: string): Promi
 }
 
 /**
- * Stores `result` as `railCode`'s reading at `readAt` (a balance in another currency than the
- * rail's is stored as unknown, with why), counts it, then settles the float (`settleFloat`).
+ * Stores `result` as `railCode`'s reading at `readAt`, when the query it answers was sent (a
+ * balance in another currency than the rail's is stored as unknown, with why), counts it, then
+ * settles the float (`settleFloat`). A balance ends the back-off of the queries sent up to
+ * `readAt` (read-backoff.ts).
  */
 export async function storeReading(services: Services, railCode: string, result: BalanceResult, readAt: Date): Promise<void> {
   const rail = await findRail(services.db, railCode);
@@ -52,7 +54,7 @@ export async function storeReading(services: Services, railCode: string, result:
     await insertFloatReading(services.db, { railCode, amount: null, currency: result.currency, error: `currency ${result.currency} is not the rail's ${rail.currency}`, readAt });
   } else if (result.kind === 'BALANCE') {
     await insertFloatReading(services.db, { railCode, amount: result.amount, currency: result.currency, error: null, readAt });
-    noteBalanceKnown(services, railCode);
+    noteBalanceKnown(services, railCode, readAt);
   } else {
     const error = result.kind === 'UNKNOWN' ? result.error : 'no balance in the answer';
     await insertFloatReading(services.db, { railCode, amount: null, currency: null, error: error.slice(0, 500), readAt });

@@ -6,6 +6,7 @@
  * twice, four times it… up to FLOAT_READ_BACKOFF_MAX_MS — never once per pass; the first balance
  * stored brings the usual interval back.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMpesaSimulator, type MpesaSimulator } from '../../src/connectors/mpesa/simulator/mpesa-simulator.ts';
 import { latestFloatReading } from '../../src/db/queries/float.ts';
@@ -116,5 +117,29 @@ describe('M-Pesa Account Balance back-off', () => {
     expect(recovered[0]! + 60 - sent.at(-1)!).toBe(20);
     expect(gaps(recovered)).toEqual([5, 5, 5, 5, 5]);
     await expectLedgerBalanced(h.services.db);
+  });
+
+  it('a Result that comes after the next query went out leaves that query unanswered: the following query waits the usual interval after it', { timeout: 60_000 }, async () => {
+    // The first query's Result comes a second late (real time); the second query's is lost.
+    sim.options.callbacks.delayMs = 1000;
+    h.clock.advance(5 * MINUTE);
+    const before = balanceQueries();
+    await runFloatTick(h.services);
+    expect(balanceQueries()).toBe(before + 1);
+    const firstSentAt = h.clock.now().getTime();
+    await sleep(200); // past the simulator's decision: the first Result is on its way
+    sim.options.callbacks.drop = true;
+    h.clock.advance(5 * MINUTE);
+    await runFloatTick(h.services);
+    expect(balanceQueries()).toBe(before + 2);
+
+    await waitUntil('the first Result to be stored', async () => (await latestFloatReading(h.services.db, RAIL))?.readAt.getTime() === firstSentAt);
+    // The stored balance is six minutes old at the next pass, and the second query is unanswered:
+    // no query then; the next one 5 minutes after the second.
+    sim.options.callbacks.delayMs = 0;
+    sim.options.callbacks.drop = false;
+    h.clock.advance(MINUTE);
+    expect(await passes(5, PASS_MS, { awaitResults: true })).toEqual([4]);
+    expect(balanceQueries()).toBe(before + 3);
   });
 });
