@@ -43,10 +43,10 @@ export async function readRailFloat(services: Services, railCode: string): Promi
 }
 
 /**
- * Stores `result` as `railCode`'s reading at `readAt`, when the query it answers was sent (a
- * balance in another currency than the rail's is stored as unknown, with why), counts it, then
- * settles the float (`settleFloat`). A balance ends the back-off of the queries sent up to
- * `readAt` (read-backoff.ts).
+ * Stores `result` as `railCode`'s reading at `readAt` (an asynchronous Result: when its query was
+ * sent; a synchronous answer: when it came) — a balance in another currency than the rail's is
+ * stored as unknown, with why — counts it, then settles the float (`settleFloat`). A balance
+ * ends the back-off of the queries sent up to `readAt` (read-backoff.ts).
  */
 export async function storeReading(services: Services, railCode: string, result: BalanceResult, readAt: Date): Promise<void> {
   const rail = await findRail(services.db, railCode);
