@@ -77,7 +77,7 @@ export async function decideRefresh(services: Services, row: TransactionRow, opt
   return decision.kind === 'TRANSITION' && options.readAs ? { ...decision, input: { ...decision.input, readAs: options.readAs } } : decision;
 }
 
-/** `decideRefresh` but for the caller's read of the row. */
+/** `decideRefresh`'s decision before the caller's read of the row (`options.readAs`) is attached to it. */
 async function decide(services: Services, row: TransactionRow, options: RefreshOptions): Promise<RefreshDecision> {
   // Checkouts are paid through attempts (one rail and number each, retried until the session
   // ends): their own backstop lives in refresh-checkout.ts.
