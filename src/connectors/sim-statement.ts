@@ -1,8 +1,7 @@
 /**
  * A simulator's statement: the rows an operator would list or export for reconciliation, built
- * from what the simulator actually did (its `moved()` movements, each stamped with the
- * simulator's clock when first seen: `sync()` runs on every request it handles and before every
- * listing), plus the discrepancies a test plants through `plant` (in process) or
+ * from what the simulator actually did (each movement `record`ed when its money moves, stamped
+ * with the simulator's clock then), plus the discrepancies a test plants through `plant` (in process) or
  * `POST /_simulator/plant` (`plantFromBody`): a payment Kolo never asked for, a success of a
  * request Kolo recorded as failed, a reversal after success, an amount difference, a balance
  * adjustment. Each simulator formats the rows its operator's way (Wave's JSON list, MTN's and
@@ -10,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** A movement a simulator made, as its `moved()` lists it (`SimMovement` of simulator-http.ts). */
+/** A movement a simulator made, as it records it (`SimMovement` of simulator-http.ts has these fields). */
 export interface SimMoved {
   reference: string;
   direction: 'PAY_IN' | 'PAY_OUT';
@@ -51,9 +50,12 @@ export type SimPlant =
 
 /** A simulator's statement. */
 export interface SimStatement {
-  /** Stamps the movements not yet seen with the simulator's clock. */
-  sync(): void;
-  /** Every row, oldest first (after a `sync`). */
+  /**
+   * Adds the row of a movement the simulator just made, dated with the simulator's clock; a
+   * movement already recorded (same `operatorTransactionId`) is ignored.
+   */
+  record(moved: SimMoved): void;
+  /** Every row, oldest first. */
   rows(): SimStatementRow[];
   /** Plants a discrepancy; returns the row it added or changed. Throws an Error when the reference is unknown. */
   plant(plant: SimPlant): SimStatementRow;
@@ -62,11 +64,11 @@ export interface SimStatement {
 }
 
 /**
- * Creates a statement over `moved` (the simulator's money movements) and `requestOf` (what it
- * processed for a reference). `newId` makes the operator's id of a planted row.
+ * Creates an empty statement; its simulator `record`s each movement as it makes it. `requestOf`
+ * says what the simulator processed for a reference; `newId` makes the operator's id of a planted
+ * row.
  */
 export function createSimStatement(options: {
-  moved: () => SimMoved[];
   requestOf: (reference: string) => SimRequestSummary | null;
   nowMs: () => number;
   newId?: () => string;
@@ -76,26 +78,23 @@ export function createSimStatement(options: {
   const newId = options.newId ?? (() => `T${randomBytes(8).toString('hex').toUpperCase()}`);
   const signed = (direction: 'PAY_IN' | 'PAY_OUT', amount: number) => (direction === 'PAY_IN' ? amount : -amount);
 
-  const sync = () => {
-    for (const m of options.moved()) {
-      if (seen.has(m.operatorTransactionId)) continue;
-      seen.add(m.operatorTransactionId);
-      rows.push({
-        id: m.operatorTransactionId,
-        reference: m.reference,
-        amount: signed(m.direction, m.amount),
-        currency: m.currency,
-        msisdn: m.msisdn,
-        at: new Date(options.nowMs()),
-        kind: 'PAYMENT',
-        reversalOf: null,
-      });
-    }
+  const record = (m: SimMoved) => {
+    if (seen.has(m.operatorTransactionId)) return;
+    seen.add(m.operatorTransactionId);
+    rows.push({
+      id: m.operatorTransactionId,
+      reference: m.reference,
+      amount: signed(m.direction, m.amount),
+      currency: m.currency,
+      msisdn: m.msisdn,
+      at: new Date(options.nowMs()),
+      kind: 'PAYMENT',
+      reversalOf: null,
+    });
   };
   const paymentOf = (reference: string) => rows.find((r) => r.kind === 'PAYMENT' && r.reference === reference);
 
   const plant = (p: SimPlant): SimStatementRow => {
-    sync();
     const at = new Date(options.nowMs());
     if (p.kind === 'UNASKED_PAYMENT' || p.kind === 'ADJUSTMENT') {
       const row: SimStatementRow = {
@@ -131,11 +130,8 @@ export function createSimStatement(options: {
   };
 
   return {
-    sync,
-    rows: () => {
-      sync();
-      return [...rows];
-    },
+    record,
+    rows: () => [...rows],
     plant,
     plantFromBody(body: string) {
       let value: unknown;

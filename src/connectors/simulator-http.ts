@@ -539,7 +539,7 @@ export function mergeSimOptions<O extends { callbacks: SimCallbackOptions; laten
  * they now are, in the rules' order. Each optional member adds its route: `decideLate` (`POST
  * decide-late` → `{decided}`), `expireTokens` (`POST expire-tokens`: expires every token issued,
  * returns how many there are → `{expired}`), `moved` (`GET moved`), `transactions` (`GET
- * transactions`), `statement` (synced before every request; `POST plant`), `statementCsv` (`GET
+ * transactions`), `statement` (`POST plant`), `statementCsv` (`GET
  * statement.csv`, `text/csv`).
  */
 export interface SimControls {
@@ -549,7 +549,7 @@ export interface SimControls {
   expireTokens?: () => number;
   moved?: () => unknown;
   transactions?: () => unknown;
-  statement?: Pick<SimStatement, 'sync' | 'plantFromBody'>;
+  statement?: Pick<SimStatement, 'plantFromBody'>;
   statementCsv?: () => string;
 }
 
@@ -587,8 +587,7 @@ export interface SimCore<O> {
   sender: ReturnType<typeof createCallbackSender>;
   /**
    * Listens on `options.host:port`. Each request is read (`readBody`), logged in `requests` and
-   * timed; then the statement of `controls` is synced, a control route answers it if one matches,
-   * else `route` does. Resolves to the common handle with `extras` added (the simulator's own
+   * timed; then a control route answers it if one matches, else `route` does. Resolves to the common handle with `extras` added (the simulator's own
    * members).
    */
   serve<X extends object>(route: SimRoute, controls: SimControls | null, extras: X): Promise<SimHandle<O> & X>;
@@ -614,7 +613,6 @@ export function createSimCore<O extends SimListenOptions & { callbacks?: SimCall
       const req: SimRequest = { method: incoming.method ?? '', path: url.pathname, headers: headersOf(incoming), body };
       requests.push(req);
       timeRequest(req, res);
-      controls?.statement?.sync();
       const control = controlRoutes.get(`${req.method} ${req.path}`);
       if (control) return control(req, res);
       await route(req, res, url);

@@ -212,13 +212,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
   const decisionDelay = (phone: string) => (phone.endsWith(MPESA_LATE_SUFFIX) ? options.lateDecisionDelayMs : options.decisionDelayMs);
   const busy = envelope('500.003.1001', 'Internal Server Error');
 
-  /**
-   * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
-   * differs per API (Daraja 3.0 pages): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
-   */
   const statement = createSimStatement({
-    moved: () =>
-      movements.map((m) => ({ reference: m.accountReference ?? m.id, direction: m.direction, amount: m.amount, currency: 'KES', msisdn: m.msisdn, operatorTransactionId: m.receipt })),
     nowMs: () => options.nowMs(),
     newId: receiptNumber,
     requestOf: (reference) => {
@@ -226,6 +220,11 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       return push ? { direction: 'PAY_IN', amount: push.amount, currency: 'KES', msisdn: push.phone } : null;
     },
   });
+  /** Records money the simulator moved: in `moved()` and on the statement. */
+  const move = (m: MpesaSimMovement) => {
+    movements.push(m);
+    statement.record({ reference: m.accountReference ?? m.id, direction: m.direction, amount: m.amount, currency: 'KES', msisdn: m.msisdn, operatorTransactionId: m.receipt });
+  };
 
   /**
    * Pull Transactions (`POST /pulltransactions/v1/query`): the statement's C2B rows (into the
@@ -249,6 +248,10 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
     return sendJson(res, 200, { ResponseRefID: `RR${receiptNumber()}`, ResponseCode: '1000', ResponseMessage: 'Success', Response: [rows] });
   };
 
+  /**
+   * Checks bearer token and JSON content type; an error answer, or null. The invalid-token answer
+   * differs per API (Daraja 3.0 pages): `404.001.03` (STK, B2C), `400.003.01` (Transaction Status).
+   */
   const denied = (req: SimRequest, invalidToken: { status: number; code: string } = { status: 404, code: '404.001.03' }): { status: number; body: unknown } | null => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     const expiresAt = m ? tokens.get(m[1]!) : undefined;
@@ -353,7 +356,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       else {
         Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
         options.workingBalance += tx.amount;
-        movements.push({ direction: 'PAY_IN', id: tx.checkoutRequestId, accountReference: tx.accountReference, amount: tx.amount, msisdn: tx.phone, receipt: tx.receipt! });
+        move({ direction: 'PAY_IN', id: tx.checkoutRequestId, accountReference: tx.accountReference, amount: tx.amount, msisdn: tx.phone, receipt: tx.receipt! });
       }
       sender.send(tx.callbackUrl, 'POST', JSON.stringify(stkCallbackBody(tx)));
     });
@@ -486,7 +489,7 @@ export async function startMpesaSimulator(overrides: Partial<MpesaSimulatorOptio
       } else {
         options.orgBalance -= tx.amount;
         Object.assign(tx, { resultCode: 0, resultDesc: 'The service request is processed successfully.', receipt: receiptNumber() });
-        movements.push({ direction: 'PAY_OUT', id: tx.originatorConversationId, accountReference: null, amount: tx.amount, msisdn: tx.partyB, receipt: tx.receipt! });
+        move({ direction: 'PAY_OUT', id: tx.originatorConversationId, accountReference: null, amount: tx.amount, msisdn: tx.partyB, receipt: tx.receipt! });
       }
       sender.send(tx.resultUrl, 'POST', JSON.stringify(b2cResultBody(tx)));
     });

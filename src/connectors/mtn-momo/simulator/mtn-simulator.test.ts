@@ -349,3 +349,24 @@ describe('load-test options (off by default): random faults, dropped and repeate
     expect(sim.connectionsOpened()).toBeGreaterThan(0);
   });
 });
+
+describe('statement', () => {
+  it('dates a payment when the money moved, however late it is next asked about', async () => {
+    const moved = Date.parse('2026-03-02T09:15:00Z');
+    let now = moved;
+    const ownClock = sim.options.nowMs;
+    sim.options.nowMs = () => now;
+    try {
+      const { ref } = await requestToPay('46733123499');
+      // The callback says the money moved; nothing asks the simulator anything before the clock moves on.
+      await until(async () => received.some((r) => r.url.endsWith(ref)));
+      now = moved + 3 * 3_600_000;
+      expect((await status(ref)).body.status).toBe('SUCCESSFUL');
+      const row = sim.statement.rows().find((r) => r.id === (sim.moved().find((m) => m.operatorReference === ref)?.operatorTransactionId ?? '?'));
+      expect(row?.at.toISOString()).toBe('2026-03-02T09:15:00.000Z');
+      expect(sim.statementCsv()).toContain('2026-03-02 09:15:00');
+    } finally {
+      sim.options.nowMs = ownClock;
+    }
+  });
+});

@@ -262,7 +262,10 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     }
     r.status = status;
     r.reason = reason;
-    if (status === 'SUCCESSFUL') r.financialTransactionId = String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000));
+    if (status === 'SUCCESSFUL') {
+      r.financialTransactionId = String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000));
+      statement.record(movementOf(r));
+    }
     if (r.callbackUrl) sender.send(r.callbackUrl, options.callbackMethod, JSON.stringify(statusBody(r)));
   };
 
@@ -291,27 +294,22 @@ export async function startMtnSimulator(overrides: Partial<MtnSimulatorOptions> 
     return sendJson(res, 200, { availableBalance: available, currency });
   };
 
-  const moved = (): SimMovement[] =>
-    [...resources.values()]
-      .filter((r) => r.status === 'SUCCESSFUL')
-      .map((r) => {
-        const party = (r.product === 'collection' ? r.body.payer : r.body.payee) as { partyId: string };
-        const currency = String(r.body.currency);
-        const amount = String(r.body.amount);
-        return {
-          reference: String(r.body.externalId),
-          operatorReference: r.referenceId,
-          direction: r.product === 'collection' ? 'PAY_IN' : 'PAY_OUT',
-          // MTN's amount is a string of major units: base units are cents except in zero-decimal currencies.
-          amount: ZERO_DECIMAL_CURRENCIES.has(currency) ? Number(amount) : Math.round(Number(amount) * 100),
-          currency,
-          msisdn: party.partyId,
-          operatorTransactionId: r.financialTransactionId!,
-        };
-      });
+  /** The movement of a SUCCESSFUL resource. */
+  const movementOf = (r: MtnSimResource): SimMovement => {
+    const party = (r.product === 'collection' ? r.body.payer : r.body.payee) as { partyId: string };
+    return {
+      reference: String(r.body.externalId),
+      operatorReference: r.referenceId,
+      direction: r.product === 'collection' ? 'PAY_IN' : 'PAY_OUT',
+      amount: baseUnitsOf(r),
+      currency: String(r.body.currency),
+      msisdn: party.partyId,
+      operatorTransactionId: r.financialTransactionId!,
+    };
+  };
+  const moved = (): SimMovement[] => [...resources.values()].filter((r) => r.status === 'SUCCESSFUL').map(movementOf);
 
   const statement = createSimStatement({
-    moved,
     nowMs: () => options.nowMs(),
     newId: () => String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 1_000_000_000)),
     requestOf: (reference) => {

@@ -144,22 +144,20 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
   const { state, decisions, sender, later } = core;
   const xAuthToken = () => Buffer.from(`${options.apiUsername}:${options.apiPassword}`).toString('base64');
 
-  const moved = (): SimMovement[] =>
-    [...transactions.values()]
-      .filter((tx) => tx.data.status === 'SUCCESSFULL')
-      .map((tx) => ({
-        reference: String(tx.orderId),
-        operatorReference: tx.payToken,
-        direction: tx.flow === 'mp' ? 'PAY_IN' : 'PAY_OUT',
-        amount: Number(tx.data.amount),
-        // The OM API serves Cameroon: francs CFA (XAF), whole units.
-        currency: 'XAF',
-        msisdn: String(tx.data.subscriberMsisdn),
-        operatorTransactionId: String(tx.data.txnid),
-      }));
+  /** The movement of a SUCCESSFULL transaction. */
+  const movementOf = (tx: OrangeSimTransaction): SimMovement => ({
+    reference: String(tx.orderId),
+    operatorReference: tx.payToken,
+    direction: tx.flow === 'mp' ? 'PAY_IN' : 'PAY_OUT',
+    amount: Number(tx.data.amount),
+    // The OM API serves Cameroon: francs CFA (XAF), whole units.
+    currency: 'XAF',
+    msisdn: String(tx.data.subscriberMsisdn),
+    operatorTransactionId: String(tx.data.txnid),
+  });
+  const moved = (): SimMovement[] => [...transactions.values()].filter((tx) => tx.data.status === 'SUCCESSFULL').map(movementOf);
 
   const statement = createSimStatement({
-    moved,
     nowMs: () => options.nowMs(),
     newId: () => `MP${randomBytes(6).toString('hex').toUpperCase()}`,
     requestOf: (reference) => {
@@ -187,7 +185,10 @@ export async function startOrangeSimulator(overrides: Partial<OrangeSimulatorOpt
   const settle = (tx: OrangeSimTransaction, status: string, code: string, message: string) => {
     if (tx.data.status !== 'PENDING') return;
     Object.assign(tx.data, { status, confirmtxnstatus: code, confirmtxnmessage: message });
-    if (status === 'SUCCESSFULL') tx.data.txnid = `${tx.flow === 'mp' ? 'MP' : 'CI'}${randomBytes(8).toString('hex').toUpperCase()}`;
+    if (status === 'SUCCESSFULL') {
+      tx.data.txnid = `${tx.flow === 'mp' ? 'MP' : 'CI'}${randomBytes(8).toString('hex').toUpperCase()}`;
+      statement.record(movementOf(tx));
+    }
     notify(tx);
   };
 

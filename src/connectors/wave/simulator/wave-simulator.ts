@@ -126,34 +126,33 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
   let baseUrl = '';
 
   const digits = (mobile: unknown) => String(mobile ?? '').replace(/^\+/, '');
+  /** The movement of a succeeded checkout session (a pay-in). */
+  const sessionMovement = (s: Record<string, unknown>): SimMovement => ({
+    reference: String(s.client_reference),
+    operatorReference: String(s.id),
+    direction: 'PAY_IN',
+    amount: Number(s.amount),
+    currency: String(s.currency),
+    msisdn: digits(s.restrict_payer_mobile),
+    operatorTransactionId: String(s.transaction_id),
+  });
+  /** The movement of a succeeded payout. */
+  const payoutMovement = (p: Record<string, unknown>): SimMovement => ({
+    reference: String(p.client_reference),
+    operatorReference: String(p.id),
+    direction: 'PAY_OUT',
+    // What the recipient received; Wave also took its fee from our wallet.
+    amount: Number(p.receive_amount),
+    currency: String(p.currency),
+    msisdn: digits(p.mobile),
+    operatorTransactionId: String(p.id),
+  });
   const moved = (): SimMovement[] => [
-    ...[...sessions.values()]
-      .filter((s) => s.payment_status === 'succeeded')
-      .map((s) => ({
-        reference: String(s.client_reference),
-        operatorReference: String(s.id),
-        direction: 'PAY_IN' as const,
-        amount: Number(s.amount),
-        currency: String(s.currency),
-        msisdn: digits(s.restrict_payer_mobile),
-        operatorTransactionId: String(s.transaction_id),
-      })),
-    ...[...payouts.values()]
-      .filter((p) => p.status === 'succeeded')
-      .map((p) => ({
-        reference: String(p.client_reference),
-        operatorReference: String(p.id),
-        direction: 'PAY_OUT' as const,
-        // What the recipient received; Wave also took its fee from our wallet.
-        amount: Number(p.receive_amount),
-        currency: String(p.currency),
-        msisdn: digits(p.mobile),
-        operatorTransactionId: String(p.id),
-      })),
+    ...[...sessions.values()].filter((s) => s.payment_status === 'succeeded').map(sessionMovement),
+    ...[...payouts.values()].filter((p) => p.status === 'succeeded').map(payoutMovement),
   ];
 
   const statement = createSimStatement({
-    moved,
     nowMs: () => options.nowMs(),
     requestOf: (reference) => {
       const session = [...sessions.values()].find((x) => x.client_reference === reference);
@@ -298,6 +297,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       transaction_id: `T${randomBytes(8).toString('hex').toUpperCase()}`,
       when_completed: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     });
+    statement.record(sessionMovement(session));
     webhook('checkout.session.completed', session);
     return { redirect: session.success_url as string };
   };
@@ -362,6 +362,7 @@ export async function startWaveSimulator(overrides: Partial<WaveSimulatorOptions
       } else {
         wallet.balance -= amount + fee;
         payout.status = 'succeeded';
+        statement.record(payoutMovement(payout));
       }
     };
     if ((body.mobile as string).endsWith(SIM_LATE_SUFFIX)) later(options.lateDecisionMs, settle, true);
