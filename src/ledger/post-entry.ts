@@ -6,13 +6,13 @@
  * stored balances later in batches (`rollUpBalances`). Round trips:
  * 1. the touched accounts' ids (created on first use; no lock), unless every one is known already
  *    (an account committed earlier keeps its id: `ensureAccounts`);
- * 2. only when the posting spends from an account that must not go negative (a merchant's
- *    available balance for a pay-out, say): that account's row is locked (key order, so two
- *    postings never deadlock) until the caller's transaction ends, so that no other spend races
- *    the check;
- * 3. one statement that checks the spent accounts' balances (stored + deltas) and inserts the
- *    entries, their lines and the deltas — or, when a spent account would go below zero,
- *    inserts nothing and the posting throws `InsufficientFundsError`.
+ * 2. one statement that locks the accounts the posting spends from when they must not go negative
+ *    (a merchant's available balance for a pay-out, say; key order, so two postings never
+ *    deadlock; held until the caller's transaction ends, so that no other spend races the
+ *    check), checks their balances (stored + deltas) and inserts the entries, their lines and the
+ *    deltas — or, when a spent account would go below zero, inserts nothing and the posting throws
+ *    `InsufficientFundsError`. When a spent account changed while the statement waited for its
+ *    lock, the statement runs once more, under that lock (`insertPosting`).
  * A debit that releases what an earlier entry of the same transaction put aside (`covered`: a
  * pay-out's reservation, a held settlement) is not checked nor locked: the transaction's own row
  * lock and the one-entry-per-kind rule keep it from being spent twice, and `kolo ledger verify`
@@ -21,7 +21,7 @@
  * currency per entry; a broken rule is a programming error and throws a plain Error (a 500).
  */
 import type { Db } from '../db/client.ts';
-import { ensureAccounts, forgetAccounts, insertPosting, lockAccounts, type BalanceDelta, type NewEntry, type NewLine } from '../db/queries/ledger.ts';
+import { ensureAccounts, forgetAccounts, insertPosting, type BalanceDelta, type NewEntry, type NewLine } from '../db/queries/ledger.ts';
 import { accountDelta, type AccountSpec } from './accounts.ts';
 
 /**
@@ -123,8 +123,8 @@ export async function preparePostings(db: Db, postings: Posting[]): Promise<Prep
 }
 
 /**
- * Posts `postings` in `tx` in two round trips whatever their number (three when one spends from
- * an account that must not go negative; see the file comment). The non-negative check applies to
+ * Posts `postings` in `tx` in two round trips whatever their number, one when every account is
+ * known (see the file comment). The non-negative check applies to
  * each account's summed delta (the balance after the whole batch), so post one at a time when
  * each posting must be covered on its own (a pay-out's reservation). Returns the entries' ids, in
  * order. Throws InsufficientFundsError; nothing is written by this call then.
@@ -132,10 +132,6 @@ export async function preparePostings(db: Db, postings: Posting[]): Promise<Prep
 export async function postEntries(tx: Db, postings: Posting[]): Promise<number[]> {
   if (postings.length === 0) return [];
   const prepared = await preparePostings(tx, postings);
-  await lockAccounts(
-    tx,
-    prepared.spends.map((s) => s.accountId),
-  );
   let posted: Awaited<ReturnType<typeof insertPosting>>;
   try {
     posted = await insertPosting(tx, prepared);

@@ -127,3 +127,36 @@ it('concurrent spends, credits and roll-ups never overdraw, and every balance eq
   const report = await verifyLedger(database.db);
   expect(report.discrepancies).toEqual([]);
 });
+
+it('a spend that waited for another spend’s lock sees that spend once it commits', async () => {
+  // Bring the available balance to exactly one reservation of 700 (the roll-up leaves no delta).
+  await rollUpBalances(database.db);
+  const start = await accountBalance(database.db, available.key);
+  if (start > 700) {
+    const spare = start - 700;
+    await transaction(database.db, (tx) =>
+      postEntry(tx, { kind: 'TO_ONE_RESERVATION', transactionId: null, currency: 'XAF', createdAt: new Date(), lines: [{ account: available, amount: spare }, { account: reserved, amount: -spare }] }),
+    );
+  }
+  expect(await accountBalance(database.db, available.key)).toBe(700);
+  // The first reservation is written and holds its lock in a transaction left open; the second,
+  // started meanwhile, waits for that lock with a snapshot that cannot show the first's delta.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const isHeld = new Promise<void>((resolve) => (held = resolve));
+  const first = transaction(database.db, async (tx) => {
+    await postEntry(tx, { kind: 'HELD_RESERVE', transactionId: null, currency: 'XAF', createdAt: new Date(), lines: [{ account: available, amount: 700 }, { account: reserved, amount: -700 }] });
+    held();
+    await released;
+  });
+  await isHeld;
+  const second = reserve(9_999);
+  const waiting = await Promise.race([second.then(() => 'done'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+  release();
+  await first;
+  expect(waiting).toBe('waiting');
+  expect(await second).toBe(false);
+  expect(await accountBalance(database.db, available.key)).toBe(0);
+  expect((await verifyLedger(database.db)).discrepancies).toEqual([]);
+});

@@ -100,22 +100,6 @@ export async function ensureAccounts(db: Db, input: { accounts: LedgerAccount[];
   return ids;
 }
 
-/**
- * Locks the accounts `ids` (`FOR NO KEY UPDATE`, in key order, so two postings never deadlock)
- * until the caller's transaction ends: the lock a posting takes before it spends from an account
- * that must not go negative, so that its check and its delta are not raced by another spend or by
- * the roll-up. Appending deltas (credits) does not wait for it.
- */
-export async function lockAccounts(db: Db, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await runStatement(db, lockAccountsSql, [ids]);
-}
-
-const lockAccountsSql = statement(
-  'lock_ledger_accounts_v1',
-  `select id from ledger_accounts where id = any($1::int8[]) order by key for no key update`,
-);
-
 /** Creates `account` with a zero balance unless it exists; true when this call created it (one round trip). */
 export async function insertAccountIfMissing(db: Db, input: { account: LedgerAccount; createdAt: Date }): Promise<boolean> {
   const { account } = input;
@@ -201,45 +185,61 @@ export function postingWritesValues(entries: NewEntry[], lines: NewLine[]): unkn
   ];
 }
 
-// A posting in one statement: `chk` computes each spent account's balance after the posting
-// (stored + Σ deltas + this delta; the caller holds the accounts' locks, so no other spend is in
-// flight and this statement's snapshot sees every committed one); when every spent account stays
-// at or above zero, the posting is written (`postingWritesSql`); otherwise nothing is, and the
-// refused accounts' keys come back instead of the entries' ids.
+// A posting in one statement. `lk` locks the spent accounts (`FOR NO KEY UPDATE`, in key order,
+// so two postings never deadlock) until the caller's transaction ends, and reads their newest
+// version; `stale` is true when one of them changed since this statement's snapshot (a spend or a
+// roll-up committed while the statement waited for the lock, whose deltas the snapshot may not
+// show): then nothing is written and the caller runs the statement again, under the lock it now
+// holds. Otherwise `chk` computes each spent account's balance after the posting (stored + Σ
+// deltas + this delta); when every spent account stays at or above zero, the posting is written
+// (`postingWritesSql`) and each spent account's version is raised, so that the next spender sees
+// this spend as a change; otherwise nothing is written and the refused accounts' keys come back.
 const insertPostingSql = statement(
-  'insert_ledger_posting_v2',
-  `with chk as (
+  'insert_ledger_posting_v3',
+  `with lk as (
+     select a.id, a.version from ledger_accounts a where a.id = any($1::int8[]) order by a.key for no key update
+   ), stale as (
+     select exists (select 1 from lk join ledger_accounts s on s.id = lk.id where s.version <> lk.version) as stale
+   ), chk as (
      select a.key,
             a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
        from unnest($1::int8[], $2::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
    ), ok as (
-     select coalesce(bool_and(pass), true) as ok from chk
+     select not (select stale from stale) and coalesce(bool_and(pass), true) as ok from chk
+   ), spent as (
+     update ledger_accounts a set version = a.version + 1 where a.id = any($1::int8[]) and (select ok from ok)
    ), ${postingWritesSql(3, '(select ok from ok)')}
-   select id, null::text as refused, n from posting_e
+   select id, null::text as refused, n, false as stale from posting_e
    union all
-   select null, key, null from chk where not pass
+   select null, key, null, false from chk where not pass and not (select stale from stale)
+   union all
+   select null, null, null, true from stale where stale
    order by n`,
 );
 
 /**
  * Writes a posting in one statement (see `insertPostingSql`): `entries` and their `lines`, and
  * each touched account's summed delta appended to `ledger_balance_deltas`, provided each account
- * of `spends` (a negative delta on an account that must not go below zero, whose row the caller
- * has locked with `lockAccounts`) stays at or above zero. Returns the entries' ids in order, or
- * the keys of the accounts that would go below zero (and then nothing was written).
+ * of `spends` (a negative delta on an account that must not go below zero) stays at or above zero.
+ * The spent accounts stay locked until the caller's transaction ends. Returns the entries' ids in
+ * order, or the keys of the accounts that would go below zero (and then nothing was written).
+ * One round trip, two when a spent account changed while the statement waited for its lock.
  */
 export async function insertPosting(
   db: Db,
   input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
 ): Promise<{ ids: number[]; refused: string[] }> {
   const { entries, lines, spends } = input;
-  const { rows } = await runStatement<{ id: number | string | null; refused: string | null }>(db, insertPostingSql, [
-    spends.map((d) => d.accountId),
-    spends.map((d) => d.delta.toString()),
-    ...postingWritesValues(entries, lines),
-  ]);
-  const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
-  return { ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+  const values = [spends.map((d) => d.accountId), spends.map((d) => d.delta.toString()), ...postingWritesValues(entries, lines)];
+  // The second run holds the locks from the first: nothing can change the spent accounts' rows
+  // under it, so a third is never needed; the bound guards against a broken invariant.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, insertPostingSql, values);
+    if (rows.some((r) => r.stale)) continue;
+    const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
+    return { ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+  }
+  throw new Error('ledger: the spent accounts kept changing under their own lock');
 }
 
 // The roll-up of the given accounts (locked by the caller): each account's deltas are summed,
