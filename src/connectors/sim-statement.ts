@@ -1,11 +1,11 @@
 /**
  * A simulator's statement: the rows an operator would list or export for reconciliation, built
  * from what the simulator actually did (each movement `record`ed when its money moves, stamped
- * with the simulator's clock then), plus the discrepancies a test plants through `plant` (in process) or
- * `POST /_simulator/plant` (`plantFromBody`): a payment Kolo never asked for, a success of a
- * request Kolo recorded as failed, a reversal after success, an amount difference, a balance
- * adjustment. Each simulator formats the rows its operator's way (Wave's JSON list, MTN's and
- * Orange's CSV exports, Daraja's pull). Test and rehearsal tooling only.
+ * with the simulator's clock then), plus the discrepancies a test plants through `plant` (in
+ * process) or `POST /_simulator/plant` (`plantFromBody`): a payment Kolo never asked for, a
+ * success of a request Kolo recorded as failed, a reversal after success, an amount difference,
+ * a balance adjustment. Each simulator formats the rows its operator's way (Wave's JSON list,
+ * MTN's and Orange's CSV exports, Daraja's pull). Test and rehearsal tooling only.
  */
 import { randomBytes } from 'node:crypto';
 

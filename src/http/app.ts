@@ -132,9 +132,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   };
   // Each route's answers are logged and counted under its pattern by an `onResponse` hook made for
-  // it when it is registered, not by one hook reading the route's options on every request (Fastify
-  // builds that object anew on each read); requests no route matched (404, malformed URLs) by the
-  // application's own hook below, under `unknown`.
+  // it when it is registered, with that route's series; requests no route matched (404, malformed
+  // URLs) by the application's own hook below, under `unknown`.
   app.addHook('onRoute', (route) => {
     const answered = answerHook(route.url, services.metrics.httpRecorder(route.url));
     const ownResponse = route.onResponse;
