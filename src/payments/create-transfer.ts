@@ -2,19 +2,21 @@
  * The pay-out transfer (`POST /api/v1/pay-out/transfer`) to a phone number. Same checks as a
  * charge. The interface defines no deduplication for transfers; Kolo adds the optional
  * `Idempotency-Key` header so a retried transfer cannot send money twice. Funded: amount + fee is
- * reserved from the merchant's available balance in the creating database transaction, before
- * anything is sent to the operator; without enough, 400 INSUFFICIENT_BALANCE and nothing is written
- * or sent.
+ * reserved from the merchant's available balance as the transfer is written, before anything is
+ * sent to the operator (insert-funded-pay-out.ts); without enough, 400 INSUFFICIENT_BALANCE and
+ * nothing is written or sent.
  */
 import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
+import { countCreated } from '../metrics/transaction-metrics.ts';
+import { createOnce, findReplay, idempotencyScope, type CreateOnceResult } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { insertFundedPayOut } from './insert-funded-pay-out.ts';
+import { createFundedPayOut, insertFundedPayOut, type FundedPayOut } from './insert-funded-pay-out.ts';
+import type { TransactionRow } from './transaction-view.ts';
 
 /** Validated body of `POST /api/v1/pay-out/transfer`. */
 export interface TransferInput {
@@ -86,6 +88,21 @@ async function priceTransfer(
   return { ...resolved, feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT') };
 }
 
+/** The 201 `data` of a new transfer. */
+function transferData(row: TransactionRow): TransferData {
+  return {
+    reference: row.reference,
+    status: 'PENDING',
+    amount: row.amount,
+    currency: row.currency,
+    description: row.description,
+    paymentMethod: row.paymentMethod,
+    beneficiaryAccount: row.beneficiaryAccount,
+    beneficiaryName: row.beneficiaryName,
+    beneficiaryEmail: row.beneficiaryEmail,
+  };
+}
+
 /**
  * Creates the transfer from `auth`'s application and environment (an API key's, or the
  * dashboard's choice for one of the merchant's applications); returns the 201 `data` of
@@ -105,36 +122,31 @@ export async function createTransfer(
   if (!beneficiaryAccount) {
     throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   }
-  const result = await createOnce<TransferData>(services, scope, async (tx) => {
-    const row = await insertFundedPayOut(tx, services, {
-      applicationId: auth.applicationId,
-      environment: auth.environment,
-      type: null,
-      amount: input.amount,
-      feeAmount,
-      currency: input.currency,
-      railCode: rail.code,
-      beneficiaryAccount,
-      beneficiaryName: input.beneficiaryName,
-      beneficiaryEmail: input.beneficiaryEmail ?? null,
-      merchantReference: input.merchantReference ?? null,
-      description: input.description ?? null,
-    });
-    return {
-      row,
-      data: {
-        reference: row.reference,
-        status: 'PENDING' as const,
-        amount: row.amount,
-        currency: row.currency,
-        description: row.description,
-        paymentMethod: row.paymentMethod,
-        beneficiaryAccount: row.beneficiaryAccount,
-        beneficiaryName: row.beneficiaryName,
-        beneficiaryEmail: row.beneficiaryEmail,
-      },
-    };
-  });
+  const payOut: FundedPayOut = {
+    applicationId: auth.applicationId,
+    environment: auth.environment,
+    type: null,
+    amount: input.amount,
+    feeAmount,
+    currency: input.currency,
+    railCode: rail.code,
+    beneficiaryAccount,
+    beneficiaryName: input.beneficiaryName,
+    beneficiaryEmail: input.beneficiaryEmail ?? null,
+    merchantReference: input.merchantReference ?? null,
+    description: input.description ?? null,
+  };
+  // Without a key the pay-out is written by one statement of its own (`createFundedPayOut`);
+  // with one, in the database transaction that claims the key.
+  const result: CreateOnceResult<TransferData> = scope
+    ? await createOnce<TransferData>(services, scope, async (tx) => {
+        const row = await insertFundedPayOut(tx, services, payOut);
+        return { row, data: transferData(row) };
+      })
+    : await createFundedPayOut(services, payOut).then((row) => {
+        countCreated(services.metrics, row);
+        return { row, data: transferData(row), replayed: false as const };
+      });
   if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
   return result.data;
 }

@@ -106,7 +106,7 @@ function lines(...candidates: PostingLine[]): PostingLine[] {
 }
 
 /** Where a pay-out's reservation comes from and where it is held while in flight. */
-function fundingOf(row: TransactionRow): { source: AccountSpec; holding: AccountSpec } {
+function fundingOf(row: Pick<TransactionRow, 'fundingSource' | 'applicationId' | 'environment' | 'currency'>): { source: AccountSpec; holding: AccountSpec } {
   if (row.fundingSource === 'SUSPENSE') {
     return {
       source: platformAccount('SUSPENSE', row.environment, row.currency),
@@ -119,33 +119,49 @@ function fundingOf(row: TransactionRow): { source: AccountSpec; holding: Account
   };
 }
 
+/** What a pay-out's reservation is made of: the row's reference, scope, currency, R and funding source. */
+export type ReservedPayOut = Pick<TransactionRow, 'id' | 'reference' | 'applicationId' | 'environment' | 'currency' | 'reservedAmount' | 'fundingSource'>;
+
 /**
- * Reserves a new pay-out's `reservedAmount` (A + F) from its funding source, in the creating
- * transaction. Throws 400 INSUFFICIENT_BALANCE when the available balance does not cover it:
- * the conditional update refuses, so no race can overdraw.
+ * The posting that reserves a new pay-out's `reservedAmount` (R = A + F) from its funding source
+ * into its holding account (`PAYOUT_RESERVE`). Throws an Error (a bug in the caller) when the
+ * pay-out has no reservation.
+ */
+export function reservationPosting(payOut: ReservedPayOut, createdAt: Date): Posting {
+  const reserved = payOut.reservedAmount;
+  if (reserved === null || reserved <= 0) throw new Error(`pay-out ${payOut.reference} has no reservation`);
+  const { source, holding } = fundingOf(payOut);
+  return {
+    kind: 'PAYOUT_RESERVE',
+    transactionId: payOut.id,
+    currency: payOut.currency,
+    createdAt,
+    lines: [
+      { account: source, amount: reserved },
+      { account: holding, amount: -reserved },
+    ],
+  };
+}
+
+/** The 400 INSUFFICIENT_BALANCE of a pay-out whose reservation the available balance does not cover. */
+export function insufficientBalance(payOut: ReservedPayOut): ApiError {
+  return new ApiError('INSUFFICIENT_BALANCE', {
+    message: `Solde disponible insuffisant : ce virement demande ${payOut.reservedAmount} ${payOut.currency} (montant et frais compris).`,
+  });
+}
+
+/**
+ * Reserves a new pay-out's `reservedAmount` from its funding source, in the creating transaction
+ * (`reservationPosting`). Throws 400 INSUFFICIENT_BALANCE when the available balance does not
+ * cover it: the checked posting refuses, so no race can overdraw.
  */
 export async function reservePayOut(tx: Db, services: LedgerServices, row: TransactionRow): Promise<void> {
-  const reserved = row.reservedAmount;
-  if (reserved === null || reserved <= 0) throw new Error(`pay-out ${row.reference} has no reservation`);
+  const posting = reservationPosting(row, services.clock.now());
   if (row.fundingSource !== 'SUSPENSE') await ensureSandboxOpening(tx, services, row.applicationId, row.environment, row.currency);
-  const { source, holding } = fundingOf(row);
   try {
-    await postEntry(tx, {
-      kind: 'PAYOUT_RESERVE',
-      transactionId: row.id,
-      currency: row.currency,
-      createdAt: services.clock.now(),
-      lines: [
-        { account: source, amount: reserved },
-        { account: holding, amount: -reserved },
-      ],
-    });
+    await postEntry(tx, posting);
   } catch (error) {
-    if (error instanceof InsufficientFundsError) {
-      throw new ApiError('INSUFFICIENT_BALANCE', {
-        message: `Solde disponible insuffisant : ce virement demande ${reserved} ${row.currency} (montant et frais compris).`,
-      });
-    }
+    if (error instanceof InsufficientFundsError) throw insufficientBalance(row);
     throw error;
   }
 }

@@ -36,6 +36,23 @@ describe('funded transfers under concurrency', () => {
     await expectLedgerBalanced(h.services.db);
   });
 
+  it('once the opening balance is written, 40 concurrent transfers of one merchant take exactly what it covers', async () => {
+    const t = await h.createTenant();
+    // Two transfers one after the other: the first writes the opening balance (1 000), the second
+    // finds it written, so the wave below writes each transfer in one statement of its own.
+    for (const n of [1, 2]) expect((await h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: 100, merchantReference: `S-${n}` }) })).status).toBe(201);
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => h.request('POST', PATHS.transfer, { key: t.key, body: transferBody({ amount: 150, merchantReference: `C-${i}` }) })),
+    );
+    // 800 left covers 5 transfers of 150 (750), not 6.
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(5);
+    for (const r of responses.filter((x) => x.status !== 201)) expect(r.json.code).toBe('INSUFFICIENT_BALANCE');
+    expect(await tenantBalances(h, t)).toEqual({ available: 50, pending: 0, reserved: 950 });
+    await settle(h);
+    expect(await tenantBalances(h, t)).toEqual({ available: 50, pending: 0, reserved: 0 });
+    await expectLedgerBalanced(h.services.db);
+  });
+
   it('concurrent pay-in successes and pay-outs of many merchants never deadlock and keep the ledger balanced', async () => {
     const tenants = await Promise.all(Array.from({ length: 5 }, () => h.createTenant()));
     const work = tenants.flatMap((t) => [

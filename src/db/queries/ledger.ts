@@ -185,42 +185,65 @@ export function postingWritesValues(entries: NewEntry[], lines: NewLine[]): unkn
   ];
 }
 
-// A posting in one statement. `lk` locks the spent accounts (`FOR NO KEY UPDATE`, in key order,
-// so two postings never deadlock) until the caller's transaction ends, and reads their newest
-// version; `stale` is true when one of them changed since this statement's snapshot (a spend or a
-// roll-up committed while the statement waited for the lock, whose deltas the snapshot may not
-// show): then nothing is written and the caller runs the statement again, under the lock it now
-// holds. Otherwise `chk` computes each spent account's balance after the posting (stored + Σ
-// deltas + this delta); when every spent account stays at or above zero, the posting is written
-// (`postingWritesSql`) and each spent account's version is raised, so that the next spender sees
-// this spend as a change; otherwise nothing is written and the refused accounts' keys come back.
-const insertPostingSql = statement(
-  'insert_ledger_posting_v3',
-  `with lk as (
-     select a.id, a.version from ledger_accounts a where a.id = any($1::int8[]) order by a.key for no key update
+/**
+ * The CTEs of a checked posting (before `postingWritesSql`'s, which they include): `lk` locks the
+ * spent accounts (`FOR NO KEY UPDATE`, in key order, so two postings never deadlock) until the
+ * transaction ends, and reads their newest version; `stale` is true when one of them changed since
+ * the statement's snapshot (a spend or a roll-up committed while the statement waited for the
+ * lock, whose deltas the snapshot may not show): then nothing is written and the caller runs the
+ * statement again. Otherwise `chk` computes each spent account's balance after the posting (stored
+ * + Σ deltas + this delta) and `ok` says whether every one stays at or above zero; when it does,
+ * the posting is written and each spent account's version is raised (`spent`), so that the next
+ * spender sees this spend as a change. Parameters: the spent accounts' ids at `$first` and their
+ * deltas at `$first + 1`, then the posting's nine (`postingWritesValues`). A statement built on it
+ * may write more under `(select ok from ok)` and ends with `checkedPostingResultSql`.
+ */
+export function checkedPostingSql(first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `lk as (
+     select a.id, a.version from ledger_accounts a where a.id = any(${p(0)}::int8[]) order by a.key for no key update
    ), stale as (
      select exists (select 1 from lk join ledger_accounts s on s.id = lk.id where s.version <> lk.version) as stale
    ), chk as (
      select a.key,
             a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
-       from unnest($1::int8[], $2::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
+       from unnest(${p(0)}::int8[], ${p(1)}::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
    ), ok as (
      select not (select stale from stale) and coalesce(bool_and(pass), true) as ok from chk
    ), spent as (
-     update ledger_accounts a set version = a.version + 1 where a.id = any($1::int8[]) and (select ok from ok)
-   ), ${postingWritesSql(3, '(select ok from ok)')}
-   select id, null::text as refused, n, false as stale from posting_e
+     update ledger_accounts a set version = a.version + 1 where a.id = any(${p(0)}::int8[]) and (select ok from ok)
+   ), ${postingWritesSql(first + 2, '(select ok from ok)')}`;
+}
+
+/** The answer of a checked posting: the written entries' ids, or the refused accounts' keys, or one stale row. */
+export const checkedPostingResultSql = `select id, null::text as refused, n, false as stale from posting_e
    union all
    select null, key, null, false from chk where not pass and not (select stale from stale)
    union all
    select null, null, null, true from stale where stale
-   order by n`,
-);
+   order by n`;
+
+/** What one run of a checked posting did: `stale` (nothing written, run again), or its entries' ids or refused accounts. */
+export type CheckedPostingOutcome = { stale: true } | { stale: false; ids: number[]; refused: string[] };
+
+/** Reads a checked posting's answer (`checkedPostingResultSql`). */
+export function checkedPostingOutcome(rows: { id: number | string | null; refused: string | null; stale: boolean }[]): CheckedPostingOutcome {
+  if (rows.some((r) => r.stale)) return { stale: true };
+  const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
+  return { stale: false, ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+}
+
+/** The values of `checkedPostingSql`'s parameters, in order. */
+export function checkedPostingValues(input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] }): unknown[] {
+  return [input.spends.map((d) => d.accountId), input.spends.map((d) => d.delta.toString()), ...postingWritesValues(input.entries, input.lines)];
+}
+
+const insertPostingSql = statement('insert_ledger_posting_v3', `with ${checkedPostingSql(1)}\n   ${checkedPostingResultSql}`);
 
 /**
- * Writes a posting in one statement (see `insertPostingSql`): `entries` and their `lines`, and
- * each touched account's summed delta appended to `ledger_balance_deltas`, provided each account
- * of `spends` (a negative delta on an account that must not go below zero) stays at or above zero.
+ * Writes a posting in one statement (`checkedPostingSql`): `entries` and their `lines`, and each
+ * touched account's summed delta appended to `ledger_balance_deltas`, provided each account of
+ * `spends` (a negative delta on an account that must not go below zero) stays at or above zero.
  * The spent accounts stay locked until the caller's transaction ends. Returns the entries' ids in
  * order, or the keys of the accounts that would go below zero (and then nothing was written).
  * One round trip, two when a spent account changed while the statement waited for its lock.
@@ -229,15 +252,13 @@ export async function insertPosting(
   db: Db,
   input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
 ): Promise<{ ids: number[]; refused: string[] }> {
-  const { entries, lines, spends } = input;
-  const values = [spends.map((d) => d.accountId), spends.map((d) => d.delta.toString()), ...postingWritesValues(entries, lines)];
+  const values = checkedPostingValues(input);
   // The second run holds the locks from the first: nothing can change the spent accounts' rows
   // under it, so a third is never needed; the bound guards against a broken invariant.
   for (let attempt = 0; attempt < 3; attempt++) {
     const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, insertPostingSql, values);
-    if (rows.some((r) => r.stale)) continue;
-    const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
-    return { ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+    const outcome = checkedPostingOutcome(rows);
+    if (!outcome.stale) return outcome;
   }
   throw new Error('ledger: the spent accounts kept changing under their own lock');
 }

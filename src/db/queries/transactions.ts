@@ -15,7 +15,18 @@ import type { Db } from '../client.ts';
 import { providers, transactions } from '../schema.ts';
 import { feeTermsSelect, storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
-import { postingWritesSql, postingWritesValues, type NewEntry, type NewLine } from './ledger.ts';
+import {
+  checkedPostingOutcome,
+  checkedPostingResultSql,
+  checkedPostingSql,
+  checkedPostingValues,
+  postingWritesSql,
+  postingWritesValues,
+  type BalanceDelta,
+  type CheckedPostingOutcome,
+  type NewEntry,
+  type NewLine,
+} from './ledger.ts';
 import { outboxWritesSql, outboxWritesValues, type NewEventWithDelivery } from './webhooks.ts';
 
 /** SQL expressions (columns or parameters) naming what a caller asks for: its scope and the reference. */
@@ -118,6 +129,8 @@ interface InsertShape {
   many: Statement;
   /** One row after its key's claim (`claimKeySql`, parameters after the columns'); answers `created`, 0 or 1. */
   once: Statement;
+  /** One row with a checked posting (`checkedPostingSql`, parameters after the columns'): both or neither; answers the posting's outcome. */
+  funded: Statement;
 }
 
 const shapes = new Map<string, InsertShape>();
@@ -149,6 +162,12 @@ function insertShape(properties: string[]): InsertShape {
       `with claim as (${claimKeySql(columns.length + 1)}),
    v as (${newRows} where exists (select 1 from claim)), ${insertWithEvents}
    select count(*)::int as created from t`,
+    ),
+    funded: statement(
+      `insert_funded_transaction_${id}`,
+      `with ${checkedPostingSql(columns.length + 1)},
+   v as (${newRows} where (select ok from ok)), ${insertWithEvents}
+   ${checkedPostingResultSql}`,
     ),
   };
   shapes.set(key, shape);
@@ -285,6 +304,29 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
     ...claimParameters({ ...claim, transactionId: row.id, createdAt: now }),
   ]);
   return (rows[0]?.created ?? 0) > 0 ? row : null;
+}
+
+/**
+ * Inserts `values` as a PENDING transaction with its CREATED event and writes `posting` (entries
+ * naming the transaction, and the spends to check: `checkedPostingSql`) in one statement, both or
+ * neither: outside a database transaction, the spent accounts' locks last that statement only.
+ * Returns the row as it would be stored and the posting's outcome: `stale` (nothing written; run
+ * it again), refused accounts (nothing written), or the entries' ids (both written). A reference
+ * collision throws the driver's unique violation (23505).
+ */
+export async function insertTransactionWithPosting(
+  db: Db,
+  values: NewTransaction,
+  posting: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
+  now: Date,
+): Promise<{ row: TransactionRow; outcome: CheckedPostingOutcome }> {
+  const row = newRow(values, now);
+  const { properties, funded } = insertShape(writtenProperties([values]));
+  const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, funded, [
+    ...insertParameters(properties, [row]),
+    ...checkedPostingValues(posting),
+  ]);
+  return { row, outcome: checkedPostingOutcome(rows) };
 }
 
 // What a status change reads of a transaction `t` (`RowForTransition`): the row, its version
