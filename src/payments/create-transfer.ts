@@ -16,7 +16,7 @@ import { initiateTransaction } from './initiate-transaction.ts';
 import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
 import { createFundedPayOut, insertFundedPayOut, type FundedPayOut } from './insert-funded-pay-out.ts';
-import type { TransactionRow } from './transaction-view.ts';
+import { payOutFields, type TransactionRow } from './transaction-view.ts';
 
 /** Validated body of `POST /api/v1/pay-out/transfer`. */
 export interface TransferInput {
@@ -90,17 +90,7 @@ async function priceTransfer(
 
 /** The 201 `data` of a new transfer. */
 function transferData(row: TransactionRow): TransferData {
-  return {
-    reference: row.reference,
-    status: 'PENDING',
-    amount: row.amount,
-    currency: row.currency,
-    description: row.description,
-    paymentMethod: row.paymentMethod,
-    beneficiaryAccount: row.beneficiaryAccount,
-    beneficiaryName: row.beneficiaryName,
-    beneficiaryEmail: row.beneficiaryEmail,
-  };
+  return { reference: row.reference, status: 'PENDING', ...payOutFields(row) };
 }
 
 /**

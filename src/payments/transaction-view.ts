@@ -81,6 +81,21 @@ export function payInStatusView(row: StatusViewRow, publicBaseUrl: string) {
   };
 }
 
+/** What a pay-out's creation answer and its status read both show of it after its reference and status. */
+export function payOutFields(
+  row: Pick<StatusViewRow, 'amount' | 'currency' | 'description' | 'paymentMethod' | 'beneficiaryAccount' | 'beneficiaryName' | 'beneficiaryEmail'>,
+) {
+  return {
+    amount: row.amount,
+    currency: row.currency,
+    description: row.description,
+    paymentMethod: row.paymentMethod,
+    beneficiaryAccount: row.beneficiaryAccount,
+    beneficiaryName: row.beneficiaryName,
+    beneficiaryEmail: row.beneficiaryEmail,
+  };
+}
+
 /**
  * The `data` of the pay-out status read (the pay-in's shape with beneficiary fields, without
  * `type`), with the money fields and `queuedForFloat` (extension: PENDING and waiting for the
@@ -90,13 +105,7 @@ export function payOutStatusView(row: StatusViewRow) {
   return {
     reference: row.reference,
     status: row.status as TransactionStatus,
-    amount: row.amount,
-    currency: row.currency,
-    description: row.description,
-    paymentMethod: row.paymentMethod,
-    beneficiaryAccount: row.beneficiaryAccount,
-    beneficiaryName: row.beneficiaryName,
-    beneficiaryEmail: row.beneficiaryEmail,
+    ...payOutFields(row),
     ...failure(row),
     ...money(row),
     ...operatorFields(row),
