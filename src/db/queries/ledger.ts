@@ -247,14 +247,17 @@ const insertPostingSql = statement('insert_ledger_posting_v3', `with ${checkedPo
  * The spent accounts stay locked until the caller's transaction ends. Returns the entries' ids in
  * order, or the keys of the accounts that would go below zero (and then nothing was written).
  * One round trip, two when a spent account changed while the statement waited for its lock.
+ * Throws an Error when, outside a database transaction, the spent accounts changed under three
+ * runs in a row.
  */
 export async function insertPosting(
   db: Db,
   input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
 ): Promise<{ ids: number[]; refused: string[] }> {
   const values = checkedPostingValues(input);
-  // The second run holds the locks from the first: nothing can change the spent accounts' rows
-  // under it, so a third is never needed; the bound guards against a broken invariant.
+  // In a database transaction (every caller's) the second run holds the locks the first took:
+  // nothing can change the spent accounts' rows under it, so a third is never needed. Outside one
+  // each run's locks end with it; the bound then keeps a contended spend from looping.
   for (let attempt = 0; attempt < 3; attempt++) {
     const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, insertPostingSql, values);
     const outcome = checkedPostingOutcome(rows);
