@@ -10,8 +10,7 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { countCreated } from '../metrics/transaction-metrics.ts';
-import { createOnce, findReplay, idempotencyScope, type CreateOnceResult } from './idempotency.ts';
+import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
@@ -128,15 +127,18 @@ export async function createTransfer(
   };
   // Without a key the pay-out is written by one statement of its own (`createFundedPayOut`);
   // with one, in the database transaction that claims the key.
-  const result: CreateOnceResult<TransferData> = scope
-    ? await createOnce<TransferData>(services, scope, async (tx) => {
-        const row = await insertFundedPayOut(tx, services, payOut);
-        return { row, data: transferData(row) };
-      })
-    : await createFundedPayOut(services, payOut).then((row) => {
-        countCreated(services.metrics, row);
-        return { row, data: transferData(row), replayed: false as const };
-      });
+  const result = await createOnce<TransferData>(
+    services,
+    scope,
+    async (tx) => {
+      const row = await insertFundedPayOut(tx, services, payOut);
+      return { row, data: transferData(row) };
+    },
+    async () => {
+      const row = await createFundedPayOut(services, payOut);
+      return { row, data: transferData(row) };
+    },
+  );
   if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
   return result.data;
 }

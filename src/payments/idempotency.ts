@@ -79,14 +79,16 @@ export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, sc
 /**
  * Runs `insert` (which writes the transaction inside `tx` and returns it with its response
  * data) at most once per idempotency scope, for a caller that has called `findReplay` first.
- * Without a scope, simply runs it in a transaction.
+ * Without a scope, runs `alone` when given (a creation that writes everything in one statement
+ * of its own, outside any database transaction), else `insert` in a transaction.
  */
 export async function createOnce<T>(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
   scope: IdempotencyScope | null,
   insert: (tx: Db) => Promise<{ row: TransactionRow; data: T }>,
+  alone?: () => Promise<{ row: TransactionRow; data: T }>,
 ): Promise<CreateOnceResult<T>> {
-  const result = await insertOnce(services, scope, insert);
+  const result = !scope && alone ? { ...(await alone()), replayed: false as const } : await insertOnce(services, scope, insert);
   if (!result.replayed && result.row) countCreated(services.metrics, result.row);
   return result;
 }

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../client.ts';
 import { knownBy } from '../handle.ts';
-import { runStatement, statement } from '../statement.ts';
+import { runStatement, statement, type Statement } from '../statement.ts';
 
 /** An account as the ledger stores it: its unique key and what it is. */
 export interface LedgerAccount {
@@ -226,16 +226,25 @@ export const checkedPostingResultSql = `select id, null::text as refused, n, fal
 /** What one run of a checked posting did: `stale` (nothing written, run again), or its entries' ids or refused accounts. */
 export type CheckedPostingOutcome = { stale: true } | { stale: false; ids: number[]; refused: string[] };
 
-/** Reads a checked posting's answer (`checkedPostingResultSql`). */
-export function checkedPostingOutcome(rows: { id: number | string | null; refused: string | null; stale: boolean }[]): CheckedPostingOutcome {
+/**
+ * Runs `checked` (a statement built on `checkedPostingSql`, whose parameters follow `leading`, its
+ * own) once with `posting`, and reads its answer (`checkedPostingResultSql`).
+ */
+export async function runCheckedPosting(
+  db: Db,
+  checked: Statement,
+  leading: unknown[],
+  posting: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
+): Promise<CheckedPostingOutcome> {
+  const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, checked, [
+    ...leading,
+    posting.spends.map((d) => d.accountId),
+    posting.spends.map((d) => d.delta.toString()),
+    ...postingWritesValues(posting.entries, posting.lines),
+  ]);
   if (rows.some((r) => r.stale)) return { stale: true };
   const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
   return { stale: false, ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
-}
-
-/** The values of `checkedPostingSql`'s parameters, in order. */
-export function checkedPostingValues(input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] }): unknown[] {
-  return [input.spends.map((d) => d.accountId), input.spends.map((d) => d.delta.toString()), ...postingWritesValues(input.entries, input.lines)];
 }
 
 const insertPostingSql = statement('insert_ledger_posting_v3', `with ${checkedPostingSql(1)}\n   ${checkedPostingResultSql}`);
@@ -254,13 +263,11 @@ export async function insertPosting(
   db: Db,
   input: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
 ): Promise<{ ids: number[]; refused: string[] }> {
-  const values = checkedPostingValues(input);
   // In a database transaction (every caller's) the second run holds the locks the first took:
   // nothing can change the spent accounts' rows under it, so a third is never needed. Outside one
   // each run's locks end with it; the bound then keeps a contended spend from looping.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, insertPostingSql, values);
-    const outcome = checkedPostingOutcome(rows);
+    const outcome = await runCheckedPosting(db, insertPostingSql, [], input);
     if (!outcome.stale) return outcome;
   }
   throw new Error('ledger: the spent accounts kept changing under their own lock');

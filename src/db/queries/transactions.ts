@@ -16,13 +16,12 @@ import { providers, transactions } from '../schema.ts';
 import { feeTermsSelect, storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
 import {
-  checkedPostingOutcome,
   checkedPostingResultSql,
   checkedPostingSql,
-  checkedPostingValues,
   postingWritesSql,
   postingWritesValues,
   type BalanceDelta,
+  runCheckedPosting,
   type CheckedPostingOutcome,
   type NewEntry,
   type NewLine,
@@ -322,11 +321,7 @@ export async function insertTransactionWithPosting(
 ): Promise<{ row: TransactionRow; outcome: CheckedPostingOutcome }> {
   const row = newRow(values, now);
   const { properties, funded } = insertShape(writtenProperties([values]));
-  const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, funded, [
-    ...insertParameters(properties, [row]),
-    ...checkedPostingValues(posting),
-  ]);
-  return { row, outcome: checkedPostingOutcome(rows) };
+  return { row, outcome: await runCheckedPosting(db, funded, insertParameters(properties, [row]), posting) };
 }
 
 // What a status change reads of a transaction `t` (`RowForTransition`): the row, its version
