@@ -74,6 +74,18 @@ export function declaredStatements(): ReadonlyMap<string, Statement> {
   return declared;
 }
 
+/** SQLSTATE of a unique violation. */
+export const UNIQUE_VIOLATION = '23505';
+/** SQLSTATE of the statement PostgreSQL ended to break a deadlock (its effects undone). */
+export const DEADLOCK_DETECTED = '40P01';
+
+/** The SQLSTATE of a driver's error, or of the driver error Drizzle wrapped (`cause`); undefined for any other error. */
+export function sqlStateOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /**
  * Runs `st` with `values` on the database behind `db`: a database handle (the statement is its
  * own transaction, which is why multi-table writes use one statement with data-modifying CTEs)

@@ -10,11 +10,11 @@ import { validationError } from '../domain/errors.ts';
 import { normalizeMsisdn } from '../domain/msisdn.ts';
 import type { ApiKeyAuth } from '../accounts/api-keys.ts';
 import type { Services } from '../services.ts';
-import { createOnce, findReplay, idempotencyScope } from './idempotency.ts';
+import { createOnceAlone, findReplay, idempotencyScope } from './idempotency.ts';
 import { initiateTransaction } from './initiate-transaction.ts';
 import { resolveRailFor } from './rails.ts';
 import { computeFee, railTermsFor } from './fees.ts';
-import { createFundedPayOut, insertFundedPayOut, type FundedPayOut } from './insert-funded-pay-out.ts';
+import { createFundedPayOut, type FundedPayOut } from './insert-funded-pay-out.ts';
 import { payOutFields, type TransactionRow } from './transaction-view.ts';
 
 /** Validated body of `POST /api/v1/pay-out/transfer`. */
@@ -125,20 +125,11 @@ export async function createTransfer(
     merchantReference: input.merchantReference ?? null,
     description: input.description ?? null,
   };
-  // Without a key the pay-out is written by one statement of its own (`createFundedPayOut`);
-  // with one, in the database transaction that claims the key.
-  const result = await createOnce<TransferData>(
-    services,
-    scope,
-    async (tx) => {
-      const row = await insertFundedPayOut(tx, services, payOut);
-      return { row, data: transferData(row) };
-    },
-    async () => {
-      const row = await createFundedPayOut(services, payOut);
-      return { row, data: transferData(row) };
-    },
-  );
+  // The pay-out, its reservation and the key's claim are written by one statement of their own.
+  const result = await createOnceAlone<TransferData>(services, scope, async (key) => {
+    const row = await createFundedPayOut(services, payOut, key ? { ...key, responseOf: transferData } : undefined);
+    return row && { row, data: transferData(row) };
+  });
   if (!result.replayed) await initiateTransaction(services, result.row, rail, connector);
   return result.data;
 }

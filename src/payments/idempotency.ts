@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { claimIdempotencyKey } from '../db/queries/transactions.ts';
 import { type Db, transaction } from '../db/client.ts';
+import { DEADLOCK_DETECTED, sqlStateOf } from '../db/statement.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -76,21 +77,76 @@ export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, sc
   return scope ? readStored<T>(services.db, scope, services.clock.now()) : null;
 }
 
+/** What a creation written by one statement of its own claims with an idempotency key: the scope and when the key expires. */
+export interface KeyClaimOf {
+  scope: IdempotencyScope;
+  expiresAt: Date;
+}
+
 /**
  * Runs `insert` (which writes the transaction inside `tx` and returns it with its response
- * data) at most once per idempotency scope, for a caller that has called `findReplay` first.
- * Without a scope, runs `alone` when given (a creation that writes everything in one statement
- * of its own, outside any database transaction), else `insert` in a transaction.
+ * data) at most once per idempotency scope, for a caller that has called `findReplay` first:
+ * the key's claim, `insert` and the stored response in one database transaction.
  */
 export async function createOnce<T>(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
   scope: IdempotencyScope | null,
   insert: (tx: Db) => Promise<{ row: TransactionRow; data: T }>,
-  alone?: () => Promise<{ row: TransactionRow; data: T }>,
 ): Promise<CreateOnceResult<T>> {
-  const result = !scope && alone ? { ...(await alone()), replayed: false as const } : await insertOnce(services, scope, insert);
-  if (!result.replayed && result.row) countCreated(services.metrics, result.row);
+  return counted(services, await insertOnce(services, scope, insert));
+}
+
+/**
+ * `createOnce` for a creation that writes everything, the key's claim included, in one statement
+ * of its own, outside any database transaction (`alone`): given the key's claim (null without a
+ * key), it returns the row and data, or null when a live request held the key (then the stored
+ * response is replayed). A creation `alone` refused (an ApiError: say, the balance a concurrent
+ * retry of the same request has just spent) replays that request's stored response when its key
+ * has been stored meanwhile.
+ */
+export async function createOnceAlone<T>(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
+  scope: IdempotencyScope | null,
+  alone: (key: KeyClaimOf | null) => Promise<{ row: TransactionRow; data: T } | null>,
+): Promise<CreateOnceResult<T>> {
+  return counted(services, await createAlone(services, scope, alone));
+}
+
+function counted<T>(services: Pick<Services, 'metrics'>, result: CreateOnceResult<T>): CreateOnceResult<T> {
+  if (!result.replayed) countCreated(services.metrics, result.row);
   return result;
+}
+
+async function createAlone<T>(
+  services: Pick<Services, 'db' | 'clock' | 'config'>,
+  scope: IdempotencyScope | null,
+  alone: (key: KeyClaimOf | null) => Promise<{ row: TransactionRow; data: T } | null>,
+): Promise<CreateOnceResult<T>> {
+  const key = scope && { scope, expiresAt: expiryOf(services) };
+  let created: { row: TransactionRow; data: T } | null;
+  try {
+    created = await alone(key);
+  } catch (error) {
+    if (!scope || !(error instanceof ApiError)) throw error;
+    const stored = await readStored<T>(services.db, scope, services.clock.now());
+    if (stored === null) throw error;
+    return { data: stored, row: null, replayed: true };
+  }
+  if (created) return { ...created, replayed: false };
+  if (!scope) throw new Error('a creation without an idempotency key cannot find its key held');
+  return replayHeld(services, scope);
+}
+
+/** When a key claimed now expires: `idempotencyTtlHours` from now. */
+function expiryOf(services: Pick<Services, 'clock' | 'config'>): Date {
+  return new Date(services.clock.now().getTime() + services.config.idempotencyTtlHours * 3_600_000);
+}
+
+/** The stored response of a key another request held (its transaction has committed by now). */
+async function replayHeld<T>(services: Pick<Services, 'db' | 'clock'>, scope: IdempotencyScope): Promise<CreateOnceResult<T>> {
+  const stored = await readStored<T>(services.db, scope, services.clock.now());
+  if (stored === null) throw new ApiError('INTERNAL_SERVER_ERROR');
+  return { data: stored, row: null, replayed: true };
 }
 
 async function insertOnce<T>(
@@ -106,21 +162,25 @@ async function insertOnce<T>(
   // The caller has looked for a replay already (`findReplay`, before its business checks): a key
   // stored since then is refused by the claim below and read after it.
   const now = clock.now();
-  const expiresAt = new Date(now.getTime() + services.config.idempotencyTtlHours * 3_600_000);
-  const created = await transaction(db, async (tx) => {
-    // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
-    const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
-    if (!claimed) return null;
-    const result = await insert(tx);
-    await tx
-      .update(idempotencyKeys)
-      .set({ transactionId: result.row.id, responseBody: result.data as object })
-      .where(and(eq(idempotencyKeys.applicationId, scope.applicationId), eq(idempotencyKeys.key, scope.key)));
-    return result;
+  const expiresAt = expiryOf(services);
+  const claimAndInsert = () =>
+    transaction(db, async (tx) => {
+      // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
+      const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
+      if (!claimed) return null;
+      const result = await insert(tx);
+      await tx
+        .update(idempotencyKeys)
+        .set({ transactionId: result.row.id, responseBody: result.data as object })
+        .where(and(eq(idempotencyKeys.applicationId, scope.applicationId), eq(idempotencyKeys.key, scope.key)));
+      return result;
+    });
+  // Once more when PostgreSQL ended it to break a deadlock (nothing of it was kept): it had
+  // claimed the key while a one-statement creation with the same key held the balance `insert` locks.
+  const created = await claimAndInsert().catch((error: unknown) => {
+    if (sqlStateOf(error) === DEADLOCK_DETECTED) return claimAndInsert();
+    throw error;
   });
   if (created) return { ...created, replayed: false };
-  // Another request holds (held) this key: its transaction has committed by now.
-  const stored = await readStored<T>(db, scope, clock.now());
-  if (stored === null) throw new ApiError('INTERNAL_SERVER_ERROR');
-  return { data: stored, row: null, replayed: true };
+  return replayHeld(services, scope);
 }

@@ -3,18 +3,21 @@
  * reservation of amount + fee from the merchant's available balance (transaction-postings.ts),
  * which throws 400 INSUFFICIENT_BALANCE when the balance does not cover it. Two ways, one row and
  * one posting rule:
- * - `insertFundedPayOut`, inside the caller's database transaction (batches, withdrawals, an
- *   idempotent transfer): the available balance stays locked until that transaction ends;
- * - `createFundedPayOut`, on its own: the row, its event and its reservation in one statement, so
- *   the available balance is locked only while that statement runs (a transfer without a key).
+ * - `insertFundedPayOut`, inside the caller's database transaction (batches, withdrawals): the
+ *   available balance stays locked until that transaction ends;
+ * - `createFundedPayOut`, on its own (a transfer): the row, its event, its reservation and its
+ *   idempotency key's claim in one statement, so the available balance is locked only while that
+ *   statement runs.
  * The operator is called after commit (or by the poller's backstop).
  */
 import { transaction, type Db } from '../db/client.ts';
 import { insertTransactionWithPosting } from '../db/queries/transactions.ts';
+import { DEADLOCK_DETECTED, sqlStateOf } from '../db/statement.ts';
 import { preparePostings } from '../ledger/post-entry.ts';
 import type { Services } from '../services.ts';
 import { insertTransaction, type NewTransaction } from './insert-transaction.ts';
-import { insufficientBalance, isSandboxOpeningKnown, reservationPosting, reservePayOut, type ReservedPayOut } from './transaction-postings.ts';
+import type { KeyClaimOf } from './idempotency.ts';
+import { ensureSandboxOpening, insufficientBalance, isSandboxOpeningKnown, reservationPosting, reservePayOut, type ReservedPayOut } from './transaction-postings.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
 /** What a funded pay-out needs; `type` is null for a transfer, WITHDRAWAL for a withdrawal. */
@@ -70,25 +73,64 @@ export async function insertFundedPayOut(tx: Db, services: FundedServices, input
 /** Runs of the one statement before the pay-out is written in a database transaction instead. */
 const STATEMENT_RUNS = 3;
 
+/** The idempotency key a funded pay-out claims as it is written, and its stored response, made from the row. */
+export interface FundedPayOutKey extends KeyClaimOf {
+  responseOf: (row: TransactionRow) => unknown;
+}
+
+/**
+ * Writes the pay-out with one statement (`insertTransactionWithPosting`): its row, CREATED event
+ * and reservation, and with `key` the key's claim, all or nothing; in `db`, a database handle or
+ * a transaction's (`alone` false). Runs it again when the balance changed while it waited for the
+ * lock, or, `alone`, when PostgreSQL ended it to break a deadlock (with a creation that claimed
+ * the same key first and then locks the balance: a refund reusing the transfer's key at the same
+ * moment). Returns the row, null when a live request held the key, or `undefined` when every run
+ * was stale; throws 400 INSUFFICIENT_BALANCE.
+ */
+async function writeFundedPayOut(
+  db: Db,
+  services: FundedServices,
+  input: FundedPayOut,
+  key: FundedPayOutKey | undefined,
+  alone: boolean,
+): Promise<TransactionRow | null | undefined> {
+  const now = services.clock.now();
+  const values = fundedPayOutValues(services, input, now);
+  const posting = await preparePostings(db, [reservationPosting(values, now)]);
+  const claim = key && { ...key.scope, expiresAt: key.expiresAt, responseOf: key.responseOf };
+  // In a database transaction, a stale run keeps the locks it took: the second run cannot be stale.
+  for (let run = 0; run < (alone ? STATEMENT_RUNS : 2); run++) {
+    const written = await insertTransactionWithPosting(db, values, posting, now, claim).catch((error: unknown) => {
+      if (alone && sqlStateOf(error) === DEADLOCK_DETECTED) return null;
+      throw error;
+    });
+    if (written === null || written.outcome.stale) continue;
+    if (written.outcome.held) return null;
+    if (written.outcome.refused.length > 0) throw insufficientBalance(written.row);
+    return written.row;
+  }
+  return undefined;
+}
+
 /**
  * Creates the pay-out outside any database transaction: its row, CREATED event and reservation
- * in one statement (`insertTransactionWithPosting`), run again when the balance changed while it
- * waited for the lock (each run writes all or nothing). Falls back to `insertFundedPayOut` in a
- * database transaction when a TEST application's opening balance has not been written yet, or
- * when concurrent spends changed the balance under `STATEMENT_RUNS` runs in a row. Returns the
- * row; throws 400 INSUFFICIENT_BALANCE.
+ * (and, with `key`, the idempotency key's claim with its stored response) in one statement, so
+ * the available balance is locked only while that statement runs, and before the key: every
+ * creation that claims a key after locking a balance takes them in that order. When a TEST
+ * application's opening balance has not been written yet, or when concurrent spends changed the
+ * balance under `STATEMENT_RUNS` runs in a row, the opening and the same statement run in one
+ * database transaction instead. Returns the row, or null when a live request held the key (the
+ * caller replays its stored response); throws 400 INSUFFICIENT_BALANCE.
  */
-export async function createFundedPayOut(services: FundedServices, input: FundedPayOut): Promise<TransactionRow> {
+export async function createFundedPayOut(services: FundedServices, input: FundedPayOut, key?: FundedPayOutKey): Promise<TransactionRow | null> {
   if (isSandboxOpeningKnown(services, input)) {
-    const now = services.clock.now();
-    const values = fundedPayOutValues(services, input, now);
-    const posting = await preparePostings(services.db, [reservationPosting(values, now)]);
-    for (let run = 0; run < STATEMENT_RUNS; run++) {
-      const { row, outcome } = await insertTransactionWithPosting(services.db, values, posting, now);
-      if (outcome.stale) continue;
-      if (outcome.refused.length > 0) throw insufficientBalance(row);
-      return row;
-    }
+    const written = await writeFundedPayOut(services.db, services, input, key, true);
+    if (written !== undefined) return written;
   }
-  return transaction(services.db, (tx) => insertFundedPayOut(tx, services, input));
+  return transaction(services.db, async (tx) => {
+    await ensureSandboxOpening(tx, services, input.applicationId, input.environment, input.currency);
+    const written = await writeFundedPayOut(tx, services, input, key, false);
+    if (written === undefined) throw new Error('ledger: the spent accounts kept changing under their own lock');
+    return written;
+  });
 }

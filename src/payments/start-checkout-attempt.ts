@@ -15,6 +15,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { type Db, transaction } from '../db/client.ts';
 import { transactions } from '../db/schema.ts';
 import { checkoutAttempts } from '../db/schema-checkout.ts';
+import { sqlStateOf, UNIQUE_VIOLATION } from '../db/statement.ts';
 import type { Connector } from '../connectors/connector.ts';
 import type { Services } from '../services.ts';
 import { lockPendingCheckout } from './close-checkout.ts';
@@ -44,13 +45,6 @@ export interface StartAttemptInput {
   connector: Connector;
   msisdn: string;
   maxAttempts: number;
-}
-
-const UNIQUE_VIOLATION = '23505';
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } } | null;
-  return e?.code === UNIQUE_VIOLATION || e?.cause?.code === UNIQUE_VIOLATION;
 }
 
 /** Starts an attempt of `checkout` (a CHECKOUT transaction row). Never throws for operator outcomes. */
@@ -98,7 +92,7 @@ export async function startCheckoutAttempt(
       return row!;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return { kind: 'IN_PROGRESS' };
+    if (sqlStateOf(error) === UNIQUE_VIOLATION) return { kind: 'IN_PROGRESS' };
     throw error;
   }
   if (created === null) return { kind: 'CLOSED' };

@@ -185,6 +185,9 @@ export function postingWritesValues(entries: NewEntry[], lines: NewLine[]): unkn
   ];
 }
 
+/** How many parameters `checkedPostingSql` takes from `$first` on: the spends' two, the posting's nine. */
+export const CHECKED_POSTING_PARAMETERS = 11;
+
 /**
  * The CTEs of a checked posting (before `postingWritesSql`'s, which they include): `lk` locks the
  * spent accounts (`FOR NO KEY UPDATE`, in key order, so two postings never deadlock) until the
@@ -197,9 +200,27 @@ export function postingWritesValues(entries: NewEntry[], lines: NewLine[]): unkn
  * spender sees this spend as a change. Parameters: the spent accounts' ids at `$first` and their
  * deltas at `$first + 1`, then the posting's nine (`postingWritesValues`). A statement built on it
  * may write more under `(select ok from ok)` and ends with `checkedPostingResultSql`.
+ *
+ * With `claim` (an idempotency key's claim, `claim(when)` an INSERT that writes only when `when`
+ * holds and returns a row when the key is now this posting's), the checks' verdict is `passed`,
+ * the key is claimed only when they passed (the spent accounts already locked: every statement
+ * built so takes the balance's lock before the key's), and `ok` is the claim's success: a key held
+ * by a live request writes nothing (`checkedPostingResultSql(true)` answers `held`).
  */
-export function checkedPostingSql(first: number): string {
+export function checkedPostingSql(first: number, claim?: (when: string) => string): string {
   const p = (i: number) => `$${first + i}`;
+  const verdict = 'not (select stale from stale) and coalesce(bool_and(pass), true)';
+  const decided = claim
+    ? `passed as (
+     select ${verdict} as ok from chk
+   ), claim as (
+     ${claim('(select ok from passed)')}
+   ), ok as (
+     select exists (select 1 from claim) as ok
+   )`
+    : `ok as (
+     select ${verdict} as ok from chk
+   )`;
   return `lk as (
      select a.id, a.version from ledger_accounts a where a.id = any(${p(0)}::int8[]) order by a.key for no key update
    ), stale as (
@@ -208,46 +229,63 @@ export function checkedPostingSql(first: number): string {
      select a.key,
             a.balance + coalesce((select sum(d.amount) from ledger_balance_deltas d where d.account_id = a.id), 0) + c.delta >= 0 as pass
        from unnest(${p(0)}::int8[], ${p(1)}::bigint[]) as c(account_id, delta) join ledger_accounts a on a.id = c.account_id
-   ), ok as (
-     select not (select stale from stale) and coalesce(bool_and(pass), true) as ok from chk
-   ), spent as (
+   ), ${decided}, spent as (
      update ledger_accounts a set version = a.version + 1 where a.id = any(${p(0)}::int8[]) and (select ok from ok)
    ), ${postingWritesSql(first + 2, '(select ok from ok)')}`;
 }
 
-/** The answer of a checked posting: the written entries' ids, or the refused accounts' keys, or one stale row. */
-export const checkedPostingResultSql = `select id, null::text as refused, n, false as stale from posting_e
+/**
+ * The answer of a checked posting: the written entries' ids, or the refused accounts' keys, or one
+ * stale row; `claimed` for a statement whose `checkedPostingSql` has a claim: then one held row when
+ * the checks passed and a live key held the claim.
+ */
+export function checkedPostingResultSql(claimed = false): string {
+  return `select id, null::text as refused, n, false as stale, false as held from posting_e
    union all
-   select null, key, null, false from chk where not pass and not (select stale from stale)
+   select null, key, null, false, false from chk where not pass and not (select stale from stale)
    union all
-   select null, null, null, true from stale where stale
+   select null, null, null, true, false from stale where stale${
+     claimed
+       ? `
+   union all
+   select null, null, null, false, true from passed where ok and not exists (select 1 from claim)`
+       : ''
+   }
    order by n`;
+}
 
-/** What one run of a checked posting did: `stale` (nothing written, run again), or its entries' ids or refused accounts. */
-export type CheckedPostingOutcome = { stale: true } | { stale: false; ids: number[]; refused: string[] };
+/**
+ * What one run of a checked posting did: `stale` (nothing written, run again), or `held` (nothing
+ * written: a live key held the claim; no ids, none refused), or its entries' ids or refused accounts.
+ */
+export type CheckedPostingOutcome = { stale: true } | { stale: false; held: boolean; ids: number[]; refused: string[] };
 
 /**
  * Runs `checked` (a statement built on `checkedPostingSql`, whose parameters follow `leading`, its
- * own) once with `posting`, and reads its answer (`checkedPostingResultSql`).
+ * own, and precede `trailing`, its claim's) once with `posting`, and reads its answer
+ * (`checkedPostingResultSql`).
  */
 export async function runCheckedPosting(
   db: Db,
   checked: Statement,
   leading: unknown[],
   posting: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
+  trailing: unknown[] = [],
 ): Promise<CheckedPostingOutcome> {
-  const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean }>(db, checked, [
+  const { rows } = await runStatement<{ id: number | string | null; refused: string | null; stale: boolean; held: boolean }>(db, checked, [
     ...leading,
     posting.spends.map((d) => d.accountId),
     posting.spends.map((d) => d.delta.toString()),
     ...postingWritesValues(posting.entries, posting.lines),
+    ...trailing,
   ]);
   if (rows.some((r) => r.stale)) return { stale: true };
+  if (rows.some((r) => r.held)) return { stale: false, held: true, ids: [], refused: [] };
   const refused = rows.flatMap((r) => (r.refused === null ? [] : [r.refused]));
-  return { stale: false, ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
+  return { stale: false, held: false, ids: refused.length > 0 ? [] : rows.map((r) => Number(r.id)), refused };
 }
 
-const insertPostingSql = statement('insert_ledger_posting_v3', `with ${checkedPostingSql(1)}\n   ${checkedPostingResultSql}`);
+const insertPostingSql = statement('insert_ledger_posting_v4', `with ${checkedPostingSql(1)}\n   ${checkedPostingResultSql()}`);
 
 /**
  * Writes a posting in one statement (`checkedPostingSql`): `entries` and their `lines`, and each

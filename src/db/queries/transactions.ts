@@ -16,6 +16,7 @@ import { providers, transactions } from '../schema.ts';
 import { feeTermsSelect, storedFeeTermsFrom, type RailRow, type StoredFeeTerms } from './rails.ts';
 import { runStatement, statement, type Statement } from '../statement.ts';
 import {
+  CHECKED_POSTING_PARAMETERS,
   checkedPostingResultSql,
   checkedPostingSql,
   postingWritesSql,
@@ -130,6 +131,8 @@ interface InsertShape {
   once: Statement;
   /** One row with a checked posting (`checkedPostingSql`, parameters after the columns'): both or neither; answers the posting's outcome. */
   funded: Statement;
+  /** `funded` after its key's claim, made once the checks passed (the claim's parameters after the posting's): all or nothing. */
+  fundedOnce: Statement;
 }
 
 const shapes = new Map<string, InsertShape>();
@@ -166,7 +169,13 @@ function insertShape(properties: string[]): InsertShape {
       `insert_funded_transaction_${id}`,
       `with ${checkedPostingSql(columns.length + 1)},
    v as (${newRows} where (select ok from ok)), ${insertWithEvents}
-   ${checkedPostingResultSql}`,
+   ${checkedPostingResultSql()}`,
+    ),
+    fundedOnce: statement(
+      `insert_funded_transaction_once_${id}`,
+      `with ${checkedPostingSql(columns.length + 1, (when) => claimKeySql(columns.length + 1 + CHECKED_POSTING_PARAMETERS, when))},
+   v as (${newRows} where (select ok from ok)), ${insertWithEvents}
+   ${checkedPostingResultSql(true)}`,
     ),
   };
   shapes.set(key, shape);
@@ -251,11 +260,13 @@ export interface KeyClaim {
  * returning one row when the key is ours. The one definition of the takeover rule: a new key is
  * inserted; an existing one is taken over only once it has expired (`expires_at` at or before the
  * claim's time); a live one makes the claim wait for its writer's transaction, then return nothing.
+ * With `when` (an SQL condition), nothing is claimed unless it holds.
  */
-function claimKeySql(first: number): string {
+function claimKeySql(first: number, when?: string): string {
   const p = (i: number) => `$${first + i}`;
+  const values = `${p(0)}::uuid, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::uuid, 201, ${p(5)}::jsonb, ${p(6)}::timestamptz, ${p(7)}::timestamptz`;
   return `insert into idempotency_keys (application_id, key, endpoint, request_hash, transaction_id, response_status, response_body, created_at, expires_at)
-     values (${p(0)}::uuid, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::uuid, 201, ${p(5)}::jsonb, ${p(6)}::timestamptz, ${p(7)}::timestamptz)
+     ${when ? `select ${values} where ${when}` : `values (${values})`}
      on conflict (application_id, key) do update
        set endpoint = excluded.endpoint, request_hash = excluded.request_hash, transaction_id = excluded.transaction_id,
            response_status = excluded.response_status, response_body = excluded.response_body,
@@ -312,16 +323,24 @@ export async function insertTransactionOnce(db: Db, values: NewTransaction, clai
  * Returns the row as it would be stored and the posting's outcome: `stale` (nothing written; run
  * it again), refused accounts (nothing written), or the entries' ids (both written). A reference
  * collision throws the driver's unique violation (23505).
+ * With `claim`, the same statement claims the idempotency key once the balance checks passed
+ * (`claimKeySql`; the stored response is `claim.responseOf(row)`): the key, the row and the
+ * posting are written together or not at all, and a key a live request holds answers `held`
+ * (nothing written; the caller replays the stored response).
  */
 export async function insertTransactionWithPosting(
   db: Db,
   values: NewTransaction,
   posting: { entries: NewEntry[]; lines: NewLine[]; spends: BalanceDelta[] },
   now: Date,
+  claim?: Omit<KeyClaim, 'transactionId' | 'createdAt' | 'responseBody'> & { responseOf: (row: TransactionRow) => unknown },
 ): Promise<{ row: TransactionRow; outcome: CheckedPostingOutcome }> {
   const row = newRow(values, now);
-  const { properties, funded } = insertShape(writtenProperties([values]));
-  return { row, outcome: await runCheckedPosting(db, funded, insertParameters(properties, [row]), posting) };
+  const { properties, funded, fundedOnce } = insertShape(writtenProperties([values]));
+  const columns = insertParameters(properties, [row]);
+  if (!claim) return { row, outcome: await runCheckedPosting(db, funded, columns, posting) };
+  const claimed = claimParameters({ ...claim, transactionId: row.id, responseBody: claim.responseOf(row), createdAt: now });
+  return { row, outcome: await runCheckedPosting(db, fundedOnce, columns, posting, claimed) };
 }
 
 // What a status change reads of a transaction `t` (`RowForTransition`): the row, its version
