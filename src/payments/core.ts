@@ -21,7 +21,7 @@ export { getTransaction, readTransactionStatus } from './get-transaction.ts';
 export { createOnce, findReplay, hashRequest, idempotencyScope } from './idempotency.ts';
 export { callbackUrlFor, initiateTransaction, withTimeout } from './initiate-transaction.ts';
 export { conclusiveStatus, initiationStateOf } from './initiation-window.ts';
-export { insertFundedPayOut } from './insert-funded-pay-out.ts';
+export { createFundedPayOut, insertFundedPayOut } from './insert-funded-pay-out.ts';
 export { insertTransaction } from './insert-transaction.ts';
 export { HELD_PAY_OUT_ASK_MS } from './late-watch.ts';
 export { nextAskAt, watchDelayMs } from './poll-schedule.ts';

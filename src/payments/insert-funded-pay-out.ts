@@ -3,11 +3,11 @@
  * reservation of amount + fee from the merchant's available balance (transaction-postings.ts),
  * which throws 400 INSUFFICIENT_BALANCE when the balance does not cover it. Two ways, one row and
  * one posting rule:
- * - `insertFundedPayOut`, inside the caller's database transaction (batches, withdrawals): the
- *   available balance stays locked until that transaction ends;
- * - `createFundedPayOut`, on its own (a transfer): the row, its event, its reservation and its
- *   idempotency key's claim in one statement, so the available balance is locked only while that
- *   statement runs.
+ * - `insertFundedPayOut`, inside the caller's database transaction (a batch's items, automatic
+ *   withdrawals): the available balance stays locked until that transaction ends;
+ * - `createFundedPayOut`, on its own (a transfer, a withdrawal asked for): the row, its event, its
+ *   reservation and a transfer's idempotency key's claim in one statement, so the available
+ *   balance is locked only while that statement runs.
  * The operator is called after commit (or by the poller's backstop).
  */
 import { transaction, type Db } from '../db/client.ts';
@@ -122,6 +122,8 @@ async function writeFundedPayOut(
  * database transaction instead. Returns the row, or null when a live request held the key (the
  * caller replays its stored response); throws 400 INSUFFICIENT_BALANCE.
  */
+export async function createFundedPayOut(services: FundedServices, input: FundedPayOut): Promise<TransactionRow>;
+export async function createFundedPayOut(services: FundedServices, input: FundedPayOut, key: FundedPayOutKey | undefined): Promise<TransactionRow | null>;
 export async function createFundedPayOut(services: FundedServices, input: FundedPayOut, key?: FundedPayOutKey): Promise<TransactionRow | null> {
   if (isSandboxOpeningKnown(services, input)) {
     const written = await writeFundedPayOut(services.db, services, input, key, true);

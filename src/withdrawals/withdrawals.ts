@@ -21,6 +21,7 @@ import { resolveConnector, type Environment } from '../connectors/registry.ts';
 import type { Services } from '../services.ts';
 import {
   computeFee,
+  createFundedPayOut,
   ensureSandboxOpening,
   type FeeRule,
   findActiveRail,
@@ -259,22 +260,20 @@ export async function withdraw(services: Services, merchantId: string, input: Wi
   const beneficiaryAccount = normalizeMsisdn(input.beneficiaryAccount, rail.country);
   if (!beneficiaryAccount) throw validationError({ beneficiaryAccount: `n'est pas un numéro de téléphone valide (${rail.country})` });
   const terms = await railTermsFor(services.db, rail.code, 'PAY_OUT', app.id);
-  const row = await transaction(services.db, (tx) =>
-    insertFundedPayOut(tx, services, {
-      applicationId: app.id,
-      environment,
-      type: 'WITHDRAWAL',
-      amount: input.amount,
-      feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT'),
-      currency: input.currency,
-      railCode: rail.code,
-      beneficiaryAccount,
-      beneficiaryName: input.beneficiaryName,
-      beneficiaryEmail: null,
-      merchantReference: input.merchantReference ?? null,
-      description: input.description ?? 'Retrait',
-    }),
-  );
+  const row = await createFundedPayOut(services, {
+    applicationId: app.id,
+    environment,
+    type: 'WITHDRAWAL',
+    amount: input.amount,
+    feeAmount: computeFee(input.amount, terms.rule, 'PAY_OUT'),
+    currency: input.currency,
+    railCode: rail.code,
+    beneficiaryAccount,
+    beneficiaryName: input.beneficiaryName,
+    beneficiaryEmail: null,
+    merchantReference: input.merchantReference ?? null,
+    description: input.description ?? 'Retrait',
+  });
   await initiateTransaction(services, row, rail, connector);
   return withdrawData(row);
 }
