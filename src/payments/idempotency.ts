@@ -13,7 +13,6 @@ import { createHash } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { claimIdempotencyKey } from '../db/queries/transactions.ts';
 import { type Db, transaction } from '../db/client.ts';
-import { DEADLOCK_DETECTED, sqlStateOf } from '../db/statement.ts';
 import { idempotencyKeys } from '../db/schema.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
@@ -163,23 +162,19 @@ async function insertOnce<T>(
   // stored since then is refused by the claim below and read after it.
   const now = clock.now();
   const expiresAt = expiryOf(services);
-  const claimAndInsert = () =>
-    transaction(db, async (tx) => {
-      // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
-      const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
-      if (!claimed) return null;
-      const result = await insert(tx);
-      await tx
-        .update(idempotencyKeys)
-        .set({ transactionId: result.row.id, responseBody: result.data as object })
-        .where(and(eq(idempotencyKeys.applicationId, scope.applicationId), eq(idempotencyKeys.key, scope.key)));
-      return result;
-    });
-  // Once more when PostgreSQL ended it to break a deadlock (nothing of it was kept): it had
-  // claimed the key while a one-statement creation with the same key held the balance `insert` locks.
-  const created = await claimAndInsert().catch((error: unknown) => {
-    if (sqlStateOf(error) === DEADLOCK_DETECTED) return claimAndInsert();
-    throw error;
+  // A one-statement creation with the same key (createOnceAlone) locks the balance `insert` may
+  // lock, then waits for this claim: it waited first, so it is the one PostgreSQL ends to break
+  // that deadlock, and it runs again.
+  const created = await transaction(db, async (tx) => {
+    // The one takeover rule (db/queries/transactions.ts): a live key refuses, an expired one is taken over.
+    const claimed = await claimIdempotencyKey(tx, { ...scope, transactionId: null, responseBody: {}, createdAt: now, expiresAt });
+    if (!claimed) return null;
+    const result = await insert(tx);
+    await tx
+      .update(idempotencyKeys)
+      .set({ transactionId: result.row.id, responseBody: result.data as object })
+      .where(and(eq(idempotencyKeys.applicationId, scope.applicationId), eq(idempotencyKeys.key, scope.key)));
+    return result;
   });
   if (created) return { ...created, replayed: false };
   return replayHeld(services, scope);
