@@ -77,7 +77,7 @@ export async function findReplay<T>(services: Pick<Services, 'db' | 'clock'>, sc
 }
 
 /** What a creation written by one statement of its own claims with an idempotency key: the scope and when the key expires. */
-export interface KeyClaimOf {
+export interface IdempotencyClaim {
   scope: IdempotencyScope;
   expiresAt: Date;
 }
@@ -106,7 +106,7 @@ export async function createOnce<T>(
 export async function createOnceAlone<T>(
   services: Pick<Services, 'db' | 'clock' | 'config' | 'metrics'>,
   scope: IdempotencyScope | null,
-  alone: (key: KeyClaimOf | null) => Promise<{ row: TransactionRow; data: T } | null>,
+  alone: (key: IdempotencyClaim | null) => Promise<{ row: TransactionRow; data: T } | null>,
 ): Promise<CreateOnceResult<T>> {
   return counted(services, await createAlone(services, scope, alone));
 }
@@ -119,7 +119,7 @@ function counted<T>(services: Pick<Services, 'metrics'>, result: CreateOnceResul
 async function createAlone<T>(
   services: Pick<Services, 'db' | 'clock' | 'config'>,
   scope: IdempotencyScope | null,
-  alone: (key: KeyClaimOf | null) => Promise<{ row: TransactionRow; data: T } | null>,
+  alone: (key: IdempotencyClaim | null) => Promise<{ row: TransactionRow; data: T } | null>,
 ): Promise<CreateOnceResult<T>> {
   const key = scope && { scope, expiresAt: expiryOf(services) };
   let created: { row: TransactionRow; data: T } | null;

@@ -16,7 +16,7 @@ import { DEADLOCK_DETECTED, sqlStateOf } from '../db/statement.ts';
 import { preparePostings } from '../ledger/post-entry.ts';
 import type { Services } from '../services.ts';
 import { insertTransaction, type NewTransaction } from './insert-transaction.ts';
-import type { KeyClaimOf } from './idempotency.ts';
+import type { IdempotencyClaim } from './idempotency.ts';
 import { ensureSandboxOpening, insufficientBalance, isSandboxOpeningKnown, reservationPosting, reservePayOut, type ReservedPayOut } from './transaction-postings.ts';
 import type { TransactionRow } from './transaction-view.ts';
 
@@ -74,7 +74,7 @@ export async function insertFundedPayOut(tx: Db, services: FundedServices, input
 const STATEMENT_RUNS = 3;
 
 /** The idempotency key a funded pay-out claims as it is written, and its stored response, made from the row. */
-export interface FundedPayOutKey extends KeyClaimOf {
+export interface FundedPayOutKey extends IdempotencyClaim {
   responseOf: (row: TransactionRow) => unknown;
 }
 
