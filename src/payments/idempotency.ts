@@ -127,13 +127,11 @@ async function createAlone<T>(
     created = await alone(key);
   } catch (error) {
     if (!scope || !(error instanceof ApiError)) throw error;
-    const stored = await readStored<T>(services.db, scope, services.clock.now());
-    if (stored === null) throw error;
-    return { data: stored, row: null, replayed: true };
+    return replayStored(services, scope, error);
   }
   if (created) return { ...created, replayed: false };
   if (!scope) throw new Error('a creation without an idempotency key cannot find its key held');
-  return replayHeld(services, scope);
+  return replayStored(services, scope, new ApiError('INTERNAL_SERVER_ERROR'));
 }
 
 /** When a key claimed now expires: `idempotencyTtlHours` from now. */
@@ -141,10 +139,13 @@ function expiryOf(services: Pick<Services, 'clock' | 'config'>): Date {
   return new Date(services.clock.now().getTime() + services.config.idempotencyTtlHours * 3_600_000);
 }
 
-/** The stored response of a key another request held (its transaction has committed by now). */
-async function replayHeld<T>(services: Pick<Services, 'db' | 'clock'>, scope: IdempotencyScope): Promise<CreateOnceResult<T>> {
+/**
+ * The stored response of `scope`'s key, which another request holds or held (its transaction has
+ * committed by now); throws `missing` when no live key is stored.
+ */
+async function replayStored<T>(services: Pick<Services, 'db' | 'clock'>, scope: IdempotencyScope, missing: Error): Promise<CreateOnceResult<T>> {
   const stored = await readStored<T>(services.db, scope, services.clock.now());
-  if (stored === null) throw new ApiError('INTERNAL_SERVER_ERROR');
+  if (stored === null) throw missing;
   return { data: stored, row: null, replayed: true };
 }
 
@@ -177,5 +178,5 @@ async function insertOnce<T>(
     return result;
   });
   if (created) return { ...created, replayed: false };
-  return replayHeld(services, scope);
+  return replayStored(services, scope, new ApiError('INTERNAL_SERVER_ERROR'));
 }

@@ -84,8 +84,8 @@ export interface FundedPayOutKey extends IdempotencyClaim {
  * a transaction's (`alone` false). Runs it again when the balance changed while it waited for the
  * lock, or, `alone`, when PostgreSQL ended it to break a deadlock (with a creation that claimed
  * the same key first and then locks the balance: a refund reusing the transfer's key at the same
- * moment). Returns the row, null when a live request held the key, or `undefined` when every run
- * was stale; throws 400 INSUFFICIENT_BALANCE.
+ * moment). Returns the row, `held` when a live request held the key, or `stale` when every run
+ * was; throws 400 INSUFFICIENT_BALANCE.
  */
 async function writeFundedPayOut(
   db: Db,
@@ -93,7 +93,7 @@ async function writeFundedPayOut(
   input: FundedPayOut,
   key: FundedPayOutKey | undefined,
   alone: boolean,
-): Promise<TransactionRow | null | undefined> {
+): Promise<TransactionRow | 'held' | 'stale'> {
   const now = services.clock.now();
   const values = fundedPayOutValues(services, input, now);
   const posting = await preparePostings(db, [reservationPosting(values, now)]);
@@ -105,11 +105,11 @@ async function writeFundedPayOut(
       throw error;
     });
     if (written === null || written.outcome.stale) continue;
-    if (written.outcome.held) return null;
+    if (written.outcome.held) return 'held';
     if (written.outcome.refused.length > 0) throw insufficientBalance(written.row);
     return written.row;
   }
-  return undefined;
+  return 'stale';
 }
 
 /**
@@ -127,12 +127,12 @@ export async function createFundedPayOut(services: FundedServices, input: Funded
 export async function createFundedPayOut(services: FundedServices, input: FundedPayOut, key?: FundedPayOutKey): Promise<TransactionRow | null> {
   if (isSandboxOpeningKnown(services, input)) {
     const written = await writeFundedPayOut(services.db, services, input, key, true);
-    if (written !== undefined) return written;
+    if (written !== 'stale') return written === 'held' ? null : written;
   }
   return transaction(services.db, async (tx) => {
     await ensureSandboxOpening(tx, services, input.applicationId, input.environment, input.currency);
     const written = await writeFundedPayOut(tx, services, input, key, false);
-    if (written === undefined) throw new Error('ledger: the spent accounts kept changing under their own lock');
-    return written;
+    if (written === 'stale') throw new Error('ledger: the spent accounts kept changing under their own lock');
+    return written === 'held' ? null : written;
   });
 }
